@@ -1,0 +1,122 @@
+// Start methods with Python multiprocessing's semantics, for C++ programs.
+//
+//   fork        fork() and call the worker function in the child (memory is shared copy-on-write,
+//               including every lock and thread-pool state the parent had: the hazard).
+//   spawn       exec a fresh copy of this program that runs only the named worker; its input is a
+//               JSON payload sent over a pipe, so main()'s set-up never runs in the worker.
+//   forkserver  a server forked at start-up, while the process still has one thread, forks each
+//               worker on request: spawn's clean state at close to fork's cost.
+//
+// A program that uses spawn or forkserver calls launch::init(argc, argv) first thing in main().
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::launch {
+
+enum class StartMethod { kFork, kSpawn, kForkserver };
+
+const char* to_string(StartMethod m);
+std::optional<StartMethod> parse_start_method(std::string_view s);
+
+// A worker takes its payload and returns its result; an exception it throws is the worker's error.
+using WorkerFn = nlohmann::json (*)(const nlohmann::json& payload);
+
+// Registers a worker by name; used through FORKCHECK_WORKER at namespace scope.
+bool register_worker(const char* name, WorkerFn fn);
+WorkerFn find_worker(const std::string& name);
+
+#define FC_LAUNCH_CONCAT_(a, b) a##b
+#define FC_LAUNCH_CONCAT(a, b) FC_LAUNCH_CONCAT_(a, b)
+// FORKCHECK_WORKER(my_worker) { ... return nlohmann::json{...}; }  -- `payload` is the input.
+#define FORKCHECK_WORKER(ident)                                                              \
+  static nlohmann::json ident(const nlohmann::json& payload);                               \
+  [[maybe_unused]] static const bool FC_LAUNCH_CONCAT(fc_worker_registered_, ident) =        \
+      ::fc::launch::register_worker(#ident, &ident);                                         \
+  static nlohmann::json ident([[maybe_unused]] const nlohmann::json& payload)
+
+// Thrown by start() when a payload cannot travel to a fresh process (e.g. it holds a live socket),
+// the analogue of Python's "cannot pickle 'socket' object".
+class NotSerializable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct WorkerOutcome {
+  enum class Status {
+    kOk,     // the worker function returned; `result` holds its value
+    kError,  // it threw (`error` holds the message) or exited non-zero without a result
+    kCrash,  // killed by a signal it did not ask for
+  };
+  Status status = Status::kError;
+  nlohmann::json result;  // kOk: what the worker returned
+  std::string error;      // kError: the exception's what(), or why no result came back
+  int exit_code = -1;     // when it exited
+  int signal = 0;         // when a signal ended it
+  bool core_dumped = false;
+  bool forced = false;    // terminate() had to SIGKILL it after the grace period
+  double seconds = 0;     // from start() to the end being observed
+};
+
+const char* to_string(WorkerOutcome::Status s);
+
+class Worker {
+ public:
+  class Impl;
+  explicit Worker(std::unique_ptr<Impl> impl);
+  Worker(Worker&&) noexcept;
+  Worker& operator=(Worker&&) noexcept;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  // A worker still running here is killed and reaped: no zombie, no orphan.
+  ~Worker();
+
+  pid_t pid() const;
+  const std::string& name() const;
+  StartMethod method() const;
+
+  // Waits for the worker to end, at most `timeout`; nullopt while it is still running.
+  // Once it returned an outcome, later calls return the same outcome.
+  std::optional<WorkerOutcome> join(std::chrono::milliseconds timeout);
+  // SIGTERM, up to `grace` to end, then SIGKILL; always reaps. Returns the outcome observed.
+  WorkerOutcome terminate(std::chrono::milliseconds grace);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Python's multiprocessing.get_context(method).
+class Launcher {
+ public:
+  explicit Launcher(StartMethod method) : method_(method) {}
+  StartMethod method() const { return method_; }
+  // Starts the registered worker `worker` with `payload`. Throws std::invalid_argument for an
+  // unknown worker, NotSerializable when the payload cannot travel, std::system_error on OS errors.
+  Worker start(const std::string& worker, const nlohmann::json& payload) const;
+
+ private:
+  StartMethod method_;
+};
+
+// First thing in main(): when this process was spawned as a worker, runs it and exits; otherwise
+// returns. Safe to call in any program that links this library.
+void init(int argc, char** argv);
+
+// Starts the forkserver now. Throws std::logic_error when the process has more than one thread
+// (a forkserver forked from a threaded process would inherit the very hazard it exists to avoid).
+// Launcher(kForkserver).start() calls it when it was not called yet.
+void start_forkserver();
+
+// Number of threads in this process, from /proc/self/task (Linux); -1 when unknown.
+int thread_count();
+
+}  // namespace fc::launch
