@@ -1,0 +1,53 @@
+#include "harness/catalog.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "harness/supervisor.h"
+
+namespace fc::harness {
+namespace {
+
+std::filesystem::path self_dir() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return std::filesystem::current_path();
+  buf[n] = '\0';
+  return std::filesystem::path(buf).parent_path();
+}
+
+}  // namespace
+
+std::vector<std::string> repro_programs() {
+  const char* env = std::getenv("FORKCHECK_REPRO_DIR");
+  std::filesystem::path dir = env && *env ? std::filesystem::path(env) : self_dir();
+  return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
+}
+
+Catalog load_catalog(const std::vector<std::string>& programs) {
+  Catalog cat;
+  for (const auto& program : programs) {
+    LaunchSpec spec;
+    spec.argv = {program, "--list"};
+    spec.timeout_s = 60;
+    spec.channel = false;
+    spec.capture_cap = 8u << 20;
+    ChildResult r = supervise(spec);
+    if (!r.started || !r.exit.exited_ok() || r.out.truncated()) {
+      cat.errors.push_back(program + " --list: " +
+                           (r.started ? r.exit.describe() + " " + r.err.last_lines(2) : r.start_error));
+      continue;
+    }
+    auto j = nlohmann::json::parse(r.out.text(), nullptr, false);
+    if (j.is_discarded() || !j.contains("cases")) {
+      cat.errors.push_back(program + " --list: its output is not a catalog");
+      continue;
+    }
+    for (auto& c : j["cases"]) cat.cases.push_back(std::move(c));
+  }
+  return cat;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,22 @@
+// The catalog of cases, as the repro programs describe themselves (`PROGRAM --list`). Listing
+// runs in a child like everything else: the harness never loads libtorch or OpenMP.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::harness {
+
+struct Catalog {
+  nlohmann::json cases = nlohmann::json::array();  // each: id, title, source, ..., program, variants
+  std::vector<std::string> errors;                 // programs that could not list themselves
+};
+
+// The repro programs: beside this executable, or in $FORKCHECK_REPRO_DIR.
+std::vector<std::string> repro_programs();
+
+Catalog load_catalog(const std::vector<std::string>& programs);
+
+}  // namespace fc::harness

@@ -1,0 +1,68 @@
+// forkcheck: reproduces the fork-safety failures of multiprocessing PyTorch programs, one process
+// per case under a watchdog, and shows the fixed behaviour under spawn and forkserver.
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/runner.h"
+#include "harness/usage_error.h"
+#include "harness/version.h"
+
+namespace {
+
+int usage_error(const std::string& what) {
+  std::cerr << "forkcheck: error: " << what << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using fc::harness::RunOptions;
+  CLI::App app{"forkcheck: fork-safety failures of multiprocessing PyTorch programs, reproduced"};
+  app.set_version_flag("--version", fc::harness::kVersion);
+  app.require_subcommand(0, 1);  // checked after parsing, so a bad flag is named first
+
+  RunOptions opt;
+  opt.argv.assign(argv, argv + argc);
+  opt.jobs = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  std::string out = "forkcheck-report";
+  auto add_run_options = [&](CLI::App* sub) {
+    sub->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+    sub->add_option("--timeout", opt.timeout_s, "seconds each variant may run (default 60)")
+        ->check(CLI::Range(0.5, 86400.0));
+    sub->add_option("--only", opt.only, "run the variants matching this pattern (glob on case/variant)");
+    sub->add_option("--jobs,-j", opt.jobs, "variants run at once (default: the number of CPUs)")
+        ->check(CLI::Range(1, 64));
+  };
+  auto* all = app.add_subcommand("all", "run every case, every variant");
+  add_run_options(all);
+  auto* run = app.add_subcommand("run", "run the named cases");
+  run->add_option("cases", opt.case_ids, "case ids (forkcheck list)")->required();
+  add_run_options(run);
+  auto* list = app.add_subcommand("list", "the cases, where each comes from, where it applies");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return usage_error(e.what());
+  }
+
+  if (app.get_subcommands().empty())
+    return usage_error("a command is required: all, run CASE..., or list (see --help)");
+  try {
+    opt.out = out;
+    if (*list) return fc::harness::list_cases();
+    return fc::harness::run_cases(opt);
+  } catch (const fc::harness::UsageError& e) {
+    return usage_error(e.what());
+  } catch (const std::exception& e) {
+    std::cerr << "forkcheck: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,44 @@
+#include "harness/plan.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include "harness/usage_error.h"
+
+namespace fc::harness {
+namespace {
+
+bool matches(const std::string& pattern, const std::string& case_id, const std::string& variant) {
+  if (pattern.empty()) return true;
+  std::string glob = pattern.find_first_of("*?[") == std::string::npos ? "*" + pattern + "*" : pattern;
+  const std::string full = case_id + "/" + variant;
+  return ::fnmatch(glob.c_str(), full.c_str(), 0) == 0 ||
+         ::fnmatch(glob.c_str(), case_id.c_str(), 0) == 0;
+}
+
+}  // namespace
+
+nlohmann::json plan_cases(const nlohmann::json& catalog_cases,
+                          const std::vector<std::string>& case_ids, const std::string& only) {
+  for (const auto& id : case_ids) {
+    bool known = false;
+    for (const auto& c : catalog_cases) known = known || c.value("id", "") == id;
+    if (!known) throw UsageError("unknown case '" + id + "' (forkcheck list shows the cases)");
+  }
+  nlohmann::json planned = nlohmann::json::array();
+  for (const auto& c : catalog_cases) {
+    const std::string id = c.value("id", "");
+    if (!case_ids.empty() && std::find(case_ids.begin(), case_ids.end(), id) == case_ids.end())
+      continue;
+    nlohmann::json kept = c;
+    kept["variants"] = nlohmann::json::array();
+    for (const auto& v : c["variants"])
+      if (matches(only, id, v.value("name", ""))) kept["variants"].push_back(v);
+    if (!kept["variants"].empty()) planned.push_back(std::move(kept));
+  }
+  if (planned.empty()) throw UsageError("--only '" + only + "' selects no variant");
+  return planned;
+}
+
+}  // namespace fc::harness

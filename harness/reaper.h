@@ -1,0 +1,26 @@
+// Reaps every child of the harness in one place: the children it started and, because the harness
+// makes itself a child subreaper, the orphans of their trees that the kernel re-parents to it.
+// SIGCHLD wakes the supervisor's poll loop through a self-pipe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+namespace fc::harness {
+
+class Reaper {
+ public:
+  static Reaper& instance();
+
+  int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD
+  void watch(pid_t pid);                      // keep this child's status for take()
+  void reap();                                // waitpid(-1, WNOHANG) until nothing is left
+  std::optional<int> take(pid_t pid);         // the raw wait status, once reaped
+
+ private:
+  Reaper();
+  int wake_read_ = -1;
+};
+
+}  // namespace fc::harness

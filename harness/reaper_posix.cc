@@ -1,0 +1,75 @@
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <map>
+#include <stdexcept>
+
+#include "harness/reaper.h"
+
+namespace fc::harness {
+namespace {
+
+int g_wake_write = -1;
+std::map<pid_t, std::optional<int>> g_watched;
+
+void on_sigchld(int) {
+  int saved = errno;
+  char b = 'c';
+  [[maybe_unused]] ssize_t n = ::write(g_wake_write, &b, 1);  // full pipe: a wake-up is pending
+  errno = saved;
+}
+
+}  // namespace
+
+Reaper& Reaper::instance() {
+  static Reaper r;
+  return r;
+}
+
+Reaper::Reaper() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
+  wake_read_ = p[0];
+  g_wake_write = p[1];
+  struct sigaction sa {};
+  sa.sa_handler = on_sigchld;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  ::sigaction(SIGCHLD, &sa, nullptr);
+#ifdef __linux__
+  // Orphans of a supervised tree (a worker whose parent died, a grandchild that called setsid)
+  // come to us rather than to init, so we can reap them and know they are gone.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+}
+
+void Reaper::watch(pid_t pid) { g_watched.emplace(pid, std::nullopt); }
+
+void Reaper::reap() {
+  char buf[64];
+  while (::read(wake_read_, buf, sizeof buf) > 0) {
+  }
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) break;
+    auto it = g_watched.find(pid);
+    if (it != g_watched.end()) it->second = status;
+  }
+}
+
+std::optional<int> Reaper::take(pid_t pid) {
+  auto it = g_watched.find(pid);
+  if (it == g_watched.end() || !it->second) return std::nullopt;
+  int status = *it->second;
+  g_watched.erase(it);
+  return status;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,322 @@
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/env.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/extend.hpp>
+#include <boost/process/io.hpp>
+#include <boost/process/search_path.hpp>
+
+#include "harness/channel_reader.h"
+#include "harness/process_info.h"
+#include "harness/reaper.h"
+#include "harness/supervisor.h"
+
+namespace bp = boost::process;
+
+namespace fc::harness {
+namespace {
+
+using std::chrono::duration;
+using std::chrono::milliseconds;
+
+// A step that is overdue is called hung only once its process has used no CPU for this long:
+// a slow step that is still working is not a hang.
+constexpr duration<double> kStillWindow{0.5};
+// After the child itself ended, how long its descendants may keep the output pipes open.
+constexpr duration<double> kLinger{1.0};
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
+}
+
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    reset();
+    fd = o.fd;
+    o.fd = -1;
+    return *this;
+  }
+  ~Fd() { reset(); }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+struct Pipe {
+  Fd read, write;
+  Pipe() {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+    read = Fd(p[0]);
+    write = Fd(p[1]);
+  }
+};
+
+struct Job {
+  size_t index = 0;
+  const LaunchSpec* spec = nullptr;
+  ChildResult r;
+  Fd out, err, chan;
+  Clock::time_point start, deadline, term_at;
+  std::optional<Clock::time_point> ended_at;  // the child itself was reaped
+  bool terminating = false;
+  std::unique_ptr<ChannelReader> channel;
+  // CPU time last seen for an overdue step, and since when it has not changed.
+  std::map<std::pair<int, std::string>, std::pair<uint64_t, Clock::time_point>> still;
+
+  bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
+};
+
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  auto p = bp::search_path(name);
+  return p.empty() ? name : p.string();
+}
+
+// Starts the child; on failure returns the job with r.started == false and the reason.
+std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
+  auto job = std::make_unique<Job>();
+  job->index = index;
+  job->spec = &spec;
+  job->r.out = Capture(spec.capture_cap);
+  job->r.err = Capture(spec.capture_cap);
+  job->r.timeout_s = spec.timeout_s;
+  if (spec.argv.empty()) {
+    job->r.start_error = "no command given";
+    return job;
+  }
+  Pipe out, err, chan;
+  const int out_w = out.write.fd, err_w = err.write.fd, chan_w = chan.write.fd;
+  const bool with_channel = spec.channel;
+
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [k, v] : spec.env) env[k] = v;
+  if (with_channel) env["FORKCHECK_CHANNEL_FD"] = std::to_string(chan_w);
+  else env.erase("FORKCHECK_CHANNEL_FD");
+
+  const std::string program = resolve_program(spec.argv[0]);
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  job->start = Clock::now();
+  try {
+    // Runs in the child between fork and exec; the harness is single-threaded, so this is safe.
+    auto setup = [=](auto&) {
+      ::setpgid(0, 0);
+      ::dup2(out_w, STDOUT_FILENO);
+      ::dup2(err_w, STDERR_FILENO);
+      if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
+    };
+    bp::child c(bp::exe = program, bp::args = args, env, bp::std_in < bp::null,
+                bp::extend::on_exec_setup = setup);
+    job->r.pid = c.id();
+    // We reap with the native status ourselves: bp's child would waitpid behind our back.
+    c.detach();
+  } catch (const std::exception& e) {
+    job->r.start_error = "cannot start '" + spec.argv[0] + "': " + e.what();
+    return job;
+  }
+  ::setpgid(job->r.pid, job->r.pid);  // also here, so the group exists before we signal it
+  Reaper::instance().watch(job->r.pid);
+  job->r.started = true;
+  job->deadline = job->start + seconds(spec.timeout_s);
+  job->out = std::move(out.read);
+  job->err = std::move(err.read);
+  if (with_channel) job->chan = std::move(chan.read);
+  job->channel = std::make_unique<ChannelReader>(job->start);
+  return job;
+}
+
+void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
+
+void escalate(Job& job, Clock::time_point now) {
+  if (job.terminating) return;
+  job.terminating = true;
+  job.term_at = now;
+  signal_group(job, SIGTERM);
+  signal_group(job, SIGCONT);  // a stopped process cannot act on SIGTERM
+  job.r.sent_sigterm = true;
+}
+
+void watchdog(Job& job, Clock::time_point now) {
+  if (job.ended_at) return;
+  if (job.terminating) {
+    if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) {
+      signal_group(job, SIGKILL);
+      job.r.sent_sigkill = true;
+    }
+    return;
+  }
+  if (now >= job.deadline) {
+    job.r.deadline_passed = true;
+    escalate(job, now);
+    return;
+  }
+  for (auto it = job.channel->open_steps().begin(); it != job.channel->open_steps().end();) {
+    const OpenStep& s = it->second;
+    if (now < s.begun + seconds(s.within_s)) {
+      ++it;
+      continue;
+    }
+    auto ticks = cpu_ticks(s.pid);
+    if (!ticks) {  // the process is gone: whatever happened is not a hang of this step
+      job.still.erase(it->first);
+      it = job.channel->open_steps().erase(it);
+      continue;
+    }
+    auto& [last, since] = job.still.try_emplace(it->first, *ticks, now).first->second;
+    if (*ticks != last) {
+      last = *ticks;
+      since = now;
+    } else if (now - since >= kStillWindow) {
+      job.r.step_hang = StepHang{s.pid, s.step, s.within_s,
+                                 duration<double>(now - s.begun).count()};
+      escalate(job, now);
+      return;
+    }
+    ++it;
+  }
+}
+
+// The earliest moment the watchdog needs to look at this job again.
+Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
+  if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
+  if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
+  Clock::time_point t = job.deadline;
+  for (const auto& [key, s] : job.channel->open_steps()) {
+    auto due = s.begun + seconds(s.within_s);
+    auto it = job.still.find(key);
+    if (it != job.still.end()) due = std::max(due, it->second.second + seconds(kStillWindow.count()));
+    t = std::min(t, std::max(due, now + milliseconds(50)));
+  }
+  return t;
+}
+
+void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
+  char buf[65536];
+  ssize_t n = ::read(fd.fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    fd.reset();
+    return;
+  }
+  auto len = static_cast<size_t>(n);
+  if (which == 0) job.r.out.append(buf, len);
+  else if (which == 1) job.r.err.append(buf, len);
+  else job.channel->feed(buf, len, now);
+}
+
+void finish(Job& job, Clock::time_point now) {
+  // Whatever of its process group outlived the child is killed now: nothing is left behind.
+  auto left = group_members(job.r.pid);
+  if (!left.empty()) {
+    signal_group(job, SIGKILL);
+    job.r.leftovers_killed.assign(left.begin(), left.end());
+  }
+  job.out.reset();
+  job.err.reset();
+  job.chan.reset();
+  job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
+  (void)now;
+  job.r.result = job.channel->result();
+  job.r.steps = job.channel->step_log();
+  job.r.bad_channel_lines = job.channel->bad_lines();
+}
+
+}  // namespace
+
+void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
+  Reaper& reaper = Reaper::instance();
+  std::deque<size_t> pending;
+  for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
+  std::list<std::unique_ptr<Job>> running;
+  const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
+
+  while (!pending.empty() || !running.empty()) {
+    while (running.size() < max_jobs && !pending.empty()) {
+      size_t i = pending.front();
+      pending.pop_front();
+      auto job = start_job(i, specs[i]);
+      if (!job->r.started) {
+        done(i, std::move(job->r));
+        continue;
+      }
+      running.push_back(std::move(job));
+    }
+    if (running.empty()) continue;
+
+    auto now = Clock::now();
+    Clock::time_point wake = now + std::chrono::seconds(1);
+    std::vector<pollfd> fds;
+    std::vector<std::pair<Job*, int>> owners;
+    fds.push_back({reaper.wake_fd(), POLLIN, 0});
+    owners.emplace_back(nullptr, -1);
+    for (auto& j : running) {
+      wake = std::min(wake, next_wakeup(*j, now));
+      Fd* three[] = {&j->out, &j->err, &j->chan};
+      for (int k = 0; k < 3; ++k)
+        if (three[k]->fd >= 0) {
+          fds.push_back({three[k]->fd, POLLIN, 0});
+          owners.emplace_back(j.get(), k);
+        }
+    }
+    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - now).count();
+    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
+    now = Clock::now();
+    if (rc > 0) {
+      for (size_t k = 1; k < fds.size(); ++k) {
+        if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        Job& j = *owners[k].first;
+        Fd* three[] = {&j.out, &j.err, &j.chan};
+        read_into(*three[owners[k].second], j, owners[k].second, now);
+      }
+    }
+    reaper.reap();
+
+    for (auto it = running.begin(); it != running.end();) {
+      Job& j = **it;
+      if (!j.ended_at) {
+        if (auto status = reaper.take(j.r.pid)) {
+          j.r.exit = ExitStatus::from_wait_status(*status);
+          j.ended_at = now;
+        }
+      }
+      watchdog(j, now);
+      if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
+        finish(j, now);
+        size_t index = j.index;
+        ChildResult r = std::move(j.r);
+        it = running.erase(it);
+        done(index, std::move(r));
+        continue;
+      }
+      ++it;
+    }
+  }
+  reaper.reap();
+}
+
+ChildResult supervise(const LaunchSpec& spec) {
+  ChildResult out;
+  Supervisor().run({spec}, 1, [&](size_t, ChildResult&& r) { out = std::move(r); });
+  return out;
+}
+
+}  // namespace fc::harness

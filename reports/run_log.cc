@@ -1,0 +1,119 @@
+#include "reports/run_log.h"
+
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "reports/verdict.h"
+
+namespace fc::reports {
+
+RunLog::RunLog(const std::filesystem::path& path) : path_(path) {
+  f_ = std::fopen(path.c_str(), "w");
+  if (!f_) throw std::runtime_error("cannot write the run log " + path.string());
+}
+
+RunLog::~RunLog() {
+  if (f_) std::fclose(f_);
+}
+
+void RunLog::append(const nlohmann::json& line) {
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), f_);
+  std::fflush(f_);  // each line reaches the kernel as it is written: a SIGKILL loses nothing
+}
+
+std::vector<nlohmann::json> read_run_log(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::vector<nlohmann::json> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) continue;  // a torn last line
+    lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+namespace {
+
+nlohmann::json summarize(const nlohmann::json& cases) {
+  nlohmann::json by_verdict = nlohmann::json::object(), by_outcome = nlohmann::json::object();
+  int variants = 0, mismatches = 0, regressions = 0, harness_failures = 0;
+  for (const auto& c : cases) {
+    by_verdict[c["verdict"].get<std::string>()] = by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
+    if (c["verdict"] == "regression") ++regressions;
+    for (const auto& v : c["variants"]) {
+      ++variants;
+      const std::string o = v.value("outcome", "skip");
+      by_outcome[o] = by_outcome.value(o, 0) + 1;
+      if (!v.value("matched", false)) ++mismatches;
+      if (v.value("harness_error", false)) ++harness_failures;
+    }
+  }
+  return {{"cases", cases.size()},        {"variants", variants},
+          {"by_verdict", by_verdict},     {"by_outcome", by_outcome},
+          {"mismatches", mismatches},     {"regressions", regressions},
+          {"harness_failures", harness_failures},
+          {"ok", regressions == 0 && harness_failures == 0}};
+}
+
+}  // namespace
+
+nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
+  nlohmann::json report = {{"schema_version", kSchemaVersion},
+                           {"tool", {{"name", "forkcheck"}, {"version", "unknown"}}},
+                           {"run", nlohmann::json::object()},
+                           {"cases", nlohmann::json::array()}};
+  std::map<std::string, size_t> case_index;
+  bool ended = false;
+  for (const auto& line : lines) {
+    const std::string type = line.value("type", "");
+    if (type == "run") {
+      report["run"] = line;
+      report["run"].erase("type");
+      if (line.contains("tool")) report["tool"] = line["tool"];
+      report["run"].erase("tool");
+    } else if (type == "case") {
+      nlohmann::json c = line;
+      c.erase("type");
+      case_index[c.value("id", "")] = report["cases"].size();
+      report["cases"].push_back(std::move(c));
+    } else if (type == "variant") {
+      auto it = case_index.find(line.value("case", ""));
+      if (it == case_index.end()) continue;
+      auto& variants = report["cases"][it->second]["variants"];
+      for (auto& v : variants)
+        if (v.value("name", "") == line.value("name", "")) {
+          for (const auto& [k, val] : line.items())
+            if (k != "type" && k != "case") v[k] = val;
+        }
+    } else if (type == "end") {
+      ended = true;
+      for (const auto& [k, val] : line.items())
+        if (k != "type") report["run"][k] = val;
+    }
+  }
+  if (!ended) report["run"]["complete"] = false;
+  const bool interrupted = report["run"].value("interrupted", false) || !ended;
+  for (auto& c : report["cases"]) {
+    for (auto& v : c["variants"]) {
+      if (v.contains("outcome")) continue;
+      v["outcome"] = "skip";
+      v["message"] = interrupted ? "not run: the run was interrupted before this variant ended"
+                                 : "not run";
+      v["not_run"] = true;
+    }
+    for (auto& v : c["variants"]) v["matched"] = v["outcome"] == v["expected"];
+    auto verdict = case_verdict(c["variants"]);
+    c["verdict"] = verdict.verdict;
+    c["verdict_reason"] = verdict.reason;
+  }
+  report["summary"] = summarize(report["cases"]);
+  return report;
+}
+
+}  // namespace fc::reports

@@ -1,0 +1,45 @@
+#include "reports/verdict.h"
+
+namespace fc::reports {
+namespace {
+
+std::string describe(const nlohmann::json& v) {
+  return v.value("name", "?") + " expected " + v.value("expected", "?") + ", observed " +
+         v.value("outcome", "?");
+}
+
+}  // namespace
+
+Verdict case_verdict(const nlohmann::json& variants) {
+  std::string regressions, misses, skips;
+  bool all_skipped = true, hazard_failed = false, any_hazard = false;
+  auto add = [](std::string& list, const std::string& item) {
+    list += (list.empty() ? "" : "; ") + item;
+  };
+  for (const auto& v : variants) {
+    const std::string outcome = v.value("outcome", "");
+    const std::string expected = v.value("expected", "");
+    const bool matched = outcome == expected;
+    // A skip is never a failure of the fix nor a sign of the hazard: it says why it did not run.
+    if (outcome == "skip") {
+      add(skips, v.value("name", "?") + ": " + v.value("message", ""));
+      continue;
+    }
+    all_skipped = false;
+    if (v.value("role", "") == "fix") {
+      if (!matched) add(regressions, describe(v));
+    } else {
+      any_hazard = true;
+      if (!matched) add(misses, describe(v));
+      else if (outcome != "ok") hazard_failed = true;
+    }
+  }
+  if (all_skipped) return {"skipped", skips.empty() ? "no variant ran" : skips};
+  if (!regressions.empty()) return {"regression", "a fixed variant misbehaved: " + regressions};
+  if (!misses.empty()) return {"not-reproduced", "the hazard did not show as documented: " + misses};
+  if (!any_hazard || !hazard_failed)
+    return {"not-reproduced", "no hazard variant fails on this platform (each says why)"};
+  return {"reproduced", "every hazard variant failed as documented and every fix was ok"};
+}
+
+}  // namespace fc::reports

@@ -1,0 +1,22 @@
+// A case's verdict from its variants' expectations and outcomes:
+//   skipped         every variant was skipped (each says why)
+//   regression      a fix variant did not come out as expected (the fixed behaviour broke)
+//   reproduced      every hazard variant came out as documented, at least one of them failing
+//   not-reproduced  a hazard variant did not fail as documented, or none is expected to fail here
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::reports {
+
+struct Verdict {
+  std::string verdict;
+  std::string reason;
+};
+
+// `variants`: report.json variant objects (role, expected, outcome).
+Verdict case_verdict(const nlohmann::json& variants);
+
+}  // namespace fc::reports

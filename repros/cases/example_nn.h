@@ -1,0 +1,26 @@
+// The source's ExampleNN (source 000): Linear(10, 1) then sigmoid, BCE loss, SGD, input 1x5x10,
+// target [0, 1, 1, 0, 1]. Shared by autograd-after-fork and tiny-nn-spawn, which differ only in
+// what they show: the first the fork error, the second the training that works under spawn.
+#pragma once
+
+#include <string>
+
+#include "core/case_registry.h"
+
+namespace fc::example_nn {
+
+struct PoolPlan {
+  int workers = 5;
+  int steps = 1;        // training steps per worker (the source trains once)
+  double lr = 1e-3;     // the source's SGD uses the default learning rate
+  bool stand_in_device = false;  // register the stand-in non-CPU device in parent and workers
+};
+
+// The source's program: the parent trains once, then `plan.workers` workers each train, started
+// with the variant's start method. Returns the pool's outcome with the evidence in details.
+CaseResult run_pool(const VariantSpec& variant, const PoolPlan& plan);
+
+// Whether a real accelerator is present, and what that means for a fork child's backward().
+int accelerator_devices();
+
+}  // namespace fc::example_nn

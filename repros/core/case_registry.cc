@@ -1,0 +1,65 @@
+#include "core/case_registry.h"
+
+#include <algorithm>
+
+namespace fc {
+namespace {
+
+// Cases register from static initialisers in other translation units: build the list on first use.
+std::vector<CaseDef (*)()>& makers() {
+  static std::vector<CaseDef (*)()> m;
+  return m;
+}
+
+}  // namespace
+
+bool register_case(CaseDef (*make)()) {
+  makers().push_back(make);
+  return true;
+}
+
+const std::vector<CaseDef>& all_cases() {
+  static const std::vector<CaseDef> cases = [] {
+    std::vector<CaseDef> v;
+    for (auto* make : makers()) v.push_back(make());
+    std::sort(v.begin(), v.end(), [](const CaseDef& a, const CaseDef& b) { return a.id < b.id; });
+    return v;
+  }();
+  return cases;
+}
+
+const CaseDef* find_case(const std::string& id) {
+  for (const auto& c : all_cases())
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+nlohmann::json to_json(const VariantSpec& v) {
+  return {{"name", v.name},
+          {"start_method", v.start_method},
+          {"role", to_string(v.role)},
+          {"expected", to_string(v.skip_reason.empty() ? v.expected : Outcome::kSkip)},
+          {"expected_why", v.skip_reason.empty() ? v.expected_why : v.skip_reason},
+          {"description", v.description},
+          {"skip_reason", v.skip_reason}};
+}
+
+nlohmann::json catalog_json(const std::string& program) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : all_cases()) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : c.variants()) variants.push_back(to_json(v));
+    cases.push_back({{"id", c.id},
+                     {"title", c.title},
+                     {"source", {{"title", c.source_title}, {"author", c.source_author},
+                                 {"document", c.source_doc}}},
+                     {"reported", c.reported},
+                     {"mechanism", c.mechanism},
+                     {"platforms", c.platforms},
+                     {"program", program},
+                     {"variants", variants}});
+  }
+  return {{"cases", cases}};
+}
+
+}  // namespace fc

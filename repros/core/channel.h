@@ -1,0 +1,25 @@
+// The channel from a repro process tree to the harness: JSON lines on the file descriptor named by
+// FORKCHECK_CHANNEL_FD (inherited through fork, spawn and the forkserver alike). Each line is one
+// write() under PIPE_BUF bytes, so lines from several processes never interleave.
+//
+// A process announces a hazardous step before it takes it and reports back after. The harness
+// calls the step hung when no report comes back within `within_s` and the process has stopped
+// making progress: a hang is recognised seconds after it starts, and slow start-up (loading
+// libtorch) is never mistaken for one because it happens before the step is announced.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace fc::channel {
+
+// Safe to call in the child of a multi-threaded fork: formats into a stack buffer and write()s.
+void step_begin(const char* step, double within_s = 2.0);
+void step_end(const char* step);
+
+// The case's structured result (outcome, message, details), sent once by the case's main process.
+void send_result(const nlohmann::json& result);
+
+// True when a harness is listening; without one, results go to stdout for a person to read.
+bool connected();
+
+}  // namespace fc::channel

@@ -1,0 +1,41 @@
+// The shared vocabulary of forkcheck's results: what a variant's run came to, and what a variant
+// is for. Header-only so that the harness (no torch) and the repro programs agree on the words.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace fc {
+
+enum class Outcome { kOk, kError, kCrash, kHang, kSkip };
+
+inline const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kError: return "error";
+    case Outcome::kCrash: return "crash";
+    case Outcome::kHang: return "hang";
+    case Outcome::kSkip: return "skip";
+  }
+  return "?";
+}
+
+inline std::optional<Outcome> parse_outcome(std::string_view s) {
+  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang, Outcome::kSkip})
+    if (s == to_string(o)) return o;
+  return std::nullopt;
+}
+
+// A hazard variant shows the documented failure (or says why it does not bite here); a fix
+// variant shows the fixed behaviour and must be `ok` wherever it runs.
+enum class Role { kHazard, kFix };
+
+inline const char* to_string(Role r) { return r == Role::kHazard ? "hazard" : "fix"; }
+
+inline std::optional<Role> parse_role(std::string_view s) {
+  if (s == "hazard") return Role::kHazard;
+  if (s == "fix") return Role::kFix;
+  return std::nullopt;
+}
+
+}  // namespace fc

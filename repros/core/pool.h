@@ -1,0 +1,38 @@
+// Joining a set of workers the way the sources' programs do (start N, join them all), turned into
+// one outcome with per-worker evidence. Shared by every case that starts workers.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case_registry.h"
+#include "launch/launch.h"
+
+namespace fc {
+
+struct PoolResult {
+  Outcome outcome = Outcome::kOk;
+  std::string message;                                  // the first failure, or a summary
+  nlohmann::json workers = nlohmann::json::array();     // one entry per worker, in start order
+};
+
+// Joins every worker within `deadline` (the whole pool). Workers still running then are
+// terminated with `grace` and the outcome is `hang`; a worker killed by a signal makes it `crash`;
+// one that threw makes it `error` with that worker's message. Nothing is left running.
+PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::milliseconds deadline,
+                     std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
+
+// Starts `n` copies of `worker`, payload[i] going to the i-th, with the variant's start method.
+std::vector<launch::Worker> start_pool(const VariantSpec& variant, const std::string& worker,
+                                       const std::vector<nlohmann::json>& payloads);
+
+// The variant's start method (throws std::invalid_argument for one this build does not know).
+launch::StartMethod start_method_of(const VariantSpec& variant);
+
+// Turns a pool's result into the case's, keeping the per-worker evidence in details.workers.
+CaseResult to_case_result(PoolResult pool, nlohmann::json details = nlohmann::json::object());
+
+}  // namespace fc

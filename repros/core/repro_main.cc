@@ -1,0 +1,79 @@
+// main() of the repro programs: `--list` prints the catalog this program holds; `--run CASE
+// --variant NAME` runs one variant and sends its result on the harness's channel. A spawned
+// worker never gets past launch::init().
+#include <unistd.h>
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "core/case_registry.h"
+#include "core/channel.h"
+#include "launch/launch.h"
+
+namespace {
+
+int usage(const char* argv0, const std::string& why) {
+  std::cerr << argv0 << ": " << why << " (usage: " << argv0
+            << " --list | --run CASE --variant NAME)\n";
+  return 2;
+}
+
+std::string self_path(const char* argv0) {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return argv0;
+  buf[n] = '\0';
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fc::launch::init(argc, argv);  // a spawned worker runs here and exits
+
+  std::string case_id, variant_name;
+  bool list = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--list") {
+      list = true;
+    } else if ((a == "--run" || a == "--variant") && i + 1 < argc) {
+      (a == "--run" ? case_id : variant_name) = argv[++i];
+    } else {
+      return usage(argv[0], "unknown argument '" + a + "'");
+    }
+  }
+  if (list) {
+    std::cout << fc::catalog_json(self_path(argv[0])).dump(2) << std::endl;
+    return 0;
+  }
+  if (case_id.empty() || variant_name.empty()) return usage(argv[0], "nothing to do");
+
+  const fc::CaseDef* c = fc::find_case(case_id);
+  if (!c) return usage(argv[0], "unknown case '" + case_id + "'");
+  fc::VariantSpec variant;
+  bool found = false;
+  for (auto& v : c->variants())
+    if (v.name == variant_name) variant = v, found = true;
+  if (!found) return usage(argv[0], "case " + case_id + " has no variant '" + variant_name + "'");
+
+  // The forkserver must be forked now, while this process still has one thread: the case's own
+  // set-up (OpenMP, autograd, a configured global) comes after and stays out of its workers.
+  if (variant.start_method == "forkserver") fc::launch::start_forkserver();
+
+  fc::CaseResult r;
+  try {
+    r = c->run(variant);
+  } catch (const std::exception& e) {
+    r.outcome = fc::Outcome::kError;
+    r.message = std::string("the case itself failed: ") + e.what();
+    r.details["case_failure"] = true;
+  }
+  fc::channel::send_result({{"outcome", fc::to_string(r.outcome)},
+                            {"message", r.message},
+                            {"details", r.details}});
+  std::cout.flush();
+  return 0;
+}

@@ -1,0 +1,97 @@
+// The forkcheck command line: bad input gets one line naming the problem and exit status 2, and
+// nothing is written.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "harness/supervisor.h"
+
+namespace fc::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int code;
+  std::string err, out;
+};
+
+Run forkcheck(std::vector<std::string> args) {
+  LaunchSpec spec;
+  spec.argv = {FC_FORKCHECK};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout_s = 120;
+  spec.channel = false;
+  auto r = supervise(spec);
+  return {r.exit.code, r.err.text(), r.out.text()};
+}
+
+void expect_usage_error(const Run& r, const std::string& names) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
+  // one line
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("forkcheck-cli-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(Cli, UnknownFlag) { expect_usage_error(forkcheck({"all", "--bogus"}), "--bogus"); }
+
+TEST(Cli, NoCommand) { expect_usage_error(forkcheck({}), "command"); }
+
+TEST(Cli, NegativeTimeout) {
+  expect_usage_error(forkcheck({"all", "--timeout", "-1"}), "--timeout");
+}
+
+TEST(Cli, AbsurdTimeout) {
+  expect_usage_error(forkcheck({"all", "--timeout", "1e9"}), "--timeout");
+}
+
+TEST(Cli, TimeoutThatIsNotANumber) {
+  expect_usage_error(forkcheck({"all", "--timeout", "soon"}), "--timeout");
+}
+
+TEST(Cli, UnknownCaseWritesNothing) {
+  auto out = fresh_dir("unknown");
+  expect_usage_error(forkcheck({"run", "no-such-case", "--out", out.string()}), "no-such-case");
+  EXPECT_FALSE(fs::exists(out / "run.jsonl"));
+  EXPECT_FALSE(fs::exists(out / "report.json"));
+  fs::remove_all(out);
+}
+
+TEST(Cli, OnlyThatSelectsNothing) {
+  auto out = fresh_dir("only");
+  expect_usage_error(forkcheck({"all", "--only", "zzz-nothing", "--out", out.string()}),
+                     "zzz-nothing");
+  EXPECT_FALSE(fs::exists(out / "run.jsonl"));
+  fs::remove_all(out);
+}
+
+TEST(Cli, OutThatCannotBeCreated) {
+  expect_usage_error(forkcheck({"all", "--out", "/proc/forkcheck/cannot"}), "/proc/forkcheck/cannot");
+}
+
+TEST(Cli, OutThatIsAFile) {
+  auto file = fresh_dir("file");
+  { std::ofstream(file.string()) << "x"; }
+  expect_usage_error(forkcheck({"all", "--out", file.string()}), file.string());
+  fs::remove(file);
+}
+
+TEST(Cli, ListShowsTheCases) {
+  auto r = forkcheck({"list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+}
+
+}  // namespace
+}  // namespace fc::harness

@@ -1,0 +1,144 @@
+// End to end: `forkcheck all` from the build tree, and what report.json says about this machine.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/supervisor.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* kAutogradMessage =
+    "Unable to handle autograd's threading in combination with fork-based multiprocessing. See "
+    "https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork";
+
+class ForkcheckAll : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = fs::temp_directory_path() / ("forkcheck-e2e-" + std::to_string(::getpid()));
+    fs::remove_all(out_);
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "all", "--out", out_.string()};
+    spec.timeout_s = 600;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    exit_code_ = r.exit.code;
+    stdout_ = r.out.text();
+    std::ifstream in(out_ / "report.json");
+    if (in) report_ = json::parse(in, nullptr, false);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out_); }
+
+  static const json& find_case(const std::string& id) {
+    for (const auto& c : report_["cases"])
+      if (c["id"] == id) return c;
+    ADD_FAILURE() << "no case " << id;
+    static json none;
+    return none;
+  }
+  static const json& variant(const std::string& id, const std::string& name) {
+    for (const auto& v : find_case(id)["variants"])
+      if (v["name"] == name) return v;
+    ADD_FAILURE() << "no variant " << id << "/" << name;
+    static json none;
+    return none;
+  }
+
+  static inline fs::path out_;
+  static inline int exit_code_ = -1;
+  static inline std::string stdout_;
+  static inline json report_;
+};
+
+TEST_F(ForkcheckAll, ExitsZeroAndWritesTheReport) {
+  EXPECT_EQ(exit_code_, 0) << stdout_;
+  ASSERT_TRUE(report_.is_object());
+  EXPECT_EQ(report_["schema_version"], "1.0");
+  EXPECT_EQ(report_["tool"]["name"], "forkcheck");
+  EXPECT_EQ(report_["summary"]["regressions"], 0);
+  EXPECT_EQ(report_["summary"]["harness_failures"], 0);
+  EXPECT_TRUE(fs::exists(out_ / "run.jsonl"));
+  // one progress line per variant
+  size_t lines = 0;
+  for (size_t p = 0; (p = stdout_.find("(expected", p)) != std::string::npos; ++p) ++lines;
+  EXPECT_EQ(lines, report_["summary"]["variants"].get<size_t>());
+}
+
+TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
+  for (const auto& c : report_["cases"]) {
+    for (const char* k : {"id", "title", "source", "verdict", "variants"}) EXPECT_TRUE(c.contains(k)) << k;
+    EXPECT_TRUE(c["source"].contains("title"));
+    EXPECT_TRUE(c["source"].contains("author"));
+    for (const auto& v : c["variants"])
+      for (const char* k : {"name", "start_method", "expected", "outcome", "message", "duration_s",
+                            "exit", "stdout", "stderr", "details"})
+        EXPECT_TRUE(v.contains(k)) << c["id"] << "/" << v.value("name", "?") << " lacks " << k;
+  }
+}
+
+TEST_F(ForkcheckAll, GompHangsUnderForkOnlyAndIsCaughtAtTheStep) {
+  const auto& fork = variant("gomp-fork-hang", "fork");
+  EXPECT_EQ(fork["outcome"], "hang");
+  ASSERT_TRUE(fork.contains("hang"));
+  EXPECT_NE(fork["hang"]["step"].get<std::string>().find("OpenMP"), std::string::npos);
+  EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());  // caught early, not at the timeout
+  EXPECT_EQ(variant("gomp-fork-hang", "spawn")["outcome"], "ok");
+  EXPECT_EQ(variant("gomp-fork-hang", "forkserver")["outcome"], "ok");
+  EXPECT_EQ(find_case("gomp-fork-hang")["verdict"], "reproduced");
+}
+
+TEST_F(ForkcheckAll, AutogradErrorIsLibtorchsOwnMessageWithTheDeviceBackend) {
+  const auto& v = variant("autograd-after-fork", "fork-device-backend");
+  EXPECT_EQ(v["outcome"], "error");
+  EXPECT_NE(v["message"].get<std::string>().find(kAutogradMessage), std::string::npos) << v["message"];
+  for (const auto& w : v["details"]["workers"]) EXPECT_EQ(w["status"], "error");
+}
+
+TEST_F(ForkcheckAll, CpuOnlyForkIsReportedHonestly) {
+  const auto& v = variant("autograd-after-fork", "fork");
+  const json& accel = v["details"]["accelerator_devices"];
+  if (accel == 0) {
+    EXPECT_EQ(v["expected"], "ok");
+    EXPECT_EQ(v["outcome"], "ok");
+    EXPECT_NE(v["expected_why"].get<std::string>().find("no non-CPU device"), std::string::npos);
+    // no device threads: the parent's thread count did not grow with backward()
+    EXPECT_EQ(v["details"]["parent_threads_after_training"], v["details"]["parent_threads_before_training"]);
+    EXPECT_GT(variant("autograd-after-fork", "fork-device-backend")["details"]["parent_threads_after_training"].get<int>(),
+              variant("autograd-after-fork", "fork-device-backend")["details"]["parent_threads_before_training"].get<int>());
+  } else {
+    EXPECT_EQ(v["outcome"], "error");
+  }
+  EXPECT_EQ(variant("autograd-after-fork", "spawn")["outcome"], "ok");
+  EXPECT_EQ(variant("autograd-after-fork", "forkserver")["outcome"], "ok");
+}
+
+TEST_F(ForkcheckAll, TinyNnTrainsInFiveWorkersUnderSpawnAndForkserver) {
+  for (const char* name : {"spawn", "forkserver"}) {
+    const auto& v = variant("tiny-nn-spawn", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    ASSERT_EQ(v["details"]["workers"].size(), 5u) << name;
+    std::set<int> pids;
+    for (const auto& w : v["details"]["workers"]) {
+      EXPECT_EQ(w["status"], "ok");
+      EXPECT_EQ(w["result"]["message"], "train finished");
+      const auto& losses = w["result"]["losses"];
+      ASSERT_GE(losses.size(), 10u);
+      EXPECT_LT(losses.back().get<double>(), losses.front().get<double>());
+      EXPECT_GT(w["result"]["param_norm"].get<double>(), 0.0);
+      pids.insert(w["pid"].get<int>());
+    }
+    EXPECT_EQ(pids.size(), 5u) << "five distinct worker processes";
+  }
+  EXPECT_EQ(variant("tiny-nn-spawn", "fork-device-backend")["outcome"], "error");
+  EXPECT_EQ(find_case("tiny-nn-spawn")["verdict"], "reproduced");
+}
+
+}  // namespace

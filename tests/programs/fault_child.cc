@@ -1,0 +1,101 @@
+// A child that misbehaves on request, for the supervisor's tests: faults are tested by causing
+// them. Usage: fault_child MODE [ARG]
+//   exit N          exit with status N (after a line on stderr)
+//   segv | abort    die by SIGSEGV / SIGABRT
+//   sleep S         sleep S seconds, then exit 0
+//   hang            block forever
+//   ignore-term     ignore SIGTERM, then block forever
+//   stop            stop itself with SIGSTOP
+//   flood MIB       write MIB MiB to stdout and to stderr, then exit 0
+//   step-hang       announce a step on the channel (0.3 s allowance) and block inside it
+//   step-busy S     announce a step (0.3 s allowance), compute for S seconds, report it done
+//   result OUTCOME  send a result with OUTCOME on the channel, exit 0
+//   orphan          leave a grandchild (in its own session) holding stdout, then exit 0
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace {
+
+void channel(const std::string& line) {
+  const char* fd = std::getenv("FORKCHECK_CHANNEL_FD");
+  if (!fd) return;
+  std::string l = line + "\n";
+  [[maybe_unused]] ssize_t n = ::write(std::atoi(fd), l.data(), l.size());
+}
+
+std::string step(const char* ev, double within) {
+  return std::string("{\"ev\":\"") + ev + "\",\"pid\":" + std::to_string(getpid()) +
+         ",\"step\":\"the test step\",\"within_s\":" + std::to_string(within) + "}";
+}
+
+[[noreturn]] void block_forever() {
+  for (;;) ::pause();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 64;
+  std::string mode = argv[1];
+  const char* arg = argc > 2 ? argv[2] : "0";
+  if (mode == "exit") {
+    std::fprintf(stderr, "fault_child: exiting with status %s\n", arg);
+    return std::atoi(arg);
+  }
+  if (mode == "segv") ::raise(SIGSEGV);
+  if (mode == "abort") std::abort();
+  if (mode == "sleep") {
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(arg)));
+    return 0;
+  }
+  if (mode == "hang") block_forever();
+  if (mode == "ignore-term") {
+    ::signal(SIGTERM, SIG_IGN);
+    block_forever();
+  }
+  if (mode == "stop") {
+    ::raise(SIGSTOP);
+    block_forever();
+  }
+  if (mode == "flood") {
+    static char buf[1 << 16];
+    std::memset(buf, 'x', sizeof buf);
+    long chunks = std::atol(arg) * 16;
+    for (long i = 0; i < chunks; ++i) {
+      if (::write(1, buf, sizeof buf) < 0 || ::write(2, buf, sizeof buf) < 0) return 1;
+    }
+    return 0;
+  }
+  if (mode == "step-hang") {
+    channel(step("step", 0.3));
+    block_forever();
+  }
+  if (mode == "step-busy") {
+    channel(step("step", 0.3));
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::atof(arg));
+    volatile unsigned long x = 0;
+    while (std::chrono::steady_clock::now() < until) x = x + 1;
+    channel(step("step_done", 0.3));
+    return 0;
+  }
+  if (mode == "result") {
+    channel(std::string("{\"ev\":\"result\",\"outcome\":\"") + arg +
+            "\",\"message\":\"from fault_child\",\"details\":{\"n\":1}}");
+    return 0;
+  }
+  if (mode == "orphan") {
+    if (::fork() == 0) {
+      ::setsid();  // leaves the process group the supervisor kills
+      block_forever();
+    }
+    return 0;
+  }
+  return 64;
+}

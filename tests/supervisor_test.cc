@@ -1,0 +1,175 @@
+// The supervisor and the classification, tested by causing each fault with fault_child.
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "harness/classify.h"
+#include "harness/process_info.h"
+#include "harness/supervisor.h"
+
+namespace fc::harness {
+namespace {
+
+ChildResult run_child(std::vector<std::string> args, double timeout_s = 10, double grace_s = 0.5) {
+  LaunchSpec spec;
+  spec.argv = {FC_FAULT_CHILD};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout_s = timeout_s;
+  spec.grace_s = grace_s;
+  return supervise(spec);
+}
+
+// Nothing of the child's process group may outlive supervise().
+void expect_group_gone(const ChildResult& r) {
+  EXPECT_TRUE(group_members(r.pid).empty());
+  EXPECT_NE(::kill(r.pid, 0), 0);
+}
+
+TEST(Supervisor, ExitCodeIsNotASignal) {
+  auto r = run_child({"exit", "11"});
+  ASSERT_TRUE(r.started);
+  EXPECT_EQ(r.exit.code, 11);
+  EXPECT_EQ(r.exit.signal, 0);
+  auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kError);
+  EXPECT_NE(c.message.find("exiting with status 11"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("exit status 11"), std::string::npos) << c.message;
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, ExitThreeIsError) {
+  auto r = run_child({"exit", "3"});
+  EXPECT_EQ(r.exit.code, 3);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kError);
+}
+
+TEST(Supervisor, SegfaultIsCrash) {
+  auto r = run_child({"segv"});
+  EXPECT_EQ(r.exit.signal, SIGSEGV);
+  EXPECT_EQ(r.exit.code, -1);
+  auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kCrash);
+  EXPECT_NE(c.message.find("SIGSEGV"), std::string::npos) << c.message;
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, AbortIsCrash) {
+  auto r = run_child({"abort"});
+  EXPECT_EQ(r.exit.signal, SIGABRT);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kCrash);
+}
+
+TEST(Supervisor, DeadlineMakesHangAndSigtermEndsIt) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_child({"hang"}, /*timeout_s=*/0.5);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_TRUE(r.sent_sigterm);
+  EXPECT_FALSE(r.sent_sigkill);
+  EXPECT_EQ(r.exit.signal, SIGTERM);
+  auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang);
+  EXPECT_LT(took, 3.0);
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, IgnoredSigtermIsFollowedBySigkill) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_child({"ignore-term"}, /*timeout_s=*/0.5, /*grace_s=*/0.5);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.sent_sigterm);
+  EXPECT_TRUE(r.sent_sigkill);
+  EXPECT_EQ(r.exit.signal, SIGKILL);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_GE(took, 0.9);  // the grace period was honoured
+  EXPECT_LT(took, 4.0);
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, StoppedChildIsStillEnded) {
+  auto r = run_child({"stop"}, /*timeout_s=*/0.5, /*grace_s=*/0.5);
+  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_TRUE(r.exit.ended);
+  EXPECT_NE(r.exit.signal, 0);
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, StuckStepIsAHangLongBeforeTheDeadline) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_child({"step-hang"}, /*timeout_s=*/30);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.step_hang.has_value());
+  EXPECT_EQ(r.step_hang->step, "the test step");
+  EXPECT_FALSE(r.deadline_passed);
+  EXPECT_LT(took, 5.0);
+  auto c = classify(r, true);
+  EXPECT_EQ(c.outcome, Outcome::kHang);
+  EXPECT_NE(c.message.find("the test step"), std::string::npos);
+  expect_group_gone(r);
+}
+
+TEST(Supervisor, BusyStepPastItsAllowanceIsNotAHang) {
+  // 1.5 s of computing inside a step allowed 0.3 s: overdue, but making progress.
+  auto r = run_child({"step-busy", "1.5"}, /*timeout_s=*/30);
+  EXPECT_FALSE(r.step_hang.has_value());
+  EXPECT_EQ(r.exit.code, 0);
+  EXPECT_EQ(r.steps.size(), 2u);
+}
+
+TEST(Supervisor, ResultOnTheChannelIsBelieved) {
+  auto r = run_child({"result", "error"});
+  ASSERT_TRUE(r.result.has_value());
+  auto c = classify(r, true);
+  EXPECT_EQ(c.outcome, Outcome::kError);
+  EXPECT_EQ(c.message, "from fault_child");
+  EXPECT_EQ(c.details["n"], 1);
+}
+
+TEST(Supervisor, MissingResultIsAHarnessError) {
+  auto r = run_child({"sleep", "0"});
+  auto c = classify(r, true);
+  EXPECT_EQ(c.outcome, Outcome::kError);
+  EXPECT_TRUE(c.harness_error);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kOk);  // a plain command that exits 0 is ok
+}
+
+TEST(Supervisor, FloodIsCappedHeadAndTail) {
+  LaunchSpec spec;
+  spec.argv = {FC_FAULT_CHILD, "flood", "64"};
+  spec.capture_cap = 4096;
+  auto r = supervise(spec);
+  EXPECT_EQ(r.exit.code, 0);
+  EXPECT_EQ(r.out.total_bytes(), 64u << 20);
+  EXPECT_EQ(r.err.total_bytes(), 64u << 20);
+  EXPECT_TRUE(r.out.truncated());
+  EXPECT_LT(r.out.text().size(), 3 * 4096u);
+}
+
+TEST(Supervisor, CommandThatDoesNotExistIsNotStarted) {
+  LaunchSpec spec;
+  spec.argv = {"/nonexistent/forkcheck-no-such-program"};
+  auto r = supervise(spec);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("no-such-program"), std::string::npos);
+  EXPECT_TRUE(classify(r, false).harness_error);
+}
+
+TEST(Supervisor, RunsJobsConcurrently) {
+  std::vector<LaunchSpec> specs(4);
+  for (auto& s : specs) s.argv = {FC_FAULT_CHILD, "sleep", "0.5"};
+  auto t0 = std::chrono::steady_clock::now();
+  int done = 0;
+  Supervisor().run(specs, 4, [&](size_t, ChildResult&& r) {
+    EXPECT_EQ(r.exit.code, 0);
+    ++done;
+  });
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(done, 4);
+  EXPECT_LT(took, 1.9);  // four half-second sleeps, not run one after another
+}
+
+}  // namespace
+}  // namespace fc::harness

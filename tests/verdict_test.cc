@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "harness/plan.h"
+#include "harness/usage_error.h"
+#include "reports/run_log.h"
+#include "reports/verdict.h"
+
+namespace fc {
+namespace {
+
+nlohmann::json v(const char* name, const char* role, const char* expected, const char* outcome) {
+  return {{"name", name}, {"role", role}, {"expected", expected}, {"outcome", outcome},
+          {"message", "m"}};
+}
+
+TEST(Verdict, Reproduced) {
+  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "reproduced");
+}
+
+TEST(Verdict, FixThatFailsIsARegression) {
+  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "hang")});
+  EXPECT_EQ(r.verdict, "regression");
+  EXPECT_NE(r.reason.find("spawn expected ok, observed hang"), std::string::npos);
+}
+
+TEST(Verdict, HazardThatDoesNotBiteIsNotReproduced) {
+  auto r = reports::case_verdict({v("fork", "hazard", "hang", "ok"), v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "not-reproduced");
+}
+
+TEST(Verdict, OnlyHonestOkHazardsIsNotReproduced) {
+  auto r = reports::case_verdict({v("fork", "hazard", "ok", "ok"), v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "not-reproduced");
+}
+
+TEST(Verdict, AllSkippedIsSkippedWithReasons) {
+  auto r = reports::case_verdict({v("fork", "hazard", "skip", "skip")});
+  EXPECT_EQ(r.verdict, "skipped");
+  EXPECT_NE(r.reason.find("fork: m"), std::string::npos);
+}
+
+TEST(RunLog, FoldMarksUnfinishedVariantsOfAnInterruptedRun) {
+  std::vector<nlohmann::json> lines = {
+      {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "x"}}}},
+      {{"type", "case"}, {"id", "c"}, {"variants", {v("fork", "hazard", "hang", "hang"),
+                                                    v("spawn", "fix", "ok", "ok")}}},
+      {{"type", "variant"}, {"case", "c"}, {"name", "fork"}, {"outcome", "hang"}}};
+  lines[1]["variants"][0].erase("outcome");
+  lines[1]["variants"][1].erase("outcome");
+  auto r = reports::fold_run_log(lines);
+  EXPECT_EQ(r["run"]["complete"], false);
+  EXPECT_EQ(r["cases"][0]["variants"][0]["outcome"], "hang");
+  EXPECT_EQ(r["cases"][0]["variants"][1]["outcome"], "skip");
+  EXPECT_EQ(r["cases"][0]["variants"][1]["not_run"], true);
+  EXPECT_EQ(r["schema_version"], reports::kSchemaVersion);
+}
+
+TEST(Plan, OnlySelectsVariantsAndUnknownCasesAreRefused) {
+  nlohmann::json cat = nlohmann::json::array(
+      {{{"id", "gomp-fork-hang"}, {"variants", {{{"name", "fork"}}, {{"name", "spawn"}}}}},
+       {{"id", "tiny-nn-spawn"}, {"variants", {{{"name", "spawn"}}}}}});
+  auto p = harness::plan_cases(cat, {}, "*/spawn");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0]["variants"].size(), 1u);
+  EXPECT_EQ(harness::plan_cases(cat, {}, "gomp").size(), 1u);
+  EXPECT_EQ(harness::plan_cases(cat, {"tiny-nn-spawn"}, "").size(), 1u);
+  EXPECT_THROW(harness::plan_cases(cat, {"no-such-case"}, ""), harness::UsageError);
+  EXPECT_THROW(harness::plan_cases(cat, {}, "zzz"), harness::UsageError);
+}
+
+}  // namespace
+}  // namespace fc
