@@ -35,7 +35,7 @@ TEST(Verdict, OnlyHonestOkHazardsIsNotReproduced) {
 }
 
 TEST(Verdict, AllSkippedIsSkippedWithReasons) {
-  auto r = reports::case_verdict({v("fork", "hazard", "skip", "skip")});
+  auto r = reports::case_verdict(nlohmann::json::array({v("fork", "hazard", "skip", "skip")}));
   EXPECT_EQ(r.verdict, "skipped");
   EXPECT_NE(r.reason.find("fork: m"), std::string::npos);
 }
