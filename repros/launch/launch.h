@@ -100,7 +100,10 @@ class Launcher {
   explicit Launcher(StartMethod method) : method_(method) {}
   StartMethod method() const { return method_; }
   // Starts the registered worker `worker` with `payload`. Throws std::invalid_argument for an
-  // unknown worker, NotSerializable when the payload cannot travel, std::system_error on OS errors.
+  // unknown worker, NotSerializable when the payload cannot travel (spawn and forkserver send it
+  // as JSON text; fork hands the object itself to the child, as Python's fork does),
+  // std::logic_error for spawn when init() was never called, or for forkserver when the server
+  // must be started now and the process has more than one thread, std::system_error on OS errors.
   Worker start(const std::string& worker, const nlohmann::json& payload) const;
 
  private:
