@@ -29,6 +29,8 @@ void ChannelReader::line(const std::string& text, Clock::time_point now) {
   if (ev == "result") {
     j.erase("ev");
     result_ = std::move(j);
+  } else if (ev == "details") {
+    if (j.contains("details") && j["details"].is_object()) early_details_.update(j["details"]);
   } else if (ev == "step" || ev == "step_done") {
     OpenStep s;
     s.pid = j.value("pid", 0);

@@ -29,6 +29,8 @@ class ChannelReader {
   void feed(const char* data, size_t n, Clock::time_point now);
 
   const std::optional<nlohmann::json>& result() const { return result_; }
+  // Details sent before the result (see channel::send_details), merged in arrival order.
+  const nlohmann::json& early_details() const { return early_details_; }
   std::map<std::pair<int, std::string>, OpenStep>& open_steps() { return open_; }
   // Every step event with the harness's time (seconds since the child started), for the report.
   const nlohmann::json& step_log() const { return log_; }
@@ -40,6 +42,7 @@ class ChannelReader {
   Clock::time_point start_;
   std::string partial_;
   std::optional<nlohmann::json> result_;
+  nlohmann::json early_details_ = nlohmann::json::object();
   std::map<std::pair<int, std::string>, OpenStep> open_;
   nlohmann::json log_ = nlohmann::json::array();
   size_t bad_lines_ = 0;

@@ -21,7 +21,8 @@ std::string escalation(const ChildResult& r) {
 
 Classified classify(const ChildResult& r, bool expect_result) {
   Classified c;
-  if (r.result) c.details = r.result->value("details", nlohmann::json::object());
+  c.details = r.early_details;
+  if (r.result) c.details.update(r.result->value("details", nlohmann::json::object()));
   if (!r.started) {
     c.message = r.start_error;
     c.harness_error = true;

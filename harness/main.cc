@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/exec_command.h"
 #include "harness/runner.h"
 #include "harness/usage_error.h"
 #include "harness/version.h"
@@ -46,6 +47,14 @@ int main(int argc, char** argv) {
   add_run_options(run);
   auto* list = app.add_subcommand("list", "the cases, where each comes from, where it applies");
 
+  fc::harness::ExecOptions exec_opt;
+  exec_opt.argv = opt.argv;
+  auto* exec = app.add_subcommand("exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
+  exec->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+  exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
+      ->check(CLI::Range(0.5, 86400.0));
+  exec->add_option("command", exec_opt.command, "the command and its arguments, after --")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +67,10 @@ int main(int argc, char** argv) {
   try {
     opt.out = out;
     if (*list) return fc::harness::list_cases();
+    if (*exec) {
+      exec_opt.out = out;
+      return fc::harness::exec_command(exec_opt);
+    }
     return fc::harness::run_cases(opt);
   } catch (const fc::harness::UsageError& e) {
     return usage_error(e.what());

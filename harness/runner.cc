@@ -1,97 +1,24 @@
 #include "harness/runner.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 
 #include "harness/catalog.h"
 #include "harness/classify.h"
 #include "harness/plan.h"
+#include "harness/run_session.h"
 #include "harness/supervisor.h"
 #include "harness/usage_error.h"
-#include "harness/version.h"
-#include "reports/reporter.h"
-#include "reports/run_log.h"
 
 namespace fc::harness {
 namespace {
-
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-nlohmann::json platform() {
-  utsname u{};
-  ::uname(&u);
-  return {{"os", u.sysname}, {"kernel", u.release}, {"machine", u.machine},
-          {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)}};
-}
 
 Catalog catalog_or_die() {
   Catalog cat = load_catalog(repro_programs());
   for (const auto& e : cat.errors) std::cerr << "forkcheck: " << e << "\n";
   return cat;
-}
-
-// A variant's record in the run log: the planned variant plus what happened.
-nlohmann::json variant_record(const std::string& case_id, const nlohmann::json& planned,
-                              const ChildResult& r, const Classified& c) {
-  nlohmann::json v = planned;
-  v["type"] = "variant";
-  v["case"] = case_id;
-  v["outcome"] = to_string(c.outcome);
-  v["message"] = c.message;
-  v["duration_s"] = r.duration_s;
-  v["exit"] = r.exit.to_json();
-  v["stdout"] = r.out.text();
-  v["stderr"] = r.err.text();
-  v["output_bytes"] = {{"stdout", r.out.total_bytes()}, {"stderr", r.err.total_bytes()},
-                       {"truncated", r.out.truncated() || r.err.truncated()}};
-  v["details"] = c.details;
-  v["steps"] = r.steps;
-  v["watchdog"] = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
-                   {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
-                   {"leftovers_killed", r.leftovers_killed}};
-  if (r.step_hang)
-    v["hang"] = {{"pid", r.step_hang->pid}, {"step", r.step_hang->step},
-                 {"within_s", r.step_hang->within_s}, {"waited_s", r.step_hang->waited_s}};
-  v["stacks"] = nlohmann::json::array();
-  // A hazard that did not bite is worth knowing, and the report says why, in every format.
-  if (planned.value("role", "") == "hazard" && c.outcome == Outcome::kOk)
-    v["note"] = "the hazard did not bite here: " + planned.value("expected_why", "");
-  if (c.harness_error) v["harness_error"] = true;
-  return v;
-}
-
-nlohmann::json skip_record(const std::string& case_id, const nlohmann::json& planned) {
-  nlohmann::json v = planned;
-  v["type"] = "variant";
-  v["case"] = case_id;
-  v["outcome"] = "skip";
-  v["message"] = planned.value("skip_reason", "");
-  v["duration_s"] = 0.0;
-  v["exit"] = {{"code", nullptr}, {"signal", nullptr}};
-  v["stdout"] = "";
-  v["stderr"] = "";
-  v["details"] = nlohmann::json::object();
-  return v;
-}
-
-void progress(size_t done, size_t total, const nlohmann::json& v) {
-  const bool matched = v["outcome"] == v["expected"];
-  std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done, total,
-              v["case"].get<std::string>().c_str(), v["name"].get<std::string>().c_str(),
-              v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
-              v["duration_s"].get<double>(),
-              matched ? "as expected" : (v["role"] == "fix" ? "REGRESSION" : "differs"));
-  std::fflush(stdout);
 }
 
 }  // namespace
@@ -127,38 +54,28 @@ int run_cases(const RunOptions& options) {
   Catalog cat = catalog_or_die();
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
 
-  reports::RunLog log(options.out / "run.jsonl");
-  const auto t0 = std::chrono::steady_clock::now();
-  log.append({{"type", "run"},
-              {"schema_version", reports::kSchemaVersion},
-              {"tool", {{"name", "forkcheck"}, {"version", kVersion}}},
-              {"command", "run"},
-              {"argv", options.argv},
-              {"started_at", now_iso8601()},
-              {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
-                           {"jobs", options.jobs}}},
-              {"platform", platform()},
-              {"catalog_errors", cat.errors}});
-
+  RunSession session(options.out,
+                     {{"command", "run"},
+                      {"argv", options.argv},
+                      {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
+                                   {"jobs", options.jobs}}},
+                      {"catalog_errors", cat.errors}});
   struct Planned {
     std::string case_id;
     nlohmann::json variant;
   };
   std::vector<Planned> runnable;
   std::vector<LaunchSpec> specs;
-  size_t total = 0, done = 0;
+  size_t total = 0;
   for (const auto& c : cases) {
-    nlohmann::json line = c;
-    line["type"] = "case";
-    log.append(line);
+    session.add_case(c);
     total += c["variants"].size();
   }
+  session.set_total(total);
   for (const auto& c : cases) {
     for (const auto& v : c["variants"]) {
       if (v.value("expected", "") == "skip") {
-        auto rec = skip_record(c["id"], v);
-        log.append(rec);
-        progress(++done, total, rec);
+        session.add_skip(c["id"], v);
         continue;
       }
       LaunchSpec spec;
@@ -171,29 +88,11 @@ int run_cases(const RunOptions& options) {
   }
 
   Supervisor().run(specs, options.jobs, [&](size_t i, ChildResult&& r) {
-    Classified cl = classify(r, /*expect_result=*/true);
-    auto rec = variant_record(runnable[i].case_id, runnable[i].variant, r, cl);
-    log.append(rec);
-    progress(++done, total, rec);
+    session.add_result(runnable[i].case_id, runnable[i].variant, r, classify(r, true));
   });
 
-  log.append({{"type", "end"},
-              {"finished_at", now_iso8601()},
-              {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
-              {"interrupted", false}});
-  nlohmann::json report = reports::fold_run_log(reports::read_run_log(log.path()));
-  auto written = reports::write_reports(report, options.out);
-
-  const auto& s = report["summary"];
-  std::printf("\n%d cases, %d variants:", s["cases"].get<int>(), s["variants"].get<int>());
-  for (const auto& [verdict, n] : s["by_verdict"].items())
-    std::printf(" %s %d,", verdict.c_str(), n.get<int>());
-  std::printf(" harness failures %d\n", s["harness_failures"].get<int>());
-  for (const auto& c : report["cases"])
-    std::printf("  %-22s %-15s %s\n", c["id"].get<std::string>().c_str(),
-                c["verdict"].get<std::string>().c_str(), c["verdict_reason"].get<std::string>().c_str());
-  for (const auto& p : written) std::printf("wrote %s\n", p.c_str());
-  return s["ok"].get<bool>() && cat.errors.empty() ? 0 : 1;
+  nlohmann::json report = session.finish(/*interrupted=*/false);
+  return report["summary"]["ok"].get<bool>() && cat.errors.empty() ? 0 : 1;
 }
 
 }  // namespace fc::harness

@@ -16,6 +16,7 @@
 
 #include "harness/capture.h"
 #include "harness/exit_status.h"
+#include "harness/stacks.h"
 
 namespace fc::harness {
 
@@ -26,6 +27,8 @@ struct LaunchSpec {
   double grace_s = 1.0;           // between SIGTERM and SIGKILL
   size_t capture_cap = 64 * 1024; // head and tail kept of stdout and of stderr, each
   bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
+  bool collect_stacks = true;     // take the stacks of a hung tree before killing it
+  double stacks_time_limit_s = 15;
 };
 
 // A step that was announced and then made no progress past its allowance.
@@ -50,8 +53,10 @@ struct ChildResult {
   std::vector<int> leftovers_killed;  // processes of its group still alive after it ended
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came
+  nlohmann::json early_details = nlohmann::json::object();  // details sent before the result
   nlohmann::json steps = nlohmann::json::array();
   size_t bad_channel_lines = 0;
+  Stacks stacks;  // of a hung tree, taken before it was killed
 };
 
 class Supervisor {

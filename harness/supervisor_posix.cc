@@ -146,8 +146,12 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
 
 void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
 
+// A hang: take the stacks while the tree is still stuck, then end it.
 void escalate(Job& job, Clock::time_point now) {
   if (job.terminating) return;
+  if (job.spec->collect_stacks)
+    job.r.stacks = collect_stacks(group_members(job.r.pid), job.spec->stacks_time_limit_s);
+  now = Clock::now();
   job.terminating = true;
   job.term_at = now;
   signal_group(job, SIGTERM);
@@ -236,6 +240,7 @@ void finish(Job& job, Clock::time_point now) {
   job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
   (void)now;
   job.r.result = job.channel->result();
+  job.r.early_details = job.channel->early_details();
   job.r.steps = job.channel->step_log();
   job.r.bad_channel_lines = job.channel->bad_lines();
 }

@@ -45,7 +45,7 @@ nlohmann::json summarize(const nlohmann::json& cases) {
   int variants = 0, mismatches = 0, regressions = 0, harness_failures = 0;
   for (const auto& c : cases) {
     by_verdict[c["verdict"].get<std::string>()] = by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
-    if (c["verdict"] == "regression") ++regressions;
+    if (c["verdict"] == "regression" || c["verdict"] == "failed") ++regressions;
     for (const auto& v : c["variants"]) {
       ++variants;
       const std::string o = v.value("outcome", "skip");

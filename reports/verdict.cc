@@ -16,6 +16,12 @@ Verdict case_verdict(const nlohmann::json& variants) {
   auto add = [](std::string& list, const std::string& item) {
     list += (list.empty() ? "" : "; ") + item;
   };
+  // `forkcheck exec`: the user's own program is the subject, and its verdict is how it ended.
+  if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
+    const auto& v = variants[0];
+    if (v.value("outcome", "") == "ok") return {"ok", v.value("message", "")};
+    return {"failed", v.value("outcome", "") + ": " + v.value("message", "")};
+  }
   for (const auto& v : variants) {
     const std::string outcome = v.value("outcome", "");
     const std::string expected = v.value("expected", "");

@@ -3,6 +3,7 @@
 //   regression      a fix variant did not come out as expected (the fixed behaviour broke)
 //   reproduced      every hazard variant came out as documented, at least one of them failing
 //   not-reproduced  a hazard variant did not fail as documented, or none is expected to fail here
+//   ok | failed     for `forkcheck exec`, whose one variant (role "subject") is the user's program
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cases/stand_in_device.h"
+#include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
 
@@ -94,6 +95,8 @@ CaseResult run_pool(const VariantSpec& variant, const PoolPlan& plan) {
   // count is the evidence of which of the two happened here.
   details["parent_threads_after_training"] = launch::thread_count();
   details["parent_loss"] = parent.losses.front();
+
+  channel::send_details(details);
 
   std::vector<nlohmann::json> payloads;
   for (int i = 0; i < plan.workers; ++i)

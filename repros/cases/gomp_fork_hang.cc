@@ -36,6 +36,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   details["parent_threads_in_region"] = parallel_region(kThreads);
   // libgomp keeps its pool thread parked after the region: this is what the fork child inherits.
   details["parent_threads_at_start"] = fc::launch::thread_count();
+  fc::channel::send_details(details);
   auto workers = fc::start_pool(variant, "gomp_child_region", {nlohmann::json::object()});
   return fc::to_case_result(fc::join_pool(workers, std::chrono::seconds(20)), details);
 }

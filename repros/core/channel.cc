@@ -69,6 +69,12 @@ void send_result(const nlohmann::json& result) {
   write_line(text.data(), text.size());
 }
 
+void send_details(const nlohmann::json& details) {
+  nlohmann::json line = {{"ev", "details"}, {"pid", static_cast<int>(getpid())}, {"details", details}};
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_line(text.data(), text.size());
+}
+
 bool connected() { return channel_fd() >= 0; }
 
 }  // namespace fc::channel

@@ -19,6 +19,10 @@ void step_end(const char* step);
 // The case's structured result (outcome, message, details), sent once by the case's main process.
 void send_result(const nlohmann::json& result);
 
+// Evidence gathered before a hazardous step (thread counts, worker pids), merged into the
+// variant's details by the harness: kept even when the step hangs and no result ever comes.
+void send_details(const nlohmann::json& details);
+
 // True when a harness is listening; without one, results go to stdout for a person to read.
 bool connected();
 

@@ -1,5 +1,7 @@
 #include "core/pool.h"
 
+#include "core/channel.h"
+
 #include <signal.h>
 #include <string.h>
 
@@ -47,7 +49,13 @@ std::vector<launch::Worker> start_pool(const VariantSpec& variant, const std::st
   launch::Launcher launcher(start_method_of(variant));
   std::vector<launch::Worker> workers;
   workers.reserve(payloads.size());
-  for (const auto& p : payloads) workers.push_back(launcher.start(worker, p));
+  nlohmann::json started = nlohmann::json::array();
+  for (const auto& p : payloads) {
+    workers.push_back(launcher.start(worker, p));
+    started.push_back(workers.back().pid());
+  }
+  // Known before any worker can hang: which processes were started, and how.
+  channel::send_details({{"start_method", variant.start_method}, {"worker_pids", started}});
   return workers;
 }
 

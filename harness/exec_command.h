@@ -1,0 +1,26 @@
+// `forkcheck exec [--timeout S] [--out DIR] -- CMD ARGS...`: any command under the same
+// supervisor, classification and reports as the cases, as one case (`exec`) with one variant.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fc::harness {
+
+struct ExecOptions {
+  std::vector<std::string> argv;     // forkcheck's own command line, for the report
+  std::vector<std::string> command;  // what to run
+  std::filesystem::path out = "forkcheck-report";
+  double timeout_s = 600;
+};
+
+// Returns forkcheck's exit status: 0 when the command ended ok, 1 otherwise; throws UsageError
+// for a command that cannot be started.
+int exec_command(const ExecOptions& options);
+
+// The full path of `program` (looked up in PATH when it has no '/'); throws UsageError when it
+// does not exist or is not executable.
+std::string resolve_command(const std::string& program);
+
+}  // namespace fc::harness

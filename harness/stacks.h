@@ -1,0 +1,48 @@
+// Stacks of a hung process tree, taken before the watchdog kills it: every thread of every
+// process, with function names. gdb in batch mode where it is installed and may attach; where it
+// is missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what /proc gives
+// (thread names, states, wait channels), and the report says why.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::harness {
+
+struct StackFrame {
+  std::string function;  // "GOMP_parallel", "??" when unknown
+  std::string where;     // "at file.cc:12" or "from /lib/.../libgomp.so.1"
+};
+
+struct ThreadStack {
+  int pid = 0;
+  int tid = 0;
+  std::string name;
+  std::string state;  // from /proc: S (sleeping), R, D, T...
+  std::string wchan;  // the kernel function it waits in, from /proc
+  std::vector<StackFrame> frames;
+};
+
+struct Stacks {
+  std::string method;  // "gdb", "proc", or "none"
+  std::string note;    // why the method was what it was (e.g. why gdb could not attach)
+  std::vector<ThreadStack> threads;
+};
+
+// Every thread of `pids`, within about `time_limit_s` overall.
+Stacks collect_stacks(const std::vector<pid_t>& pids, double time_limit_s);
+
+// Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
+std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);
+
+// What /proc says about each thread of `pid` (no frames unless /proc/PID/task/TID/stack is
+// readable, which needs root).
+std::vector<ThreadStack> proc_threads(pid_t pid);
+
+nlohmann::json to_json(const Stacks& s);
+
+}  // namespace fc::harness
