@@ -79,8 +79,11 @@ int run_cases(const RunOptions& options) {
         continue;
       }
       LaunchSpec spec;
-      spec.argv = {c.value("program", ""), "--run", c.value("id", ""), "--variant",
-                   v.value("name", "")};
+      const std::string program = v.value("program", "").empty() ? c.value("program", "")
+                                                                   : v.value("program", "");
+      spec.argv = {program, "--run", c.value("id", ""), "--variant", v.value("name", "")};
+      if (v.contains("env") && v["env"].is_object())
+        for (const auto& [k, val] : v["env"].items()) spec.env.emplace_back(k, val.get<std::string>());
       spec.timeout_s = options.timeout_s;
       specs.push_back(spec);
       runnable.push_back({c["id"], v});

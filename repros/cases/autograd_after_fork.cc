@@ -7,7 +7,6 @@
 namespace {
 
 using fc::Outcome;
-using fc::Role;
 
 std::vector<fc::VariantSpec> variants() {
   const bool accel = fc::example_nn::accelerator_devices() > 0;
@@ -16,22 +15,21 @@ std::vector<fc::VariantSpec> variants() {
       "device thread for it and registers its pthread_atfork child handler, so the fork child's "
       "backward() hits libtorch's own TORCH_CHECK";
   return {
-      {"fork", "fork", Role::kHazard, accel ? Outcome::kError : Outcome::kOk,
+      fc::hazard("fork", "fork", accel ? Outcome::kError : Outcome::kOk,
        accel ? "an accelerator is present: autograd started device threads and armed its fork "
                "check, so the fork child's backward() throws"
              : "this libtorch has no non-CPU device: autograd ran on the calling thread, started "
                "no device threads and armed no fork check, so the fork child trains fine (as the "
                "Python original does on a CPU-only torch)",
-       "the source's program as is: parent trains once, 5 fork-started workers train once", ""},
-      {"fork-device-backend", "fork", Role::kHazard, Outcome::kError, stand_in_why,
-       "as `fork`, with a non-CPU device backend registered in the parent", ""},
-      {"spawn", "spawn", Role::kFix, Outcome::kOk,
-       "a spawned worker is a fresh exec: its autograd engine never forked",
-       "as `fork-device-backend`, workers spawned (each registers the device backend itself)", ""},
-      {"forkserver", "forkserver", Role::kFix, Outcome::kOk,
-       "the server was forked before the parent's first backward(): its children inherit no "
-       "autograd threads",
-       "as `fork-device-backend`, workers forked by a server started before any thread", ""},
+                 "the source's program as is: parent trains once, 5 fork-started workers train once"),
+      fc::hazard("fork-device-backend", "fork", Outcome::kError, stand_in_why,
+                 "as `fork`, with a non-CPU device backend registered in the parent"),
+      fc::fix("spawn", "spawn", "a spawned worker is a fresh exec: its autograd engine never forked",
+              "as `fork-device-backend`, workers spawned (each registers the device backend itself)"),
+      fc::fix("forkserver", "forkserver",
+              "the server was forked before the parent's first backward(): its children inherit "
+              "no autograd threads",
+              "as `fork-device-backend`, workers forked by a server started before any thread"),
   };
 }
 

@@ -42,19 +42,17 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
 }
 
 std::vector<fc::VariantSpec> variants() {
-  using fc::Outcome;
-  using fc::Role;
   return {
-      {"fork", "fork", Role::kHazard, Outcome::kHang,
-       "libgomp (GCC's OpenMP runtime) registers no atfork handler; the child's team start waits "
-       "for pool threads that were not copied by fork()",
-       "parent runs a 2-thread parallel region, forks, the child runs another", ""},
-      {"spawn", "spawn", Role::kFix, Outcome::kOk,
-       "a fresh exec starts with a fresh libgomp", "same parent; the worker is a fresh exec", ""},
-      {"forkserver", "forkserver", Role::kFix, Outcome::kOk,
-       "the server was forked before the parent's first parallel region, so its children never "
-       "inherit a libgomp pool",
-       "same parent; the worker is forked by a server started before any thread", ""},
+      fc::hazard("fork", "fork", fc::Outcome::kHang,
+                 "libgomp (GCC's OpenMP runtime) registers no atfork handler; the child's team "
+                 "start waits for pool threads that were not copied by fork()",
+                 "parent runs a 2-thread parallel region, forks, the child runs another"),
+      fc::fix("spawn", "spawn", "a fresh exec starts with a fresh libgomp",
+              "same parent; the worker is a fresh exec"),
+      fc::fix("forkserver", "forkserver",
+              "the server was forked before the parent's first parallel region, so its children "
+              "never inherit a libgomp pool",
+              "same parent; the worker is forked by a server started before any thread"),
   };
 }
 

@@ -8,23 +8,21 @@
 namespace {
 
 using fc::Outcome;
-using fc::Role;
 
 constexpr int kSteps = 60;
 constexpr double kLr = 0.5;  // large enough that 60 steps show a clear descent on 5 samples
 
 std::vector<fc::VariantSpec> variants() {
   return {
-      {"spawn", "spawn", Role::kFix, Outcome::kOk,
-       "each worker is a fresh exec with its own autograd engine",
-       "parent (with the device backend) trains once; 5 spawned workers train 60 steps each", ""},
-      {"forkserver", "forkserver", Role::kFix, Outcome::kOk,
-       "workers are forked by a server started before the parent's first backward()",
-       "as `spawn`, workers forked by the forkserver", ""},
-      {"fork-device-backend", "fork", Role::kHazard, Outcome::kError,
-       "with a non-CPU device (here the stand-in backend for CUDA/MPS) autograd's fork check is "
-       "armed in the parent and trips in every fork child",
-       "as `spawn`, workers fork-started", ""},
+      fc::fix("spawn", "spawn", "each worker is a fresh exec with its own autograd engine",
+              "parent (with the device backend) trains once; 5 spawned workers train 60 steps each"),
+      fc::fix("forkserver", "forkserver",
+              "workers are forked by a server started before the parent's first backward()",
+              "as `spawn`, workers forked by the forkserver"),
+      fc::hazard("fork-device-backend", "fork", Outcome::kError,
+                 "with a non-CPU device (here the stand-in backend for CUDA/MPS) autograd's fork "
+                 "check is armed in the parent and trips in every fork child",
+                 "as `spawn`, workers fork-started"),
   };
 }
 

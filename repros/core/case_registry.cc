@@ -1,6 +1,7 @@
 #include "core/case_registry.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace fc {
 namespace {
@@ -35,7 +36,11 @@ const CaseDef* find_case(const std::string& id) {
 }
 
 nlohmann::json to_json(const VariantSpec& v) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [k, val] : v.env) env[k] = val;
   return {{"name", v.name},
+          {"program", v.program},
+          {"env", env},
           {"start_method", v.start_method},
           {"role", to_string(v.role)},
           {"expected", to_string(v.skip_reason.empty() ? v.expected : Outcome::kSkip)},
@@ -48,7 +53,13 @@ nlohmann::json catalog_json(const std::string& program) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : all_cases()) {
     nlohmann::json variants = nlohmann::json::array();
-    for (const auto& v : c.variants()) variants.push_back(to_json(v));
+    for (const auto& v : c.variants()) {
+      auto j = to_json(v);
+      // A variant run by another program names it by file name; the harness needs its path.
+      if (!v.program.empty())
+        j["program"] = (std::filesystem::path(program).parent_path() / v.program).string();
+      variants.push_back(std::move(j));
+    }
     cases.push_back({{"id", c.id},
                      {"title", c.title},
                      {"source", {{"title", c.source_title}, {"author", c.source_author},

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,39 @@ struct VariantSpec {
   std::string expected_why;  // why that expectation holds on this platform (decided before running)
   std::string description;   // what this variant does differently
   std::string skip_reason;   // set: the variant cannot apply here and is not run (expected = skip)
+  // Another repro program (a file name beside this one) runs this variant, e.g. the same case
+  // linked against another OpenMP runtime; empty: this program.
+  std::string program;
+  // Set in the variant's environment before its process starts (some runtimes read theirs only
+  // at start-up, e.g. KMP_INIT_AT_FORK, OBJC_DISABLE_INITIALIZE_FORK_SAFETY).
+  std::vector<std::pair<std::string, std::string>> env;
+
+  VariantSpec& run_by(std::string p) { program = std::move(p); return *this; }
+  VariantSpec& with_env(std::string k, std::string v) { env.emplace_back(std::move(k), std::move(v)); return *this; }
+  VariantSpec& skip(std::string reason) { skip_reason = std::move(reason); return *this; }
 };
+
+// A variant that shows the documented failure (or, with `expected` ok, says why it cannot here).
+inline VariantSpec hazard(std::string name, std::string start_method, Outcome expected,
+                          std::string why, std::string description) {
+  VariantSpec v;
+  v.name = std::move(name);
+  v.start_method = std::move(start_method);
+  v.role = Role::kHazard;
+  v.expected = expected;
+  v.expected_why = std::move(why);
+  v.description = std::move(description);
+  return v;
+}
+
+// A variant that shows the fixed behaviour: it must be `ok`.
+inline VariantSpec fix(std::string name, std::string start_method, std::string why,
+                       std::string description) {
+  VariantSpec v = hazard(std::move(name), std::move(start_method), Outcome::kOk, std::move(why),
+                         std::move(description));
+  v.role = Role::kFix;
+  return v;
+}
 
 // What the case's main process observed; the harness adds what only it can see (signals, hangs).
 struct CaseResult {
