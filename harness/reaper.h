@@ -17,6 +17,7 @@ class Reaper {
   void watch(pid_t pid);                      // keep this child's status for take()
   void reap();                                // waitpid(-1, WNOHANG) until nothing is left
   std::optional<int> take(pid_t pid);         // the raw wait status, once reaped
+  static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
 
  private:
   Reaper();

@@ -18,12 +18,7 @@ namespace {
 int g_wake_write = -1;
 std::map<pid_t, std::optional<int>> g_watched;
 
-void on_sigchld(int) {
-  int saved = errno;
-  char b = 'c';
-  [[maybe_unused]] ssize_t n = ::write(g_wake_write, &b, 1);  // full pipe: a wake-up is pending
-  errno = saved;
-}
+void on_sigchld(int) { Reaper::wake_from_signal_handler(); }
 
 }  // namespace
 
@@ -47,6 +42,13 @@ Reaper::Reaper() {
   // come to us rather than to init, so we can reap them and know they are gone.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
+}
+
+void Reaper::wake_from_signal_handler() {
+  int saved = errno;
+  char b = 'w';
+  [[maybe_unused]] ssize_t n = ::write(g_wake_write, &b, 1);  // full pipe: a wake-up is pending
+  errno = saved;
 }
 
 void Reaper::watch(pid_t pid) { g_watched.emplace(pid, std::nullopt); }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "harness/environment_probe.h"
 #include "harness/version.h"
 #include "reports/reporter.h"
 
@@ -47,6 +48,7 @@ RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header)
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
   header["started_at"] = now_iso8601();
   header["platform"] = platform();
+  header["environment"] = collect_environment();  // from a repro program: see environment_probe.h
   log_.append(header);
 }
 
@@ -94,6 +96,29 @@ void RunSession::add_skip(const std::string& case_id, const nlohmann::json& plan
   v["stdout"] = "";
   v["stderr"] = "";
   v["details"] = nlohmann::json::object();
+  v["stacks"] = nlohmann::json::array();
+  append_variant(v);
+}
+
+void RunSession::add_interrupted(const std::string& case_id, const nlohmann::json& planned,
+                                 const ChildResult& r) {
+  nlohmann::json v = base_record(case_id, planned);
+  char buf[160];
+  if (r.started)
+    std::snprintf(buf, sizeof buf,
+                  "not finished: forkcheck was interrupted by %s after %.1f s and killed it",
+                  signal_name(r.interrupted_by).c_str(), r.duration_s);
+  else
+    std::snprintf(buf, sizeof buf, "not run: forkcheck was interrupted by %s before it started",
+                  signal_name(r.interrupted_by).c_str());
+  v["outcome"] = "skip";
+  v["message"] = buf;
+  v["interrupted"] = true;
+  v["duration_s"] = r.duration_s;
+  v["exit"] = r.exit.to_json();
+  v["stdout"] = r.out.text();
+  v["stderr"] = r.err.text();
+  v["details"] = r.early_details;
   v["stacks"] = nlohmann::json::array();
   append_variant(v);
 }

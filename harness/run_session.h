@@ -26,6 +26,9 @@ class RunSession {
   void add_result(const std::string& case_id, const nlohmann::json& planned, const ChildResult& r,
                   const Classified& c);
   void add_skip(const std::string& case_id, const nlohmann::json& planned);
+  // A variant that forkcheck's interruption cut short: not an outcome of the variant's own.
+  void add_interrupted(const std::string& case_id, const nlohmann::json& planned,
+                       const ChildResult& r);
 
   // Ends the run log, writes every report, prints the summary; returns the report.
   nlohmann::json finish(bool interrupted);

@@ -7,6 +7,8 @@
 
 #include "harness/catalog.h"
 #include "harness/classify.h"
+#include "harness/guardian.h"
+#include "harness/interrupt.h"
 #include "harness/plan.h"
 #include "harness/run_session.h"
 #include "harness/supervisor.h"
@@ -51,8 +53,11 @@ int list_cases() {
 
 int run_cases(const RunOptions& options) {
   prepare_out_dir(options.out);
+  install_interrupt_handlers();
+  start_guardian();
   Catalog cat = catalog_or_die();
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
+  if (interrupted()) return interrupted_exit_status();
 
   RunSession session(options.out,
                      {{"command", "run"},
@@ -91,10 +96,14 @@ int run_cases(const RunOptions& options) {
   }
 
   Supervisor().run(specs, options.jobs, [&](size_t i, ChildResult&& r) {
-    session.add_result(runnable[i].case_id, runnable[i].variant, r, classify(r, true));
+    if (r.interrupted_by != 0)
+      session.add_interrupted(runnable[i].case_id, runnable[i].variant, r);
+    else
+      session.add_result(runnable[i].case_id, runnable[i].variant, r, classify(r, true));
   });
 
-  nlohmann::json report = session.finish(/*interrupted=*/false);
+  nlohmann::json report = session.finish(interrupted() != 0);
+  if (interrupted()) return interrupted_exit_status();
   return report["summary"]["ok"].get<bool>() && cat.errors.empty() ? 0 : 1;
 }
 

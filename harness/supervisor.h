@@ -50,7 +50,8 @@ struct ChildResult {
   std::optional<StepHang> step_hang;
   bool sent_sigterm = false;
   bool sent_sigkill = false;
-  std::vector<int> leftovers_killed;  // processes of its group still alive after it ended
+  std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
+  int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came
   nlohmann::json early_details = nlohmann::json::object();  // details sent before the result
@@ -64,7 +65,8 @@ class Supervisor {
   using Done = std::function<void(size_t index, ChildResult&& result)>;
 
   // Runs every spec, at most `jobs` at once, calling `done` (on this thread) as each one ends.
-  // Returns when all have ended and been reaped.
+  // Returns when all have ended and been reaped. After an interrupt (see interrupt.h) what runs
+  // is ended and what has not started is not started: `done` gets those with interrupted_by set.
   void run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done);
 };
 

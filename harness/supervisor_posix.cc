@@ -21,6 +21,8 @@
 #include <boost/process/search_path.hpp>
 
 #include "harness/channel_reader.h"
+#include "harness/guardian.h"
+#include "harness/interrupt.h"
 #include "harness/process_info.h"
 #include "harness/reaper.h"
 #include "harness/supervisor.h"
@@ -73,6 +75,7 @@ struct Pipe {
 
 struct Job {
   size_t index = 0;
+  std::string token;  // FORKCHECK_RUN of this job's tree: finds its processes wherever they went
   const LaunchSpec* spec = nullptr;
   ChildResult r;
   Fd out, err, chan;
@@ -110,6 +113,9 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
 
   bp::environment env = boost::this_process::environment();
   for (const auto& [k, v] : spec.env) env[k] = v;
+  static unsigned long serial = 0;
+  job->token = run_token() + "-" + std::to_string(++serial);
+  env[kRunTokenVar] = job->token;
   if (with_channel) env["FORKCHECK_CHANNEL_FD"] = std::to_string(chan_w);
   else env.erase("FORKCHECK_CHANNEL_FD");
 
@@ -135,6 +141,7 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   }
   ::setpgid(job->r.pid, job->r.pid);  // also here, so the group exists before we signal it
   Reaper::instance().watch(job->r.pid);
+  guardian_track_group(job->r.pid);
   job->r.started = true;
   job->deadline = job->start + seconds(spec.timeout_s);
   job->out = std::move(out.read);
@@ -149,7 +156,7 @@ void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
 // A hang: take the stacks while the tree is still stuck, then end it.
 void escalate(Job& job, Clock::time_point now) {
   if (job.terminating) return;
-  if (job.spec->collect_stacks)
+  if (job.spec->collect_stacks && !interrupted())
     job.r.stacks = collect_stacks(group_members(job.r.pid), job.spec->stacks_time_limit_s);
   now = Clock::now();
   job.terminating = true;
@@ -228,10 +235,14 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
 }
 
 void finish(Job& job, Clock::time_point now) {
-  // Whatever of its process group outlived the child is killed now: nothing is left behind.
+  // Whatever of its tree outlived the child is killed now, in its process group or out of it
+  // (a grandchild that called setsid still carries the job's token): nothing is left behind.
   auto left = group_members(job.r.pid);
+  for (pid_t p : processes_with_env(kRunTokenVar, job.token))
+    if (std::find(left.begin(), left.end(), p) == left.end()) left.push_back(p);
   if (!left.empty()) {
     signal_group(job, SIGKILL);
+    for (pid_t p : left) ::kill(p, SIGKILL);
     job.r.leftovers_killed.assign(left.begin(), left.end());
   }
   job.out.reset();
@@ -255,6 +266,19 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
 
   while (!pending.empty() || !running.empty()) {
+    if (interrupted()) {
+      // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
+      for (size_t i : pending) {
+        ChildResult r;
+        r.interrupted_by = interrupted();
+        done(i, std::move(r));
+      }
+      pending.clear();
+      for (auto& j : running) {
+        if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
+        if (!j->terminating && !j->ended_at) escalate(*j, Clock::now());
+      }
+    }
     while (running.size() < max_jobs && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();

@@ -1,5 +1,7 @@
 // The supervisor and the classification, tested by causing each fault with fault_child.
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "harness/classify.h"
 #include "harness/process_info.h"
+#include "harness/reaper.h"
 #include "harness/supervisor.h"
 
 namespace fc::harness {
@@ -20,6 +23,15 @@ ChildResult run_child(std::vector<std::string> args, double timeout_s = 10, doub
   spec.timeout_s = timeout_s;
   spec.grace_s = grace_s;
   return supervise(spec);
+}
+
+// A killed process may take a moment to be reaped by us (its new parent): wait for that, briefly.
+void expect_gone_soon(int pid) {
+  for (int i = 0; i < 200 && ::kill(pid, 0) == 0; ++i) {
+    Reaper::instance().reap();
+    ::usleep(5000);
+  }
+  EXPECT_NE(::kill(pid, 0), 0) << "pid " << pid << " is still alive";
 }
 
 // Nothing of the child's process group may outlive supervise().
@@ -146,6 +158,43 @@ TEST(Supervisor, FloodIsCappedHeadAndTail) {
   EXPECT_EQ(r.err.total_bytes(), 64u << 20);
   EXPECT_TRUE(r.out.truncated());
   EXPECT_LT(r.out.text().size(), 3 * 4096u);
+}
+
+// The grandchild keeps stdout and stderr open after its parent exited: the run must not wait for
+// it, and it must not survive.
+TEST(Supervisor, GrandchildHoldingThePipesDoesNotStallAndIsKilled) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_child({"grandchild"}, /*timeout_s=*/30);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit.code, 0);
+  EXPECT_LT(took, 5.0);
+  int grandchild = std::stoi(r.out.text());
+  ASSERT_EQ(r.leftovers_killed.size(), 1u);
+  EXPECT_EQ(r.leftovers_killed[0], grandchild);
+  expect_gone_soon(grandchild);
+}
+
+// setsid() takes the grandchild out of the process group the watchdog signals; it is found by the
+// run token in its environment, killed, and (as we are a subreaper) reaped by us.
+TEST(Supervisor, GrandchildThatLeftTheGroupIsStillKilled) {
+  auto r = run_child({"orphan"}, /*timeout_s=*/30);
+  EXPECT_EQ(r.exit.code, 0);
+  int grandchild = std::stoi(r.out.text());
+  EXPECT_NE(::getpgid(grandchild), r.pid);
+  ASSERT_EQ(r.leftovers_killed.size(), 1u);
+  EXPECT_EQ(r.leftovers_killed[0], grandchild);
+  expect_gone_soon(grandchild);
+}
+
+TEST(Supervisor, FloodOfHundredsOfMiBKeepsTheHarnessSmall) {
+  auto r = run_child({"flood", "300"}, /*timeout_s=*/120);
+  EXPECT_EQ(r.exit.code, 0);
+  EXPECT_EQ(r.out.total_bytes(), 300ull << 20);
+  EXPECT_EQ(r.err.total_bytes(), 300ull << 20);
+  EXPECT_LT(r.out.text().size() + r.err.text().size(), 512u * 1024);
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  EXPECT_LT(ru.ru_maxrss, 200L * 1024) << "max RSS in KiB";  // Linux reports KiB
 }
 
 TEST(Supervisor, CommandThatDoesNotExistIsNotStarted) {

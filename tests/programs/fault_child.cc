@@ -10,7 +10,9 @@
 //   step-hang       announce a step on the channel (0.3 s allowance) and block inside it
 //   step-busy S     announce a step (0.3 s allowance), compute for S seconds, report it done
 //   result OUTCOME  send a result with OUTCOME on the channel, exit 0
-//   orphan          leave a grandchild (in its own session) holding stdout, then exit 0
+//   orphan          leave a grandchild (in its own session) holding stdout, then exit 0; the
+//                   grandchild's pid is printed on stdout
+//   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
 #include <signal.h>
 #include <unistd.h>
 
@@ -90,11 +92,20 @@ int main(int argc, char** argv) {
             "\",\"message\":\"from fault_child\",\"details\":{\"n\":1}}");
     return 0;
   }
-  if (mode == "orphan") {
-    if (::fork() == 0) {
-      ::setsid();  // leaves the process group the supervisor kills
+  if (mode == "orphan" || mode == "grandchild") {
+    int ready[2];
+    if (::pipe(ready) != 0) return 1;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (mode == "orphan") ::setsid();  // leaves the process group the supervisor kills
+      ::close(ready[0]);
+      ::close(ready[1]);  // tells the parent the setsid is done
       block_forever();
     }
+    ::close(ready[1]);
+    char b;
+    [[maybe_unused]] ssize_t n = ::read(ready[0], &b, 1);
+    std::printf("%d\n", static_cast<int>(pid));
     return 0;
   }
   return 64;

@@ -1,0 +1,14 @@
+// SIGINT, SIGTERM and SIGHUP to forkcheck end the run within seconds: the handler only records
+// the signal and wakes the supervisor's poll loop, which kills what runs and lets the run write
+// a partial report.
+#pragma once
+
+namespace fc::harness {
+
+void install_interrupt_handlers();
+// The signal that interrupted the run, or 0.
+int interrupted();
+// Exit status for an interrupted run: 128 + the signal, as a shell reports it (130 for SIGINT).
+inline int interrupted_exit_status() { return 128 + interrupted(); }
+
+}  // namespace fc::harness

@@ -1,0 +1,242 @@
+// forkcheck under faults of its own: interrupted by SIGINT/SIGTERM mid-run, killed by SIGKILL
+// mid-run. Each test checks the outcome, the timing, and that nothing the run started is alive.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// forkcheck started by hand, so the test can read its progress as it comes and signal it.
+struct Forkcheck {
+  pid_t pid = -1;
+  int out = -1;
+  std::string seen;
+
+  explicit Forkcheck(const std::vector<std::string>& args) {
+    int p[2];
+    EXPECT_EQ(::pipe(p), 0);
+    pid = ::fork();
+    if (pid == 0) {
+      ::dup2(p[1], STDOUT_FILENO);
+      ::close(p[0]);
+      ::close(p[1]);
+      std::vector<char*> argv;
+      std::string exe = FC_FORKCHECK;
+      argv.push_back(exe.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(exe.c_str(), argv.data());
+      ::_exit(127);
+    }
+    ::close(p[1]);
+    out = p[0];
+  }
+  ~Forkcheck() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    if (out >= 0) ::close(out);
+  }
+
+  // Reads stdout until `n` progress lines were printed or `seconds` passed.
+  bool wait_progress_lines(size_t n, double seconds) {
+    auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < until) {
+      size_t lines = 0;
+      for (size_t p = 0; (p = seen.find("(expected", p)) != std::string::npos; ++p) ++lines;
+      if (lines >= n) return true;
+      pollfd pfd{out, POLLIN, 0};
+      if (::poll(&pfd, 1, 100) > 0) {
+        char buf[4096];
+        ssize_t k = ::read(out, buf, sizeof buf);
+        if (k <= 0) return false;
+        seen.append(buf, static_cast<size_t>(k));
+      }
+    }
+    return false;
+  }
+
+  // Waits for forkcheck to exit; returns its raw wait status, or -1 after `seconds`.
+  int wait_exit(double seconds) {
+    auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return status;
+      }
+      char buf[4096];
+      pollfd pfd{out, POLLIN, 0};
+      if (::poll(&pfd, 1, 20) > 0) {
+        ssize_t k = ::read(out, buf, sizeof buf);
+        if (k > 0) seen.append(buf, static_cast<size_t>(k));
+      }
+    }
+    return -1;
+  }
+};
+
+// Processes whose environment carries the run token of forkcheck `pid` (what its runs started).
+std::vector<int> started_by(pid_t pid) {
+  const std::string prefix = "FORKCHECK_RUN=fc-" + std::to_string(pid) + "-";
+  std::vector<int> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string s;
+    std::getline(stat, s);
+    auto close = s.rfind(')');
+    if (close == std::string::npos || s.substr(close + 2, 1) == "Z") continue;
+    std::ifstream env(e.path() / "environ", std::ios::binary);
+    std::string var;
+    while (std::getline(env, var, '\0'))
+      if (var.compare(0, prefix.size(), prefix) == 0) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+bool wait_for_exe_in_run(pid_t forkcheck_pid, const std::string& exe, double seconds) {
+  auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < until) {
+    for (int p : started_by(forkcheck_pid)) {
+      std::error_code ec;
+      if (fs::read_symlink("/proc/" + std::to_string(p) + "/exe", ec) == fs::path(exe)) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+void expect_nothing_left(pid_t forkcheck_pid) {
+  auto until = Clock::now() + std::chrono::seconds(5);
+  std::vector<int> left;
+  while (!(left = started_by(forkcheck_pid)).empty() && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(left.empty()) << left.size() << " processes of the run are still alive, e.g. pid "
+                            << (left.empty() ? 0 : left[0]);
+}
+
+fs::path fresh_dir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("forkcheck-rel-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+TEST(Interrupt, SigintEndsExecWithinSecondsKillsTheTreeAndWritesAPartialReport) {
+  auto out = fresh_dir("sigint-exec");
+  Forkcheck fc({"exec", "--out", out.string(), "--timeout", "120", "--", FC_FAULT_CHILD, "ignore-term"});
+  pid_t pid = fc.pid;
+  // Interrupt while the command runs (not while forkcheck is still starting up).
+  ASSERT_TRUE(wait_for_exe_in_run(pid, FC_FAULT_CHILD, 60));
+  auto t0 = Clock::now();
+  ::kill(pid, SIGINT);
+  int status = fc.wait_exit(10);
+  double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_NE(status, -1) << "forkcheck did not end after SIGINT";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(took, 5.0);
+  auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["run"]["interrupted"], true);
+  const auto& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["outcome"], "skip");
+  EXPECT_EQ(v["interrupted"], true);
+  EXPECT_NE(v["message"].get<std::string>().find("not finished: forkcheck was interrupted by SIGINT"),
+            std::string::npos) << v["message"];
+  expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+TEST(Interrupt, SigtermMidRunKeepsTheVariantsFinishedSoFar) {
+  auto out = fresh_dir("sigterm-all");
+  Forkcheck fc({"all", "--jobs", "1", "--out", out.string()});
+  ASSERT_TRUE(fc.wait_progress_lines(2, 120)) << fc.seen;
+  pid_t pid = fc.pid;
+  auto t0 = Clock::now();
+  ::kill(pid, SIGTERM);
+  int status = fc.wait_exit(10);
+  double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_NE(status, -1);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_LT(took, 5.0);
+  auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["run"]["interrupted"], true);
+  size_t finished = 0, not_finished = 0;
+  for (const auto& c : report["cases"])
+    for (const auto& v : c["variants"]) {
+      if (v.value("interrupted", false) || v.value("not_run", false)) ++not_finished;
+      else ++finished;
+    }
+  EXPECT_GE(finished, 2u);
+  EXPECT_GE(not_finished, 1u);
+  expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+TEST(NothingLost, SigkillMidRunKeepsThePreviousReportAndAReadableRunLog) {
+  auto out = fresh_dir("sigkill");
+  {
+    Forkcheck first({"run", "gomp-fork-hang", "--only", "spawn", "--out", out.string()});
+    int status = first.wait_exit(120);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << first.seen;
+  }
+  std::ifstream prev_in(out / "report.json");
+  std::stringstream prev;
+  prev << prev_in.rdbuf();
+  ASSERT_FALSE(prev.str().empty());
+
+  Forkcheck fc({"all", "--jobs", "1", "--out", out.string()});
+  ASSERT_TRUE(fc.wait_progress_lines(1, 120)) << fc.seen;
+  pid_t pid = fc.pid;
+  ::kill(pid, SIGKILL);
+  ASSERT_NE(fc.wait_exit(10), -1);
+
+  std::ifstream now_in(out / "report.json");
+  std::stringstream now;
+  now << now_in.rdbuf();
+  EXPECT_EQ(now.str(), prev.str()) << "the previous report changed";
+  // The run log holds the run header, the planned cases and the finished variant.
+  std::ifstream log(out / "run.jsonl");
+  std::string line;
+  size_t variants = 0, lines = 0;
+  while (std::getline(log, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "line " << lines << " is torn: " << line;
+    ++lines;
+    if (j.value("type", "") == "variant") ++variants;
+  }
+  EXPECT_GE(variants, 1u);
+  // Without forkcheck, its guardian kills what the run had started.
+  expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+}  // namespace
