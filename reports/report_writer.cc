@@ -12,6 +12,9 @@ namespace fc::reports {
 std::vector<std::unique_ptr<Reporter>> all_reporters() {
   std::vector<std::unique_ptr<Reporter>> r;
   r.push_back(make_json_reporter());
+  r.push_back(make_html_reporter());
+  r.push_back(make_junit_reporter());
+  r.push_back(make_markdown_reporter());
   return r;
 }
 

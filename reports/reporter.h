@@ -2,6 +2,7 @@
 // run log alone) into one file. Adding a format is adding one file under reports/.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -18,7 +19,12 @@ class Reporter {
   virtual std::string render(const nlohmann::json& report) const = 0;
 };
 
-std::unique_ptr<Reporter> make_json_reporter();
+std::unique_ptr<Reporter> make_json_reporter();      // report.json
+std::unique_ptr<Reporter> make_html_reporter();      // report.html
+std::unique_ptr<Reporter> make_junit_reporter();     // junit.xml
+// summary.md, at most `max_bytes` (GitHub's step summary takes at most 1 MiB).
+inline constexpr size_t kMarkdownMaxBytes = 1000 * 1000;
+std::unique_ptr<Reporter> make_markdown_reporter(size_t max_bytes = kMarkdownMaxBytes);
 
 // Every format forkcheck writes.
 std::vector<std::unique_ptr<Reporter>> all_reporters();

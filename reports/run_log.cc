@@ -107,6 +107,16 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
                                  : "not run";
       v["not_run"] = true;
     }
+    // Every variant has every field the schema (report.schema.json) requires, run or not.
+    for (auto& v : c["variants"]) {
+      const nlohmann::json defaults = {{"message", ""}, {"duration_s", 0.0},
+                                       {"exit", {{"code", nullptr}, {"signal", nullptr}}},
+                                       {"stdout", ""}, {"stderr", ""},
+                                       {"details", nlohmann::json::object()},
+                                       {"stacks", nlohmann::json::array()}};
+      for (const auto& [k, val] : defaults.items())
+        if (!v.contains(k)) v[k] = val;
+    }
     for (auto& v : c["variants"]) v["matched"] = v["outcome"] == v["expected"];
     auto verdict = case_verdict(c["variants"]);
     c["verdict"] = verdict.verdict;

@@ -1,0 +1,76 @@
+#include "harness/environment_probe.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "harness/catalog.h"
+#include "harness/supervisor.h"
+#include "reports/report_view.h"
+
+namespace fc::harness {
+namespace {
+
+// Runs `program --env` under the supervisor; the environment, or why there is none.
+nlohmann::json ask(const std::string& program, double timeout_s, std::string& why) {
+  LaunchSpec spec;
+  spec.argv = {program, "--env"};
+  spec.timeout_s = timeout_s;
+  ChildResult r = supervise(spec);
+  const std::string name = std::filesystem::path(program).filename().string();
+  if (r.interrupted_by != 0) {
+    why = "forkcheck was interrupted while " + name + " --env ran";
+  } else if (!r.started) {
+    why = name + " could not be started: " + r.start_error;
+  } else if (!r.exit.exited_ok()) {
+    why = name + " --env failed: " + r.exit.describe() + " " + r.err.last_lines(2);
+  } else if (!r.result || !r.result->contains("environment") || !(*r.result)["environment"].is_object()) {
+    why = name + " --env sent no environment";
+  } else {
+    return (*r.result)["environment"];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json collect_environment(double timeout_s) {
+  const auto programs = repro_programs();  // {native, torch}
+  std::string torch_why, native_why;
+  nlohmann::json env = ask(programs.at(1), timeout_s, torch_why);
+  if (!env.is_null()) return env;
+  if (torch_why.rfind("forkcheck was interrupted", 0) == 0) return {{"error", torch_why}};
+  env = ask(programs.at(0), timeout_s, native_why);
+  if (env.is_null()) return {{"error", "no repro program could report the environment: " + torch_why + "; " + native_why}};
+  // Without libtorch's facts, and the report says why.
+  env["collected_by"]["fallback"] = torch_why + "; these facts come from the native repro program instead";
+  return env;
+}
+
+int print_environment(bool as_json) {
+  const nlohmann::json env = collect_environment();
+  if (as_json) {
+    std::cout << env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << "forkcheck environment\n";
+    for (const auto& row : reports::environment_rows(env)) {
+      if (!row.block) {
+        std::printf("  %-26s %s\n", row.label.c_str(), row.value.c_str());
+        continue;
+      }
+      std::printf("  %s:\n", row.label.c_str());
+      size_t start = 0;
+      while (start < row.value.size()) {
+        size_t end = row.value.find('\n', start);
+        if (end == std::string::npos) end = row.value.size();
+        std::printf("      %s\n", row.value.substr(start, end - start).c_str());
+        start = end + 1;
+      }
+    }
+    std::fflush(stdout);
+  }
+  return env.contains("error") ? 1 : 0;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,17 @@
+// The environment fingerprint, as forkcheck gets it: from a child, never from itself. The harness
+// links neither libtorch nor OpenMP, so it asks a repro program (`--env`) what it loads: first
+// forkcheck-repro-torch, which loads what the torch cases load; if that fails,
+// forkcheck-repro, and the result says so.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace fc::harness {
+
+// Never throws: when no program can answer, the result holds "error" saying why.
+nlohmann::json collect_environment(double timeout_s = 60);
+
+// `forkcheck env [--json]`: prints the fingerprint; 0, or 1 when it could not be collected.
+int print_environment(bool as_json);
+
+}  // namespace fc::harness

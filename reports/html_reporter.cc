@@ -1,0 +1,370 @@
+// report.html: one self-contained page to attach to a ticket. Inline CSS and SVG only: no script,
+// no font, no image, nothing fetched, so it opens the same offline, in a mail client or printed.
+// Order: the matrix of cases by start method, the tiny NN trained by 5 workers (the headline),
+// one section per case, the environment.
+#include <cstdio>
+#include <string>
+
+#include "reports/report_view.h"
+#include "reports/reporter.h"
+#include "reports/svg_line_chart.h"
+#include "reports/text.h"
+
+namespace fc::reports {
+namespace {
+
+constexpr size_t kOutputCap = 16 * 1024;   // per stream shown; report.json keeps what was captured
+constexpr size_t kDetailsCap = 64 * 1024;  // of a variant's pretty-printed details
+
+using json = nlohmann::json;
+
+std::string h(const std::string& s) { return html_escape(s); }
+std::string h(const char* s) { return html_escape(s); }
+std::string h(const json& v) { return html_escape(display(v)); }
+
+// An id attribute from a case or variant name.
+std::string anchor(const std::string& prefix, const std::string& name) {
+  std::string out = prefix;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
+  return out;
+}
+
+std::string str(const json& obj, const char* key, const std::string& fallback = "") {
+  return field(obj, key, fallback);
+}
+
+const char* const kStyle = R"css(
+:root { --ink:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --panel:#f6f8fa;
+  --ok:#1a7f37; --ok-bg:#dafbe1; --error:#9a3412; --error-bg:#ffedd5; --crash:#b91c1c; --crash-bg:#fee2e2;
+  --hang:#6d28d9; --hang-bg:#ede9fe; --skip:#57606a; --skip-bg:#eef1f4; --bad:#cf222e; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1180px; padding: 24px 28px 48px; color: var(--ink); background: var(--bg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", sans-serif;
+  overflow-wrap: anywhere; }
+h1 { font-size: 28px; margin: 0 0 4px; }
+h2 { font-size: 21px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 18px 0 6px; }
+h4 { font-size: 15px; margin: 0 0 6px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, monospace; font-size: 13px; }
+pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
+  overflow-x: auto; white-space: pre-wrap; word-break: break-word; margin: 4px 0 8px; }
+a { color: #0550ae; }
+.meta { color: var(--muted); margin: 0; }
+.summary { margin: 10px 0 0; display: flex; flex-wrap: wrap; gap: 8px; }
+.pill { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 1px 10px; background: var(--panel); }
+.pill.bad, .banner { border-color: var(--bad); color: var(--bad); font-weight: 600; }
+.banner { border: 2px solid; border-radius: 6px; padding: 8px 12px; margin: 12px 0; background: #fff5f5; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
+thead th { background: var(--panel); }
+table.matrix { table-layout: fixed; }
+table.matrix col.case { width: 26%; }
+table.matrix col.verdict-col { width: 10%; }
+table.matrix .case-title { display: block; font-weight: normal; color: var(--muted); font-size: 13px; }
+.cell { border-radius: 5px; padding: 4px 7px; margin: 3px 0; border: 1px solid transparent; }
+.cell .vname { display: block; font-size: 12px; color: var(--muted); }
+.cell .res { font-weight: 600; font-size: 14px; }
+.cell.none { color: var(--muted); text-align: center; }
+.o-ok { background: var(--ok-bg); color: var(--ok); }
+.o-error { background: var(--error-bg); color: var(--error); }
+.o-crash { background: var(--crash-bg); color: var(--crash); }
+.o-hang { background: var(--hang-bg); color: var(--hang); }
+.o-skip { background: var(--skip-bg); color: var(--skip); }
+.mismatch { border: 2px dashed var(--bad) !important; }
+.mismatch .res::after { content: " (did not match)"; color: var(--bad); }
+.legend-row { margin: 8px 0 0; font-size: 13px; color: var(--muted); display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.legend-row .cell { display: inline-block; margin: 0; }
+.verdict { display: inline-block; border-radius: 5px; padding: 1px 8px; font-size: 13px; font-weight: 600; border: 1px solid; white-space: nowrap; }
+.v-reproduced { color: #6d28d9; background: #f5f3ff; }
+.v-not-reproduced { color: #0550ae; background: #ddf4ff; }
+.v-regression { color: #fff; background: var(--bad); border-color: var(--bad); }
+.v-skipped { color: var(--skip); background: var(--skip-bg); }
+.v-ok { color: var(--ok); background: var(--ok-bg); }
+.v-failed { color: #fff; background: var(--bad); border-color: var(--bad); }
+.featured { background: #fbfcfd; border: 1px solid var(--line); border-radius: 10px; padding: 4px 20px 16px; margin-top: 28px; }
+.featured h2 { border: 0; }
+.grid2 { display: grid; grid-template-columns: minmax(260px, 1fr) minmax(420px, 2fr); gap: 18px; align-items: start; }
+.panel { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; background: var(--bg); }
+.panel.o-error, .panel.o-crash, .panel.o-hang { border-left: 6px solid currentColor; }
+.panel .msg { color: var(--ink); }
+table.workers { font-size: 14px; margin: 6px 0 10px; }
+table.workers td.num { text-align: right; font-variant-numeric: tabular-nums; }
+svg.chart { width: 100%; max-width: 640px; height: auto; display: block; }
+svg.chart .grid { stroke: #e5e9ed; stroke-width: 1; }
+svg.chart .axis { stroke: #8c959f; stroke-width: 1; }
+svg.chart .tick, svg.chart .legend { font-size: 11px; fill: #424a53; }
+svg.chart .axis-label { font-size: 12px; fill: #424a53; }
+svg.chart polyline.series, svg.chart .legend-line { fill: none; stroke-width: 2; }
+.case { margin-top: 30px; }
+.case h2 .id { font-size: 14px; color: var(--muted); font-weight: normal; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+blockquote { margin: 4px 0 10px; padding: 6px 14px; border-left: 4px solid var(--line); background: var(--panel); }
+.variant { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; margin: 10px 0; background: var(--bg); color: var(--ink); }
+.variant h4 .tag { font-weight: normal; color: var(--muted); font-size: 13px; margin-left: 6px; }
+.variant .badge { margin-left: 8px; border-radius: 5px; padding: 1px 8px; font-size: 13px; }
+.note { border-left: 4px solid #d4a72c; background: #fff8c5; padding: 4px 10px; margin: 6px 0; }
+.stack { margin: 4px 0; }
+details > summary { cursor: pointer; color: var(--muted); }
+table.env th { width: 220px; background: var(--panel); font-weight: 600; }
+table.env pre { margin: 0; }
+footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
+@media (max-width: 800px) { .grid2 { grid-template-columns: 1fr; } body { padding: 12px; } }
+@media print {
+  @page { size: A4; margin: 12mm 10mm; }
+  body { max-width: none; padding: 0; font-size: 9.5pt; }
+  * { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  h2 { break-after: avoid; margin-top: 18px; }
+  h3, h4 { break-after: avoid; }
+  table.matrix tr, .cell, svg.chart, table.workers tr, dl.facts, .panel.o-error, .panel.o-crash, .panel.o-hang { break-inside: avoid; }
+  .grid2 { grid-template-columns: 1fr; gap: 10px; }
+  .featured { padding: 2px 12px 10px; }
+  svg.chart { max-width: 520px; }
+  pre, code { font-size: 8pt; }
+  details > summary { color: var(--ink); }
+  details::details-content { content-visibility: visible; display: block; }
+  a { color: inherit; text-decoration: none; }
+}
+)css";
+
+std::string verdict_badge(const json& c) {
+  const std::string v = str(c, "verdict", "skipped");
+  return "<span class=\"verdict v-" + h(v) + "\">" + h(v) + "</span>";
+}
+
+std::string cell(const json& v) {
+  const std::string o = str(v, "outcome", "skip");
+  return "<div class=\"cell o-" + h(o) + (matched(v) ? "" : " mismatch") + "\" title=\"" +
+         h(str(v, "expected_why")) + "\"><span class=\"vname\">" + h(str(v, "name", "?")) + " \u00b7 " +
+         h(str(v, "role")) + "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></div>";
+}
+
+std::string header(const json& report) {
+  const json run = report.value("run", json::object());
+  const json s = report.value("summary", json::object());
+  std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" + h(str(report.value("tool", json::object()), "name")) +
+                  " " + h(str(report.value("tool", json::object()), "version"));
+  if (run.contains("started_at")) o += " \u00b7 started " + h(run["started_at"]);
+  if (run.contains("duration_s") && run["duration_s"].is_number())
+    o += " \u00b7 took " + h(format_seconds(run["duration_s"].get<double>()));
+  if (run.contains("argv") && run["argv"].is_array()) {
+    std::string cmd;
+    for (const auto& a : run["argv"]) cmd += (cmd.empty() ? "" : " ") + display(a);
+    o += " \u00b7 <code>" + h(cmd) + "</code>";
+  }
+  o += "</p><div class=\"summary\">";
+  o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) + " variants</span>";
+  const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
+  for (const auto& [verdict, n] : by_verdict.items())
+    o += "<span class=\"pill" + std::string(verdict == "regression" ? " bad" : "") + "\">" + h(verdict) + " " + h(n) + "</span>";
+  o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" + h(str(s, "mismatches")) +
+       " outcomes differ from expectation</span>";
+  if (s.value("harness_failures", 0)) o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
+  o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
+       (s.value("ok", true) ? "every fix behaved" : "a fix misbehaved or the harness failed") + "</span></div>";
+  if (run.contains("complete") && !run.value("complete", true))
+    o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as not run.</p>";
+  else if (run.value("interrupted", false))
+    o += "<p class=\"banner\">This run was interrupted: variants that had not ended are shown as not run.</p>";
+  return o + "</header>\n";
+}
+
+std::string matrix(const json& report) {
+  const auto methods = matrix_methods(report);
+  std::string o = "<section id=\"matrix\"><h2>Cases by start method</h2><table class=\"matrix\"><colgroup><col class=\"case\"><col class=\"verdict-col\">";
+  const std::string method_width = std::to_string(64 / static_cast<int>(methods.size())) + "%";
+  for (size_t i = 0; i < methods.size(); ++i) o += "<col style=\"width:" + method_width + "\">";
+  o += "</colgroup><thead><tr><th class=\"case\">case</th><th>verdict</th>";
+  for (const auto& m : methods) o += "<th>" + h(m) + "</th>";
+  o += "</tr></thead><tbody>";
+  for (const auto& c : list(report, "cases")) {
+    const std::string id = str(c, "id", "?");
+    o += "<tr class=\"case-row\" id=\"" + anchor("row-", id) + "\" data-case=\"" + h(id) + "\"><th class=\"case\"><a href=\"#" +
+         anchor("case-", id) + "\">" + h(id) + "</a><span class=\"case-title\">" + h(str(c, "title")) + "</span></th><td>" +
+         verdict_badge(c) + "</td>";
+    for (const auto& m : methods) {
+      o += "<td>";
+      auto vs = variants_with_method(c, m);
+      if (vs.empty()) o += "<div class=\"cell none\">\u2014</div>";
+      for (const auto* v : vs) o += cell(*v);
+      o += "</td>";
+    }
+    o += "</tr>";
+  }
+  o += "</tbody></table><div class=\"legend-row\">Each cell: variant \u00b7 role, then observed \u2713/\u2717 expected. "
+       "<span class=\"cell o-ok\">ok</span><span class=\"cell o-error\">error</span><span class=\"cell o-crash\">crash</span>"
+       "<span class=\"cell o-hang\">hang</span><span class=\"cell o-skip\">skip</span>"
+       "<span class=\"cell o-ok mismatch\">dashed red: outcome differs from the expectation</span></div></section>\n";
+  return o;
+}
+
+std::string workers_table(const json& v) {
+  std::string o = "<table class=\"workers\"><thead><tr><th>worker</th><th>pid</th><th>result</th><th>final loss</th><th>param_norm</th></tr></thead><tbody>";
+  for (const auto& w : workers(v)) {
+    const json r = w.value("result", json::object());
+    const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
+    std::string final_loss, norm;
+    char buf[32];
+    if (losses.is_array() && !losses.empty() && losses.back().is_number()) {
+      std::snprintf(buf, sizeof buf, "%.4f", losses.back().get<double>());
+      final_loss = buf;
+      if (losses.size() > 1 && losses.front().is_number()) {
+        std::snprintf(buf, sizeof buf, " (from %.4f)", losses.front().get<double>());
+        final_loss += buf;
+      }
+    }
+    if (r.is_object() && r.contains("param_norm") && r["param_norm"].is_number()) {
+      std::snprintf(buf, sizeof buf, "%.4f", r["param_norm"].get<double>());
+      norm = buf;
+    }
+    const std::string status = str(w, "status", "?");
+    const std::string msg = status == "ok" ? (r.is_object() ? str(r, "message", "ok") : "ok") : str(w, "error", status);
+    o += "<tr><td>" + h(str(w, "index")) + "</td><td class=\"num\">" + h(str(w, "pid")) + "</td><td class=\"o-" +
+         h(status == "ok" ? "ok" : status == "crash" ? "crash" : "error") + "\">" + h(msg) + "</td><td class=\"num\">" +
+         h(final_loss) + "</td><td class=\"num\">" + h(norm) + "</td></tr>";
+  }
+  return o + "</tbody></table>";
+}
+
+std::string loss_chart(const json& c, const json& v) {
+  std::vector<ChartSeries> series;
+  for (auto& curve : loss_curves(v)) series.push_back({"worker " + std::to_string(curve.worker), std::move(curve.losses)});
+  if (series.empty()) return "";
+  return svg_line_chart(series, {str(c, "id") + " / " + str(v, "name") + ": training loss of each worker",
+                                 "step", "loss (BCE)"});
+}
+
+// The tiny NN first: the source's own demo, where fork fails and spawn trains.
+std::string featured(const json& report) {
+  const json* c = find_case(report, kFeaturedCase);
+  if (!c) return "";
+  std::string o = "<section class=\"featured\" id=\"featured\"><h2>" + h(str(*c, "title", kFeaturedCase)) +
+                  "</h2><p>" + h(str(*c, "reported")) + "</p><div class=\"grid2\"><div>";
+  for (const auto& v : list(*c, "variants")) {
+    if (str(v, "start_method") != "fork") continue;
+    size_t failed = 0, total = 0;
+    for (const auto& w : workers(v)) {
+      ++total;
+      if (str(w, "status") != "ok") ++failed;
+    }
+    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) + (matched(v) ? "" : " mismatch") + "\"><h3>fork: <code>" +
+         h(str(v, "name")) + "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" +
+         h(str(v, "message")) + "</p>";
+    if (total) o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) + " workers failed.</p>";
+    o += "<p class=\"msg\"><small>" + h(str(v, "expected_why")) + "</small></p></div>";
+  }
+  o += "</div><div>";
+  for (const auto& v : list(*c, "variants")) {
+    if (str(v, "start_method") == "fork") continue;
+    o += "<div class=\"panel\"><h3>" + h(str(v, "start_method")) + ": <code>" + h(str(v, "name")) + "</code> \u2014 " +
+         h(outcome_vs_expected(v)) + "</h3><p>" + h(str(v, "message")) + "</p>" + workers_table(v) + loss_chart(*c, v) + "</div>";
+  }
+  return o + "</div></div></section>\n";
+}
+
+std::string output_block(const char* label, const json& v, const char* key) {
+  const std::string text = v.value(key, "");
+  if (text.empty()) return "";
+  return "<h5>" + std::string(label) + "</h5><pre class=\"" + key + "\">" + h(cap_text(text, kOutputCap)) + "</pre>";
+}
+
+std::string stacks_block(const json& v) {
+  if (!v.contains("stacks") || !v["stacks"].is_array() || v["stacks"].empty()) return "";
+  std::string o = "<details open class=\"stacks\"><summary>stacks of the hung process tree (" +
+                  std::to_string(v["stacks"].size()) + " threads" +
+                  (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") + ")</summary>";
+  if (v.contains("stacks_note")) o += "<p>" + h(v["stacks_note"]) + "</p>";
+  for (const auto& t : v["stacks"]) {
+    std::string text = "pid " + str(t, "pid") + " tid " + str(t, "tid") + " " + str(t, "name");
+    if (!str(t, "state").empty()) text += " [" + str(t, "state") + (str(t, "wchan").empty() ? "" : " " + str(t, "wchan")) + "]";
+    int i = 0;
+    for (const auto& f : list(t, "frames")) text += "\n  #" + std::to_string(i++) + " " + display(f);
+    o += "<pre class=\"stack\">" + h(text) + "</pre>";
+  }
+  return o + "</details>";
+}
+
+std::string variant_block(const json& c, const json& v) {
+  const std::string o_ = str(v, "outcome", "skip");
+  std::string o = "<div class=\"variant\" id=\"" + anchor("variant-", str(c, "id") + "-" + str(v, "name")) +
+                  "\"><h4><code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" + h(str(v, "start_method")) +
+                  " \u00b7 " + h(str(v, "role")) + "</span><span class=\"badge o-" + h(o_) + (matched(v) ? "" : " mismatch") +
+                  "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
+  if (!str(v, "description").empty()) o += "<p>" + h(v["description"]) + "</p>";
+  o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) + "</b>: " + h(str(v, "expected_why")) +
+       "</dd><dt>observed</dt><dd><b>" + h(o_) + "</b>";
+  if (v.contains("duration_s") && v["duration_s"].is_number()) o += " after " + h(format_seconds(v["duration_s"].get<double>()));
+  if (v.contains("exit") && v["exit"].is_object()) {
+    const auto& e = v["exit"];
+    if (!e.value("code", json()).is_null()) o += ", exit code " + h(e["code"]);
+    if (!e.value("signal", json()).is_null())
+      o += ", signal " + h(e["signal"]) + (e.contains("signal_name") ? " (" + h(e["signal_name"]) + ")" : "");
+  }
+  o += "</dd>";
+  if (!matched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
+  if (!str(v, "message").empty()) o += "<dt>message</dt><dd>" + h(v["message"]) + "</dd>";
+  if (v.contains("hang") && v["hang"].is_object())
+    o += "<dt>hung at</dt><dd>" + h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
+  o += "</dl>";
+  if (v.contains("note")) o += "<p class=\"note\">" + h(v["note"]) + "</p>";
+  o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
+  if (v.contains("details") && !v["details"].empty()) {
+    std::string text = v["details"].dump(2, ' ', false, json::error_handler_t::replace);
+    o += "<details class=\"details\"><summary>details (what the case measured)</summary><pre>" + h(cap_text(text, kDetailsCap)) +
+         "</pre></details>";
+  }
+  return o + "</div>";
+}
+
+std::string case_section(const json& c) {
+  const std::string id = str(c, "id", "?");
+  std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" + verdict_badge(c) + " " +
+                  h(str(c, "title", id)) + " <span class=\"id\">" + h(id) + "</span></h2>";
+  o += "<p>" + h(str(c, "verdict_reason")) + "</p><dl class=\"facts\">";
+  if (c.contains("source") && c["source"].is_object())
+    o += "<dt>source</dt><dd>\u201c" + h(str(c["source"], "title")) + "\u201d by " + h(str(c["source"], "author")) +
+         " (document " + h(str(c["source"], "document")) + ")</dd>";
+  if (!str(c, "platforms").empty()) o += "<dt>applies to</dt><dd>" + h(c["platforms"]) + "</dd>";
+  o += "</dl>";
+  if (!str(c, "reported").empty()) o += "<h3>What the source reported</h3><blockquote>" + h(c["reported"]) + "</blockquote>";
+  if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + h(c["mechanism"]) + "</p>";
+  if (id == kFeaturedCase) o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
+  o += "<h3>Variants</h3>";
+  for (const auto& v : list(c, "variants")) o += variant_block(c, v);
+  return o + "</section>\n";
+}
+
+std::string environment(const json& report) {
+  const json env = report.value("run", json::object()).value("environment", json::object());
+  std::string o = "<section id=\"environment\"><h2>Environment</h2><table class=\"env\"><tbody>";
+  for (const auto& row : environment_rows(env)) {
+    o += "<tr><th>" + h(row.label) + "</th><td>";
+    o += row.block ? "<pre>" + h(row.value) + "</pre>" : h(row.value);
+    o += "</td></tr>";
+  }
+  return o + "</tbody></table></section>\n";
+}
+
+class HtmlReporter final : public Reporter {
+ public:
+  std::string file_name() const override { return "report.html"; }
+  std::string render(const json& report) const override {
+    const json s = report.value("summary", json::object());
+    std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                    "<title>forkcheck report: " + h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
+    o += header(report) + matrix(report) + featured(report);
+    for (const auto& c : list(report, "cases")) o += case_section(c);
+    o += environment(report);
+    o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +
+         ") by forkcheck; <code>forkcheck report --from report.json</code> renders it again.</footer>\n</body></html>\n";
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_html_reporter() { return std::make_unique<HtmlReporter>(); }
+
+}  // namespace fc::reports

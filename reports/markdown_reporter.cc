@@ -1,0 +1,249 @@
+// summary.md: for a bug ticket or $GITHUB_STEP_SUMMARY (which refuses more than 1 MiB). The
+// matrix, the verdicts, the tiny NN's workers, the environment; each case's variants folded in
+// <details>. Always under the size cap: outputs and details are cut shorter and shorter until it
+// fits, and as a last resort whole parts are left out, with a line saying so.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "reports/report_view.h"
+#include "reports/reporter.h"
+#include "reports/text.h"
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+struct Limits {
+  size_t output;   // bytes of stdout / stderr per variant (0: left out)
+  size_t details;  // bytes of a variant's details JSON (0: left out)
+  size_t message;  // bytes of a message
+  size_t frames;   // frames shown per thread of a stack (0: stacks left out)
+};
+const Limits kLevels[] = {
+    {8 * 1024, 16 * 1024, 4 * 1024, 40},
+    {1024, 2 * 1024, 1024, 12},
+    {0, 0, 400, 0},
+};
+
+std::string md(const std::string& s, size_t cap) { return md_inline(cap_text(s, cap)); }
+
+// Appends whole parts while they fit, so that what is cut never leaves a table or a fence open.
+class Budget {
+ public:
+  Budget(size_t cap, size_t reserve) : cap_(cap), reserve_(reserve) {}
+  bool add(const std::string& part) {
+    if (out_.size() + part.size() + reserve_ > cap_) {
+      ++omitted_;
+      return false;
+    }
+    out_ += part;
+    return true;
+  }
+  void add_reserved(const std::string& part) { out_ += part; }  // what the reserve was kept for
+  size_t omitted() const { return omitted_; }
+  std::string& text() { return out_; }
+
+ private:
+  std::string out_;
+  size_t cap_, reserve_, omitted_ = 0;
+};
+
+std::string header(const json& report) {
+  const json run = report.value("run", json::object());
+  const json s = report.value("summary", json::object());
+  const json tool = report.value("tool", json::object());
+  std::string o = "# forkcheck report\n\n" + md_inline(field(tool, "name", "forkcheck") + " " + field(tool, "version"));
+  if (!field(run, "started_at").empty()) o += " \u00b7 started " + md_inline(field(run, "started_at"));
+  if (run.contains("duration_s") && run["duration_s"].is_number())
+    o += " \u00b7 took " + format_seconds(run["duration_s"].get<double>());
+  o += "\n\n**" + field(s, "cases", "0") + " cases, " + field(s, "variants", "0") + " variants**";
+  const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
+  for (const auto& [verdict, n] : by_verdict.items()) o += " \u00b7 " + md_inline(verdict) + " " + display(n);
+  o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
+       (s.value("ok", true) ? "every fix behaved" : "**a fix misbehaved or the harness failed**") + "\n\n";
+  if (run.contains("complete") && !run.value("complete", true))
+    o += "> **This run did not finish**: variants that had not ended are shown as not run.\n\n";
+  return o;
+}
+
+std::string cell_text(const json& v) {
+  std::string t = "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
+  return matched(v) ? t : t + " \u26a0\ufe0f";
+}
+
+std::vector<std::string> matrix(const json& report) {
+  const auto methods = matrix_methods(report);
+  std::string head = "## Cases by start method\n\n| case | verdict |";
+  std::string rule = "|---|---|";
+  for (const auto& m : methods) head += " " + md_inline(m) + " |", rule += "---|";
+  std::vector<std::string> parts = {head + "\n" + rule + "\n"};
+  for (const auto& c : list(report, "cases")) {
+    std::string row = "| **" + md_inline(field(c, "id", "?")) + "** " + md_inline(field(c, "title")) + " | " +
+                      md_inline(field(c, "verdict")) + " |";
+    for (const auto& m : methods) {
+      std::string cellv;
+      for (const auto* v : variants_with_method(c, m)) cellv += (cellv.empty() ? "" : "<br>") + cell_text(*v);
+      row += " " + (cellv.empty() ? std::string("\u2014") : cellv) + " |";
+    }
+    parts.push_back(row + "\n");
+  }
+  parts.push_back("\n\u2713 the outcome was the expected one; \u2717 \u26a0\ufe0f it was not.\n\n");
+  return parts;
+}
+
+std::vector<std::string> verdicts(const json& report, const Limits& lim) {
+  std::vector<std::string> parts = {"## Verdicts\n\n"};
+  for (const auto& c : list(report, "cases")) {
+    std::string p = "- **" + md_inline(field(c, "id", "?")) + "**: " + md_inline(field(c, "verdict")) + ": " +
+                    md(field(c, "verdict_reason"), lim.message) + "\n";
+    for (const auto& v : list(c, "variants"))
+      if (!matched(v)) p += "  - " + md_inline(field(v, "name", "?")) + ": " + md(mismatch_meaning(v), lim.message) + "\n";
+    parts.push_back(p);
+  }
+  parts.push_back("\n");
+  return parts;
+}
+
+std::string featured(const json& report, const Limits& lim) {
+  const json* c = find_case(report, kFeaturedCase);
+  if (!c) return "";
+  std::string o = "## " + md_inline(field(*c, "title", kFeaturedCase)) + "\n\n";
+  for (const auto& v : list(*c, "variants")) {
+    o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) + "): " +
+         md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) + "\n\n";
+    const auto curves = loss_curves(v);
+    if (curves.empty()) continue;
+    o += "| worker | pid | result | first loss | final loss | param_norm |\n|---|---|---|---|---|---|\n";
+    for (const auto& w : workers(v)) {
+      const json r = w.value("result", json::object());
+      const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
+      char first[32] = "", last[32] = "", norm[32] = "";
+      if (losses.is_array() && !losses.empty() && losses.front().is_number() && losses.back().is_number()) {
+        std::snprintf(first, sizeof first, "%.4f", losses.front().get<double>());
+        std::snprintf(last, sizeof last, "%.4f", losses.back().get<double>());
+      }
+      if (r.is_object() && r.contains("param_norm") && r["param_norm"].is_number())
+        std::snprintf(norm, sizeof norm, "%.4f", r["param_norm"].get<double>());
+      const std::string msg = field(w, "status") == "ok" ? field(r, "message", "ok") : field(w, "error", field(w, "status"));
+      o += "| " + field(w, "index") + " | " + field(w, "pid") + " | " + md(msg, lim.message) + " | " + first + " | " + last +
+           " | " + norm + " |\n";
+    }
+    o += "\n";
+  }
+  return o + "The loss curves are drawn in report.html.\n\n";
+}
+
+std::string variant_details(const json& v, const Limits& lim) {
+  std::string o = "#### " + md_inline(field(v, "name", "?")) + " (" + md_inline(field(v, "start_method")) + ", " +
+                  md_inline(field(v, "role")) + "): " + md_inline(outcome_vs_expected(v)) + "\n\n";
+  if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
+  o += "- expected **" + md_inline(field(v, "expected")) + "**: " + md(field(v, "expected_why"), lim.message) + "\n";
+  o += "- observed **" + md_inline(field(v, "outcome", "skip")) + "**";
+  if (v.contains("duration_s") && v["duration_s"].is_number()) o += " after " + format_seconds(v["duration_s"].get<double>());
+  o += "\n";
+  if (!matched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
+  if (!field(v, "message").empty()) o += "- message: " + md(field(v, "message"), lim.message) + "\n";
+  if (!field(v, "note").empty()) o += "- note: " + md(field(v, "note"), lim.message) + "\n";
+  o += "\n";
+  if (lim.output > 0)
+    for (const char* stream : {"stdout", "stderr"})
+      if (!field(v, stream).empty()) o += stream + std::string(":\n\n") + md_code_block(cap_text(field(v, stream), lim.output)) + "\n";
+  if (lim.frames > 0 && v.contains("stacks") && v["stacks"].is_array() && !v["stacks"].empty()) {
+    std::string text;
+    for (const auto& t : v["stacks"]) {
+      text += "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name") + "\n";
+      size_t i = 0;
+      for (const auto& f : list(t, "frames")) {
+        if (i == lim.frames) {
+          text += "  ...\n";
+          break;
+        }
+        text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+      }
+    }
+    o += "stacks:\n\n" + md_code_block(text) + "\n";
+  }
+  if (lim.details > 0 && v.contains("details") && !v["details"].empty())
+    o += "<details><summary>details</summary>\n\n" +
+         md_code_block(cap_text(v["details"].dump(2, ' ', false, json::error_handler_t::replace), lim.details)) +
+         "\n</details>\n\n";
+  return o;
+}
+
+std::vector<std::string> case_details(const json& report, const Limits& lim) {
+  std::vector<std::string> parts = {"## Cases\n\n"};
+  for (const auto& c : list(report, "cases")) {
+    // <summary> is HTML, where Markdown escapes would show: escape it as HTML
+    std::string o = "<details><summary><b>" + html_escape(field(c, "id", "?")) + "</b>: " + html_escape(field(c, "verdict")) +
+                    ": " + html_escape(field(c, "title")) + "</summary>\n\n";
+    if (c.contains("source") && c["source"].is_object())
+      o += "Source: \u201c" + md_inline(field(c["source"], "title")) + "\u201d by " + md_inline(field(c["source"], "author")) +
+           " (document " + md_inline(field(c["source"], "document")) + ")\n\n";
+    if (!field(c, "reported").empty()) o += "> " + md(field(c, "reported"), lim.message) + "\n\n";
+    if (!field(c, "mechanism").empty()) o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
+    for (const auto& v : list(c, "variants")) o += variant_details(v, lim);
+    parts.push_back(o + "</details>\n\n");
+  }
+  return parts;
+}
+
+std::string environment(const json& report) {
+  const json env = report.value("run", json::object()).value("environment", json::object());
+  std::string table = "## Environment\n\n| | |\n|---|---|\n", blocks;
+  for (const auto& row : environment_rows(env)) {
+    if (row.block)
+      blocks += "<details><summary>" + html_escape(row.label) + "</summary>\n\n" + md_code_block(cap_text(row.value, 8 * 1024)) +
+                "\n</details>\n\n";
+    else
+      table += "| " + md_inline(row.label) + " | " + md(row.value, 2048) + " |\n";
+  }
+  return table + "\n" + blocks;
+}
+
+std::string render_at(const json& report, const Limits& lim, size_t cap, size_t& omitted) {
+  const std::string env = environment(report);
+  const std::string footer = "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full outputs.\n";
+  const size_t note_room = 256;
+  Budget b(cap, env.size() + footer.size() + note_room);
+  b.add(header(report));
+  for (const auto& p : matrix(report)) b.add(p);
+  for (const auto& p : verdicts(report, lim)) b.add(p);
+  b.add(featured(report, lim));
+  for (const auto& p : case_details(report, lim)) b.add(p);
+  omitted = b.omitted();
+  if (env.size() + footer.size() + note_room <= cap) b.add_reserved(env);
+  if (omitted)
+    b.add_reserved("\n**" + std::to_string(omitted) +
+                   " part(s) left out to stay under the size limit for this file: report.html and report.json have everything.**\n");
+  b.add_reserved(footer);
+  return b.text();
+}
+
+class MarkdownReporter final : public Reporter {
+ public:
+  explicit MarkdownReporter(size_t max_bytes) : max_bytes_(max_bytes) {}
+  std::string file_name() const override { return "summary.md"; }
+  std::string render(const json& report) const override {
+    std::string text;
+    for (const auto& lim : kLevels) {
+      size_t omitted = 0;
+      text = render_at(report, lim, max_bytes_, omitted);
+      if (omitted == 0 && text.size() <= max_bytes_) return text;
+    }
+    if (text.size() > max_bytes_) text = cap_text(text, max_bytes_ / 2);  // a cap too small for the reserve
+    return text;
+  }
+
+ private:
+  size_t max_bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_markdown_reporter(size_t max_bytes) {
+  return std::make_unique<MarkdownReporter>(max_bytes);
+}
+
+}  // namespace fc::reports

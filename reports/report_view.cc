@@ -1,0 +1,173 @@
+#include "reports/report_view.h"
+
+#include <algorithm>
+
+#include "reports/text.h"
+
+namespace fc::reports {
+namespace {
+
+std::string join(const nlohmann::json& list, const std::string& sep) {
+  std::string out;
+  if (!list.is_array()) return display(list);
+  for (const auto& item : list) out += (out.empty() ? "" : sep) + display(item);
+  return out;
+}
+
+std::string yes_no(const nlohmann::json& v) { return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "?"; }
+
+}  // namespace
+
+const nlohmann::json& list(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  if (!obj.is_object()) return empty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_array() ? *it : empty;
+}
+
+std::vector<std::string> matrix_methods(const nlohmann::json& report) {
+  std::vector<std::string> methods = {"fork", "spawn", "forkserver"};
+  for (const auto& c : list(report, "cases"))
+    for (const auto& v : list(c, "variants")) {
+      const std::string m = field(v, "start_method", "none");
+      if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
+    }
+  return methods;
+}
+
+std::vector<const nlohmann::json*> variants_with_method(const nlohmann::json& c,
+                                                        const std::string& method) {
+  std::vector<const nlohmann::json*> out;
+  for (const auto& v : list(c, "variants"))
+    if (field(v, "start_method", "none") == method) out.push_back(&v);
+  return out;
+}
+
+bool matched(const nlohmann::json& v) {
+  return field(v, "outcome", "skip") == field(v, "expected");
+}
+
+std::string outcome_vs_expected(const nlohmann::json& v) {
+  return field(v, "outcome", "skip") + (matched(v) ? " \u2713 expected " : " \u2717 expected ") +
+         field(v, "expected", "?");
+}
+
+std::string mismatch_meaning(const nlohmann::json& v) {
+  const std::string what = "expected " + field(v, "expected", "?") + ", observed " + field(v, "outcome", "skip");
+  if (v.value("not_run", false) || v.value("interrupted", false)) return "not run to its end: " + what;
+  if (v.value("harness_error", false)) return "harness error: " + what;
+  if (field(v, "role") == "fix") return "regression: the fixed behaviour broke: " + what;
+  if (field(v, "role") == "subject") return "the command did not behave: " + what;
+  return "the hazard did not show as documented here: " + what;
+}
+
+const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id) {
+  for (const auto& c : list(report, "cases"))
+    if (field(c, "id") == id) return &c;
+  return nullptr;
+}
+
+const nlohmann::json& workers(const nlohmann::json& variant) {
+  static const nlohmann::json none = nlohmann::json::object();
+  return list(variant.is_object() && variant.contains("details") ? variant["details"] : none, "workers");
+}
+
+std::vector<LossCurve> loss_curves(const nlohmann::json& variant) {
+  std::vector<LossCurve> curves;
+  int i = 0;
+  for (const auto& w : workers(variant)) {
+    LossCurve c;
+    c.worker = w.value("index", i);
+    ++i;
+    if (!w.contains("result") || !w["result"].is_object()) continue;
+    for (const auto& l : list(w["result"], "losses"))
+      if (l.is_number()) c.losses.push_back(l.get<double>());
+    if (!c.losses.empty()) curves.push_back(std::move(c));
+  }
+  return curves;
+}
+
+std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
+  std::vector<EnvRow> rows;
+  if (!env.is_object() || env.empty()) {
+    rows.push_back({"environment", "not recorded in this run"});
+    return rows;
+  }
+  auto add = [&](const std::string& label, const std::string& value, bool block = false) {
+    if (!value.empty()) rows.push_back({label, value, block});
+  };
+  if (env.contains("error")) add("environment", display(env["error"]));
+  if (env.contains("collected_by")) {
+    const auto& by = env["collected_by"];
+    std::string v = by.is_object() ? field(by, "program", "?") : display(by);
+    if (by.is_object() && by.contains("fallback")) v += " (" + display(by["fallback"]) + ")";
+    add("collected by", v);
+  }
+  if (env.contains("os") && env["os"].is_object()) {
+    const auto& os = env["os"];
+    add("OS", field(os, "name", "?") + " (" + field(os, "sysname") + " " + field(os, "machine") + ")");
+    add("kernel", field(os, "kernel") + " " + field(os, "kernel_build"));
+  }
+  if (env.contains("libc") && env["libc"].is_object())
+    add("libc", field(env["libc"], "name") + " " + field(env["libc"], "version"));
+  if (env.contains("compiler")) add("compiler (repro programs)", display(env["compiler"]));
+  if (env.contains("cpus") && env["cpus"].is_object())
+    add("CPUs", display(env["cpus"].value("online", nlohmann::json())) + " online, " +
+                    display(env["cpus"].value("affinity", nlohmann::json())) + " usable by this process");
+  if (env.contains("libtorch") && env["libtorch"].is_object()) {
+    const auto& t = env["libtorch"];
+    add("libtorch", display(t.value("version", nlohmann::json("?"))) +
+                        " (OpenMP " + yes_no(t.value("has_openmp", nlohmann::json())) +
+                        ", MKL " + yes_no(t.value("has_mkl", nlohmann::json())) +
+                        ", MKL-DNN " + yes_no(t.value("has_mkldnn", nlohmann::json())) +
+                        ", LAPACK " + yes_no(t.value("has_lapack", nlohmann::json())) +
+                        ", CUDA devices " + display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
+  } else {
+    add("libtorch", "not loaded by the program that collected this");
+  }
+  if (env.contains("openmp_runtimes"))
+    add("OpenMP runtime(s) loaded", env["openmp_runtimes"].empty() ? "none" : join(env["openmp_runtimes"], "; "));
+  if (env.contains("blas")) add("BLAS loaded", env["blas"].empty() ? "none" : join(env["blas"], "; "));
+  if (env.contains("threads") && env["threads"].is_object()) {
+    std::string t;
+    for (const auto& [k, v] : env["threads"].items()) t += (t.empty() ? "" : ", ") + k + " " + display(v);
+    add("default threads", t);
+  }
+  if (env.contains("cuda") && env["cuda"].is_object()) {
+    std::string v = field(env["cuda"], "summary");
+    for (const auto& d : env["cuda"].value("devices", nlohmann::json::array()))
+      v += "; #" + display(d.value("index", nlohmann::json())) + " " + field(d, "name") +
+           (d.contains("compute_capability") ? " (sm " + display(d["compute_capability"]) + ")" : "");
+    add("CUDA", v);
+  }
+  if (env.contains("start_methods")) add("start methods here", join(env["start_methods"], ", "));
+  if (env.contains("ptrace_scope") && env["ptrace_scope"].is_object()) {
+    const auto& p = env["ptrace_scope"];
+    add("Yama ptrace_scope", p["value"].is_null() ? field(p, "meaning") : display(p["value"]) + ": " + field(p, "meaning"));
+  }
+  if (env.contains("variables") && env["variables"].is_object()) {
+    std::string v;
+    for (const auto& [k, val] : env["variables"].items()) v += (v.empty() ? "" : " ") + k + "=" + display(val);
+    add("variables", v.empty() ? "none of the OpenMP/BLAS/CUDA/fork variables is set" : v);
+  }
+  if (env.contains("libraries") && env["libraries"].is_array()) {
+    std::string v;
+    for (const auto& l : env["libraries"]) {
+      v += field(l, "path", "?");
+      if (l.contains("real_path")) v += " -> " + display(l["real_path"]);
+      if (l.contains("version")) v += " [" + display(l["version"]) + "]";
+      if (l.contains("max_threads")) v += " (max threads " + display(l["max_threads"]) + ")";
+      v += "\n";
+    }
+    if (!v.empty()) v.pop_back();
+    add("libraries mapped", v, true);
+  }
+  if (env.contains("libtorch") && env["libtorch"].is_object()) {
+    const auto& t = env["libtorch"];
+    if (t.contains("parallel_info")) add("libtorch parallel info", display(t["parallel_info"]), true);
+    if (t.contains("config")) add("libtorch build settings", display(t["config"]), true);
+  }
+  return rows;
+}
+
+}  // namespace fc::reports

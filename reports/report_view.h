@@ -1,0 +1,55 @@
+// What the human-readable formats (HTML, Markdown, `forkcheck env`) show the same way: the matrix
+// of cases by start method, a variant's outcome against its expectation, the environment as rows.
+// Everything here reads the report (report.json's content) and nothing else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::reports {
+
+// obj[key] when it is an array, else an empty array: iterate a report's lists without copying
+// them and without trusting their presence.
+const nlohmann::json& list(const nlohmann::json& obj, const char* key);
+
+// The matrix's columns: fork, spawn, forkserver, then any other start method a variant uses
+// (e.g. "none"), in order of appearance.
+std::vector<std::string> matrix_methods(const nlohmann::json& report);
+
+// The variants of `c` that use `method`, in the case's order (a method may have several).
+std::vector<const nlohmann::json*> variants_with_method(const nlohmann::json& c,
+                                                        const std::string& method);
+
+bool matched(const nlohmann::json& variant);
+
+// "hang ✓ expected hang", "ok ✗ expected hang".
+std::string outcome_vs_expected(const nlohmann::json& variant);
+
+// In words, what a mismatch means: "regression: ...", "the hazard did not show here: ...".
+std::string mismatch_meaning(const nlohmann::json& variant);
+
+// The case the reports feature first: the tiny NN trained by 5 workers.
+inline constexpr const char* kFeaturedCase = "tiny-nn-spawn";
+const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id);
+
+// variant.details.workers, or an empty array.
+const nlohmann::json& workers(const nlohmann::json& variant);
+
+// A worker's loss curve from a variant's details (details.workers[i].result.losses).
+struct LossCurve {
+  int worker = 0;
+  std::vector<double> losses;
+};
+std::vector<LossCurve> loss_curves(const nlohmann::json& variant);
+
+struct EnvRow {
+  std::string label;
+  std::string value;
+  bool block = false;  // several lines, shown preformatted (libtorch's build settings)
+};
+// The environment fingerprint (report.run.environment, or `forkcheck env`'s) as labelled rows.
+std::vector<EnvRow> environment_rows(const nlohmann::json& env);
+
+}  // namespace fc::reports

@@ -1,0 +1,45 @@
+// Text that came from somewhere else (a child's output, a library's message) made safe for each
+// format. Every string a reporter writes goes through one of these: a child may print anything,
+// invalid UTF-8 and control characters included.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::reports {
+
+// Invalid UTF-8 sequences replaced by U+FFFD.
+std::string valid_utf8(std::string_view s);
+
+// For HTML text and attribute values: & < > " ' escaped.
+std::string html_escape(std::string_view s);
+
+// For XML 1.0 (before the writer escapes it): valid UTF-8, and without the characters XML 1.0
+// does not allow even as references (C0 controls other than tab, newline, CR; U+FFFE, U+FFFF).
+std::string xml_safe(std::string_view s);
+
+// Markdown inline text (a table cell, a list item): one line, the characters that would start
+// markup or close a cell escaped, HTML tags neutralised.
+std::string md_inline(std::string_view s);
+
+// A fenced code block whose fence no line of `s` can close.
+std::string md_code_block(std::string_view s);
+
+// At most `max_bytes`: the head and the tail of `s`, and between them a line saying how much was
+// cut. Cuts fall on UTF-8 character boundaries.
+std::string cap_text(const std::string& s, size_t max_bytes);
+
+// A JSON value as a person reads it: strings unquoted, the rest as compact JSON.
+std::string display(const nlohmann::json& v);
+
+// obj[key] as text, whatever its type; `fallback` when obj is not an object, lacks the key or
+// holds null there. Reports from elsewhere (an older forkcheck, a hand-edited file) may differ.
+std::string field(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
+
+// "1.2 s", "35 ms".
+std::string format_seconds(double s);
+
+}  // namespace fc::reports

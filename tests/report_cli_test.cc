@@ -1,0 +1,170 @@
+// `forkcheck report --from` and `forkcheck env` from the outside, on a real run's reports
+// (FC_REAL_REPORT_DIR, written by the ctest fixture reports.real_run).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+
+#include "harness/supervisor.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kReal = FC_REAL_REPORT_DIR;
+const char* const kFiles[] = {"report.json", "report.html", "junit.xml", "summary.md"};
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run forkcheck(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {}) {
+  fc::harness::LaunchSpec spec;
+  spec.argv = {FC_FORKCHECK};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = std::move(env);
+  spec.timeout_s = 120;
+  spec.channel = false;
+  auto r = fc::harness::supervise(spec);
+  return {r.exit.code, r.out.text(), r.err.text()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+fs::path fresh_dir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("forkcheck-report-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+void expect_usage_error(const Run& r, const std::string& names) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+}
+
+TEST(RealReport, HasAllFourFiles) {
+  for (const char* f : kFiles) EXPECT_GT(fs::file_size(kReal / f), 100u) << f;
+}
+
+TEST(RealReport, EnvironmentNamesLibtorchAndTheOpenMpRuntime) {
+  const json r = json::parse(slurp(kReal / "report.json"));
+  const json& env = r["run"]["environment"];
+  ASSERT_TRUE(env.is_object()) << r["run"].dump(2);
+  ASSERT_FALSE(env.contains("error")) << env["error"];
+  EXPECT_FALSE(env["libtorch"]["version"].get<std::string>().empty());
+  EXPECT_NE(env["libtorch"]["config"].get<std::string>().find("PyTorch built with"), std::string::npos);
+  EXPECT_NE(env["openmp_runtimes"].dump().find("libgomp"), std::string::npos) << env["openmp_runtimes"];
+  EXPECT_NE(env["collected_by"]["program"].get<std::string>().find("forkcheck-repro-torch"), std::string::npos);
+  const std::string html = slurp(kReal / "report.html");
+  EXPECT_NE(html.find(env["libtorch"]["version"].get<std::string>()), std::string::npos);
+}
+
+TEST(RealReport, JunitHasOneTestcasePerVariantAndFailsOnlyMismatches) {
+  const json r = json::parse(slurp(kReal / "report.json"));
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file((kReal / "junit.xml").c_str()));
+  size_t testcases = 0, failing = 0;
+  for (auto s : doc.child("testsuites").children("testsuite"))
+    for (auto t : s.children("testcase")) {
+      ++testcases;
+      if (t.child("failure") || t.child("error")) ++failing;
+    }
+  EXPECT_EQ(testcases, r["summary"]["variants"].get<size_t>());
+  EXPECT_EQ(failing, r["summary"]["mismatches"].get<size_t>());
+}
+
+TEST(ReportFrom, RunLogRendersTheSameReports) {
+  auto out = fresh_dir("from-log");
+  auto r = forkcheck({"report", "--from", (kReal / "run.jsonl").string(), "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(slurp(out / "report.json")), json::parse(slurp(kReal / "report.json")));
+  for (const char* f : {"report.html", "junit.xml", "summary.md"})
+    EXPECT_EQ(slurp(out / f), slurp(kReal / f)) << f << " is a pure function of the run log";
+  fs::remove_all(out);
+}
+
+TEST(ReportFrom, ReportJsonRendersTheSameReports) {
+  auto out = fresh_dir("from-json");
+  auto r = forkcheck({"report", "--from", (kReal / "report.json").string(), "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : kFiles) EXPECT_EQ(slurp(out / f), slurp(kReal / f)) << f;
+  fs::remove_all(out);
+}
+
+TEST(ReportFrom, WritesBesideTheFileByDefault) {
+  auto dir = fresh_dir("beside");
+  fs::create_directories(dir);
+  fs::copy_file(kReal / "run.jsonl", dir / "run.jsonl");
+  auto r = forkcheck({"report", "--from", (dir / "run.jsonl").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : kFiles) EXPECT_TRUE(fs::exists(dir / f)) << f;
+  fs::remove_all(dir);
+}
+
+TEST(ReportFrom, MissingFileIsAUsageError) {
+  auto out = fresh_dir("missing-out");
+  const std::string missing = (fresh_dir("missing") / "run.jsonl").string();
+  expect_usage_error(forkcheck({"report", "--from", missing, "--out", out.string()}), missing);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(ReportFrom, DirectoryIsAUsageError) {
+  expect_usage_error(forkcheck({"report", "--from", kReal.string()}), kReal.string());
+}
+
+TEST(ReportFrom, FileThatIsNoRunIsAUsageError) {
+  auto f = fresh_dir("garbage");
+  { std::ofstream(f) << "hello\n{\"not\": \"a run\"}\n"; }
+  expect_usage_error(forkcheck({"report", "--from", f.string()}), "neither");
+  fs::remove(f);
+}
+
+TEST(ReportFrom, FromIsRequired) { expect_usage_error(forkcheck({"report"}), "--from"); }
+
+TEST(Env, PrintsTheFingerprintForAPerson) {
+  auto r = forkcheck({"env"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"libtorch", "libgomp", "OpenMP runtime(s) loaded", "start methods here", "fork, spawn, forkserver",
+                        "Yama ptrace_scope", "CUDA", "libc", "glibc"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(Env, JsonComesFromTheTorchProgram) {
+  auto r = forkcheck({"env", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json env = json::parse(r.out);
+  EXPECT_FALSE(env["libtorch"]["version"].get<std::string>().empty());
+  EXPECT_GE(env["threads"]["nproc"].get<int>(), 1);
+  EXPECT_FALSE(env["collected_by"].contains("fallback"));
+}
+
+TEST(Env, FallsBackToTheNativeProgramAndSaysSo) {
+  // A repro directory whose torch program fails: the native one answers, without libtorch.
+  auto dir = fresh_dir("fallback");
+  fs::create_directories(dir);
+  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro", dir / "forkcheck-repro");
+  { std::ofstream(dir / "forkcheck-repro-torch") << "#!/bin/sh\necho 'libtorch is broken here' >&2\nexit 3\n"; }
+  fs::permissions(dir / "forkcheck-repro-torch", fs::perms::owner_all);
+  auto r = forkcheck({"env", "--json"}, {{"FORKCHECK_REPRO_DIR", dir.string()}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json env = json::parse(r.out);
+  EXPECT_FALSE(env.contains("libtorch"));
+  const std::string why = env["collected_by"]["fallback"];
+  EXPECT_NE(why.find("forkcheck-repro-torch"), std::string::npos) << why;
+  EXPECT_NE(why.find("libtorch is broken here"), std::string::npos) << why;
+  EXPECT_NE(env["openmp_runtimes"].dump().find("libgomp"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace

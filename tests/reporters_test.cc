@@ -1,0 +1,321 @@
+// The reporters on a synthetic report: escaping in every format, JUnit failures exactly where an
+// outcome differs from its expectation, the Markdown size cap, the loss-curve charts.
+#include <regex>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+
+#include "reports/report_view.h"
+#include "reports/reporter.h"
+#include "reports/run_log.h"
+#include "reports/svg_line_chart.h"
+#include "reports/text.h"
+#include "reports/synthetic_report.h"
+
+namespace fc::reports {
+namespace {
+
+using nlohmann::json;
+using testing::synthetic_report;
+
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// --- text helpers ----------------------------------------------------------------------------
+
+TEST(Text, HtmlEscapesEverythingThatCouldBeMarkup) {
+  EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(Text, InvalidUtf8IsReplaced) {
+  EXPECT_EQ(valid_utf8("a\xff" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(valid_utf8("\xe3\x81\x82"), "\xe3\x81\x82");  // valid Japanese stays
+}
+
+TEST(Text, XmlSafeDropsWhatXml10CannotHold) {
+  EXPECT_EQ(xml_safe(std::string("a\x01\x1b[31mb\tc\n\0d", 13)), "a[31mb\tc\nd");
+  EXPECT_EQ(xml_safe("\xEF\xBF\xBE"), "");  // U+FFFE
+}
+
+TEST(Text, CapKeepsHeadAndTailOnCharacterBoundaries) {
+  std::string s;
+  for (int i = 0; i < 1000; ++i) s += "\xe3\x81\x82";  // 3-byte characters
+  const std::string capped = cap_text(s, 100);
+  EXPECT_LT(capped.size(), 200u);
+  EXPECT_NE(capped.find("bytes cut here"), std::string::npos);
+  EXPECT_EQ(valid_utf8(capped), capped);
+  EXPECT_EQ(cap_text("short", 100), "short");
+}
+
+TEST(Text, MarkdownInlineNeutralisesMarkupAndCells) {
+  const std::string s = md_inline("a | b <script> *x* [l](u)\nnext");
+  EXPECT_EQ(s.find('\n'), std::string::npos);
+  EXPECT_EQ(s.find("<script>"), std::string::npos);
+  EXPECT_NE(s.find("\\|"), std::string::npos);
+  EXPECT_NE(s.find("\\*x\\*"), std::string::npos);
+}
+
+TEST(Text, CodeBlockFenceOutlastsBackticksInside) {
+  const std::string block = md_code_block("```\nnot the end\n````\n");
+  EXPECT_EQ(block.rfind("`````text\n", 0), 0u);
+}
+
+// --- the shared view -------------------------------------------------------------------------
+
+TEST(ReportView, MatrixColumnsAndCells) {
+  const json r = synthetic_report();
+  EXPECT_EQ(matrix_methods(r), (std::vector<std::string>{"fork", "spawn", "forkserver"}));
+  const json& gomp = r["cases"][0];
+  ASSERT_EQ(variants_with_method(gomp, "fork").size(), 1u);
+  EXPECT_EQ(outcome_vs_expected(gomp["variants"][0]), "hang \u2713 expected hang");
+  EXPECT_EQ(outcome_vs_expected(gomp["variants"][1]), "crash \u2717 expected ok");
+  EXPECT_EQ(loss_curves(r["cases"][2]["variants"][0]).size(), 5u);
+}
+
+TEST(ReportView, FoldGivesNotRunVariantsEveryField) {
+  std::vector<json> lines = {
+      {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "0"}}}},
+      {{"type", "case"}, {"id", "c"}, {"variants", json::array({{{"name", "v"}, {"expected", "ok"}, {"role", "fix"}}})}}};
+  const json r = fold_run_log(lines);  // no variant line, no end line: cut short
+  const json& v = r["cases"][0]["variants"][0];
+  for (const char* k : {"outcome", "message", "duration_s", "exit", "stdout", "stderr", "details", "stacks"})
+    EXPECT_TRUE(v.contains(k)) << k;
+  EXPECT_EQ(r["run"]["complete"], false);
+}
+
+// --- JSON --------------------------------------------------------------------------------------
+
+TEST(JsonReporter, RoundTrips) {
+  json r = synthetic_report();
+  r["cases"][0]["variants"][1]["stderr"] = "valid";
+  EXPECT_EQ(json::parse(make_json_reporter()->render(r)), r);
+}
+
+TEST(JsonReporter, ReplacesInvalidUtf8) {
+  const json back = json::parse(make_json_reporter()->render(synthetic_report()));
+  EXPECT_EQ(back["cases"][0]["variants"][1]["stderr"], "invalid utf-8: \xEF\xBF\xBD\xEF\xBF\xBD end\n");
+}
+
+// --- HTML --------------------------------------------------------------------------------------
+
+class Html : public ::testing::Test {
+ protected:
+  void SetUp() override { html_ = make_html_reporter()->render(synthetic_report()); }
+  std::string html_;
+};
+
+TEST_F(Html, EscapesTextFromTheRun) {
+  EXPECT_EQ(html_.find("<b>tags</b>"), std::string::npos);
+  EXPECT_NE(html_.find("&lt;b&gt;tags&lt;/b&gt;"), std::string::npos);
+  EXPECT_EQ(html_.find("<injected/>"), std::string::npos);
+  EXPECT_EQ(html_.find("<i>with markup</i>"), std::string::npos);
+  EXPECT_EQ(html_.find('\x01'), std::string::npos) << "control characters are not HTML";
+  EXPECT_EQ(valid_utf8(html_), html_);
+}
+
+TEST_F(Html, MatrixHasARowPerCaseAndACellPerVariant) {
+  EXPECT_NE(html_.find("<table class=\"matrix\">"), std::string::npos);
+  for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
+    EXPECT_NE(html_.find("data-case=\"" + std::string(id) + "\""), std::string::npos) << id;
+  EXPECT_NE(html_.find("hang \u2713 expected hang"), std::string::npos);
+  EXPECT_NE(html_.find("crash \u2717 expected ok"), std::string::npos);
+  EXPECT_EQ(count(html_, "class=\"cell o-"), 7u + 6u);  // 7 variants, and the legend's 6 samples
+}
+
+TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
+  const size_t featured = html_.find("id=\"featured\"");
+  ASSERT_NE(featured, std::string::npos);
+  EXPECT_LT(featured, html_.find("id=\"case-gomp-fork-hang\""));
+  EXPECT_GT(featured, html_.find("id=\"matrix\""));
+  const std::string section = html_.substr(featured, html_.find("</section>", featured) - featured);
+  EXPECT_EQ(count(section, "<polyline"), 5u);
+  EXPECT_NE(section.find("Unable to handle autograd"), std::string::npos) << "the fork error beside the workers";
+  EXPECT_NE(section.find("train finished"), std::string::npos);
+  EXPECT_NE(section.find("3.5000"), std::string::npos) << "param_norm";
+}
+
+TEST_F(Html, ShowsStacksOutputsDetailsAndTheEnvironment) {
+  EXPECT_NE(html_.find("GOMP_parallel from libgomp.so.1"), std::string::npos);
+  EXPECT_NE(html_.find("<pre class=\"stdout\">"), std::string::npos);
+  EXPECT_NE(html_.find("<details class=\"details\">"), std::string::npos);
+  const size_t env = html_.find("id=\"environment\"");
+  ASSERT_NE(env, std::string::npos);
+  EXPECT_NE(html_.find("1.13.0", env), std::string::npos);
+  EXPECT_NE(html_.find("libgomp (GNU)", env), std::string::npos);
+  EXPECT_NE(html_.find("@media print"), std::string::npos);
+}
+
+TEST_F(Html, FetchesNothing) {
+  EXPECT_EQ(html_.find("<script"), std::string::npos);
+  EXPECT_EQ(html_.find("<link"), std::string::npos);
+  EXPECT_EQ(html_.find("<img"), std::string::npos);
+  EXPECT_EQ(html_.find("@import"), std::string::npos);
+  EXPECT_EQ(html_.find("url("), std::string::npos);
+  std::regex remote(R"((src|href)\s*=\s*["']?\s*(https?:)?//)", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(html_, remote));
+}
+
+// --- JUnit -------------------------------------------------------------------------------------
+
+class Junit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    xml_ = make_junit_reporter()->render(synthetic_report());
+    parsed_ = doc_.load_string(xml_.c_str());
+  }
+  pugi::xml_node testcase(const std::string& classname, const std::string& name) {
+    for (auto s : doc_.child("testsuites").children("testsuite"))
+      for (auto t : s.children("testcase"))
+        if (classname == t.attribute("classname").value() && name == t.attribute("name").value()) return t;
+    return {};
+  }
+  std::string xml_;
+  pugi::xml_document doc_;
+  pugi::xml_parse_result parsed_;
+};
+
+TEST_F(Junit, IsWellFormedDespiteControlCharactersAndBadUtf8) {
+  ASSERT_TRUE(parsed_) << parsed_.description() << "\n" << xml_;
+  EXPECT_EQ(xml_.find('\x01'), std::string::npos);
+  EXPECT_EQ(xml_.find('\x1b'), std::string::npos);
+  EXPECT_EQ(valid_utf8(xml_), xml_);
+  EXPECT_EQ(xml_.find("<injected/>"), std::string::npos);
+}
+
+TEST_F(Junit, OneSuitePerCaseOneTestcasePerVariant) {
+  ASSERT_TRUE(parsed_);
+  auto root = doc_.child("testsuites");
+  EXPECT_EQ(root.attribute("tests").as_int(), 7);
+  size_t suites = 0;
+  for (auto s : root.children("testsuite")) {
+    (void)s;
+    ++suites;
+  }
+  EXPECT_EQ(suites, 3u);
+  auto t = testcase("gomp-fork-hang", "fork");
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t.attribute("time").as_double(), 1.25);
+}
+
+TEST_F(Junit, FailuresExactlyWhereTheOutcomeDiffers) {
+  ASSERT_TRUE(parsed_);
+  const json r = synthetic_report();
+  int failures = 0, errors = 0;
+  for (const auto& c : r["cases"])
+    for (const auto& v : c["variants"]) {
+      auto t = testcase(c["id"], v["name"]);
+      ASSERT_TRUE(t) << c["id"] << "/" << v["name"];
+      const bool mismatch = v["outcome"] != v["expected"];
+      const bool has = t.child("failure") || t.child("error");
+      EXPECT_EQ(has, mismatch) << c["id"] << "/" << v["name"];
+      if (t.child("failure")) ++failures;
+      if (t.child("error")) ++errors;
+    }
+  EXPECT_EQ(failures, 2);  // the regression, the hazard that did not bite
+  EXPECT_EQ(errors, 1);    // the harness error
+  auto reg = testcase("gomp-fork-hang", "spawn").child("failure");
+  EXPECT_STREQ(reg.attribute("type").value(), "crash");
+  EXPECT_NE(std::string(reg.attribute("message").value()).find("regression"), std::string::npos);
+  EXPECT_NE(std::string(reg.text().get()).find("killed by SIGSEGV </failure><injected/>"), std::string::npos)
+      << "the message in the body too, escaped";
+  EXPECT_STREQ(testcase("gomp-fork-hang", "forkserver").child("error").attribute("type").value(), "error");
+  auto not_bitten = testcase("autograd-after-fork", "fork-plain").child("failure");
+  EXPECT_NE(std::string(not_bitten.text().get()).find("did not bite"), std::string::npos);
+}
+
+TEST_F(Junit, ExpectedSkipsAreSkippedWithTheReason) {
+  ASSERT_TRUE(parsed_);
+  auto t = testcase("autograd-after-fork", "macos-only");
+  ASSERT_TRUE(t.child("skipped"));
+  EXPECT_STREQ(t.child("skipped").attribute("message").value(), "needs macOS");
+  EXPECT_FALSE(t.child("failure"));
+}
+
+TEST_F(Junit, OutputsGoToSystemOutAndSystemErr) {
+  ASSERT_TRUE(parsed_);
+  EXPECT_NE(std::string(testcase("gomp-fork-hang", "fork").child("system-out").text().get()).find("<b>tags</b>"),
+            std::string::npos);
+  EXPECT_NE(std::string(testcase("gomp-fork-hang", "spawn").child("system-err").text().get()).find("invalid utf-8"),
+            std::string::npos);
+}
+
+// --- Markdown ----------------------------------------------------------------------------------
+
+TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
+  const std::string md = make_markdown_reporter()->render(synthetic_report());
+  EXPECT_NE(md.find("| case | verdict | fork | spawn | forkserver |"), std::string::npos);
+  EXPECT_NE(md.find("## Verdicts"), std::string::npos);
+  EXPECT_NE(md.find("regression: the fixed behaviour broke"), std::string::npos);
+  EXPECT_NE(md.find("train finished"), std::string::npos);
+  EXPECT_NE(md.find("<details><summary><b>gomp-fork-hang</b>: regression: title of gomp-fork-hang &lt;i&gt;"),
+            std::string::npos) << "HTML-escaped in the HTML block";
+  EXPECT_NE(md.find("## Environment"), std::string::npos);
+  EXPECT_NE(md.find("1.13.0"), std::string::npos);
+  EXPECT_EQ(md.find("<injected/>"), std::string::npos) << "a message is text, not markup";
+  EXPECT_EQ(md.find('\x01'), std::string::npos);
+  // every table row has the same number of unescaped cell separators as the header
+  const std::string header = "| case | verdict | fork | spawn | forkserver |";
+  size_t pos = md.find(header);
+  std::regex sep(R"((^|[^\\])\|)");
+  for (size_t line = md.find('\n', pos) + 1; md.compare(line, 1, "|") == 0; line = md.find('\n', line) + 1) {
+    const std::string row = md.substr(line, md.find('\n', line) - line);
+    EXPECT_EQ(std::distance(std::sregex_iterator(row.begin(), row.end(), sep), std::sregex_iterator()), 6) << row;
+  }
+}
+
+json huge_report() {
+  json r = synthetic_report();
+  const std::string flood(100 * 1024, 'x');
+  json cases = json::array();
+  for (int i = 0; i < 200; ++i) {
+    json c = r["cases"][i % 3];
+    c["id"] = "case-" + std::to_string(i);
+    for (auto& v : c["variants"]) {
+      v["stdout"] = flood;
+      v["stderr"] = flood;
+      v["message"] = flood;
+      v["details"]["blob"] = flood;
+    }
+    cases.push_back(c);
+  }
+  r["cases"] = cases;
+  return r;
+}
+
+TEST(Markdown, AHugeReportStaysUnderOneMebibyte) {
+  const json r = huge_report();
+  const std::string md = make_markdown_reporter()->render(r);
+  EXPECT_LT(md.size(), 1024u * 1024u);
+  EXPECT_LE(md.size(), kMarkdownMaxBytes);
+  EXPECT_NE(md.find("## Environment"), std::string::npos) << "the environment survives the cut";
+  EXPECT_TRUE(md.find("bytes cut here") != std::string::npos || md.find("left out") != std::string::npos);
+  EXPECT_EQ(count(md, "<details"), count(md, "</details>")) << "no <details> left open";
+  size_t fences = 0;
+  for (size_t p = md.find("\n```"); p != std::string::npos; p = md.find("\n```", p + 1)) ++fences;
+  EXPECT_EQ(fences % 2, 0u) << "no code fence left open";
+}
+
+TEST(Markdown, ASmallCapLeavesWholePartsOutAndSaysSo) {
+  const std::string md = make_markdown_reporter(6000)->render(huge_report());
+  EXPECT_LE(md.size(), 6000u);
+  EXPECT_NE(md.find("left out to stay under the size limit"), std::string::npos);
+}
+
+// --- the chart ---------------------------------------------------------------------------------
+
+TEST(SvgChart, OnePolylinePerSeriesAndEscapedLabels) {
+  const std::string svg = svg_line_chart({{"worker <0>", {1, 0.5, 0.25}}, {"w1", {0.9, 0.4, 0.2}}, {"single", {0.3}}},
+                                         {"t & t", "step", "loss"});
+  EXPECT_EQ(count(svg, "<polyline"), 2u);
+  EXPECT_EQ(count(svg, "<circle"), 1u);
+  EXPECT_NE(svg.find("worker &lt;0&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("t &amp; t"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fc::reports
