@@ -2,19 +2,37 @@
 // the child's next parallel region never returns. libgomp has no atfork handling: the child's
 // copy of the thread pool still lists workers that do not exist in it, and the team start waits
 // on a futex for them forever.
+//
+// Escapes under fork: omp_pause_resource_all(omp_pause_hard) before fork (libgomp frees its pool,
+// so the child builds a new one), or one thread in the child (a 1-thread team never uses the
+// pool). The runtime matrix: this file is also built into forkcheck-repro-libomp, linked against
+// LLVM's libomp, which registers pthread_atfork handlers and survives fork unless
+// KMP_INIT_AT_FORK=FALSE turns them off. Every variant records which runtime is really loaded.
+#include <dlfcn.h>
+#include <link.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <string>
 
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
 
+// Which OpenMP runtime this program was linked against (CMake sets it for the libomp build).
+#ifndef FC_OPENMP_RUNTIME
+#define FC_OPENMP_RUNTIME "libgomp"
+#endif
+
 namespace {
 
+using fc::Outcome;
+
 constexpr int kThreads = 2;
+constexpr const char* kLibompProgram = "forkcheck-repro-libomp";
 
 int parallel_region(int threads) {
   int seen = 0;
@@ -23,27 +41,95 @@ int parallel_region(int threads) {
   return seen;
 }
 
+// The OpenMP runtimes mapped into this process, by file name: the evidence of which one ran.
+int collect_openmp(dl_phdr_info* info, size_t, void* data) {
+  const std::string path = info->dlpi_name ? info->dlpi_name : "";
+  const std::string file = std::filesystem::path(path).filename().string();
+  for (const char* prefix : {"libgomp", "libomp", "libiomp"})
+    if (file.rfind(prefix, 0) == 0) static_cast<nlohmann::json*>(data)->push_back(path);
+  return 0;
+}
+
+nlohmann::json loaded_openmp_runtimes() {
+  nlohmann::json paths = nlohmann::json::array();
+  ::dl_iterate_phdr(&collect_openmp, &paths);
+  return paths;
+}
+
+bool is_runtime(const std::string& path, const std::string& runtime) {
+  const std::string file = std::filesystem::path(path).filename().string();
+  return file.rfind(runtime + ".", 0) == 0 || file.rfind(runtime + "-", 0) == 0;
+}
+
+// Old runtimes lack omp_pause_resource_all (OpenMP 5.0; libgomp since GCC 10): look it up.
+using PauseAllFn = int (*)(omp_pause_resource_t);
+PauseAllFn pause_resource_all() {
+  return reinterpret_cast<PauseAllFn>(::dlsym(RTLD_DEFAULT, "omp_pause_resource_all"));
+}
+
 FORKCHECK_WORKER(gomp_child_region) {
-  fc::channel::step_begin("the child's OpenMP parallel region (2 threads)");
-  int seen = parallel_region(kThreads);
-  fc::channel::step_end("the child's OpenMP parallel region (2 threads)");
-  return {{"threads_in_region", seen}, {"pid", getpid()}};
+  const int threads = payload.value("threads", kThreads);
+  if (threads == 1) omp_set_num_threads(1);
+  const std::string step = "the child's OpenMP parallel region (" + std::to_string(threads) +
+                           (threads == 1 ? " thread)" : " threads)");
+  fc::channel::step_begin(step.c_str());
+  int seen = parallel_region(threads);
+  fc::channel::step_end(step.c_str());
+  return {{"threads_in_region", seen},
+          {"pid", getpid()},
+          {"openmp_runtimes", loaded_openmp_runtimes()}};
 }
 
 fc::CaseResult run(const fc::VariantSpec& variant) {
   nlohmann::json details;
+  // The runtime the variant claims must be the one loaded, or its outcome says nothing.
+  const std::string claimed = variant.program == kLibompProgram ? "libomp" : "libgomp";
+  details["openmp_runtime_claimed"] = claimed;
+  details["openmp_runtime_built_for"] = FC_OPENMP_RUNTIME;
+  details["openmp_runtimes_loaded"] = loaded_openmp_runtimes();
+  bool claimed_loaded = false, other_loaded = false;
+  for (const auto& p : details["openmp_runtimes_loaded"])
+    (is_runtime(p.get<std::string>(), claimed) ? claimed_loaded : other_loaded) = true;
+  if (!claimed_loaded || other_loaded)
+    return {Outcome::kError,
+            "variant " + variant.name + " claims " + claimed + " but this process loaded " +
+                details["openmp_runtimes_loaded"].dump(),
+            details};
+
   details["parent_threads_before_region"] = fc::launch::thread_count();
   details["parent_threads_in_region"] = parallel_region(kThreads);
-  // libgomp keeps its pool thread parked after the region: this is what the fork child inherits.
-  details["parent_threads_at_start"] = fc::launch::thread_count();
+  // The runtime keeps its pool threads parked after the region: fork copies their state, not them.
+  details["parent_threads_after_region"] = fc::launch::thread_count();
+  if (variant.name == "fork-pause-resource") {
+    PauseAllFn pause = pause_resource_all();
+    if (!pause) return {Outcome::kError, "omp_pause_resource_all is not exported here", details};
+    details["omp_pause_resource_all_returned"] = pause(omp_pause_hard);
+    details["parent_threads_after_pause"] = fc::launch::thread_count();
+  }
   fc::channel::send_details(details);
-  auto workers = fc::start_pool(variant, "gomp_child_region", {nlohmann::json::object()});
+  const int child_threads = variant.name == "fork-one-thread-in-child" ? 1 : kThreads;
+  auto workers = fc::start_pool(variant, "gomp_child_region", {{{"threads", child_threads}}});
   return fc::to_case_result(fc::join_pool(workers, std::chrono::seconds(20)), details);
 }
 
+// Why the libomp variants cannot run here, or "" when they can (decided at --list time).
+std::string libomp_program_missing() {
+#ifndef FC_HAVE_LIBOMP_PROGRAM
+  if (std::string(FC_OPENMP_RUNTIME) != "libomp")
+    return std::string(kLibompProgram) +
+           " was not built: CMake found no LLVM libomp (Debian: libomp-dev)";
+#endif
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  auto program = self.parent_path() / kLibompProgram;
+  if (ec || !std::filesystem::exists(program, ec))
+    return program.string() + " not found beside this program: build the target " + kLibompProgram;
+  return "";
+}
+
 std::vector<fc::VariantSpec> variants() {
-  return {
-      fc::hazard("fork", "fork", fc::Outcome::kHang,
+  std::vector<fc::VariantSpec> v = {
+      fc::hazard("fork", "fork", Outcome::kHang,
                  "libgomp (GCC's OpenMP runtime) registers no atfork handler; the child's team "
                  "start waits for pool threads that were not copied by fork()",
                  "parent runs a 2-thread parallel region, forks, the child runs another"),
@@ -53,7 +139,35 @@ std::vector<fc::VariantSpec> variants() {
               "the server was forked before the parent's first parallel region, so its children "
               "never inherit a libgomp pool",
               "same parent; the worker is forked by a server started before any thread"),
+      fc::fix("fork-pause-resource", "fork",
+              "omp_pause_resource_all(omp_pause_hard) makes libgomp free its thread pool, whose "
+              "threads exit: the child inherits no pool and builds a new one",
+              "as `fork`, the parent calls omp_pause_resource_all(omp_pause_hard) before forking"),
+      fc::fix("fork-one-thread-in-child", "fork",
+              "a 1-thread team returns before libgomp touches the inherited pool",
+              "as `fork`, the child calls omp_set_num_threads(1) and runs a 1-thread region"),
+      fc::fix("fork-libomp", "fork",
+              "LLVM's libomp registers pthread_atfork handlers (KMP_INIT_AT_FORK defaults to "
+              "TRUE): the child handler resets the runtime, which starts afresh in the child",
+              "as `fork`, the program linked against LLVM's libomp instead of libgomp")
+          .run_by(kLibompProgram),
+      fc::hazard("fork-libomp-no-atfork", "fork", Outcome::kHang,
+                 "KMP_INIT_AT_FORK=FALSE stops libomp from registering its atfork handlers: the "
+                 "child inherits a team whose threads do not exist and waits for them at the "
+                 "region's barrier, as with libgomp",
+                 "as `fork-libomp`, with KMP_INIT_AT_FORK=FALSE in the environment from exec")
+          .run_by(kLibompProgram)
+          .with_env("KMP_INIT_AT_FORK", "FALSE"),
   };
+  if (!pause_resource_all())
+    v[3].skip(
+        "omp_pause_resource_all is not exported by the loaded OpenMP runtime (OpenMP 5.0; "
+        "libgomp has it since GCC 10)");
+  const std::string missing = libomp_program_missing();
+  if (!missing.empty())
+    for (auto& s : v)
+      if (s.program == kLibompProgram) s.skip(missing);
+  return v;
 }
 
 }  // namespace
@@ -73,8 +187,10 @@ FORKCHECK_CASE(gomp_fork_hang_case) {
       "libgomp keeps a thread pool after the first parallel region and has no pthread_atfork "
       "handling. fork() copies only the calling thread; the child's pool state still counts the "
       "parent's pool threads, so its next multi-threaded region waits on a futex that nobody will "
-      "ever post.";
-  c.platforms = "Linux (GCC/libgomp); any POSIX system using libgomp";
+      "ever post. LLVM's libomp resets itself in an atfork child handler instead.";
+  c.platforms =
+      "Linux (GCC/libgomp); any POSIX system using libgomp, or libomp with "
+      "KMP_INIT_AT_FORK=FALSE";
   c.variants = &variants;
   c.run = &run;
   return c;

@@ -1,0 +1,294 @@
+// The native cases of forkcheck-repro, end to end: `forkcheck run` of static-init-fork,
+// objc-initialize-fork, gomp-fork-hang (escapes, libomp matrix), cuda-before-fork,
+// socket-handle-spawn, global-config-spawn, state-not-shared and graceful-shutdown once, then what
+// report.json says about each variant's outcome and the evidence it kept.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/supervisor.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* const kCases[] = {"static-init-fork", "objc-initialize-fork", "gomp-fork-hang",
+                              "cuda-before-fork", "socket-handle-spawn",  "global-config-spawn",
+                              "state-not-shared", "graceful-shutdown"};
+
+class NativeCases : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = fs::temp_directory_path() / ("forkcheck-nativecases-" + std::to_string(::getpid()));
+    fs::remove_all(out_);
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "run"};
+    for (const char* c : kCases) spec.argv.push_back(c);
+    spec.argv.insert(spec.argv.end(), {"--out", out_.string()});
+    spec.timeout_s = 300;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    exit_code_ = r.exit.code;
+    stdout_ = r.out.text();
+    std::ifstream in(out_ / "report.json");
+    if (in) report_ = json::parse(in, nullptr, false);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out_); }
+
+  // Non-const on purpose: a key a variant lacks reads as null (and fails the check) instead of
+  // being undefined behaviour as with a const json.
+  static json& find_case(const std::string& id) {
+    static json none;
+    if (!report_.contains("cases")) {
+      ADD_FAILURE() << "no report.json with cases; forkcheck printed:\n" << stdout_;
+      return none;
+    }
+    for (auto& c : report_["cases"])
+      if (c["id"] == id) return c;
+    ADD_FAILURE() << "no case " << id;
+    return none;
+  }
+  static json& variant(const std::string& id, const std::string& name) {
+    for (auto& v : find_case(id)["variants"])
+      if (v["name"] == name) return v;
+    ADD_FAILURE() << "no variant " << id << "/" << name;
+    static json none;
+    return none;
+  }
+  static bool contains(const json& s, const std::string& part) {
+    return s.is_string() && s.get<std::string>().find(part) != std::string::npos;
+  }
+  // A worker pid of a finished run must not be a live repro process any more.
+  static bool repro_alive(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmdline;
+    std::getline(in, cmdline, '\0');
+    return in && cmdline.find("forkcheck-repro") != std::string::npos;
+  }
+
+  static inline fs::path out_;
+  static inline int exit_code_ = -1;
+  static inline std::string stdout_;
+  static inline json report_;
+};
+
+TEST_F(NativeCases, RunExitsZeroAndEveryVariantMatchedItsExpectation) {
+  EXPECT_EQ(exit_code_, 0) << stdout_;
+  ASSERT_TRUE(report_.is_object()) << stdout_;
+  EXPECT_EQ(report_["summary"]["regressions"], 0);
+  for (const char* id : kCases)
+    for (auto& v : find_case(id)["variants"]) {
+      EXPECT_EQ(v["outcome"], v["expected"]) << id << "/" << v["name"] << ": " << v["message"];
+      EXPECT_FALSE(v["expected_why"].get<std::string>().empty()) << id << "/" << v["name"];
+    }
+}
+
+TEST_F(NativeCases, StaticInitHangsOnTheGuardUnderForkOnly) {
+  auto& fork = variant("static-init-fork", "fork");
+  EXPECT_EQ(fork["outcome"], "hang");
+  EXPECT_TRUE(contains(fork["hang"]["step"], "function-local static")) << fork["hang"];
+  EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());  // caught at the step
+  EXPECT_EQ(fork["details"]["initialiser_in_progress_before_fork"], true);
+  if (fork.value("stacks_method", "") == "gdb") {  // the child waits in the guard
+    EXPECT_TRUE(contains(json(fork["stacks"].dump()), "__cxa_guard_acquire")) << fork["stacks"];
+  }
+  for (const char* name : {"spawn", "forkserver", "fork-init-in-atfork"}) {
+    auto& v = variant("static-init-fork", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    EXPECT_EQ(v["details"]["workers"][0]["result"]["value"], 42) << name;
+  }
+  // The prepare handler finished the initialisation before fork: the child inherited it done.
+  EXPECT_EQ(variant("static-init-fork", "fork-init-in-atfork")["details"]["workers"][0]["result"]
+                                                              ["constructed_when_worker_started"],
+            true);
+  EXPECT_EQ(find_case("static-init-fork")["verdict"], "reproduced");
+}
+
+TEST_F(NativeCases, ObjcCaseNeedsMacOS) {
+  for (const char* name : {"fork", "fork-disable-fork-safety", "spawn"}) {
+    auto& v = variant("objc-initialize-fork", name);
+#ifdef __APPLE__
+    EXPECT_NE(v["outcome"], "skip") << name;
+#else
+    EXPECT_EQ(v["outcome"], "skip") << name;
+    EXPECT_TRUE(contains(v["message"], "macOS")) << v["message"];
+    EXPECT_TRUE(contains(v["message"], "static-init-fork")) << v["message"];
+#endif
+  }
+  EXPECT_EQ(variant("objc-initialize-fork",
+                    "fork-disable-fork-safety")["env"]["OBJC_DISABLE_INITIALIZE_FORK_SAFETY"],
+            "YES");
+#ifdef __APPLE__
+  EXPECT_EQ(variant("objc-initialize-fork", "fork")["details"]["runtime_message_seen"], true);
+  EXPECT_EQ(variant("objc-initialize-fork",
+                    "fork-disable-fork-safety")["details"]["runtime_message_seen"],
+            false);
+#endif
+}
+
+TEST_F(NativeCases, GompEscapesUnderForkAndTheRuntimeMatrix) {
+  const auto runtimes_of = [](json& v) {
+    std::string all;
+    for (auto& p : v["details"]["openmp_runtimes_loaded"]) all += p.get<std::string>() + " ";
+    return all;
+  };
+  auto& fork = variant("gomp-fork-hang", "fork");
+  EXPECT_EQ(fork["outcome"], "hang");
+  EXPECT_NE(runtimes_of(fork).find("libgomp"), std::string::npos) << runtimes_of(fork);
+
+  auto& pause = variant("gomp-fork-hang", "fork-pause-resource");
+  if (pause["outcome"] != "skip") {
+    EXPECT_EQ(pause["outcome"], "ok") << pause["message"];
+    EXPECT_EQ(pause["details"]["omp_pause_resource_all_returned"], 0);
+    EXPECT_EQ(pause["details"]["workers"][0]["result"]["threads_in_region"], 2);
+  }
+  auto& one = variant("gomp-fork-hang", "fork-one-thread-in-child");
+  EXPECT_EQ(one["outcome"], "ok") << one["message"];
+  EXPECT_EQ(one["details"]["workers"][0]["result"]["threads_in_region"], 1);
+
+  auto& libomp = variant("gomp-fork-hang", "fork-libomp");
+  auto& no_atfork = variant("gomp-fork-hang", "fork-libomp-no-atfork");
+  if (libomp["outcome"] == "skip") {
+    EXPECT_TRUE(contains(libomp["message"], "forkcheck-repro-libomp")) << libomp["message"];
+    return;
+  }
+  EXPECT_TRUE(contains(libomp["program"], "forkcheck-repro-libomp")) << libomp["program"];
+  for (json* v : {&libomp, &no_atfork}) {
+    const std::string loaded = runtimes_of(*v);
+    EXPECT_NE(loaded.find("libomp"), std::string::npos) << (*v)["name"] << ": " << loaded;
+    EXPECT_EQ(loaded.find("libgomp"), std::string::npos) << (*v)["name"] << ": " << loaded;
+  }
+  EXPECT_EQ(libomp["outcome"], "ok") << libomp["message"];
+  EXPECT_TRUE(contains(libomp["details"]["workers"][0]["result"]["openmp_runtimes"][0], "libomp"));
+  EXPECT_EQ(no_atfork["env"]["KMP_INIT_AT_FORK"], "FALSE");
+  EXPECT_EQ(no_atfork["outcome"], "hang") << no_atfork["message"];
+  EXPECT_TRUE(contains(no_atfork["hang"]["step"], "OpenMP parallel region"));
+}
+
+TEST_F(NativeCases, CudaSaysWhyItSkipsOrShowsTheDriverError) {
+  auto& fork = variant("cuda-before-fork", "fork");
+  auto& spawn = variant("cuda-before-fork", "spawn");
+  if (fork["expected"] == "skip") {
+    EXPECT_TRUE(contains(fork["message"], "no CUDA driver: libcuda.so.1 not found") ||
+                contains(fork["message"], "CUDA driver present but no device"))
+        << fork["message"];
+    EXPECT_EQ(spawn["outcome"], "skip");
+    return;
+  }
+  EXPECT_EQ(fork["outcome"], "error");
+  EXPECT_TRUE(contains(fork["message"], "cuInit in the worker")) << fork["message"];
+  EXPECT_EQ(spawn["outcome"], "ok") << spawn["message"];
+  EXPECT_EQ(spawn["details"]["workers"][0]["result"]["cuInit"]["code"], 0);
+}
+
+TEST_F(NativeCases, SocketInstanceIsRefusedBySpawnAndSharedByFork) {
+  for (const char* name : {"spawn-instance", "forkserver-instance"}) {
+    auto& v = variant("socket-handle-spawn", name);
+    EXPECT_EQ(v["outcome"], "error") << name;
+    EXPECT_TRUE(contains(v["message"], "cannot serialize 'socket' object (fd ")) << v["message"];
+    EXPECT_TRUE(contains(v["message"], "connected to 127.0.0.1:")) << v["message"];
+  }
+  auto& fork = variant("socket-handle-spawn", "fork-instance");
+  EXPECT_EQ(fork["outcome"], "error");
+  EXPECT_TRUE(contains(fork["message"], "received replies meant for worker")) << fork["message"];
+  json& d = fork["details"];
+  EXPECT_EQ(d["crossed"].size(), 4u) << d["crossed"];
+  ASSERT_EQ(d["host_connections"].size(), 1u) << d["host_connections"];  // one connection...
+  EXPECT_EQ(d["host_connections"][0]["workers"],
+            json::array({0, 1, 2, 3}));  // ...served every worker
+  EXPECT_EQ(d["worker_local_ports"].size(), 1u) << d["worker_local_ports"];
+  std::set<int> pids;
+  for (auto& w : d["workers"]) pids.insert(w["pid"].get<int>());
+  EXPECT_EQ(pids.size(), 4u);
+
+  for (const char* name : {"spawn-factory", "forkserver-factory", "fork-factory"}) {
+    auto& v = variant("socket-handle-spawn", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    EXPECT_EQ(v["details"]["host_connections"].size(), 4u) << name;
+    for (auto& c : v["details"]["host_connections"]) EXPECT_EQ(c["workers"].size(), 1u) << c;
+    for (auto& w : v["details"]["workers"]) {
+      const std::string mine = "reply " + std::to_string(w["result"]["worker"].get<int>()) + " ";
+      for (auto& line : w["result"]["received"])
+        EXPECT_EQ(line.get<std::string>().rfind(mine, 0), 0u) << name << ": " << line;
+    }
+  }
+  EXPECT_EQ(find_case("socket-handle-spawn")["verdict"], "reproduced");
+}
+
+TEST_F(NativeCases, GlobalConfigKeysAreLostOutsideFork) {
+  const json all_keys = {"PARAMS_RL_FILE", "ROOT", "server_ip", "server_port"};
+  for (const char* name : {"fork", "spawn-setup-in-worker", "spawn-config-in-payload",
+                           "forkserver-config-in-payload"}) {
+    auto& v = variant("global-config-spawn", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    ASSERT_EQ(v["details"]["workers"].size(), 4u) << name;
+    for (auto& w : v["details"]["workers"]) EXPECT_EQ(w["result"]["keys"], all_keys) << name;
+  }
+  for (const char* name : {"spawn", "forkserver"}) {
+    auto& v = variant("global-config-spawn", name);
+    EXPECT_EQ(v["outcome"], "error") << name;
+    EXPECT_TRUE(contains(v["message"], "sees only [\"ROOT\"]")) << v["message"];
+    EXPECT_TRUE(contains(v["message"], "lost PARAMS_RL_FILE, server_ip, server_port"))
+        << v["message"];
+    for (auto& w : v["details"]["workers"]) EXPECT_EQ(w["status"], "error") << name;
+  }
+}
+
+TEST_F(NativeCases, PortCounterStaysZeroInTheParentUnlessShared) {
+  for (const char* name : {"fork", "spawn"}) {
+    auto& v = variant("state-not-shared", name);
+    EXPECT_EQ(v["outcome"], "error") << name;
+    EXPECT_TRUE(contains(v["message"], "parent sees 0 ports in use after 4 workers each took one"))
+        << v["message"];
+    EXPECT_EQ(v["details"]["parent_sees_ports_in_use"], 0);
+    EXPECT_EQ(v["details"]["ports_taken"], json::array({4100}));  // every worker took the same port
+  }
+  for (const char* name :
+       {"fork-shared-memory", "spawn-shared-memory", "spawn-ports-from-parent"}) {
+    auto& v = variant("state-not-shared", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    EXPECT_EQ(v["details"]["parent_sees_ports_in_use"], 4) << name;
+    EXPECT_EQ(v["details"]["ports_taken"], json::array({4100, 4101, 4102, 4103})) << name;
+  }
+}
+
+TEST_F(NativeCases, GracefulShutdownForcesOnlyTheWorkerThatIgnoresSigterm) {
+  for (const char* name : {"fork", "spawn", "forkserver"}) {
+    auto& v = variant("graceful-shutdown", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    json& d = v["details"];
+    int stubborn = -1;
+    for (auto& r : d["roles"])
+      if (r["role"] == "stubborn") {
+        stubborn = r["pid"].get<int>();
+        EXPECT_EQ(r["sigterm"], "ignored");
+      } else {
+        EXPECT_EQ(r["sigterm"], "caught");
+      }
+    EXPECT_EQ(d["forced"], json::array({stubborn})) << name;
+    EXPECT_EQ(d["warnings"], json::array({"Warning: Process " + std::to_string(stubborn) +
+                                          " did not terminate gracefully, forcing..."}));
+    EXPECT_TRUE(contains(v["stdout"].dump(), "did not terminate gracefully, forcing..."));
+    for (auto& e : d["ends"]) {
+      if (e["role"] == "polite") {
+        EXPECT_EQ(e["exit_code"], 0) << e;
+      }
+    }
+    EXPECT_TRUE(d["left_behind"].empty()) << d["left_behind"];
+    for (auto& pid : d["worker_pids"]) EXPECT_FALSE(repro_alive(pid.get<int>())) << pid;
+  }
+  auto& hazard = variant("graceful-shutdown", "fork-join-no-deadline");
+  EXPECT_EQ(hazard["outcome"], "hang");
+  EXPECT_TRUE(contains(hazard["hang"]["step"], "no deadline")) << hazard["hang"];
+  for (auto& pid : hazard["details"]["worker_pids"])
+    EXPECT_FALSE(repro_alive(pid.get<int>())) << pid;
+}
+
+}  // namespace

@@ -1,0 +1,207 @@
+// The torch cases of the catalogue, end to end: `forkcheck run` of torch-omp-pool-hang,
+// hogwild-shared-memory and selfplay-pipeline once, then what report.json says about each
+// variant's outcome and evidence.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/supervisor.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class TorchCases : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = fs::temp_directory_path() / ("forkcheck-torchcases-" + std::to_string(::getpid()));
+    fs::remove_all(out_);
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "run", "torch-omp-pool-hang", "hogwild-shared-memory",
+                 "selfplay-pipeline", "--out", out_.string()};
+    spec.timeout_s = 300;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    exit_code_ = r.exit.code;
+    stdout_ = r.out.text();
+    std::ifstream in(out_ / "report.json");
+    if (in) report_ = json::parse(in, nullptr, false);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out_); }
+
+  static const json& find_case(const std::string& id) {
+    for (const auto& c : report_["cases"])
+      if (c["id"] == id) return c;
+    ADD_FAILURE() << "no case " << id;
+    static json none;
+    return none;
+  }
+  static const json& variant(const std::string& id, const std::string& name) {
+    for (const auto& v : find_case(id)["variants"])
+      if (v["name"] == name) return v;
+    ADD_FAILURE() << "no variant " << id << "/" << name;
+    static json none;
+    return none;
+  }
+  static bool contains(const json& s, const std::string& part) {
+    return s.is_string() && s.get<std::string>().find(part) != std::string::npos;
+  }
+
+  static inline fs::path out_;
+  static inline int exit_code_ = -1;
+  static inline std::string stdout_;
+  static inline json report_;
+};
+
+TEST_F(TorchCases, RunExitsZeroWithNoRegression) {
+  EXPECT_EQ(exit_code_, 0) << stdout_;
+  ASSERT_TRUE(report_.is_object());
+  EXPECT_EQ(report_["summary"]["regressions"], 0);
+  EXPECT_EQ(report_["summary"]["harness_failures"], 0);
+}
+
+TEST_F(TorchCases, NothingLeftInDevShmOrTmpEvenByHungVariants) {
+  size_t checked = 0;
+  for (const char* id : {"hogwild-shared-memory", "selfplay-pipeline"}) {
+    for (const auto& v : find_case(id)["variants"]) {
+      const json& d = v["details"];
+      const std::string where = std::string(id) + "/" + v["name"].get<std::string>();
+      ASSERT_TRUE(d.contains("shm_segment")) << where;
+      EXPECT_FALSE(fs::exists("/dev/shm" + d["shm_segment"].get<std::string>())) << where;
+      if (d.contains("scratch_dir")) {
+        EXPECT_FALSE(fs::exists(d["scratch_dir"].get<std::string>())) << where;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 7u);
+}
+
+TEST_F(TorchCases, TorchPoolHangsUnderForkAtTheOp) {
+  const auto& fork = variant("torch-omp-pool-hang", "fork");
+  EXPECT_EQ(fork["expected"], "hang");
+  EXPECT_EQ(fork["outcome"], "hang") << fork["message"];
+  ASSERT_TRUE(fork.contains("hang"));
+  EXPECT_TRUE(contains(fork["hang"]["step"], "sum() of a 512x512 tensor")) << fork["hang"];
+  EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());
+  // The evidence: which op went parallel in the parent, with how many threads.
+  const json& d = fork["details"];
+  EXPECT_EQ(d["parent_intra_op_threads"], 2);
+  EXPECT_TRUE(contains(d["parent_op_that_entered_openmp"], "sum()")) << d;
+  bool sum_parallel = false;
+  for (const auto& op : d["parent_ops"])
+    if (contains(op["op"], "sum()")) sum_parallel = op["went_parallel"].get<bool>();
+  EXPECT_TRUE(sum_parallel) << d["parent_ops"];
+  EXPECT_EQ(find_case("torch-omp-pool-hang")["verdict"], "reproduced");
+}
+
+TEST_F(TorchCases, TorchPoolFixesFinishAndSayWhy) {
+  const auto& one = variant("torch-omp-pool-hang", "fork-set-num-threads-1");
+  EXPECT_EQ(one["outcome"], "ok") << one["message"];
+  EXPECT_TRUE(contains(one["expected_why"], "limiting intra-op parallelism"));
+  EXPECT_EQ(one["details"]["intra_op_threads_at_start"], 1);
+  for (const auto& w : one["details"]["workers"]) {
+    EXPECT_EQ(w["result"]["intra_op_threads"], 1);
+    EXPECT_FALSE(w["result"]["went_parallel"].get<bool>());
+  }
+  for (const char* name : {"spawn", "forkserver"}) {
+    const auto& v = variant("torch-omp-pool-hang", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    ASSERT_EQ(v["details"]["workers"].size(), 2u) << name;
+    // The same op with 2 threads does go parallel in a clean process, and returns.
+    for (const auto& w : v["details"]["workers"]) {
+      EXPECT_EQ(w["result"]["intra_op_threads"], 2) << name;
+      EXPECT_TRUE(w["result"]["went_parallel"].get<bool>()) << name << ": " << w;
+    }
+  }
+}
+
+TEST_F(TorchCases, HogwildLossGoesDownCloseToTheSingleProcessRun) {
+  for (const char* name : {"spawn", "spawn-locked", "forkserver"}) {
+    const auto& v = variant("hogwild-shared-memory", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    const json& d = v["details"];
+    const double initial = d["initial_loss"].get<double>();
+    const double final_loss = d["final_loss"].get<double>();
+    const double baseline = d["single_process"]["final_loss"].get<double>();
+    EXPECT_LT(final_loss, 0.05 * initial) << name;
+    EXPECT_LE(std::abs(final_loss - baseline), 0.25 * baseline) << name;
+    EXPECT_TRUE(d["went_down"].get<bool>());
+    EXPECT_TRUE(d["close_to_single_process"].get<bool>());
+    // The curves: the parent's view over time, the baseline's, every worker's own.
+    const json& curve = d["parent_loss_curve"];
+    ASSERT_GE(curve.size(), 2u) << name;  // at least before and after; usually dozens
+    EXPECT_GT(curve.front()[2].get<double>(), curve.back()[2].get<double>());
+    EXPECT_GE(d["single_process"]["full_loss_curve"].size(), 10u);
+    EXPECT_EQ(d["steps_applied"], d["single_process"]["steps"]);
+    ASSERT_EQ(d["workers"].size(), 2u);
+    for (const auto& w : d["workers"]) {
+      const json& losses = w["result"]["losses"];
+      ASSERT_GE(losses.size(), 10u);
+      EXPECT_EQ(losses.size(), w["result"]["loss_steps"].size());
+      EXPECT_LT(losses.back().get<double>(), losses.front().get<double>());
+    }
+    EXPECT_TRUE(d["shm_unlinked_before_training"].get<bool>());
+    EXPECT_FALSE(d["shm_exists_after"].get<bool>());
+  }
+  EXPECT_GT(variant("hogwild-shared-memory", "spawn-locked")["details"]["workers"][0]["result"]
+                ["lock_wait_seconds"].get<double>(), -1.0);
+}
+
+TEST_F(TorchCases, HogwildPrivateCopiesNeverReachTheParent) {
+  const auto& v = variant("hogwild-shared-memory", "private-copy");
+  EXPECT_EQ(v["outcome"], "error") << v["message"];
+  EXPECT_TRUE(contains(v["message"], "did not go down")) << v["message"];
+  const json& d = v["details"];
+  EXPECT_DOUBLE_EQ(d["final_loss"].get<double>(), d["initial_loss"].get<double>());
+  for (const auto& w : d["workers"]) {  // while each worker's own copy did learn
+    const json& losses = w["result"]["losses"];
+    ASSERT_FALSE(losses.empty());
+    EXPECT_LT(losses.back().get<double>(), 0.05 * losses.front().get<double>());
+  }
+  EXPECT_EQ(find_case("hogwild-shared-memory")["verdict"], "reproduced");
+}
+
+TEST_F(TorchCases, SelfplayCountsAddUpAndThroughputIsMeasured) {
+  for (const char* name : {"spawn", "forkserver"}) {
+    const auto& v = variant("selfplay-pipeline", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    const json& d = v["details"];
+    const json& counts = d["counts"];
+    EXPECT_TRUE(counts["add_up"].get<bool>()) << counts;
+    EXPECT_GT(counts["expected"].get<long>(), 0);
+    for (const char* k : {"sent", "written_by_writer", "lines_in_file"})
+      EXPECT_EQ(counts[k], counts["expected"]) << name << " " << k;
+    ASSERT_EQ(d["rounds"].size(), 2u);
+    EXPECT_EQ(d["rounds"][0]["actors"], 1);
+    EXPECT_EQ(d["rounds"][1]["actors"], 2);
+    std::set<int> pids;
+    for (const auto& round : d["rounds"]) {
+      EXPECT_GT(round["records_per_second"].get<double>(), 0.0) << name;
+      for (const auto& a : round["workers"]) pids.insert(a["pid"].get<int>());
+    }
+    EXPECT_EQ(pids.size(), 3u) << "three distinct actor processes";
+    EXPECT_NE(d["writer"]["pid"], d["rounds"][0]["workers"][0]["pid"]);
+    EXPECT_TRUE(d["parent_forward"]["went_parallel"].get<bool>());
+  }
+}
+
+TEST_F(TorchCases, SelfplayForkHangsAtTheActorsForward) {
+  const auto& v = variant("selfplay-pipeline", "fork");
+  EXPECT_EQ(v["outcome"], "hang") << v["message"];
+  ASSERT_TRUE(v.contains("hang"));
+  EXPECT_TRUE(contains(v["hang"]["step"], "TorchScript forward")) << v["hang"];
+  EXPECT_EQ(v["details"]["parent_forward"]["intra_op_threads"], 2);
+  EXPECT_TRUE(v["details"]["parent_forward"]["went_parallel"].get<bool>());
+  EXPECT_EQ(find_case("selfplay-pipeline")["verdict"], "reproduced");
+}
+
+}  // namespace
