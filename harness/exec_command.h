@@ -1,5 +1,6 @@
 // `forkcheck exec [--timeout S] [--out DIR] -- CMD ARGS...`: any command under the same
-// supervisor, classification and reports as the cases, as one case (`exec`) with one variant.
+// supervisor, classification and reports as the cases, as one case (`exec`) with one variant
+// (see subject_command.h, which `forkcheck watch` shares).
 #pragma once
 
 #include <filesystem>
@@ -19,8 +20,8 @@ struct ExecOptions {
 // for a command that cannot be started.
 int exec_command(const ExecOptions& options);
 
-// The full path of `program` (looked up in PATH when it has no '/'); throws UsageError when it
-// does not exist or is not executable.
-std::string resolve_command(const std::string& program);
+// The full path of `program` (looked up in PATH when it has no '/'); throws UsageError, naming
+// the subcommand, when it does not exist or is not executable.
+std::string resolve_command(const std::string& program, const std::string& subcommand = "exec");
 
 }  // namespace fc::harness

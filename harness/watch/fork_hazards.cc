@@ -1,0 +1,167 @@
+#include "harness/watch/fork_hazards.h"
+
+#include <map>
+#include <set>
+
+namespace fc::harness {
+namespace {
+
+using json = nlohmann::json;
+
+// The thread-pool runtimes, recognised by the library that started a thread.
+struct Runtime {
+  const char* prefix;   // of the library's file name
+  const char* name;     // as the report names it
+  const char* pool;     // what it keeps
+  const char* why;      // what goes wrong in the child
+  const char* instead;  // its own way out, besides spawn/forkserver
+  bool stops_at_fork;   // its own fork handler stops the pool: not a hazard
+};
+
+constexpr const char* kOmpInstead =
+    "or call omp_pause_resource_all(omp_pause_hard) before forking, or keep the parent to one "
+    "OpenMP thread until the workers exist (torch.set_num_threads(1), OMP_NUM_THREADS=1)";
+
+const Runtime kRuntimes[] = {
+    {"libgomp", "libgomp", "an OpenMP pool",
+     "libgomp has no fork handler: in the child, the next parallel region waits forever for "
+     "workers that do not exist",
+     kOmpInstead, false},
+    {"libomp", "libomp", "an OpenMP pool",
+     "LLVM's libomp starts a new pool in the child (unless KMP_INIT_AT_FORK=FALSE), but locks "
+     "its workers held stay held",
+     kOmpInstead, false},
+    {"libiomp", "libiomp5", "an OpenMP pool",
+     "Intel's OpenMP starts a new pool in the child, but locks its workers held stay held",
+     kOmpInstead, false},
+    {"libmkl", "MKL", "an MKL thread pool", "MKL's workers do not exist in the child",
+     "or set MKL_NUM_THREADS=1 in the parent", false},
+    {"libblis", "BLIS", "a BLIS thread pool", "BLIS's workers do not exist in the child",
+     "or set BLIS_NUM_THREADS=1 in the parent", false},
+    {"libtbb", "TBB", "a TBB worker pool",
+     "TBB's scheduler in the child still counts workers that do not exist",
+     "or finish TBB (tbb::finalize) before forking", false},
+    {"libopenblas", "OpenBLAS", "a BLAS thread pool", "", "", true},
+};
+
+const Runtime* runtime_of(const std::string& library) {
+  for (const auto& r : kRuntimes)
+    if (library.rfind(r.prefix, 0) == 0) return &r;
+  return nullptr;
+}
+
+std::string plural(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+json fork_hazards(const json& fork) {
+  json hazards = json::array();
+  if (fork.value("exec", false)) return hazards;
+
+  const int64_t self = fork["thread"].value("tid", int64_t{0});
+  std::map<const Runtime*, size_t> pools;  // workers per runtime
+  std::vector<std::string> others;         // the other threads, "name (by library)"
+  for (const auto& t : fork.value("thread_list", json::array())) {
+    if (t.value("tid", int64_t{0}) == self) continue;
+    const std::string by = t.value("by", "");
+    if (const Runtime* r = runtime_of(by)) {
+      ++pools[r];
+      continue;
+    }
+    std::string name = t.value("name", "");
+    others.push_back(name + (by.empty() ? "" : " (started by " + by + ")"));
+  }
+  // Threads beyond the listed ones (the shim lists 64) are others of unknown origin.
+  const size_t alive = fork.value("threads", size_t{0});
+  const size_t listed = fork.value("thread_list", json::array()).size();
+  const size_t unlisted = alive > listed ? alive - listed : 0;
+
+  for (const auto& [r, n] : pools) {
+    if (r->stops_at_fork) continue;
+    hazards.push_back({{"kind", "thread-pool"},
+                       {"runtime", r->name},
+                       {"threads", n},
+                       {"what", std::string(r->name) + ": " + r->pool + " was active (" +
+                                    plural(n, "worker thread", "worker threads") + " alive)"},
+                       {"why", r->why},
+                       {"instead", r->instead}});
+  }
+  const size_t other_count = others.size() + unlisted;
+  if (other_count > 0) {
+    std::string names;
+    for (size_t i = 0; i < others.size() && i < 8; ++i) names += (i ? ", " : "") + others[i];
+    if (other_count > 8) names += ", ...";
+    hazards.push_back(
+        {{"kind", "threads"},
+         {"threads", other_count},
+         {"what", plural(other_count, "other thread was", "other threads were") +
+                      " running: " + names},
+         {"why", "the child has only the forking thread: whatever lock another thread held "
+                 "(malloc's, the loader's, a runtime's own) stays locked in the child for good"},
+         {"instead", "or fork before any thread starts (start a forkserver first), or join the "
+                     "threads before forking"}});
+  }
+  const json cuda = fork.value("cuda", json::object());
+  if (cuda.value("initialised", false)) {
+    hazards.push_back(
+        {{"kind", "cuda"},
+         {"runtime", "CUDA"},
+         {"what", "CUDA was initialised in the parent (" +
+                      plural(cuda.value("devices", size_t{0}), "device", "devices") + ")"},
+         {"why", "the CUDA driver does not survive fork: the child's first CUDA call fails with "
+                 "an initialization error"},
+         {"instead", "or initialise CUDA only in the workers, never in the parent before it forks"}});
+  }
+  return hazards;
+}
+
+void add_hazards(json& forks) {
+  for (auto& f : forks) {
+    f["hazards"] = fork_hazards(f);
+    json notes = json::array();
+    std::map<const Runtime*, size_t> excused;
+    for (const auto& t : f.value("thread_list", json::array()))
+      if (const Runtime* r = runtime_of(t.value("by", "")); r && r->stops_at_fork) ++excused[r];
+    for (const auto& [r, n] : excused)
+      notes.push_back(std::string(r->name) + ": " + plural(n, "pool thread", "pool threads") +
+                      " not counted: it stops its pool in its own fork handler");
+    if (f["cuda"].value("loaded", false) && !f["cuda"].value("initialised", false))
+      notes.push_back("libcuda was loaded but CUDA not initialised: no CUDA hazard");
+    if (!notes.empty()) f["notes"] = notes;
+  }
+}
+
+std::vector<std::string> fork_advice(const json& hazards) {
+  std::vector<std::string> out;
+  if (hazards.empty()) return out;
+  out.push_back(
+      "start the worker with spawn or forkserver (Python: multiprocessing.get_context(\"spawn\") "
+      "or \"forkserver\"; C/C++: posix_spawn, or exec right after fork)");
+  std::set<std::string> seen;
+  for (const auto& h : hazards) {
+    const std::string s = h.value("instead", "");
+    if (!s.empty() && seen.insert(s).second) out.push_back(s);
+  }
+  return out;
+}
+
+json fork_totals(const json& forks) {
+  size_t hazardous = 0, exec = 0;
+  std::set<std::string> runtimes;
+  for (const auto& f : forks) {
+    if (f.value("exec", false)) ++exec;
+    const auto& h = f.value("hazards", json::array());
+    if (!h.empty()) ++hazardous;
+    for (const auto& x : h)
+      if (x.contains("runtime")) runtimes.insert(x["runtime"].get<std::string>());
+  }
+  return {{"forks", forks.size()},
+          {"hazardous", hazardous},
+          {"safe", forks.size() - hazardous},
+          {"exec", exec},
+          {"runtimes", runtimes}};
+}
+
+}  // namespace fc::harness

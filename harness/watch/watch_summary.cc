@@ -1,0 +1,108 @@
+#include "harness/watch/watch_summary.h"
+
+#include <cstdio>
+
+#include "harness/watch/fork_hazards.h"
+
+namespace fc::harness {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kShownHazardous = 20;
+constexpr size_t kShownSafe = 20;
+
+std::string shorten(const std::string& s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+std::string end_text(const json& end) {
+  const std::string how = end.value("how", "unknown");
+  if (how == "exited")
+    return end.contains("code") ? "exited " + std::to_string(end.value("code", 0)) : "exited";
+  if (how == "killed")
+    return "killed by " + end.value("signal_name", "a signal") +
+           (end.value("core", false) ? " (core dumped)" : "");
+  return "end unknown";
+}
+
+std::string heading(const json& f, size_t index) {
+  char at[32] = "";
+  if (f["at_s"].is_number()) std::snprintf(at, sizeof at, " at %.2f s", f["at_s"].get<double>());
+  std::string s = "fork " + std::to_string(index) + at + ": pid " +
+                  std::to_string(f.value("pid", 0)) + " (" + shorten(f.value("command", ""), 60) +
+                  ") -> child " + std::to_string(f.value("child", 0)) + ", ";
+  if (f.value("exec", false)) {
+    s += "exec'd " + shorten(f.value("exec_path", ""), 60);
+    if (f.contains("exec_error")) s += " (failed: " + f.value("exec_error", "") + ")";
+  } else {
+    s += "no exec";
+  }
+  return s + ", " + end_text(f.value("child_end", json::object()));
+}
+
+std::string safe_reason(const json& f) {
+  if (f.value("exec", false)) return "it exec'd";
+  return f.value("threads", 0) <= 1 ? "single-threaded" : "no hazard";
+}
+
+void hazardous(std::string& out, const json& f, size_t index) {
+  out += "HAZARD  " + heading(f, index) + "\n";
+  const char* label = "  why:     ";
+  for (const auto& h : f["hazards"]) {
+    out += label + h.value("what", "") + "\n";
+    out += "             " + h.value("why", "") + "\n";
+    label = "           ";
+  }
+  const auto& t = f["thread"];
+  out += "  threads: " + std::to_string(f.value("threads", 0)) + " alive; forking thread " +
+         std::to_string(t.value("tid", 0)) + " \"" + t.value("name", "") + "\"" +
+         (t.value("main", false) ? " (main)" : "") + "\n";
+  std::string frames;
+  size_t n = 0;
+  for (const auto& b : f.value("backtrace", json::array())) {
+    if (n++ == 4) break;
+    frames += (frames.empty() ? "" : " < ") + b.get<std::string>();
+  }
+  if (!frames.empty()) out += "  where:   " + frames + "\n";
+  label = "  instead: ";
+  for (const auto& a : fork_advice(f["hazards"])) {
+    out += label + a + "\n";
+    label = "           ";
+  }
+}
+
+}  // namespace
+
+std::string watch_headline(const json& totals) {
+  std::string s = "watch: " + std::to_string(totals.value("forks", 0)) + " fork" +
+                  (totals.value("forks", 0) == 1 ? "" : "s") + ", " +
+                  std::to_string(totals.value("hazardous", 0)) + " hazardous";
+  std::string names;
+  for (const auto& r : totals.value("runtimes", json::array()))
+    names += (names.empty() ? "" : ", ") + r.get<std::string>();
+  if (!names.empty()) s += " (" + names + ")";
+  return s;
+}
+
+std::string watch_summary(const json& forks, const json& totals) {
+  std::string out = "\nforkcheck " + watch_headline(totals) + ", " +
+                    std::to_string(totals.value("safe", 0)) + " safe (" +
+                    std::to_string(totals.value("exec", 0)) + " exec'd)\n";
+  size_t shown_h = 0, shown_s = 0, more = 0, index = 0;
+  for (const auto& f : forks) {
+    ++index;
+    if (!f["hazards"].empty()) {
+      if (shown_h++ < kShownHazardous) hazardous(out, f, index);
+      else ++more;
+    } else if (shown_s++ < kShownSafe) {
+      out += "safe    " + heading(f, index) + " (" + safe_reason(f) + ")\n";
+    } else {
+      ++more;
+    }
+  }
+  if (more > 0) out += "... and " + std::to_string(more) + " more forks in report.json\n";
+  return out;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,153 @@
+// The harness side of `forkcheck watch`, on events written by hand: pairing a child's events
+// with the fork that made it, its end, and the hazard rules.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/watch/fork_events.h"
+#include "harness/watch/fork_hazards.h"
+
+namespace fc::harness {
+namespace {
+
+using json = nlohmann::json;
+
+json fork_event(int pid, int child, uint64_t t, const std::string& img, uint64_t seq,
+                json threads = json::array({{{"tid", 100}, {"name", "main"}}})) {
+  return {{"ev", "fork"},     {"pid", pid},          {"t", t},
+          {"img", img},       {"seq", seq},          {"tid", 100},
+          {"tname", "main"},  {"main", true},        {"thread_list", threads},
+          {"threads", threads.size()}, {"runtimes", json::array()},
+          {"cuda", {{"loaded", false}}}, {"cmd", "prog"}, {"child", child}};
+}
+
+json child_event(const std::string& ev, int pid, uint64_t t, const std::string& img,
+                 uint64_t seq) {
+  return {{"ev", ev}, {"pid", pid}, {"t", t}, {"of_img", img}, {"of_seq", seq}};
+}
+
+TEST(WatchEvents, ChildEventsFollowTheirForkEvenWhenThePidIsReused) {
+  std::vector<json> ev = {fork_event(10, 11, 100, "aa", 1), fork_event(10, 11, 500, "aa", 2)};
+  json e = child_event("exec", 11, 150, "aa", 1);
+  e["path"] = "/bin/true";
+  ev.push_back(e);
+  json end = child_event("end", 11, 600, "aa", 2);
+  end["how"] = "_exit";
+  end["code"] = 4;
+  ev.push_back(end);
+  ev.push_back({{"ev", "reaped"}, {"pid", 10}, {"t", 200}, {"child", 11}, {"code", 0}});
+
+  json forks = pair_fork_events(ev);
+  ASSERT_EQ(forks.size(), 2u);
+  EXPECT_TRUE(forks[0]["exec"].get<bool>());
+  EXPECT_EQ(forks[0]["exec_path"], "/bin/true");
+  EXPECT_EQ(forks[0]["child_end"]["seen_by"], "parent (wait)");
+  EXPECT_EQ(forks[0]["child_end"]["code"], 0);
+  EXPECT_FALSE(forks[1]["exec"].get<bool>());
+  // The reap at t=200 came before the second fork: it is the first child's, not this one's.
+  EXPECT_EQ(forks[1]["child_end"]["seen_by"], "child");
+  EXPECT_EQ(forks[1]["child_end"]["code"], 4);
+}
+
+TEST(WatchEvents, ASignalSeenByTheParentAndAnEndNobodySaw) {
+  std::vector<json> ev = {fork_event(10, 11, 100, "aa", 1), fork_event(10, 12, 110, "aa", 2),
+                          {{"ev", "reaped"}, {"pid", 10}, {"t", 300}, {"child", 11},
+                           {"signal", 11}, {"core", true}}};
+  json forks = pair_fork_events(ev, 50);
+  ASSERT_EQ(forks.size(), 2u);
+  EXPECT_EQ(forks[0]["child_end"]["how"], "killed");
+  EXPECT_EQ(forks[0]["child_end"]["signal_name"], "SIGSEGV");
+  EXPECT_DOUBLE_EQ(forks[0]["at_s"].get<double>(), 50e-9);
+  EXPECT_EQ(forks[1]["child_end"]["how"], "unknown");
+}
+
+TEST(WatchEvents, AFailedExecStillCountsAsExec) {
+  std::vector<json> ev = {fork_event(10, 11, 100, "aa", 1), child_event("exec", 11, 120, "aa", 1),
+                          child_event("exec_failed", 11, 130, "aa", 1)};
+  ev[1]["path"] = "/nonexistent";
+  ev[2]["errno"] = 2;
+  json forks = pair_fork_events(ev);
+  EXPECT_TRUE(forks[0]["exec"].get<bool>());
+  EXPECT_EQ(forks[0]["exec_errno"], 2);
+  EXPECT_TRUE(fork_hazards(forks[0]).empty());
+}
+
+json paired(json threads, json cuda = {{"loaded", false}}) {
+  json f = fork_event(10, 11, 100, "aa", 1, std::move(threads));
+  f["cuda"] = std::move(cuda);
+  return pair_fork_events({f})[0];
+}
+
+TEST(WatchHazards, ASingleThreadedForkIsSafe) {
+  EXPECT_TRUE(fork_hazards(paired(json::array({{{"tid", 100}, {"name", "main"}}}))).empty());
+}
+
+TEST(WatchHazards, AnOpenMPPoolIsNamedByItsRuntime) {
+  json h = fork_hazards(paired(json::array({{{"tid", 100}, {"name", "main"}},
+                                            {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}},
+                                            {{"tid", 102}, {"name", "main"}, {"by", "libgomp.so.1"}}})));
+  ASSERT_EQ(h.size(), 1u) << h.dump(2);
+  EXPECT_EQ(h[0]["kind"], "thread-pool");
+  EXPECT_EQ(h[0]["runtime"], "libgomp");
+  EXPECT_EQ(h[0]["threads"], 2);
+  EXPECT_EQ(h[0]["what"], "libgomp: an OpenMP pool was active (2 worker threads alive)");
+  auto advice = fork_advice(h);
+  ASSERT_EQ(advice.size(), 2u);
+  EXPECT_NE(advice[1].find("omp_pause_resource_all"), std::string::npos);
+}
+
+TEST(WatchHazards, OtherThreadsAreAHazardOpenBlasWorkersAreNot) {
+  json f = paired(json::array({{{"tid", 100}, {"name", "main"}},
+                               {{"tid", 101}, {"name", "pt_autograd_0"}, {"by", "libtorch_cpu.so"}},
+                               {{"tid", 102}, {"name", "main"}, {"by", "libopenblas.so.0"}}}));
+  json h = fork_hazards(f);
+  ASSERT_EQ(h.size(), 1u) << h.dump(2);
+  EXPECT_EQ(h[0]["kind"], "threads");
+  EXPECT_EQ(h[0]["what"], "1 other thread was running: pt_autograd_0 (started by libtorch_cpu.so)");
+  json forks = json::array({f});
+  add_hazards(forks);
+  ASSERT_TRUE(forks[0].contains("notes"));
+  EXPECT_NE(forks[0]["notes"][0].get<std::string>().find("OpenBLAS"), std::string::npos);
+}
+
+TEST(WatchHazards, CudaCountsOnlyOnceInitialised) {
+  json one = json::array({{{"tid", 100}, {"name", "main"}}});
+  EXPECT_TRUE(fork_hazards(paired(one, {{"loaded", true}, {"initialised", false}})).empty());
+  json h = fork_hazards(paired(one, {{"loaded", true}, {"initialised", true}, {"devices", 1}}));
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0]["kind"], "cuda");
+  EXPECT_EQ(h[0]["what"], "CUDA was initialised in the parent (1 device)");
+}
+
+TEST(WatchHazards, TotalsNameTheRuntimes) {
+  json forks = json::array(
+      {paired(json::array({{{"tid", 100}, {"name", "main"}},
+                           {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}}})),
+       paired(json::array({{{"tid", 100}, {"name", "main"}}}))});
+  add_hazards(forks);
+  json t = fork_totals(forks);
+  EXPECT_EQ(t["forks"], 2);
+  EXPECT_EQ(t["hazardous"], 1);
+  EXPECT_EQ(t["runtimes"], json::array({"libgomp"}));
+}
+
+TEST(WatchEvents, ATornLineIsSkipped) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("forkcheck-watch-events-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "10.jsonl") << fork_event(10, 11, 100, "aa", 1).dump() << "\n"
+                                  << "{\"ev\":\"reaped\",\"pi";
+  std::ofstream(dir / "notes.txt") << "not an event file\n";
+  WatchEvents ev = read_watch_events(dir);
+  EXPECT_EQ(ev.files, 1u);
+  EXPECT_EQ(ev.events.size(), 1u);
+  EXPECT_EQ(ev.bad_lines, 1u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fc::harness
