@@ -8,7 +8,15 @@ packages=(
   libtorch-dev libomp-dev
   libboost-dev libboost-filesystem-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev
+  python3-torch  # forkcheck watch's Python multiprocessing test (skipped without it)
+  libpugixml-dev libutfcpp-dev libpng-dev  # reports: junit.xml, UTF-8 repair, the screenshot test
+  python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
+  g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
+  shellcheck                               # tests: the ci/ scripts
 )
+# npm for the workflow check (ci/install-node-tools.sh fetches its validator); Node.js from
+# elsewhere (NodeSource's nodejs carries its own npm) is kept as it is.
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Quick start, second command: install what is missing, build, run the whole test suite.
+# Quick start, second command: install what is missing, build, run the whole test suite, then
+# the torch-free parts again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps-debian.sh
 bash ci/build.sh
 build=${FORKCHECK_BUILD_DIR:-build}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)"
+bash ci/sanitize.sh

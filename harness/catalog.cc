@@ -1,21 +1,17 @@
 #include "harness/catalog.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 
+#include "harness/host.h"
 #include "harness/supervisor.h"
 
 namespace fc::harness {
 namespace {
 
 std::filesystem::path self_dir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return std::filesystem::current_path();
-  buf[n] = '\0';
-  return std::filesystem::path(buf).parent_path();
+  const std::filesystem::path self = executable_path();
+  return self.empty() ? std::filesystem::current_path() : self.parent_path();
 }
 
 }  // namespace

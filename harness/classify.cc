@@ -12,8 +12,15 @@ std::string fmt_s(double s) {
 }
 
 std::string escalation(const ChildResult& r) {
+#ifdef _WIN32
+  // No signals on Windows: the polite request is Ctrl-Break, the end TerminateJobObject.
+  if (r.sent_sigkill && r.sent_sigterm) return "; Ctrl-Break was not enough, its job object was terminated";
+  if (r.sent_sigkill) return "; its job object was terminated";
+  if (r.sent_sigterm) return "; Ctrl-Break ended it";
+#else
   if (r.sent_sigkill) return "; SIGTERM was not enough, SIGKILL ended it";
   if (r.sent_sigterm) return "; SIGTERM ended it";
+#endif
   return "";
 }
 

@@ -2,12 +2,14 @@
 // SIGINT/SIGTERM/SIGHUP, that waits for forkcheck to end. When forkcheck ends in any way, even by
 // SIGKILL, it kills whatever the run started that is still alive: every process whose
 // environment carries the run's token (children inherit it, also across setsid) and every
-// process group the run created. So nothing a run started outlives it.
+// process group the run created. So nothing a run started outlives it. On Windows the job object
+// each child runs in is killed when forkcheck's handle to it closes, which does this job
+// (guardian_win32.cc).
 #pragma once
 
-#include <sys/types.h>
-
 #include <string>
+
+#include "harness/process_id.h"
 
 namespace fc::harness {
 
@@ -18,6 +20,6 @@ inline constexpr const char* kRunTokenVar = "FORKCHECK_RUN";
 // Starts the guardian once per forkcheck process (later calls do nothing).
 void start_guardian();
 // Tells the guardian about a process group to kill should forkcheck die.
-void guardian_track_group(pid_t pgid);
+void guardian_track_group(ProcessId pgid);
 
 }  // namespace fc::harness

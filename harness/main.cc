@@ -8,10 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/environment_probe.h"
+#include "harness/bench_command.h"
 #include "harness/exec_command.h"
+#include "harness/report_command.h"
 #include "harness/runner.h"
 #include "harness/usage_error.h"
 #include "harness/version.h"
+#include "harness/watch/watch_command.h"
 
 namespace {
 
@@ -55,6 +59,33 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.5, 86400.0));
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")->required();
 
+  // `forkcheck bench`: start-up cost per start method, beside Python's (harness/bench_command.cc).
+  fc::harness::BenchOptions bench_opt;
+  bench_opt.argv = opt.argv;
+  auto* bench = app.add_subcommand("bench", "worker start latency and memory per start method, beside Python's");
+  bench->add_option("--out", out, "directory for bench.json (default forkcheck-report/)");
+  bench->add_option("--repeat", bench_opt.repeat, "workers started per method (default 10)")
+      ->check(CLI::Range(1, 1000));
+
+  // Reports and the environment fingerprint (harness/report_command.cc, environment_probe.cc).
+  fc::harness::ReportOptions report_opt;
+  auto* report = app.add_subcommand("report", "render the reports again from a saved run");
+  report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")->required();
+  report->add_option("--out", report_opt.out, "directory for the reports (default: beside --from)");
+  bool env_json = false;
+  auto* env = app.add_subcommand("env", "the environment fingerprint, as a bug ticket needs it");
+  env->add_flag("--json", env_json, "print it as JSON");
+
+  // `forkcheck watch -- CMD`: flag every hazardous fork the command makes (harness/watch/).
+  fc::harness::WatchOptions watch_opt;
+  watch_opt.argv = opt.argv;
+  auto* watch = app.add_subcommand(
+      "watch", "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
+  watch->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+  watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
+      ->check(CLI::Range(0.5, 86400.0));
+  watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +98,16 @@ int main(int argc, char** argv) {
   try {
     opt.out = out;
     if (*list) return fc::harness::list_cases();
+    if (*bench) {
+      bench_opt.out = out;
+      return fc::harness::bench_command(bench_opt);
+    }
+    if (*report) return fc::harness::report_command(report_opt);
+    if (*env) return fc::harness::print_environment(env_json);
+    if (*watch) {
+      watch_opt.out = out;
+      return fc::harness::watch_command(watch_opt);
+    }
     if (*exec) {
       exec_opt.out = out;
       return fc::harness::exec_command(exec_opt);

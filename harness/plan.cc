@@ -1,9 +1,8 @@
 #include "harness/plan.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 
+#include "harness/glob_match.h"
 #include "harness/usage_error.h"
 
 namespace fc::harness {
@@ -13,8 +12,7 @@ bool matches(const std::string& pattern, const std::string& case_id, const std::
   if (pattern.empty()) return true;
   std::string glob = pattern.find_first_of("*?[") == std::string::npos ? "*" + pattern + "*" : pattern;
   const std::string full = case_id + "/" + variant;
-  return ::fnmatch(glob.c_str(), full.c_str(), 0) == 0 ||
-         ::fnmatch(glob.c_str(), case_id.c_str(), 0) == 0;
+  return glob_match(glob, full) || glob_match(glob, case_id);
 }
 
 }  // namespace

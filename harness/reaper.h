@@ -1,11 +1,13 @@
 // Reaps every child of the harness in one place: the children it started and, because the harness
 // makes itself a child subreaper, the orphans of their trees that the kernel re-parents to it.
 // SIGCHLD wakes the supervisor's poll loop through a self-pipe.
+// On Windows (reaper_win32.cc) there are no zombies to reap, the supervisor waits on process
+// handles: reap() and take() do nothing there, and wake_from_signal_handler() sets an event.
 #pragma once
 
-#include <sys/types.h>
-
 #include <optional>
+
+#include "harness/process_id.h"
 
 namespace fc::harness {
 
@@ -13,10 +15,10 @@ class Reaper {
  public:
   static Reaper& instance();
 
-  int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD
-  void watch(pid_t pid);                      // keep this child's status for take()
+  int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD (POSIX; -1 on Windows)
+  void watch(ProcessId pid);                  // keep this child's status for take()
   void reap();                                // waitpid(-1, WNOHANG) until nothing is left
-  std::optional<int> take(pid_t pid);         // the raw wait status, once reaped
+  std::optional<int> take(ProcessId pid);     // the raw wait status, once reaped
   static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
 
  private:

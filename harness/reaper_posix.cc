@@ -9,8 +9,12 @@
 #include <cerrno>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 #include "harness/reaper.h"
+
+// The shared headers name processes by ProcessId (process_id.h): it must be pid_t itself here.
+static_assert(std::is_same_v<pid_t, fc::harness::ProcessId>, "pid_t is not int: see process_id.h");
 
 namespace fc::harness {
 namespace {

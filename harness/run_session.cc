@@ -1,13 +1,11 @@
 #include "harness/run_session.h"
 
-#include <sys/utsname.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
 #include "harness/environment_probe.h"
+#include "harness/host.h"
 #include "harness/version.h"
 #include "reports/reporter.h"
 
@@ -16,13 +14,6 @@ namespace {
 
 double monotonic_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-nlohmann::json platform() {
-  utsname u{};
-  ::uname(&u);
-  return {{"os", u.sysname}, {"kernel", u.release}, {"machine", u.machine},
-          {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
 nlohmann::json base_record(const std::string& case_id, const nlohmann::json& planned) {
@@ -47,7 +38,7 @@ RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header)
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
   header["started_at"] = now_iso8601();
-  header["platform"] = platform();
+  header["platform"] = host_platform();
   header["environment"] = collect_environment();  // from a repro program: see environment_probe.h
   log_.append(header);
 }
@@ -161,7 +152,7 @@ nlohmann::json RunSession::finish(bool interrupted) {
     std::printf("  %-22s %-15s %s\n", c["id"].get<std::string>().c_str(),
                 c["verdict"].get<std::string>().c_str(),
                 c["verdict_reason"].get<std::string>().c_str());
-  for (const auto& p : written) std::printf("wrote %s\n", p.c_str());
+  for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
   std::fflush(stdout);
   return report;
 }

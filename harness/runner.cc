@@ -1,13 +1,13 @@
 #include "harness/runner.h"
 
-#include <unistd.h>
-
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "harness/catalog.h"
 #include "harness/classify.h"
 #include "harness/guardian.h"
+#include "harness/host.h"
 #include "harness/interrupt.h"
 #include "harness/plan.h"
 #include "harness/run_session.h"
@@ -29,10 +29,8 @@ void prepare_out_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create --out directory " + dir.string() + ": " + ec.message());
-  auto probe = dir / (".forkcheck-write-test." + std::to_string(::getpid()));
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  if (!f) throw UsageError("--out directory " + dir.string() + " is not writable");
-  std::fclose(f);
+  auto probe = dir / (".forkcheck-write-test." + std::to_string(current_process_id()));
+  if (!std::ofstream(probe)) throw UsageError("--out directory " + dir.string() + " is not writable");
   std::filesystem::remove(probe, ec);
 }
 

@@ -1,15 +1,16 @@
 // Stacks of a hung process tree, taken before the watchdog kills it: every thread of every
 // process, with function names. gdb in batch mode where it is installed and may attach; where it
 // is missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what /proc gives
-// (thread names, states, wait channels), and the report says why.
+// (thread names, states, wait channels), and the report says why. Windows: not collected
+// (stacks_win32.cc says why).
 #pragma once
-
-#include <sys/types.h>
 
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/process_id.h"
 
 namespace fc::harness {
 
@@ -34,14 +35,14 @@ struct Stacks {
 };
 
 // Every thread of `pids`, within about `time_limit_s` overall.
-Stacks collect_stacks(const std::vector<pid_t>& pids, double time_limit_s);
+Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
 std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);
 
 // What /proc says about each thread of `pid` (no frames unless /proc/PID/task/TID/stack is
 // readable, which needs root).
-std::vector<ThreadStack> proc_threads(pid_t pid);
+std::vector<ThreadStack> proc_threads(ProcessId pid);
 
 nlohmann::json to_json(const Stacks& s);
 

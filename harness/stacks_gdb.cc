@@ -2,10 +2,9 @@
 #include <regex>
 #include <sstream>
 
-#include <boost/process/search_path.hpp>
-
 #include "harness/stacks.h"
 #include "harness/supervisor.h"
+#include "launch/boost_process_v1.h"
 
 namespace fc::harness {
 namespace {
@@ -73,7 +72,7 @@ Stacks collect_stacks(const std::vector<pid_t>& pids_in, double time_limit_s) {
     s.note = "no process was left to look at";
     return s;
   }
-  const auto gdb = boost::process::search_path("gdb");
+  const auto gdb = bp::search_path("gdb");
   if (gdb.empty()) {
     s.method = "proc";
     s.note = "gdb is not installed: thread names, states and wait channels from /proc only";
@@ -120,17 +119,6 @@ Stacks collect_stacks(const std::vector<pid_t>& pids_in, double time_limit_s) {
   if (!refused.empty())
     for (const auto& r : refused) s.note += (s.note.empty() ? "gdb could not attach to " : "; ") + r;
   return s;
-}
-
-nlohmann::json to_json(const Stacks& s) {
-  nlohmann::json threads = nlohmann::json::array();
-  for (const auto& t : s.threads) {
-    nlohmann::json frames = nlohmann::json::array();
-    for (const auto& f : t.frames) frames.push_back(f.function + (f.where.empty() ? "" : " " + f.where));
-    threads.push_back({{"pid", t.pid}, {"tid", t.tid}, {"name", t.name}, {"state", t.state},
-                       {"wchan", t.wchan}, {"frames", frames}});
-  }
-  return threads;
 }
 
 }  // namespace fc::harness

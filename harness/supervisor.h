@@ -3,6 +3,7 @@
 // capped captures, and a channel (a pipe) for structured messages. The watchdog ends a child when
 // its deadline passes or when a step it announced on the channel stops making progress:
 // SIGTERM (and SIGCONT) to the whole group, a grace period, SIGKILL to the group, then reap.
+// On Windows a job object holds the tree instead of a process group (supervisor_win32.cc).
 #pragma once
 
 #include <cstddef>

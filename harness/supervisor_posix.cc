@@ -12,22 +12,13 @@
 #include <map>
 #include <memory>
 
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-#include <boost/process/io.hpp>
-#include <boost/process/search_path.hpp>
-
 #include "harness/channel_reader.h"
 #include "harness/guardian.h"
 #include "harness/interrupt.h"
 #include "harness/process_info.h"
 #include "harness/reaper.h"
 #include "harness/supervisor.h"
-
-namespace bp = boost::process;
+#include "launch/boost_process_v1.h"
 
 namespace fc::harness {
 namespace {

@@ -1,22 +1,27 @@
 // main() of the repro programs: `--list` prints the catalog this program holds; `--run CASE
-// --variant NAME` runs one variant and sends its result on the harness's channel. A spawned
+// --variant NAME` runs one variant and sends its result on the harness's channel; `--env` sends
+// the environment fingerprint of this program (what it loads, see core/environment.h). A spawned
 // worker never gets past launch::init().
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
 
+#include "core/bench.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/environment.h"
 #include "launch/launch.h"
 
 namespace {
 
 int usage(const char* argv0, const std::string& why) {
   std::cerr << argv0 << ": " << why << " (usage: " << argv0
-            << " --list | --run CASE --variant NAME)\n";
+            << " --list | --env | --run CASE --variant NAME)\n";
   return 2;
 }
 
@@ -33,12 +38,21 @@ std::string self_path(const char* argv0) {
 int main(int argc, char** argv) {
   fc::launch::init(argc, argv);  // a spawned worker runs here and exits
 
-  std::string case_id, variant_name;
-  bool list = false;
+  std::string case_id, variant_name, native_program;
+  bool list = false, env = false, bench = false;
+  int repeat = 10;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--list") {
       list = true;
+    } else if (a == "--env") {
+      env = true;
+    } else if (a == "--bench") {
+      bench = true;
+    } else if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--native-program" && i + 1 < argc) {
+      native_program = argv[++i];
     } else if ((a == "--run" || a == "--variant") && i + 1 < argc) {
       (a == "--run" ? case_id : variant_name) = argv[++i];
     } else {
@@ -47,6 +61,20 @@ int main(int argc, char** argv) {
   }
   if (list) {
     std::cout << fc::catalog_json(self_path(argv[0])).dump(2) << std::endl;
+    return 0;
+  }
+  if (env) {
+    auto e = fc::collect_environment(self_path(argv[0]));
+    if (fc::channel::connected()) fc::channel::send_result({{"environment", e}});
+    else std::cout << e.dump(2) << std::endl;
+    return 0;
+  }
+  if (bench) {
+    fc::launch::start_forkserver();  // while this process has one thread, as a user's would
+    if (native_program.empty()) native_program = self_path(argv[0]);
+    auto b = fc::bench::run(repeat, native_program);
+    if (fc::channel::connected()) fc::channel::send_result({{"bench", b}});
+    else std::cout << b.dump(2) << std::endl;
     return 0;
   }
   if (case_id.empty() || variant_name.empty()) return usage(argv[0], "nothing to do");

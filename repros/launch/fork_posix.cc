@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "launch/fdio_posix.h"
-#include "launch/start_methods_posix.h"
+#include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
 

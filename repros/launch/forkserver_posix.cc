@@ -22,7 +22,7 @@
 
 #include "launch/fdio_posix.h"
 #include "launch/forkserver_protocol_posix.h"
-#include "launch/start_methods_posix.h"
+#include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
 

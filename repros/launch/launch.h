@@ -8,9 +8,8 @@
 //               worker on request: spawn's clean state at close to fork's cost.
 //
 // A program that uses spawn or forkserver calls launch::init(argc, argv) first thing in main().
+// Windows has no fork(): there, only spawn exists, and fork and forkserver throw std::logic_error.
 #pragma once
-
-#include <sys/types.h>
 
 #include <chrono>
 #include <memory>
@@ -24,6 +23,10 @@
 namespace fc::launch {
 
 enum class StartMethod { kFork, kSpawn, kForkserver };
+
+// A process id: pid_t on POSIX (an int on Linux and macOS), a Windows process id (a DWORD whose
+// values stay far below 2^31). An int keeps this header free of <sys/types.h> and <windows.h>.
+using ProcessId = int;
 
 const char* to_string(StartMethod m);
 std::optional<StartMethod> parse_start_method(std::string_view s);
@@ -80,7 +83,7 @@ class Worker {
   // A worker still running here is killed and reaped: no zombie, no orphan.
   ~Worker();
 
-  pid_t pid() const;
+  ProcessId pid() const;
   const std::string& name() const;
   StartMethod method() const;
 
@@ -99,6 +102,12 @@ class Launcher {
  public:
   explicit Launcher(StartMethod method) : method_(method) {}
   StartMethod method() const { return method_; }
+  // spawn only: exec `program` instead of this program (e.g. one that does not link libtorch,
+  // for a worker that needs none). It must register the worker and call init().
+  Launcher& spawn_program(std::string program) {
+    program_ = std::move(program);
+    return *this;
+  }
   // Starts the registered worker `worker` with `payload`. Throws std::invalid_argument for an
   // unknown worker, NotSerializable when the payload cannot travel (spawn and forkserver send it
   // as JSON text; fork hands the object itself to the child, as Python's fork does),
@@ -108,6 +117,7 @@ class Launcher {
 
  private:
   StartMethod method_;
+  std::string program_;
 };
 
 // First thing in main(): when this process was spawned as a worker, runs it and exits; otherwise
@@ -119,7 +129,8 @@ void init(int argc, char** argv);
 // Launcher(kForkserver).start() calls it when it was not called yet.
 void start_forkserver();
 
-// Number of threads in this process, from /proc/self/task (Linux); -1 when unknown.
+// Number of threads in this process, from /proc/self/task (Linux) or a Toolhelp snapshot
+// (Windows); -1 when unknown.
 int thread_count();
 
 }  // namespace fc::launch

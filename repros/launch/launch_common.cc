@@ -1,6 +1,4 @@
-// Names of start methods and statuses, and the thread count the forkserver checks.
-#include <dirent.h>
-
+// Names of start methods and statuses.
 #include <cstring>
 
 #include "launch/launch.h"
@@ -30,17 +28,6 @@ const char* to_string(WorkerOutcome::Status s) {
     case WorkerOutcome::Status::kCrash: return "crash";
   }
   return "?";
-}
-
-int thread_count() {
-  DIR* dir = ::opendir("/proc/self/task");
-  if (dir == nullptr) return -1;
-  int n = 0;
-  while (const struct dirent* e = ::readdir(dir)) {
-    if (e->d_name[0] != '.') ++n;  // one entry per thread, plus "." and ".."
-  }
-  ::closedir(dir);
-  return n > 0 ? n : -1;
 }
 
 }  // namespace fc::launch

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "launch/launch.h"
-#include "launch/start_methods_posix.h"
-#include "launch/worker_impl_posix.h"
+#include "launch/start_methods.h"
+#include "launch/worker_impl.h"
 
 namespace fc::launch {
 namespace {
@@ -34,7 +34,7 @@ Worker Launcher::start(const std::string& worker, const nlohmann::json& payload)
     case StartMethod::kFork:
       return Worker(detail::start_fork(worker, fn, payload, started));
     case StartMethod::kSpawn:
-      return Worker(detail::start_spawn(worker, serialize_payload(payload), started));
+      return Worker(detail::start_spawn(worker, serialize_payload(payload), started, program_));
     case StartMethod::kForkserver:
       return Worker(detail::start_forkserver_worker(worker, serialize_payload(payload), started));
   }

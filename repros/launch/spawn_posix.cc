@@ -15,18 +15,11 @@
 #include <system_error>
 #include <vector>
 
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/error.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-
+#include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
-#include "launch/start_methods_posix.h"
+#include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
-
-namespace bp = boost::process;
 
 namespace fc::launch {
 namespace {
@@ -65,11 +58,11 @@ std::atomic<bool> g_init_called{false};
 namespace detail {
 
 std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::string& payload_text,
-                                          StartTime started) {
+                                          StartTime started, const std::string& program) {
   if (!g_init_called.load()) {
     throw std::logic_error("spawn needs fc::launch::init(argc, argv) first thing in main()");
   }
-  const std::string exe = self_exe();
+  const std::string exe = program.empty() ? self_exe() : program;
   // A socketpair rather than a pipe for the payload: send(MSG_NOSIGNAL) turns a worker that
   // died before reading into EPIPE instead of SIGPIPE in the parent.
   auto [payload_r, payload_w] = make_socketpair(SOCK_STREAM);

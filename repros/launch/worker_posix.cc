@@ -1,4 +1,4 @@
-// Worker and Worker::Impl: waiting for a worker, reading its result, classifying its end.
+// Worker::Impl on POSIX: waiting for a worker, reading its result, classifying its end.
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 
 #include "launch/forkserver_protocol_posix.h"
 #include "launch/worker_impl_posix.h"
@@ -217,36 +216,6 @@ const WorkerOutcome& Worker::Impl::finish() {
   result_text_.clear();
   result_text_.shrink_to_fit();
   return *outcome_;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Worker
-
-Worker::Worker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Worker::Worker(Worker&&) noexcept = default;
-Worker& Worker::operator=(Worker&&) noexcept = default;  // the replaced worker is killed, reaped
-Worker::~Worker() = default;
-
-pid_t Worker::pid() const { return impl_ ? impl_->pid() : -1; }
-
-const std::string& Worker::name() const {
-  static const std::string empty;
-  return impl_ ? impl_->name() : empty;
-}
-
-StartMethod Worker::method() const {
-  if (!impl_) throw std::logic_error("Worker: used after being moved from");
-  return impl_->method();
-}
-
-std::optional<WorkerOutcome> Worker::join(std::chrono::milliseconds timeout) {
-  if (!impl_) throw std::logic_error("Worker: used after being moved from");
-  return impl_->join(timeout);
-}
-
-WorkerOutcome Worker::terminate(std::chrono::milliseconds grace) {
-  if (!impl_) throw std::logic_error("Worker: used after being moved from");
-  return impl_->terminate(grace);
 }
 
 }  // namespace fc::launch

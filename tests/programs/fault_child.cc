@@ -10,13 +10,16 @@
 //   step-hang       announce a step on the channel (0.3 s allowance) and block inside it
 //   step-busy S     announce a step (0.3 s allowance), compute for S seconds, report it done
 //   result OUTCOME  send a result with OUTCOME on the channel, exit 0
+//   deadlock        two threads take two mutexes in opposite orders and block for good
 //   orphan          leave a grandchild (in its own session) holding stdout, then exit 0; the
 //                   grandchild's pid is printed on stdout
 //   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +44,24 @@ std::string step(const char* ev, double within) {
   for (;;) ::pause();
 }
 
+std::mutex mutex_a, mutex_b;
+std::atomic<int> holding{0};
+
+// Each takes its first mutex, waits until the other holds its own, then asks for the other's.
+__attribute__((noinline)) void lock_a_then_b() {
+  std::lock_guard<std::mutex> a(mutex_a);
+  ++holding;
+  while (holding < 2) std::this_thread::yield();
+  std::lock_guard<std::mutex> b(mutex_b);
+}
+
+__attribute__((noinline)) void lock_b_then_a() {
+  std::lock_guard<std::mutex> b(mutex_b);
+  ++holding;
+  while (holding < 2) std::this_thread::yield();
+  std::lock_guard<std::mutex> a(mutex_a);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +79,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "hang") block_forever();
+  if (mode == "deadlock") {
+    std::thread t1(lock_a_then_b), t2(lock_b_then_a);
+    t1.join();
+    t2.join();
+    return 0;
+  }
   if (mode == "ignore-term") {
     ::signal(SIGTERM, SIG_IGN);
     block_forever();
