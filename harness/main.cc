@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   }
 
   if (app.get_subcommands().empty())
-    return usage_error("a command is required: all, run CASE..., or list (see --help)");
+    return usage_error("a command is required: all, run, list, exec, watch, bench, env or report (see --help)");
   try {
     opt.out = out;
     if (*list) return fc::harness::list_cases();
