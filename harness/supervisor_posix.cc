@@ -102,26 +102,41 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   const int out_w = out.write.fd, err_w = err.write.fd, chan_w = chan.write.fd;
   const bool with_channel = spec.channel;
 
-  bp::environment env = boost::this_process::environment();
-  for (const auto& [k, v] : spec.env) env[k] = v;
+  // The child's environment, built here rather than with bp::environment: Boost 1.74's keyed
+  // lookup reads past the end of shorter entries (ASan reports it).
   static unsigned long serial = 0;
   job->token = run_token() + "-" + std::to_string(++serial);
-  env[kRunTokenVar] = job->token;
-  if (with_channel) env["FORKCHECK_CHANNEL_FD"] = std::to_string(chan_w);
-  else env.erase("FORKCHECK_CHANNEL_FD");
+  std::vector<std::pair<std::string, std::string>> overrides = spec.env;
+  overrides.emplace_back(kRunTokenVar, job->token);
+  if (with_channel) overrides.emplace_back("FORKCHECK_CHANNEL_FD", std::to_string(chan_w));
+  std::vector<std::string> env_strings;
+  for (char** e = ::environ; e && *e; ++e) {
+    std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (key == "FORKCHECK_CHANNEL_FD") continue;
+    bool replaced = false;
+    for (const auto& o : overrides) replaced = replaced || o.first == key;
+    if (!replaced) env_strings.push_back(std::move(entry));
+  }
+  for (const auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  char** const envp_data = envp.data();
 
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   job->start = Clock::now();
   try {
     // Runs in the child between fork and exec; the harness is single-threaded, so this is safe.
-    auto setup = [=](auto&) {
+    auto setup = [=](auto& exec) {
+      exec.env = envp_data;  // prepared before the fork: nothing is allocated here
       ::setpgid(0, 0);
       ::dup2(out_w, STDOUT_FILENO);
       ::dup2(err_w, STDERR_FILENO);
       if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
     };
-    bp::child c(bp::exe = program, bp::args = args, env, bp::std_in < bp::null,
+    bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,
                 bp::extend::on_exec_setup = setup);
     job->r.pid = c.id();
     // We reap with the native status ourselves: bp's child would waitpid behind our back.
