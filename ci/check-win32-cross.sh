@@ -88,7 +88,7 @@ windows_files() {
            repros/launch/*.cc repros/core/case_registry.h repros/core/case_registry.cc \
            repros/core/outcome.h; do
     case $f in
-      *_posix.* | *_linux.* | harness/stacks_gdb.cc | harness/main.cc) ;;
+      *_posix.* | *_linux.* | harness/main.cc) ;;
       repros/launch/boost_process_v1.h) ;;  # Boost.Process: POSIX files only
       *) echo "$f" ;;
     esac

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config ccache gdb
+  cmake ninja-build g++ pkg-config ccache gdb elfutils
   libtorch-dev libomp-dev
   libboost-dev libboost-filesystem-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev

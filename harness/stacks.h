@@ -1,6 +1,6 @@
 // Stacks of a hung process tree, taken before the watchdog kills it: every thread of every
-// process, with function names. gdb in batch mode where it is installed and may attach; where it
-// is missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what /proc gives
+// process, with function names. eu-stack or gdb where installed and allowed to attach; where both
+// are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what /proc gives
 // (thread names, states, wait channels), and the report says why. Windows: not collected
 // (stacks_win32.cc says why).
 #pragma once
@@ -29,7 +29,7 @@ struct ThreadStack {
 };
 
 struct Stacks {
-  std::string method;  // "gdb", "proc", or "none"
+  std::string method;  // "eu-stack", "gdb", "proc", or "none"
   std::string note;    // why the method was what it was (e.g. why gdb could not attach)
   std::vector<ThreadStack> threads;
 };
@@ -39,6 +39,12 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
 std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);
+
+// Parses `eu-stack -m -s -p PID` output (elfutils) for process `pid`.
+std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid);
+
+// "ns::f(int) const", "f (x=1)" -> "ns::f": the name without parameters or argument values.
+std::string function_name_only(const std::string& s);
 
 // What /proc says about each thread of `pid` (no frames unless /proc/PID/task/TID/stack is
 // readable, which needs root).

@@ -13,7 +13,7 @@
 namespace fc::channel {
 
 // Safe to call in the child of a multi-threaded fork: formats into a stack buffer and write()s.
-void step_begin(const char* step, double within_s = 2.0);
+void step_begin(const char* step, double within_s = 1.5);
 void step_end(const char* step);
 
 // The case's structured result (outcome, message, details), sent once by the case's main process.

@@ -1,0 +1,170 @@
+// Stacks of a hung tree: the parsers on captured debugger output, and each way
+// of taking them on a real two-mutex deadlock (fault_child deadlock).
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "harness/classify.h"
+#include "harness/supervisor.h"
+#include "launch/boost_process_v1.h"
+
+namespace fc::harness {
+namespace {
+
+TEST(StackNames, ParametersAndArgumentsAreDropped) {
+  EXPECT_EQ(function_name_only("lock_a_then_b ()"), "lock_a_then_b");
+  EXPECT_EQ(function_name_only("f (x=1, y=...)"), "f");
+  EXPECT_EQ(function_name_only("fc::join_pool(std::vector<fc::launch::Worker, "
+                               "std::allocator<fc::launch::Worker> >&)"),
+            "fc::join_pool");
+  EXPECT_EQ(
+      function_name_only("(anonymous namespace)::run(fc::VariantSpec const&)"),
+      "(anonymous namespace)::run");
+  EXPECT_EQ(
+      function_name_only("std::function<void (int)>::operator()(int) const"),
+      "std::function<void (int)>::operator()");
+  EXPECT_EQ(function_name_only("__cxa_guard_acquire"), "__cxa_guard_acquire");
+}
+
+TEST(StackParsers, EuStackFramesModulesAndSources) {
+  const std::string text =
+      "PID 4625 - process\n"
+      "TID 4627:\n"
+      "#0  0x00007f07624f7823 - /usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0\n"
+      "#1  0x00007f0763894e67 at::native::structured_sum_out::impl(at::Tensor "
+      "const&) - "
+      "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13.0\n"
+      "TID 4625:\n"
+      "#0  0x00007f2fef31f829 syscall - /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+      "    ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38\n"
+      "#1  0x00007f2fef4a92e0 __cxa_guard_acquire - "
+      "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30\n"
+      "#2  0x000055bbfcb5aeff (anonymous namespace)::registry() - "
+      "/bin/forkcheck-repro\n"
+      "    /src/repros/cases/static_init_fork.cc:45:19\n";
+  auto threads = parse_eu_stack(text, 4625);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].tid, 4625); // the main thread first
+  EXPECT_EQ(threads[0].pid, 4625);
+  ASSERT_EQ(threads[0].frames.size(), 3u);
+  EXPECT_EQ(threads[0].frames[0].function, "syscall");
+  EXPECT_EQ(threads[0].frames[0].where,
+            "at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38");
+  EXPECT_EQ(threads[0].frames[1].function, "__cxa_guard_acquire");
+  EXPECT_EQ(threads[0].frames[1].where,
+            "from /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
+  EXPECT_EQ(threads[0].frames[2].function, "(anonymous namespace)::registry");
+  EXPECT_EQ(threads[0].frames[2].where,
+            "at /src/repros/cases/static_init_fork.cc:45");
+  ASSERT_EQ(threads[1].frames.size(), 2u);
+  EXPECT_EQ(threads[1].frames[0].function,
+            "??"); // no symbol: the module still says where
+  EXPECT_EQ(threads[1].frames[0].where,
+            "from /usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0");
+  EXPECT_EQ(threads[1].frames[1].function,
+            "at::native::structured_sum_out::impl");
+}
+
+TEST(StackParsers, GdbThreadsNamesAndFrames) {
+  const std::string text =
+      "[New LWP 12]\n"
+      "Thread 2 (Thread 0x7f00 (LWP 12) \"locker_ab\"):\n"
+      "#0  futex_wait (private=0, expected=2) at "
+      "../sysdeps/nptl/futex-internal.h:146\n"
+      "#1  0x000055 in lock_a_then_b () at /tmp/dl.cc:6\n"
+      "Thread 1 (Thread 0x7f01 (LWP 11) \"fault_child\"):\n"
+      "#0  0x00007f in ?? () from /lib/x86_64-linux-gnu/libgomp.so.1\n"
+      "#1  0x00007f in GOMP_parallel () from "
+      "/lib/x86_64-linux-gnu/libgomp.so.1\n";
+  auto threads = parse_gdb_backtraces(text, 11);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].tid, 11);
+  EXPECT_EQ(threads[0].name, "fault_child");
+  EXPECT_EQ(threads[0].frames[0].function, "??");
+  EXPECT_EQ(threads[0].frames[1].function, "GOMP_parallel");
+  EXPECT_EQ(threads[0].frames[1].where,
+            "from /lib/x86_64-linux-gnu/libgomp.so.1");
+  EXPECT_EQ(threads[1].name, "locker_ab");
+  EXPECT_EQ(threads[1].frames[0].function, "futex_wait");
+  EXPECT_EQ(threads[1].frames[1].function, "lock_a_then_b");
+  EXPECT_EQ(threads[1].frames[1].where, "at /tmp/dl.cc:6");
+}
+
+// Each way of taking stacks, on a process deadlocked on two mutexes (three
+// threads: main joining, two lockers each waiting for the other's mutex).
+class LiveStacks : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override { ::setenv("FORKCHECK_STACKS", GetParam().c_str(), 1); }
+  void TearDown() override { ::unsetenv("FORKCHECK_STACKS"); }
+  ChildResult deadlock() {
+    LaunchSpec spec;
+    spec.argv = {FC_FAULT_CHILD, "deadlock"};
+    spec.timeout_s = 1;
+    spec.grace_s = 0.5;
+    return supervise(spec);
+  }
+};
+
+TEST_P(LiveStacks, DeadlockedThreadsAreNamedWhereTheyAreStuck) {
+  const std::string tool = GetParam();
+  if (tool != "proc" && bp::search_path(tool).empty())
+    GTEST_SKIP() << tool
+                 << " is not installed (ci/install-deps-debian.sh installs it)";
+  auto r = deadlock();
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_EQ(r.stacks.method, tool) << r.stacks.note;
+  ASSERT_EQ(r.stacks.threads.size(), 3u) << r.stacks.note;
+  for (const auto &t : r.stacks.threads) {
+    EXPECT_EQ(t.pid, r.pid);
+    EXPECT_EQ(t.state, "S") << "every thread is asleep in the deadlock";
+    EXPECT_FALSE(t.name.empty());
+  }
+  if (tool == "proc") {
+    EXPECT_NE(r.stacks.note.find("FORKCHECK_STACKS=proc"), std::string::npos)
+        << r.stacks.note;
+    return;
+  }
+  EXPECT_TRUE(r.stacks.note.empty()) << r.stacks.note;
+  // Each locker thread's own stack names the function it is stuck in, and only
+  // that one.
+  int a = 0, b = 0;
+  for (const auto &t : r.stacks.threads) {
+    bool ta = false, tb = false;
+    for (const auto &f : t.frames) {
+      ta = ta || f.function.find("lock_a_then_b") != std::string::npos;
+      tb = tb || f.function.find("lock_b_then_a") != std::string::npos;
+    }
+    EXPECT_FALSE(ta && tb);
+    a += ta;
+    b += tb;
+  }
+  EXPECT_EQ(a, 1);
+  EXPECT_EQ(b, 1);
+}
+
+TEST(LiveStacksNone, NoneTakesNoStacksAndSaysSo) {
+  ::setenv("FORKCHECK_STACKS", "none", 1);
+  LaunchSpec spec;
+  spec.argv = {FC_FAULT_CHILD, "deadlock"};
+  spec.timeout_s = 1;
+  spec.grace_s = 0.5;
+  auto r = supervise(spec);
+  ::unsetenv("FORKCHECK_STACKS");
+  EXPECT_EQ(r.stacks.method, "none");
+  EXPECT_TRUE(r.stacks.threads.empty());
+  EXPECT_NE(r.stacks.note.find("FORKCHECK_STACKS=none"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachTool, LiveStacks,
+                         ::testing::Values("eu-stack", "gdb", "proc"),
+                         [](const auto &p) {
+                           std::string n = p.param;
+                           for (auto &c : n)
+                             if (c == '-')
+                               c = '_';
+                           return n;
+                         });
+
+} // namespace
+} // namespace fc::harness
