@@ -100,6 +100,7 @@ svg.chart polyline.series, svg.chart .legend-line { fill: none; stroke-width: 2;
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
+ul.failed-workers { margin: 0; padding-left: 18px; }
 blockquote { margin: 4px 0 10px; padding: 6px 14px; border-left: 4px solid var(--line); background: var(--panel); }
 .variant { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; margin: 10px 0; background: var(--bg); color: var(--ink); }
 .variant h4 .tag { font-weight: normal; color: var(--muted); font-size: 13px; margin-left: 6px; }
@@ -304,6 +305,11 @@ std::string variant_block(const json& c, const json& v) {
   o += "</dd>";
   if (!matched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
   if (!str(v, "message").empty()) o += "<dt>message</dt><dd>" + h(v["message"]) + "</dd>";
+  if (const auto failed = failed_workers(v); !failed.empty()) {
+    o += "<dt>workers that failed</dt><dd><ul class=\"failed-workers\">";
+    for (const auto& line : failed) o += "<li>" + h(line) + "</li>";
+    o += "</ul></dd>";
+  }
   if (v.contains("hang") && v["hang"].is_object())
     o += "<dt>hung at</dt><dd>" + h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
   o += "</dl>";

@@ -2,7 +2,9 @@
 // variant's outcome is the one it expected. A mismatch is a <failure> (a fix that broke, or a
 // hazard that did not show as documented); a harness failure or a variant the run never reached
 // is an <error>; an expected skip is <skipped>. The message goes in the `message` attribute and
-// in the body too, since GitLab shows only the body. Written with pugixml, which escapes; text is
+// in the body too, since GitLab shows only the body, with the workers that failed and the stacks
+// of a hung tree; those stacks are also in <system-out>, after the output, where the testcase
+// passed (a hazard that hung as documented). Written with pugixml, which escapes; text is
 // first stripped of what XML 1.0 cannot hold at all (most control characters, invalid UTF-8).
 #include <sstream>
 
@@ -37,6 +39,35 @@ std::string fixed3(double s) {
   return o.str();
 }
 
+constexpr size_t kFramesPerThread = 24;
+constexpr size_t kStacksCap = 64 * 1024;
+
+// A hung tree's stacks as a CI log shows them: each thread, then its first frames. "" when none.
+std::string stacks_text(const json& v) {
+  const json& stacks = list(v, "stacks");
+  if (stacks.empty()) return "";
+  std::string text =
+      "stacks of the hung process tree (" + std::to_string(stacks.size()) + " threads" +
+      (field(v, "stacks_method").empty() ? "" : ", by " + field(v, "stacks_method")) + "):\n";
+  if (!field(v, "stacks_note").empty()) text += field(v, "stacks_note") + "\n";
+  for (const auto& t : stacks) {
+    text += "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name");
+    if (!field(t, "state").empty())
+      text += " [" + field(t, "state") +
+              (field(t, "wchan").empty() ? "" : " " + field(t, "wchan")) + "]";
+    text += "\n";
+    size_t i = 0;
+    for (const auto& f : list(t, "frames")) {
+      if (i == kFramesPerThread) {
+        text += "  ...\n";
+        break;
+      }
+      text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+    }
+  }
+  return cap_text(text, kStacksCap);
+}
+
 struct Counts {
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   double time = 0;
@@ -49,6 +80,11 @@ std::string failure_body(const json& v) {
   if (!field(v, "message").empty()) body += "\n" + field(v, "message");
   if (!field(v, "note").empty()) body += "\n" + field(v, "note");
   if (!field(v, "expected_why").empty()) body += "\nexpected " + field(v, "expected") + " because: " + field(v, "expected_why");
+  if (const auto failed = failed_workers(v); !failed.empty()) {
+    body += "\nworkers that failed:";
+    for (const auto& line : failed) body += "\n  " + line;
+  }
+  if (const std::string stacks = stacks_text(v); !stacks.empty()) body += "\n" + stacks;
   return body;
 }
 
@@ -73,7 +109,11 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     attr(f, "type", outcome);
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
-  if (!field(v, "stdout").empty()) text_child(tc, "system-out", field(v, "stdout"));
+  std::string out = field(v, "stdout");
+  // A failure's body has the stacks already.
+  if (const std::string stacks = matched(v) ? stacks_text(v) : ""; !stacks.empty())
+    out += (out.empty() || out.back() == '\n' ? "" : "\n") + stacks;
+  if (!out.empty()) text_child(tc, "system-out", out);
   if (!field(v, "stderr").empty()) text_child(tc, "system-err", field(v, "stderr"));
 }
 

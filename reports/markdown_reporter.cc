@@ -146,6 +146,10 @@ std::string variant_details(const json& v, const Limits& lim) {
   if (!matched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
   if (!field(v, "message").empty()) o += "- message: " + md(field(v, "message"), lim.message) + "\n";
   if (!field(v, "note").empty()) o += "- note: " + md(field(v, "note"), lim.message) + "\n";
+  if (const auto failed = failed_workers(v); !failed.empty()) {
+    o += "- workers that failed:\n";
+    for (const auto& line : failed) o += "  - " + md(line, lim.message) + "\n";
+  }
   o += "\n";
   if (lim.output > 0)
     for (const char* stream : {"stdout", "stderr"})

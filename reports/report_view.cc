@@ -72,6 +72,24 @@ const nlohmann::json& workers(const nlohmann::json& variant) {
   return list(variant.is_object() && variant.contains("details") ? variant["details"] : none, "workers");
 }
 
+std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t max) {
+  std::vector<std::string> lines;
+  size_t failed = 0, i = 0;
+  for (const auto& w : workers(variant)) {
+    const std::string index = std::to_string(i++);
+    if (!w.is_object() || field(w, "status", "ok") == "ok") continue;
+    if (++failed > max) continue;
+    std::string line = "worker " + field(w, "index", index) + " (pid " + field(w, "pid", "?");
+    if (!field(w, "start_method").empty()) line += ", " + field(w, "start_method");
+    line += "): " + field(w, "error", field(w, "status"));
+    if (w.contains("ended_after_s") && w["ended_after_s"].is_number())
+      line += ", " + format_seconds(w["ended_after_s"].get<double>()) + " after the pool started";
+    lines.push_back(std::move(line));
+  }
+  if (failed > max) lines.push_back("and " + std::to_string(failed - max) + " more");
+  return lines;
+}
+
 std::vector<LossCurve> loss_curves(const nlohmann::json& variant) {
   std::vector<LossCurve> curves;
   int i = 0;

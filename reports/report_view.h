@@ -37,6 +37,12 @@ const nlohmann::json* find_case(const nlohmann::json& report, const std::string&
 // variant.details.workers, or an empty array.
 const nlohmann::json& workers(const nlohmann::json& variant);
 
+// The workers of a variant that did not end well (details.workers entries whose status is not
+// ok), one line each, the same in every format: "worker 1 (pid 4242, fork): killed by SIGSEGV
+// (Segmentation fault), 210 ms after the pool started". At most `max` lines, then one saying how
+// many more.
+std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t max = 16);
+
 // A worker's loss curve from a variant's details (details.workers[i].result.losses).
 struct LossCurve {
   int worker = 0;

@@ -306,6 +306,111 @@ TEST(Markdown, ASmallCapLeavesWholePartsOutAndSaysSo) {
   EXPECT_NE(md.find("left out to stay under the size limit"), std::string::npos);
 }
 
+// --- crash details: which worker died, how and when; stacks in JUnit -----------------------------
+
+json crashed_pool_variant() {
+  json v =
+      testing::variant("pool-crash", "fork", "fix", "ok", "crash",
+                       "worker 1 (pid 4242, fork) killed by SIGSEGV (Segmentation fault), 0.21 s "
+                       "after the pool started");
+  v["details"] = {{"workers", json::array({
+                                  {{"index", 0},
+                                   {"pid", 4241},
+                                   {"start_method", "fork"},
+                                   {"status", "ok"},
+                                   {"ended_after_s", 2.0},
+                                   {"result", {{"message", "fine"}}}},
+                                  {{"index", 1},
+                                   {"pid", 4242},
+                                   {"start_method", "fork"},
+                                   {"status", "crash"},
+                                   {"signal", 11},
+                                   {"signal_name", "SIGSEGV"},
+                                   {"core_dumped", false},
+                                   {"error", "killed by SIGSEGV (Segmentation fault)"},
+                                   {"ended_after_s", 0.21}},
+                                  {{"index", 2},
+                                   {"pid", 4243},
+                                   {"start_method", "fork"},
+                                   {"status", "error"},
+                                   {"exit_code", 3},
+                                   {"error", "worker exited with status 3 without a result"},
+                                   {"ended_after_s", 0.6}},
+                              })}};
+  return v;
+}
+
+json report_with_crash_details() {
+  json r = testing::synthetic_report();
+  r["cases"][0]["variants"].push_back(crashed_pool_variant());
+  // An exec-like hang that was expected ok: a failure whose body must carry the stacks.
+  json hung = r["cases"][0]["variants"][0];
+  hung["name"] = "hung-fix";
+  hung["role"] = "fix";
+  hung["expected"] = "ok";
+  r["cases"][0]["variants"].push_back(hung);
+  return r;
+}
+
+const char* const kCrashLine =
+    "worker 1 (pid 4242, fork): killed by SIGSEGV (Segmentation fault), 210 ms after the pool "
+    "started";
+
+TEST(ReportView, FailedWorkersNameIndexPidMethodHowAndWhen) {
+  const auto lines = failed_workers(crashed_pool_variant());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], kCrashLine);
+  EXPECT_EQ(lines[1],
+            "worker 2 (pid 4243, fork): worker exited with status 3 without a result, 600 ms after "
+            "the pool started");
+  const auto capped = failed_workers(crashed_pool_variant(), 1);
+  ASSERT_EQ(capped.size(), 2u);
+  EXPECT_EQ(capped[1], "and 1 more");
+  EXPECT_TRUE(failed_workers(testing::variant("x", "fork", "fix", "ok", "ok")).empty());
+}
+
+TEST(CrashDetails, EveryFormatNamesTheWorkerThatDiedAndWhen) {
+  const json r = report_with_crash_details();
+  const std::string html = make_html_reporter()->render(r);
+  EXPECT_NE(html.find("<li>" + html_escape(kCrashLine) + "</li>"), std::string::npos);
+  const std::string md = make_markdown_reporter()->render(r);
+  for (const char* part : {"worker 1 (pid 4242, fork)", "SIGSEGV", "210 ms after the pool started",
+                           "worker 2 (pid 4243, fork)", "status 3"})
+    EXPECT_NE(md.find(part), std::string::npos) << part;
+  pugi::xml_document doc;
+  const std::string xml = make_junit_reporter()->render(r);
+  ASSERT_TRUE(doc.load_string(xml.c_str()));
+  pugi::xml_node failure;
+  for (auto t : doc.child("testsuites").first_child().children("testcase"))
+    if (std::string(t.attribute("name").value()) == "pool-crash") failure = t.child("failure");
+  ASSERT_TRUE(failure);
+  EXPECT_NE(std::string(failure.text().get()).find(kCrashLine), std::string::npos)
+      << failure.text().get();
+}
+
+TEST(CrashDetails, JunitCarriesTheStacksOfAHungTree) {
+  pugi::xml_document doc;
+  const std::string xml = make_junit_reporter()->render(report_with_crash_details());
+  ASSERT_TRUE(doc.load_string(xml.c_str()));
+  pugi::xml_node passed, failed;
+  for (auto t : doc.child("testsuites").first_child().children("testcase")) {
+    if (std::string(t.attribute("name").value()) == "fork") passed = t;
+    if (std::string(t.attribute("name").value()) == "hung-fix") failed = t;
+  }
+  ASSERT_TRUE(passed && failed);
+  // An expected hang passes: its stacks follow its output in <system-out>.
+  const std::string out = passed.child("system-out").text().get();
+  EXPECT_NE(out.find("<b>tags</b>"), std::string::npos) << "the output stays first";
+  EXPECT_NE(out.find("#0 GOMP_parallel from libgomp.so.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait]"), std::string::npos) << out;
+  // A hang that fails: in the failure's body too, which is all GitLab shows.
+  EXPECT_NE(std::string(failed.child("failure").text().get()).find("#1 main at x.cc:3"),
+            std::string::npos);
+  EXPECT_EQ(std::string(failed.child("system-out").text().get()).find("GOMP_parallel"),
+            std::string::npos)
+      << "not twice";
+}
+
 // --- the chart ---------------------------------------------------------------------------------
 
 TEST(SvgChart, OnePolylinePerSeriesAndEscapedLabels) {

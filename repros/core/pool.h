@@ -20,8 +20,14 @@ struct PoolResult {
 };
 
 // Joins every worker within `deadline` (the whole pool). Workers still running then are
-// terminated with `grace` and the outcome is `hang`; a worker killed by a signal makes it `crash`;
-// one that threw makes it `error` with that worker's message. Nothing is left running.
+// terminated with `grace` and the outcome is `hang`; a worker killed by a signal makes it `crash`
+// (the message names the first to die: index, pid, start method, signal, when); one that threw
+// or exited non-zero makes it `error` with that worker's message. Nothing is left running.
+// Every worker is watched at once, so each end is seen within milliseconds of happening. Each
+// entry of `workers`: index, pid, start_method, status (ok, error, crash, hang), seconds (from
+// its start to its end), ended_after_s (its end, in seconds after the pool's first worker was
+// started), and as they apply: result, error, signal, signal_name, core_dumped, exit_code,
+// forced_kill.
 PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::milliseconds deadline,
                      std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
 
