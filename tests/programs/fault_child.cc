@@ -1,8 +1,12 @@
 // A child that misbehaves on request, for the supervisor's tests: faults are tested by causing
 // them. Usage: fault_child MODE [ARG]
 //   exit N          exit with status N (after a line on stderr)
+//   exit-message N TEXT  a few lines on stdout and stderr, TEXT the last on stderr, exit N
 //   segv | abort    die by SIGSEGV / SIGABRT
+//   segfault TEXT   TEXT on stderr, then a real invalid write (SIGSEGV from the MMU, not raise)
 //   sleep S         sleep S seconds, then exit 0
+//   slow-fine S     for S seconds (default 3), a worker thread alternates busy work and
+//                   condition-variable (futex) waits while main waits on it; then exit 0
 //   hang            block forever
 //   ignore-term     ignore SIGTERM, then block forever
 //   stop            stop itself with SIGSTOP
@@ -19,10 +23,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -62,6 +67,35 @@ __attribute__((noinline)) void lock_b_then_a() {
   std::lock_guard<std::mutex> a(mutex_a);
 }
 
+// Slow but fine: rounds of ~100 ms of computing, then ~150 ms asleep in a condition variable
+// (a futex wait), on a worker thread that main joins through another condition variable.
+int slow_but_fine(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+  std::mutex m;
+  std::condition_variable tick, done_cv;
+  bool done = false;
+  std::thread worker([&] {
+    volatile unsigned long x = 0;
+    while (Clock::now() < until) {
+      const auto busy_until = Clock::now() + std::chrono::milliseconds(100);
+      while (Clock::now() < busy_until) x = x + 1;
+      std::unique_lock<std::mutex> lock(m);
+      tick.wait_for(lock, std::chrono::milliseconds(150));  // nobody notifies: a timed futex wait
+    }
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+    done_cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    done_cv.wait(lock, [&] { return done; });
+  }
+  worker.join();
+  std::printf("slow but fine: done after %.1f s\n", seconds);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,7 +106,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fault_child: exiting with status %s\n", arg);
     return std::atoi(arg);
   }
+  if (mode == "exit-message") {
+    const char* text = argc > 3 ? argv[3] : "fault_child: failed";
+    std::printf("fault_child: working\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "fault_child: step 1 of 2 done\nfault_child: step 2 of 2 failed\n%s\n",
+                 text);
+    return std::atoi(arg);
+  }
   if (mode == "segv") ::raise(SIGSEGV);
+  if (mode == "segfault") {
+    std::fprintf(stderr, "%s\n",
+                 argc > 2 ? argv[2] : "fault_child: about to write through a null pointer");
+    int* volatile nowhere = nullptr;  // volatile: the compiler cannot see it is null
+    *nowhere = 1;
+    return 1;  // not reached
+  }
+  if (mode == "slow-fine") return slow_but_fine(argc > 2 ? std::atof(arg) : 3.0);
   if (mode == "abort") std::abort();
   if (mode == "sleep") {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(arg)));

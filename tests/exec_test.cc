@@ -1,0 +1,226 @@
+// `forkcheck exec` end to end, on the four programs of issue 5 (tests/programs/fault_child): a
+// deadlock on two mutexes is a hang whose stacks name the function each thread is stuck in, in
+// every report format; a segfault is a crash that names SIGSEGV and says whether a core was
+// dumped, as the kernel decided; a non-zero exit with a message is an error carrying the tail of
+// stderr; a program that is slow but fine is ok, and nothing took its stacks.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/supervisor.h"
+#include "launch/boost_process_v1.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+class Exec : public ::testing::Test {
+ protected:
+  // Each test in a directory of its own, which is also the working directory: a core file the
+  // kernel may write for the segfault lands there and goes with it.
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("forkcheck-exec-test-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    old_cwd_ = fs::current_path();
+    fs::current_path(dir_);
+    out_ = dir_ / "report";
+  }
+  void TearDown() override {
+    fs::current_path(old_cwd_);
+    if (!HasFailure()) fs::remove_all(dir_);  // kept for a look when something failed
+  }
+
+  // forkcheck exec [options] -- fault_child ARGS...; reads report.json into report_ and the
+  // single variant into v_. Returns forkcheck's exit code.
+  int exec(const std::vector<std::string>& options, const std::vector<std::string>& child) {
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string()};
+    spec.argv.insert(spec.argv.end(), options.begin(), options.end());
+    spec.argv.push_back("--");
+    spec.argv.push_back(FC_FAULT_CHILD);
+    spec.argv.insert(spec.argv.end(), child.begin(), child.end());
+    spec.timeout_s = 120;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    stdout_ = r.out.text();
+    stderr_ = r.err.text();
+    report_ = json::parse(slurp(out_ / "report.json"), nullptr, false);
+    if (report_.is_object() && report_["cases"].size() == 1 &&
+        report_["cases"][0]["variants"].size() == 1)
+      v_ = report_["cases"][0]["variants"][0];
+    return r.exit.code;
+  }
+
+  fs::path dir_, old_cwd_, out_;
+  std::string stdout_, stderr_;
+  json report_, v_;
+};
+
+// The frames of each thread that has a frame naming `function`: (pid, tid) of each.
+std::vector<std::pair<int, int>> threads_in(const json& stacks, const std::string& function) {
+  std::vector<std::pair<int, int>> found;
+  for (const auto& t : stacks) {
+    for (const auto& f : t["frames"]) {
+      if (contains(f.get<std::string>(), function)) {
+        found.emplace_back(t["pid"].get<int>(), t["tid"].get<int>());
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+TEST_F(Exec, DeadlockIsAHangWhoseStacksNameBothStuckFunctions) {
+  const int code = exec({"--timeout", "2"}, {"deadlock"});
+  EXPECT_EQ(code, 1) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  EXPECT_EQ(v_["outcome"], "hang") << v_["message"];
+  EXPECT_TRUE(v_["watchdog"]["deadline_passed"].get<bool>());
+  EXPECT_TRUE(contains(v_["message"].get<std::string>(), "2.0 s deadline")) << v_["message"];
+  const std::string method = v_.value("stacks_method", "");
+  if (method == "proc" && fc::bp::search_path("eu-stack").empty() &&
+      fc::bp::search_path("gdb").empty())
+    GTEST_SKIP() << "neither eu-stack nor gdb is installed: /proc gives no function names "
+                    "(ci/install-deps-debian.sh installs both)";
+  ASSERT_TRUE(method == "eu-stack" || method == "gdb")
+      << method << ": " << v_.value("stacks_note", "");
+
+  // Three threads: main joining, and one in each locking function, each the only one there.
+  const auto a = threads_in(v_["stacks"], "lock_a_then_b");
+  const auto b = threads_in(v_["stacks"], "lock_b_then_a");
+  ASSERT_EQ(a.size(), 1u) << v_["stacks"].dump(1);
+  ASSERT_EQ(b.size(), 1u) << v_["stacks"].dump(1);
+  EXPECT_EQ(a[0].first, b[0].first) << "one process";
+  EXPECT_NE(a[0].second, b[0].second) << "two different threads";
+  EXPECT_EQ(v_["stacks"].size(), 3u) << v_["stacks"].dump(1);
+
+  // Every report format names both functions.
+  for (const char* file : {"report.html", "summary.md", "junit.xml"}) {
+    const std::string text = slurp(out_ / file);
+    EXPECT_TRUE(contains(text, "lock_a_then_b")) << file;
+    EXPECT_TRUE(contains(text, "lock_b_then_a")) << file;
+  }
+}
+
+// How the kernel ends `fault_child ARGS...` run directly by this process: the wait status that
+// tells whether this system dumps a core for it (ulimit -c, core_pattern).
+int direct_wait_status(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {FC_FAULT_CHILD};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  return status;
+}
+
+TEST_F(Exec, SegfaultIsACrashNamingTheSignalAndWhetherACoreWasDumped) {
+  const std::string last_words = "fault_child: writing through a null pointer now";
+  const int code = exec({"--timeout", "30"}, {"segfault", last_words});
+  EXPECT_EQ(code, 1) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  EXPECT_EQ(v_["outcome"], "crash") << v_["message"];
+  const json& e = v_["exit"];
+  EXPECT_EQ(e["signal"], SIGSEGV);
+  EXPECT_EQ(e["signal_name"], "SIGSEGV");
+  EXPECT_TRUE(e["code"].is_null());
+  ASSERT_TRUE(e.contains("core_dumped") && e["core_dumped"].is_boolean()) << e;
+  const bool dumped = e["core_dumped"].get<bool>();
+  const std::string message = v_["message"].get<std::string>();
+  EXPECT_TRUE(contains(message, "SIGSEGV")) << message;
+  EXPECT_EQ(contains(message, "core dumped"), dumped) << message;
+  EXPECT_TRUE(contains(message, last_words)) << "the last output before the crash: " << message;
+  EXPECT_FALSE(v_["watchdog"]["deadline_passed"].get<bool>());
+  EXPECT_TRUE(v_["stacks"].empty()) << "no stacks of a process that crashed";
+
+  // The same program, run here: the system makes the same decision about its core.
+  const int status = direct_wait_status({"segfault", last_words});
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  EXPECT_EQ(static_cast<bool>(WCOREDUMP(status)), dumped)
+      << "report.json says core_dumped=" << dumped << ", the wait status says otherwise";
+
+  for (const char* file : {"report.html", "summary.md", "junit.xml"})
+    EXPECT_TRUE(contains(slurp(out_ / file), "SIGSEGV")) << file;
+}
+
+TEST_F(Exec, NonZeroExitIsAnErrorWithTheTailOfStderr) {
+  const std::string why = "RuntimeError: DataLoader worker (pid 4242) exited unexpectedly";
+  const int code = exec({"--timeout", "30"}, {"exit-message", "3", why});
+  EXPECT_EQ(code, 1) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  EXPECT_EQ(v_["outcome"], "error") << v_["message"];
+  EXPECT_EQ(v_["exit"]["code"], 3);
+  EXPECT_TRUE(v_["exit"]["signal"].is_null());
+  const std::string message = v_["message"].get<std::string>();
+  EXPECT_TRUE(contains(message, why)) << message;
+  EXPECT_TRUE(contains(message, "step 2 of 2 failed")) << "the lines before it too: " << message;
+  EXPECT_TRUE(contains(message, "exit status 3")) << message;
+  EXPECT_FALSE(contains(message, "working")) << "stdout is not stderr: " << message;
+  EXPECT_TRUE(contains(v_["stderr"].get<std::string>(), why));
+  EXPECT_TRUE(v_["stacks"].empty());
+  for (const char* file : {"report.html", "summary.md", "junit.xml"})
+    EXPECT_TRUE(contains(slurp(out_ / file), "DataLoader worker (pid 4242) exited unexpectedly"))
+        << file;
+}
+
+TEST_F(Exec, SlowButFineIsOkAndNobodyTookItsStacks) {
+  // About 3 s of busy work alternating with futex waits, under a deadline far above that.
+  const int code = exec({"--timeout", "30"}, {"slow-fine", "3"});
+  EXPECT_EQ(code, 0) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  EXPECT_EQ(v_["outcome"], "ok") << v_["message"];
+  EXPECT_EQ(v_["exit"]["code"], 0);
+  EXPECT_GE(v_["duration_s"].get<double>(), 2.5) << "it did run its course";
+  EXPECT_FALSE(v_["watchdog"]["deadline_passed"].get<bool>());
+  EXPECT_FALSE(v_["watchdog"]["sigterm"].get<bool>());
+  EXPECT_FALSE(v_.contains("hang"));
+  EXPECT_TRUE(v_["stacks"].empty()) << v_["stacks"].dump(1);
+  EXPECT_FALSE(v_.contains("stacks_method")) << v_.value("stacks_method", "");
+  EXPECT_TRUE(contains(v_["stdout"].get<std::string>(), "slow but fine: done"));
+  EXPECT_EQ(report_["summary"]["harness_failures"], 0);
+}
+
+TEST_F(Exec, CommandThatCannotStartIsAUsageError) {
+  fc::harness::LaunchSpec spec;
+  spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string(), "--", "/nonexistent/forkcheck-x"};
+  spec.timeout_s = 60;
+  spec.channel = false;
+  auto r = fc::harness::supervise(spec);
+  EXPECT_EQ(r.exit.code, 2) << r.err.text();
+  EXPECT_TRUE(contains(r.err.text(), "/nonexistent/forkcheck-x")) << r.err.text();
+  EXPECT_FALSE(fs::exists(out_ / "report.json"));
+}
+
+}  // namespace
