@@ -13,6 +13,7 @@ packages=(
   python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
   shellcheck                               # tests: the ci/ scripts
+  strace                                   # tests: every worker names forkcheck its ptracer
 )
 # npm for the workflow check (ci/install-node-tools.sh fetches its validator); Node.js from
 # elsewhere (NodeSource's nodejs carries its own npm) is kept as it is.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "launch/fdio_posix.h"
+#include "launch/ptracer.h"
 #include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
@@ -16,6 +17,7 @@ std::unique_ptr<Worker::Impl> start_fork(const std::string& name, WorkerFn fn,
   const pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0) {
+    allow_supervisor_ptrace();  // a new task: forkcheck's debugger may attach to it too
     result_r.reset();
     forkserver_forget_inherited();
     exit_child(run_worker(fn, payload, result_w.get()));

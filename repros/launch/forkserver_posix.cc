@@ -22,6 +22,7 @@
 
 #include "launch/fdio_posix.h"
 #include "launch/forkserver_protocol_posix.h"
+#include "launch/ptracer.h"
 #include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
@@ -103,6 +104,7 @@ class Server {
 
   [[noreturn]] void run_worker(const std::string& name, const std::string& payload, int result_fd,
                                int status_fd) {
+    allow_supervisor_ptrace();  // a new task: forkcheck's debugger may attach to it too
     // The worker runs like a fork worker: the parent's signal set-up, none of the server's fds.
     ::sigaction(SIGCHLD, &saved_chld_, nullptr);
     ::sigaction(SIGINT, &saved_int_, nullptr);
@@ -211,6 +213,7 @@ void start_forkserver() {
   const pid_t pid = ::fork();
   if (pid < 0) detail::throw_errno("fork (forkserver)");
   if (pid == 0) {
+    allow_supervisor_ptrace();  // the server is in the tree forkcheck takes stacks of
     client_end.reset();
     try {
       Server(server_end.release()).run();

@@ -17,6 +17,7 @@
 
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
+#include "launch/ptracer.h"
 #include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
 #include "launch/worker_impl_posix.h"
@@ -123,6 +124,9 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
 
 void init(int argc, char** argv) {
   g_init_called.store(true);
+  // A spawned worker is a new task (its parent forked it): it names forkcheck's debugger anew.
+  // Harmless in a program forkcheck exec'd, which has that declaration already.
+  allow_supervisor_ptrace();
   if (argc < 2 || std::strcmp(argv[1], kWorkerFlag) != 0) return;
   if (argc != 7 || std::strcmp(argv[3], kPayloadFdFlag) != 0 ||
       std::strcmp(argv[5], kResultFdFlag) != 0) {
