@@ -5,6 +5,7 @@
 
 #include "harness/host.h"
 #include "harness/supervisor.h"
+#include "harness/zygote.h"
 
 namespace fc::harness {
 namespace {
@@ -22,11 +23,12 @@ std::vector<std::string> repro_programs() {
   return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
 }
 
-Catalog load_catalog(const std::vector<std::string>& programs) {
+Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes) {
   Catalog cat;
   for (const auto& program : programs) {
     LaunchSpec spec;
     spec.argv = {program, "--list"};
+    if (zygotes) spec.zygote = zygotes->for_program(program);
     spec.timeout_s = 60;
     spec.channel = false;
     spec.capture_cap = 8u << 20;

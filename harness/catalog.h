@@ -17,6 +17,7 @@ struct Catalog {
 // The repro programs: beside this executable, or in $FORKCHECK_REPRO_DIR.
 std::vector<std::string> repro_programs();
 
-Catalog load_catalog(const std::vector<std::string>& programs);
+// Each program lists its cases (`--list`), in a copy forked by its zygote when `zygotes` is given.
+Catalog load_catalog(const std::vector<std::string>& programs, class Zygotes* zygotes = nullptr);
 
 }  // namespace fc::harness

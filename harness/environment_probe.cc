@@ -7,14 +7,16 @@
 
 #include "harness/catalog.h"
 #include "harness/supervisor.h"
+#include "harness/zygote.h"
 #include "reports/report_view.h"
 
 namespace fc::harness {
 namespace {
 
 // Runs `program --env` under the supervisor; the environment, or why there is none.
-nlohmann::json ask(const std::string& program, double timeout_s, std::string& why) {
+nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygotes, std::string& why) {
   LaunchSpec spec;
+  if (zygotes) spec.zygote = zygotes->for_program(program);
   spec.argv = {program, "--env"};
   spec.timeout_s = timeout_s;
   ChildResult r = supervise(spec);
@@ -35,13 +37,13 @@ nlohmann::json ask(const std::string& program, double timeout_s, std::string& wh
 
 }  // namespace
 
-nlohmann::json collect_environment(double timeout_s) {
+nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes) {
   const auto programs = repro_programs();  // {native, torch}
   std::string torch_why, native_why;
-  nlohmann::json env = ask(programs.at(1), timeout_s, torch_why);
+  nlohmann::json env = ask(programs.at(1), timeout_s, zygotes, torch_why);
   if (!env.is_null()) return env;
   if (torch_why.rfind("forkcheck was interrupted", 0) == 0) return {{"error", torch_why}};
-  env = ask(programs.at(0), timeout_s, native_why);
+  env = ask(programs.at(0), timeout_s, zygotes, native_why);
   if (env.is_null()) return {{"error", "no repro program could report the environment: " + torch_why + "; " + native_why}};
   // Without libtorch's facts, and the report says why.
   env["collected_by"]["fallback"] = torch_why + "; these facts come from the native repro program instead";

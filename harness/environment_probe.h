@@ -9,7 +9,8 @@
 namespace fc::harness {
 
 // Never throws: when no program can answer, the result holds "error" saying why.
-nlohmann::json collect_environment(double timeout_s = 60);
+// From the torch repro program (else the native one), in a child; `zygotes` may serve it.
+nlohmann::json collect_environment(double timeout_s = 60, class Zygotes* zygotes = nullptr);
 
 // `forkcheck env [--json]`: prints the fingerprint; 0, or 1 when it could not be collected.
 int print_environment(bool as_json);

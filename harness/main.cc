@@ -1,9 +1,9 @@
 // forkcheck: reproduces the fork-safety failures of multiprocessing PyTorch programs, one process
 // per case under a watchdog, and shows the fixed behaviour under spawn and forkserver.
-#include <unistd.h>
-
+#include <algorithm>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -34,15 +34,19 @@ int main(int argc, char** argv) {
 
   RunOptions opt;
   opt.argv.assign(argv, argv + argc);
-  opt.jobs = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  // Twice the CPUs: a variant spends much of its time waiting (a hang waits for the watchdog, a
+  // pool for its workers), and a variant that waits leaves its CPU to the others.
+  opt.jobs = static_cast<int>(std::min(64u, 2 * std::max(1u, std::thread::hardware_concurrency())));
   std::string out = "forkcheck-report";
   auto add_run_options = [&](CLI::App* sub) {
     sub->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
     sub->add_option("--timeout", opt.timeout_s, "seconds each variant may run (default 60)")
         ->check(CLI::Range(0.5, 86400.0));
     sub->add_option("--only", opt.only, "run the variants matching this pattern (glob on case/variant)");
-    sub->add_option("--jobs,-j", opt.jobs, "variants run at once (default: the number of CPUs)")
+    sub->add_option("--jobs,-j", opt.jobs, "variants run at once (default: twice the number of CPUs)")
         ->check(CLI::Range(1, 64));
+    sub->add_flag("!--no-zygote", opt.zygote,
+                  "exec every variant instead of forking it from a preloaded zygote (Linux)");
   };
   auto* all = app.add_subcommand("all", "run every case, every variant");
   add_run_options(all);

@@ -7,6 +7,7 @@
 #include "harness/environment_probe.h"
 #include "harness/host.h"
 #include "harness/version.h"
+#include "harness/zygote.h"
 #include "reports/reporter.h"
 
 namespace fc::harness {
@@ -32,14 +33,14 @@ std::string now_iso8601() {
   return buf;
 }
 
-RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header)
+RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes)
     : out_(out), log_(out / "run.jsonl"), started_(monotonic_s()) {
   header["type"] = "run";
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
   header["started_at"] = now_iso8601();
   header["platform"] = host_platform();
-  header["environment"] = collect_environment();  // from a repro program: see environment_probe.h
+  header["environment"] = collect_environment(60, zygotes);  // from a repro program: see environment_probe.h
   log_.append(header);
 }
 
@@ -55,6 +56,8 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   v["outcome"] = to_string(c.outcome);
   v["message"] = c.message;
   v["duration_s"] = r.duration_s;
+  if (!r.started_via.empty()) v["started_via"] = r.started_via;
+  if (!r.start_note.empty()) v["start_note"] = r.start_note;
   v["exit"] = r.exit.to_json();
   v["stdout"] = r.out.text();
   v["stderr"] = r.err.text();
@@ -106,6 +109,8 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   v["message"] = buf;
   v["interrupted"] = true;
   v["duration_s"] = r.duration_s;
+  if (!r.started_via.empty()) v["started_via"] = r.started_via;
+  if (!r.start_note.empty()) v["start_note"] = r.start_note;
   v["exit"] = r.exit.to_json();
   v["stdout"] = r.out.text();
   v["stderr"] = r.err.text();

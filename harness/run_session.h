@@ -18,7 +18,8 @@ namespace fc::harness {
 class RunSession {
  public:
   // `header`: the run's own fields (command, argv, options); tool, schema and platform are added.
-  RunSession(const std::filesystem::path& out, nlohmann::json header);
+  // `zygotes`, when given, serve the environment probe (see zygote.h).
+  RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr);
 
   void add_case(const nlohmann::json& planned_case);
   void set_total(size_t variants) { total_ = variants; }

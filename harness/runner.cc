@@ -1,5 +1,7 @@
 #include "harness/runner.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,12 +15,13 @@
 #include "harness/run_session.h"
 #include "harness/supervisor.h"
 #include "harness/usage_error.h"
+#include "harness/zygote.h"
 
 namespace fc::harness {
 namespace {
 
-Catalog catalog_or_die() {
-  Catalog cat = load_catalog(repro_programs());
+Catalog catalog_or_die(Zygotes* zygotes = nullptr) {
+  Catalog cat = load_catalog(repro_programs(), zygotes);
   for (const auto& e : cat.errors) std::cerr << "forkcheck: " << e << "\n";
   return cat;
 }
@@ -53,7 +56,8 @@ int run_cases(const RunOptions& options) {
   prepare_out_dir(options.out);
   install_interrupt_handlers();
   start_guardian();
-  Catalog cat = catalog_or_die();
+  Zygotes zygotes(options.zygote);
+  Catalog cat = catalog_or_die(&zygotes);
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
   if (interrupted()) return interrupted_exit_status();
 
@@ -61,8 +65,9 @@ int run_cases(const RunOptions& options) {
                      {{"command", "run"},
                       {"argv", options.argv},
                       {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
-                                   {"jobs", options.jobs}}},
-                      {"catalog_errors", cat.errors}});
+                                   {"jobs", options.jobs}, {"zygote", options.zygote}}},
+                      {"catalog_errors", cat.errors}},
+                     &zygotes);
   struct Planned {
     std::string case_id;
     nlohmann::json variant;
@@ -88,10 +93,27 @@ int run_cases(const RunOptions& options) {
       if (v.contains("env") && v["env"].is_object())
         for (const auto& [k, val] : v["env"].items()) spec.env.emplace_back(k, val.get<std::string>());
       spec.timeout_s = options.timeout_s;
+      spec.zygote = zygotes.for_program(program);
       specs.push_back(spec);
       runnable.push_back({c["id"], v});
     }
   }
+
+  // Expected hangs first: they spend their time idle, waiting for the watchdog, while the
+  // variants started after them use the CPUs. (The reports keep the catalog's order.)
+  std::vector<size_t> order(specs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) {
+    return runnable[i].variant.value("expected", "") == "hang";
+  });
+  std::vector<LaunchSpec> ordered_specs;
+  std::vector<Planned> ordered;
+  for (size_t i : order) {
+    ordered_specs.push_back(specs[i]);
+    ordered.push_back(runnable[i]);
+  }
+  specs = std::move(ordered_specs);
+  runnable = std::move(ordered);
 
   Supervisor().run(specs, options.jobs, [&](size_t i, ChildResult&& r) {
     if (r.interrupted_by != 0)

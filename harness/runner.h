@@ -16,6 +16,7 @@ struct RunOptions {
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 60;
   int jobs = 1;
+  bool zygote = true;  // fork variants from a preloaded zygote where the platform has one
 };
 
 int run_cases(const RunOptions& options);

@@ -23,7 +23,7 @@ const std::regex kFrame(R"(^#\d+\s+0x[0-9a-f]+ ?(.*)$)");
 const std::regex kSource(R"(^\s+(.*?):(\d+)(?::\d+)?$)");
 
 // "name - module", "- module" or "name": the module follows the last " - ".
-StackFrame frame_of(const std::string &rest) {
+StackFrame frame_of(const std::string& rest) {
   StackFrame f;
   std::string name = rest;
   if (name.rfind("- ", 0) == 0) {
@@ -37,9 +37,9 @@ StackFrame frame_of(const std::string &rest) {
   return f;
 }
 
-} // namespace
+}  // namespace
 
-std::vector<ThreadStack> parse_eu_stack(const std::string &text, int pid) {
+std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid) {
   std::vector<ThreadStack> threads;
   std::istringstream in(text);
   std::string line;
@@ -54,16 +54,13 @@ std::vector<ThreadStack> parse_eu_stack(const std::string &text, int pid) {
       continue;
     } else if (std::regex_match(line, m, kFrame)) {
       threads.back().frames.push_back(frame_of(m[1]));
-    } else if (std::regex_match(line, m, kSource) &&
-               !threads.back().frames.empty()) {
-      threads.back().frames.back().where =
-          "at " + m[1].str() + ":" + m[2].str();
+    } else if (std::regex_match(line, m, kSource) && !threads.back().frames.empty()) {
+      threads.back().frames.back().where = "at " + m[1].str() + ":" + m[2].str();
     }
   }
-  std::stable_sort(
-      threads.begin(), threads.end(),
-      [](const ThreadStack &a, const ThreadStack &b) { return a.tid < b.tid; });
+  std::stable_sort(threads.begin(), threads.end(),
+                   [](const ThreadStack& a, const ThreadStack& b) { return a.tid < b.tid; });
   return threads;
 }
 
-} // namespace fc::harness
+}  // namespace fc::harness

@@ -4,11 +4,11 @@
 
 namespace fc::harness {
 
-nlohmann::json to_json(const Stacks &s) {
+nlohmann::json to_json(const Stacks& s) {
   nlohmann::json threads = nlohmann::json::array();
-  for (const auto &t : s.threads) {
+  for (const auto& t : s.threads) {
     nlohmann::json frames = nlohmann::json::array();
-    for (const auto &f : t.frames)
+    for (const auto& f : t.frames)
       frames.push_back(f.function + (f.where.empty() ? "" : " " + f.where));
     threads.push_back({{"pid", t.pid},
                        {"tid", t.tid},
@@ -20,4 +20,4 @@ nlohmann::json to_json(const Stacks &s) {
   return threads;
 }
 
-} // namespace fc::harness
+}  // namespace fc::harness

@@ -5,7 +5,7 @@
 
 namespace fc::harness {
 
-std::string function_name_only(const std::string &s) {
+std::string function_name_only(const std::string& s) {
   static const std::string kAnon = "(anonymous namespace)";
   static const std::string kCall = "operator()";
   int angle = 0;
@@ -21,12 +21,11 @@ std::string function_name_only(const std::string &s) {
       --angle;
     } else if (c == '(' && angle == 0) {
       size_t end = i;
-      while (end > 0 && s[end - 1] == ' ')
-        --end;
+      while (end > 0 && s[end - 1] == ' ') --end;
       return s.substr(0, end);
     }
   }
   return s;
 }
 
-} // namespace fc::harness
+}  // namespace fc::harness

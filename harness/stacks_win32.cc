@@ -8,18 +8,19 @@
 
 namespace fc::harness {
 
-Stacks collect_stacks(const std::vector<ProcessId> &, double) {
+Stacks collect_stacks(const std::vector<ProcessId>&, double) {
   Stacks s;
   s.method = "none";
-  s.note = "not supported on Windows: forkcheck has no Windows stack walker "
-           "yet (it would need "
-           "dbghelp's StackWalk64 with symbols, or a debugger such as cdb), so "
-           "the hang is "
-           "reported without stacks";
+  s.note =
+      "not supported on Windows: forkcheck has no Windows stack walker "
+      "yet (it would need "
+      "dbghelp's StackWalk64 with symbols, or a debugger such as cdb), so "
+      "the hang is "
+      "reported without stacks";
   return s;
 }
 
 // No /proc: no thread states or wait channels to read.
 std::vector<ThreadStack> proc_threads(ProcessId) { return {}; }
 
-} // namespace fc::harness
+}  // namespace fc::harness

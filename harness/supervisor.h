@@ -30,6 +30,9 @@ struct LaunchSpec {
   bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
   bool collect_stacks = true;     // take the stacks of a hung tree before killing it
   double stacks_time_limit_s = 15;
+  // Fork the child from this program's zygote (harness/zygote.h) rather than exec it; ignored
+  // when `env` is not empty (libraries read some variables as they load, before any fork).
+  class Zygote* zygote = nullptr;
 };
 
 // A step that was announced and then made no progress past its allowance.
@@ -43,6 +46,8 @@ struct StepHang {
 struct ChildResult {
   bool started = false;
   std::string start_error;  // why it could not be started
+  std::string started_via;  // "exec" or "zygote"
+  std::string start_note;   // why a zygote was asked for and not used
   int pid = -1;
   ExitStatus exit;
   double duration_s = 0;

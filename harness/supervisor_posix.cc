@@ -18,6 +18,7 @@
 #include "harness/process_info.h"
 #include "harness/reaper.h"
 #include "harness/supervisor.h"
+#include "harness/zygote.h"
 #include "launch/boost_process_v1.h"
 
 namespace fc::harness {
@@ -127,23 +128,36 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   job->start = Clock::now();
-  try {
-    // Runs in the child between fork and exec; the harness is single-threaded, so this is safe.
-    auto setup = [=](auto& exec) {
-      exec.env = envp_data;  // prepared before the fork: nothing is allocated here
-      ::setpgid(0, 0);
-      ::dup2(out_w, STDOUT_FILENO);
-      ::dup2(err_w, STDERR_FILENO);
-      if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
-    };
-    bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,
-                bp::extend::on_exec_setup = setup);
-    job->r.pid = c.id();
-    // We reap with the native status ourselves: bp's child would waitpid behind our back.
-    c.detach();
-  } catch (const std::exception& e) {
-    job->r.start_error = "cannot start '" + spec.argv[0] + "': " + e.what();
-    return job;
+  if (spec.zygote && spec.env.empty()) {
+    std::string why;
+    if (auto pid = spec.zygote->start(args, out_w, err_w, with_channel ? chan_w : -1,
+                                      {{kRunTokenVar, job->token}}, why)) {
+      job->r.pid = *pid;
+      job->r.started_via = "zygote";
+    } else {
+      job->r.start_note = "not forked from the zygote (" + why + "): exec'd instead";
+    }
+  }
+  if (job->r.started_via.empty()) {
+    try {
+      // Runs in the child between fork and exec; the harness is single-threaded, so this is safe.
+      auto setup = [=](auto& exec) {
+        exec.env = envp_data;  // prepared before the fork: nothing is allocated here
+        ::setpgid(0, 0);
+        ::dup2(out_w, STDOUT_FILENO);
+        ::dup2(err_w, STDERR_FILENO);
+        if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
+      };
+      bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,
+                  bp::extend::on_exec_setup = setup);
+      job->r.pid = c.id();
+      // We reap with the native status ourselves: bp's child would waitpid behind our back.
+      c.detach();
+      job->r.started_via = "exec";
+    } catch (const std::exception& e) {
+      job->r.start_error = "cannot start '" + spec.argv[0] + "': " + e.what();
+      return job;
+    }
   }
   ::setpgid(job->r.pid, job->r.pid);  // also here, so the group exists before we signal it
   Reaper::instance().watch(job->r.pid);

@@ -84,6 +84,45 @@ TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
   }
 }
 
+// Every variant that ran says how its process was started; on Linux the ones that set no
+// environment were forked from their program's zygote, the others exec'd (harness/zygote.h).
+TEST_F(ForkcheckAll, EveryVariantSaysHowItWasStarted) {
+  for (const auto& c : report_["cases"])
+    for (const auto& v : c["variants"]) {
+      if (v["outcome"] == "skip") continue;
+      const std::string via = v.value("started_via", "");
+      EXPECT_TRUE(via == "exec" || via == "zygote") << c["id"] << "/" << v["name"];
+#ifdef __linux__
+      const bool sets_env = v.contains("env") && !v["env"].empty();
+      EXPECT_EQ(via, sets_env ? "exec" : "zygote")
+          << c["id"] << "/" << v["name"] << ": " << v.value("start_note", "");
+#endif
+    }
+  EXPECT_EQ(report_["run"]["options"]["zygote"], true);
+}
+
+// Each hang is called at its announced step (allowance 1.5 s, then 0.5 s without CPU), and its
+// stacks, taken before the kill, show where it is stuck.
+TEST_F(ForkcheckAll, HangsCarryStacksThatShowWhereTheyAreStuck) {
+  size_t hangs = 0;
+  for (const auto& c : report_["cases"])
+    for (const auto& v : c["variants"]) {
+      if (v["outcome"] != "hang") continue;
+      ++hangs;
+      const std::string where = c["id"].get<std::string>() + "/" + v["name"].get<std::string>();
+      ASSERT_TRUE(v.contains("hang")) << where << " was not caught at a step";
+      EXPECT_LE(v["hang"]["within_s"].get<double>(), 1.5) << where;
+      EXPECT_FALSE(v["stacks"].empty()) << where;
+      EXPECT_TRUE(v["stacks_method"] == "eu-stack" || v["stacks_method"] == "gdb")
+          << where << ": " << v.value("stacks_note", "");
+    }
+  EXPECT_GE(hangs, 4u);
+  auto stacks_of = [&](const char* id, const char* name) { return variant(id, name)["stacks"].dump(); };
+  EXPECT_NE(stacks_of("gomp-fork-hang", "fork").find("libgomp"), std::string::npos);
+  EXPECT_NE(stacks_of("torch-omp-pool-hang", "fork").find("libgomp"), std::string::npos);
+  EXPECT_NE(stacks_of("static-init-fork", "fork").find("__cxa_guard_acquire"), std::string::npos);
+}
+
 TEST_F(ForkcheckAll, GompHangsUnderForkOnlyAndIsCaughtAtTheStep) {
   const auto& fork = variant("gomp-fork-hang", "fork");
   EXPECT_EQ(fork["outcome"], "hang");

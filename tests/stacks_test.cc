@@ -18,12 +18,10 @@ TEST(StackNames, ParametersAndArgumentsAreDropped) {
   EXPECT_EQ(function_name_only("fc::join_pool(std::vector<fc::launch::Worker, "
                                "std::allocator<fc::launch::Worker> >&)"),
             "fc::join_pool");
-  EXPECT_EQ(
-      function_name_only("(anonymous namespace)::run(fc::VariantSpec const&)"),
-      "(anonymous namespace)::run");
-  EXPECT_EQ(
-      function_name_only("std::function<void (int)>::operator()(int) const"),
-      "std::function<void (int)>::operator()");
+  EXPECT_EQ(function_name_only("(anonymous namespace)::run(fc::VariantSpec const&)"),
+            "(anonymous namespace)::run");
+  EXPECT_EQ(function_name_only("std::function<void (int)>::operator()(int) const"),
+            "std::function<void (int)>::operator()");
   EXPECT_EQ(function_name_only("__cxa_guard_acquire"), "__cxa_guard_acquire");
 }
 
@@ -45,25 +43,20 @@ TEST(StackParsers, EuStackFramesModulesAndSources) {
       "    /src/repros/cases/static_init_fork.cc:45:19\n";
   auto threads = parse_eu_stack(text, 4625);
   ASSERT_EQ(threads.size(), 2u);
-  EXPECT_EQ(threads[0].tid, 4625); // the main thread first
+  EXPECT_EQ(threads[0].tid, 4625);  // the main thread first
   EXPECT_EQ(threads[0].pid, 4625);
   ASSERT_EQ(threads[0].frames.size(), 3u);
   EXPECT_EQ(threads[0].frames[0].function, "syscall");
-  EXPECT_EQ(threads[0].frames[0].where,
-            "at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38");
+  EXPECT_EQ(threads[0].frames[0].where, "at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38");
   EXPECT_EQ(threads[0].frames[1].function, "__cxa_guard_acquire");
-  EXPECT_EQ(threads[0].frames[1].where,
-            "from /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
+  EXPECT_EQ(threads[0].frames[1].where, "from /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
   EXPECT_EQ(threads[0].frames[2].function, "(anonymous namespace)::registry");
-  EXPECT_EQ(threads[0].frames[2].where,
-            "at /src/repros/cases/static_init_fork.cc:45");
+  EXPECT_EQ(threads[0].frames[2].where, "at /src/repros/cases/static_init_fork.cc:45");
   ASSERT_EQ(threads[1].frames.size(), 2u);
   EXPECT_EQ(threads[1].frames[0].function,
-            "??"); // no symbol: the module still says where
-  EXPECT_EQ(threads[1].frames[0].where,
-            "from /usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0");
-  EXPECT_EQ(threads[1].frames[1].function,
-            "at::native::structured_sum_out::impl");
+            "??");  // no symbol: the module still says where
+  EXPECT_EQ(threads[1].frames[0].where, "from /usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0");
+  EXPECT_EQ(threads[1].frames[1].function, "at::native::structured_sum_out::impl");
 }
 
 TEST(StackParsers, GdbThreadsNamesAndFrames) {
@@ -83,8 +76,7 @@ TEST(StackParsers, GdbThreadsNamesAndFrames) {
   EXPECT_EQ(threads[0].name, "fault_child");
   EXPECT_EQ(threads[0].frames[0].function, "??");
   EXPECT_EQ(threads[0].frames[1].function, "GOMP_parallel");
-  EXPECT_EQ(threads[0].frames[1].where,
-            "from /lib/x86_64-linux-gnu/libgomp.so.1");
+  EXPECT_EQ(threads[0].frames[1].where, "from /lib/x86_64-linux-gnu/libgomp.so.1");
   EXPECT_EQ(threads[1].name, "locker_ab");
   EXPECT_EQ(threads[1].frames[0].function, "futex_wait");
   EXPECT_EQ(threads[1].frames[1].function, "lock_a_then_b");
@@ -94,7 +86,7 @@ TEST(StackParsers, GdbThreadsNamesAndFrames) {
 // Each way of taking stacks, on a process deadlocked on two mutexes (three
 // threads: main joining, two lockers each waiting for the other's mutex).
 class LiveStacks : public ::testing::TestWithParam<std::string> {
-protected:
+ protected:
   void SetUp() override { ::setenv("FORKCHECK_STACKS", GetParam().c_str(), 1); }
   void TearDown() override { ::unsetenv("FORKCHECK_STACKS"); }
   ChildResult deadlock() {
@@ -109,29 +101,27 @@ protected:
 TEST_P(LiveStacks, DeadlockedThreadsAreNamedWhereTheyAreStuck) {
   const std::string tool = GetParam();
   if (tool != "proc" && bp::search_path(tool).empty())
-    GTEST_SKIP() << tool
-                 << " is not installed (ci/install-deps-debian.sh installs it)";
+    GTEST_SKIP() << tool << " is not installed (ci/install-deps-debian.sh installs it)";
   auto r = deadlock();
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
   EXPECT_EQ(r.stacks.method, tool) << r.stacks.note;
   ASSERT_EQ(r.stacks.threads.size(), 3u) << r.stacks.note;
-  for (const auto &t : r.stacks.threads) {
+  for (const auto& t : r.stacks.threads) {
     EXPECT_EQ(t.pid, r.pid);
     EXPECT_EQ(t.state, "S") << "every thread is asleep in the deadlock";
     EXPECT_FALSE(t.name.empty());
   }
   if (tool == "proc") {
-    EXPECT_NE(r.stacks.note.find("FORKCHECK_STACKS=proc"), std::string::npos)
-        << r.stacks.note;
+    EXPECT_NE(r.stacks.note.find("FORKCHECK_STACKS=proc"), std::string::npos) << r.stacks.note;
     return;
   }
   EXPECT_TRUE(r.stacks.note.empty()) << r.stacks.note;
   // Each locker thread's own stack names the function it is stuck in, and only
   // that one.
   int a = 0, b = 0;
-  for (const auto &t : r.stacks.threads) {
+  for (const auto& t : r.stacks.threads) {
     bool ta = false, tb = false;
-    for (const auto &f : t.frames) {
+    for (const auto& f : t.frames) {
       ta = ta || f.function.find("lock_a_then_b") != std::string::npos;
       tb = tb || f.function.find("lock_b_then_a") != std::string::npos;
     }
@@ -156,15 +146,13 @@ TEST(LiveStacksNone, NoneTakesNoStacksAndSaysSo) {
   EXPECT_NE(r.stacks.note.find("FORKCHECK_STACKS=none"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachTool, LiveStacks,
-                         ::testing::Values("eu-stack", "gdb", "proc"),
-                         [](const auto &p) {
+INSTANTIATE_TEST_SUITE_P(EachTool, LiveStacks, ::testing::Values("eu-stack", "gdb", "proc"),
+                         [](const auto& p) {
                            std::string n = p.param;
-                           for (auto &c : n)
-                             if (c == '-')
-                               c = '_';
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
                            return n;
                          });
 
-} // namespace
-} // namespace fc::harness
+}  // namespace
+}  // namespace fc::harness

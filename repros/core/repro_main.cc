@@ -1,6 +1,7 @@
 // main() of the repro programs: `--list` prints the catalog this program holds; `--run CASE
 // --variant NAME` runs one variant and sends its result on the harness's channel; `--env` sends
-// the environment fingerprint of this program (what it loads, see core/environment.h). A spawned
+// the environment fingerprint of this program (what it loads, see core/environment.h); `--zygote`
+// serves those same commands in forked copies of itself (core/zygote_server.h). A spawned
 // worker never gets past launch::init().
 #include <unistd.h>
 
@@ -10,11 +11,13 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "core/bench.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/environment.h"
+#include "core/zygote_server.h"
 #include "launch/launch.h"
 
 namespace {
@@ -33,16 +36,16 @@ std::string self_path(const char* argv0) {
   return buf;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  fc::launch::init(argc, argv);  // a spawned worker runs here and exits
-
+// One command line (without the program name): what main() runs, in this process or in a copy
+// forked by the zygote.
+int command(const char* argv0, const std::vector<std::string>& args) {
+  const int argc = static_cast<int>(args.size()) + 1;
+  auto arg = [&](int i) { return args[static_cast<size_t>(i - 1)]; };
   std::string case_id, variant_name, native_program;
   bool list = false, env = false, bench = false;
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
+    std::string a = arg(i);
     if (a == "--list") {
       list = true;
     } else if (a == "--env") {
@@ -50,42 +53,42 @@ int main(int argc, char** argv) {
     } else if (a == "--bench") {
       bench = true;
     } else if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
+      repeat = std::max(1, std::atoi(arg(++i).c_str()));
     } else if (a == "--native-program" && i + 1 < argc) {
-      native_program = argv[++i];
+      native_program = arg(++i);
     } else if ((a == "--run" || a == "--variant") && i + 1 < argc) {
-      (a == "--run" ? case_id : variant_name) = argv[++i];
+      (a == "--run" ? case_id : variant_name) = arg(++i);
     } else {
-      return usage(argv[0], "unknown argument '" + a + "'");
+      return usage(argv0, "unknown argument '" + a + "'");
     }
   }
   if (list) {
-    std::cout << fc::catalog_json(self_path(argv[0])).dump(2) << std::endl;
+    std::cout << fc::catalog_json(self_path(argv0)).dump(2) << std::endl;
     return 0;
   }
   if (env) {
-    auto e = fc::collect_environment(self_path(argv[0]));
+    auto e = fc::collect_environment(self_path(argv0));
     if (fc::channel::connected()) fc::channel::send_result({{"environment", e}});
     else std::cout << e.dump(2) << std::endl;
     return 0;
   }
   if (bench) {
     fc::launch::start_forkserver();  // while this process has one thread, as a user's would
-    if (native_program.empty()) native_program = self_path(argv[0]);
+    if (native_program.empty()) native_program = self_path(argv0);
     auto b = fc::bench::run(repeat, native_program);
     if (fc::channel::connected()) fc::channel::send_result({{"bench", b}});
     else std::cout << b.dump(2) << std::endl;
     return 0;
   }
-  if (case_id.empty() || variant_name.empty()) return usage(argv[0], "nothing to do");
+  if (case_id.empty() || variant_name.empty()) return usage(argv0, "nothing to do");
 
   const fc::CaseDef* c = fc::find_case(case_id);
-  if (!c) return usage(argv[0], "unknown case '" + case_id + "'");
+  if (!c) return usage(argv0, "unknown case '" + case_id + "'");
   fc::VariantSpec variant;
   bool found = false;
   for (auto& v : c->variants())
     if (v.name == variant_name) variant = v, found = true;
-  if (!found) return usage(argv[0], "case " + case_id + " has no variant '" + variant_name + "'");
+  if (!found) return usage(argv0, "case " + case_id + " has no variant '" + variant_name + "'");
 
   // The forkserver must be forked now, while this process still has one thread: the case's own
   // set-up (OpenMP, autograd, a configured global) comes after and stays out of its workers.
@@ -104,4 +107,16 @@ int main(int argc, char** argv) {
                             {"details", r.details}});
   std::cout.flush();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fc::launch::init(argc, argv);  // a spawned worker runs here and exits
+  if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) {
+    return fc::serve_zygote(argv[0], [&](const std::vector<std::string>& args) {
+      return command(argv[0], args);
+    });
+  }
+  return command(argv[0], std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -1,0 +1,194 @@
+// The zygote (harness/zygote.h, repros/core/zygote_server.h): a forked copy must be what an exec
+// would have made, as far as the harness and the report can tell: our child, its own process
+// group, its own stdio, the job's run token where /proc shows it, its true exit status.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/classify.h"
+#include "harness/guardian.h"
+#include "harness/process_info.h"
+#include "harness/reaper.h"
+#include "harness/supervisor.h"
+#include "harness/zygote.h"
+
+namespace fc::harness {
+namespace {
+
+std::string read_all(int fd) {
+  std::string s;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
+  return s;
+}
+
+int ppid_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  char state;
+  int ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+// The status of our child `pid`, through the Reaper (it owns waitpid in this process).
+int wait_status(pid_t pid) {
+  Reaper::instance().watch(pid);
+  for (int i = 0; i < 2000; ++i) {
+    Reaper::instance().reap();
+    if (auto s = Reaper::instance().take(pid)) return *s;
+    ::usleep(5000);
+  }
+  ADD_FAILURE() << "pid " << pid << " was not reaped within 10 s";
+  return -1;
+}
+
+struct Pipe {
+  int r = -1, w = -1;
+  Pipe() {
+    int p[2];
+    EXPECT_EQ(::pipe2(p, O_CLOEXEC), 0);
+    r = p[0];
+    w = p[1];
+  }
+  ~Pipe() {
+    if (r >= 0) ::close(r);
+    if (w >= 0) ::close(w);
+  }
+  void close_write() {
+    ::close(w);
+    w = -1;
+  }
+};
+
+TEST(Zygote, ForkedListIsTheExecdListAndTheProcessIsOurs) {
+  Zygote z(FC_REPRO);
+  ASSERT_TRUE(z.ready()) << z.why_not();
+  Pipe out, err;
+  std::string why;
+  const std::string token = run_token() + "-zygote-test";
+  auto pid = z.start({"--list"}, out.w, err.w, -1, {{kRunTokenVar, token}}, why);
+  ASSERT_TRUE(pid) << why;
+  out.close_write();
+  err.close_write();
+  const std::string listed = read_all(out.r);
+  const int status = wait_status(*pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO, "--list"};
+  spec.channel = false;
+  spec.capture_cap = 8u << 20;
+  auto execd = supervise(spec);
+  EXPECT_EQ(execd.started_via, "exec");
+  EXPECT_EQ(nlohmann::json::parse(listed), nlohmann::json::parse(execd.out.text()));
+}
+
+TEST(Zygote, CopyIsOurChildInItsOwnGroupWithTheJobToken) {
+  Zygote z(FC_REPRO);
+  ASSERT_TRUE(z.ready()) << z.why_not();
+  Pipe out, err;
+  std::string why;
+  const std::string token = run_token() + "-77";
+  // A variant that hangs for good (the fork child waits on a guard the parent held), so there
+  // is time to look at it.
+  auto pid = z.start({"--run", "static-init-fork", "--variant", "fork"}, out.w, err.w, -1,
+                     {{kRunTokenVar, token}}, why);
+  ASSERT_TRUE(pid) << why;
+  bool reparented = false;
+  for (int i = 0; i < 400 && !reparented; ++i) {
+    reparented = ppid_of(*pid) == ::getpid();
+    if (!reparented) ::usleep(5000);
+  }
+  EXPECT_TRUE(reparented) << "parent is " << ppid_of(*pid);
+  EXPECT_EQ(::getpgid(*pid), *pid);
+  auto found = processes_with_env(kRunTokenVar, token);
+  EXPECT_NE(std::find(found.begin(), found.end(), *pid), found.end())
+      << "the token must be where /proc/PID/environ shows it";
+  ::kill(-*pid, SIGKILL);
+  const int status = wait_status(*pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+TEST(Zygote, ExitStatusIsTheCommandsOwn) {
+  Zygote z(FC_REPRO);
+  ASSERT_TRUE(z.ready()) << z.why_not();
+  Pipe out, err;
+  std::string why;
+  auto pid = z.start({"--run", "no-such-case", "--variant", "x"}, out.w, err.w, -1,
+                     {{kRunTokenVar, run_token() + "-78"}}, why);
+  ASSERT_TRUE(pid) << why;
+  err.close_write();
+  out.close_write();
+  EXPECT_NE(read_all(err.r).find("unknown case 'no-such-case'"), std::string::npos);
+  const int status = wait_status(*pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
+}
+
+TEST(Zygote, SupervisedVariantFromTheZygoteIsClassifiedAsUnderExec) {
+  Zygotes zygotes(true);
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO, "--run", "static-init-fork", "--variant", "fork"};
+  spec.timeout_s = 20;
+  spec.zygote = zygotes.for_program(FC_REPRO);
+  auto forked = supervise(spec);
+  spec.zygote = nullptr;
+  auto execd = supervise(spec);
+  EXPECT_EQ(forked.started_via, "zygote") << forked.start_note;
+  EXPECT_EQ(execd.started_via, "exec");
+  for (const auto* r : {&forked, &execd}) {
+    EXPECT_EQ(classify(*r, true).outcome, Outcome::kHang) << r->started_via;
+    ASSERT_TRUE(r->step_hang) << r->started_via;
+    EXPECT_NE(r->step_hang->step.find("function-local static"), std::string::npos);
+    EXPECT_FALSE(r->stacks.threads.empty());
+  }
+}
+
+TEST(Zygote, VariantWithEnvironmentIsExecd) {
+  Zygotes zygotes(true);
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO, "--list"};
+  spec.channel = false;
+  spec.capture_cap = 8u << 20;
+  spec.env = {{"OMP_NUM_THREADS", "1"}};  // read by libgomp as it loads: no fork can honour it
+  spec.zygote = zygotes.for_program(FC_REPRO);
+  auto r = supervise(spec);
+  EXPECT_EQ(r.started_via, "exec");
+  EXPECT_TRUE(r.exit.exited_ok());
+}
+
+TEST(Zygote, ProgramThatIsNoZygoteIsSaidAndExecFollows) {
+  Zygote not_one("/bin/true", 5);
+  EXPECT_FALSE(not_one.ready());
+  EXPECT_NE(not_one.why_not().find("did not get ready"), std::string::npos) << not_one.why_not();
+
+  Zygotes zygotes(true);
+  LaunchSpec spec;
+  spec.argv = {"/bin/echo", "hello"};
+  spec.channel = false;
+  spec.zygote = zygotes.for_program("/bin/echo");
+  auto r = supervise(spec);
+  EXPECT_EQ(r.started_via, "exec");
+  EXPECT_NE(r.start_note.find("not forked from the zygote"), std::string::npos) << r.start_note;
+  EXPECT_EQ(r.out.text(), "hello\n");
+  EXPECT_NE(zygotes.why_off().find("/bin/echo"), std::string::npos);
+}
+
+TEST(Zygote, OffMeansNone) {
+  Zygotes off(false);
+  EXPECT_EQ(off.for_program(FC_REPRO), nullptr);
+  EXPECT_NE(off.why_off().find("--no-zygote"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fc::harness
