@@ -2,6 +2,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -109,6 +112,10 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   job->token = run_token() + "-" + std::to_string(++serial);
   std::vector<std::pair<std::string, std::string>> overrides = spec.env;
   overrides.emplace_back(kRunTokenVar, job->token);
+  // Yama ptrace_scope=1: the debugger that takes stacks is our child, a sibling of the tree, so
+  // the tree names us as its ptracer (here before exec; the launch library in its workers).
+  const pid_t self = ::getpid();
+  overrides.emplace_back("FORKCHECK_PTRACER", std::to_string(self));
   if (with_channel) overrides.emplace_back("FORKCHECK_CHANNEL_FD", std::to_string(chan_w));
   std::vector<std::string> env_strings;
   for (char** e = ::environ; e && *e; ++e) {
@@ -144,6 +151,9 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
       auto setup = [=](auto& exec) {
         exec.env = envp_data;  // prepared before the fork: nothing is allocated here
         ::setpgid(0, 0);
+#ifdef __linux__
+        ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(self), 0UL, 0UL, 0UL);  // kept by exec
+#endif
         ::dup2(out_w, STDOUT_FILENO);
         ::dup2(err_w, STDERR_FILENO);
         if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits

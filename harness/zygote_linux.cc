@@ -58,12 +58,14 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   for (char** e = ::environ; e && *e; ++e) {
     const std::string entry = *e;
     const std::string key = entry.substr(0, entry.find('='));
-    if (key != kRunTokenVar && key != "FORKCHECK_CHANNEL_FD" && key != "FORKCHECK_ZYGOTE_FD")
+    if (key != kRunTokenVar && key != "FORKCHECK_CHANNEL_FD" && key != "FORKCHECK_ZYGOTE_FD" &&
+        key != "FORKCHECK_PTRACER")
       env_strings.push_back(entry);
   }
   env_strings.push_back(std::string(kRunTokenVar) + "=" + run_token() + "-zygote-" +
                         std::string(40, '0'));
   env_strings.push_back("FORKCHECK_ZYGOTE_FD=" + std::to_string(child_fd));
+  env_strings.push_back("FORKCHECK_PTRACER=" + std::to_string(::getpid()));  // see supervisor_posix.cc
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);

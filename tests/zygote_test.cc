@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -19,6 +21,7 @@
 #include "harness/reaper.h"
 #include "harness/supervisor.h"
 #include "harness/zygote.h"
+#include "launch/boost_process_v1.h"
 
 namespace fc::harness {
 namespace {
@@ -182,6 +185,41 @@ TEST(Zygote, ProgramThatIsNoZygoteIsSaidAndExecFollows) {
   EXPECT_NE(r.start_note.find("not forked from the zygote"), std::string::npos) << r.start_note;
   EXPECT_EQ(r.out.text(), "hello\n");
   EXPECT_NE(zygotes.why_off().find("/bin/echo"), std::string::npos);
+}
+
+// Yama ptrace_scope=1: whatever forkcheck starts, exec'd or forked from a zygote, names forkcheck
+// as its ptracer, so the debugger (forkcheck's child, the tree's sibling) may attach. strace shows
+// the calls even on a kernel without Yama (where they fail with EINVAL).
+TEST(Zygote, EveryProcessForkcheckStartsNamesItAsPtracer) {
+  if (bp::search_path("strace").empty()) GTEST_SKIP() << "strace is not installed";
+  const std::string dir = ::testing::TempDir() + "fc-ptracer-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  for (const char* zygote : {"", "--no-zygote"}) {
+    const std::string trace = dir + "/strace.txt";
+    LaunchSpec spec;
+    spec.argv = {"strace", "-f",      "-qq",        "-e",  "trace=prctl",
+                 "-o",     trace,     FC_FORKCHECK, "run", "static-init-fork",
+                 "--only", "*/spawn", "--out",      dir};
+    if (*zygote) spec.argv.push_back(zygote);
+    spec.channel = false;
+    spec.timeout_s = 60;
+    auto r = supervise(spec);
+    ASSERT_TRUE(r.exit.exited_ok()) << r.err.last_lines(5);
+    std::ifstream in(trace);
+    std::string line;
+    int root = 0;
+    std::set<int> declared;
+    while (std::getline(in, line)) {
+      const int pid = std::atoi(line.c_str());
+      if (root == 0) root = pid;  // forkcheck's first line comes first
+      if (line.find("PR_SET_PTRACER, " + std::to_string(root)) != std::string::npos)
+        declared.insert(pid);
+    }
+    // the environment probe, the variant's process and its spawned worker at least
+    EXPECT_GE(declared.size(), 3u) << (*zygote ? zygote : "with zygote");
+    EXPECT_EQ(declared.count(root), 0u) << "forkcheck itself needs no ptracer";
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Zygote, OffMeansNone) {

@@ -15,6 +15,7 @@
 
 #include "core/zygote_server.h"
 #include "launch/fdio_posix.h"
+#include "launch/ptracer.h"
 
 namespace fc {
 namespace {
@@ -65,6 +66,7 @@ bool put_run_token(const std::string& token) {
 [[noreturn]] void become_and_run(const nlohmann::json& request, std::vector<Fd>& fds,
                                  const std::function<int(const std::vector<std::string>&)>& run) {
   ::setpgid(0, 0);
+  launch::allow_supervisor_ptrace();  // a new task: the harness's debugger may attach to it
   const auto& names = request.at("fds");
   int chan = -1;
   for (size_t i = 0; i < names.size() && i < fds.size(); ++i) {
