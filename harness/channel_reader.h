@@ -32,6 +32,7 @@ class ChannelReader {
   // Details sent before the result (see channel::send_details), merged in arrival order.
   const nlohmann::json& early_details() const { return early_details_; }
   std::map<std::pair<int, std::string>, OpenStep>& open_steps() { return open_; }
+  const std::map<std::pair<int, std::string>, OpenStep>& open_steps() const { return open_; }
   // Every step event with the harness's time (seconds since the child started), for the report.
   const nlohmann::json& step_log() const { return log_; }
   size_t bad_lines() const { return bad_lines_; }

@@ -20,6 +20,7 @@
 #include "harness/interrupt.h"
 #include "harness/process_info.h"
 #include "harness/reaper.h"
+#include "harness/step_watch.h"
 #include "harness/supervisor.h"
 #include "harness/zygote.h"
 #include "launch/boost_process_v1.h"
@@ -30,9 +31,6 @@ namespace {
 using std::chrono::duration;
 using std::chrono::milliseconds;
 
-// A step that is overdue is called hung only once its process has used no CPU for this long:
-// a slow step that is still working is not a hang.
-constexpr duration<double> kStillWindow{0.5};
 // After the child itself ended, how long its descendants may keep the output pipes open.
 constexpr duration<double> kLinger{1.0};
 
@@ -78,8 +76,7 @@ struct Job {
   std::optional<Clock::time_point> ended_at;  // the child itself was reaped
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  // CPU time last seen for an overdue step, and since when it has not changed.
-  std::map<std::pair<int, std::string>, std::pair<uint64_t, Clock::time_point>> still;
+  StepWatch steps;  // when an announced step is hung
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
 };
@@ -210,29 +207,9 @@ void watchdog(Job& job, Clock::time_point now) {
     escalate(job, now);
     return;
   }
-  for (auto it = job.channel->open_steps().begin(); it != job.channel->open_steps().end();) {
-    const OpenStep& s = it->second;
-    if (now < s.begun + seconds(s.within_s)) {
-      ++it;
-      continue;
-    }
-    auto ticks = cpu_ticks(s.pid);
-    if (!ticks) {  // the process is gone: whatever happened is not a hang of this step
-      job.still.erase(it->first);
-      it = job.channel->open_steps().erase(it);
-      continue;
-    }
-    auto& [last, since] = job.still.try_emplace(it->first, *ticks, now).first->second;
-    if (*ticks != last) {
-      last = *ticks;
-      since = now;
-    } else if (now - since >= kStillWindow) {
-      job.r.step_hang = StepHang{s.pid, s.step, s.within_s,
-                                 duration<double>(now - s.begun).count()};
-      escalate(job, now);
-      return;
-    }
-    ++it;
+  if (auto hang = job.steps.check(*job.channel, now)) {
+    job.r.step_hang = *hang;
+    escalate(job, now);
   }
 }
 
@@ -240,14 +217,9 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  Clock::time_point t = job.deadline;
-  for (const auto& [key, s] : job.channel->open_steps()) {
-    auto due = s.begun + seconds(s.within_s);
-    auto it = job.still.find(key);
-    if (it != job.still.end()) due = std::max(due, it->second.second + seconds(kStillWindow.count()));
-    t = std::min(t, std::max(due, now + milliseconds(50)));
-  }
-  return t;
+  const auto due = job.steps.next_due(*job.channel, Clock::time_point::max());
+  if (due == Clock::time_point::max()) return job.deadline;
+  return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
 
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {

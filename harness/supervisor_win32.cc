@@ -47,6 +47,7 @@
 #include "harness/host.h"
 #include "harness/interrupt.h"
 #include "harness/process_info.h"
+#include "harness/step_watch.h"
 #include "harness/supervisor.h"
 #include "harness/win32.h"
 
@@ -57,9 +58,8 @@ using std::chrono::duration;
 using std::chrono::milliseconds;
 using win32::Handle;
 
-// As on POSIX: an overdue step is a hang once its process used no CPU for this long, and after
-// the child itself ended its descendants may keep the output pipes open this long.
-constexpr duration<double> kStillWindow{0.5};
+// As on POSIX: after the child itself ended its descendants may keep the output pipes open this
+// long. (When a step is hung: step_watch.h, shared.)
 constexpr duration<double> kLinger{1.0};
 // TerminateJobObject gives every process it ends this exit code: 128 + SIGKILL, what a POSIX
 // shell shows for a killed process. Why it was killed is in the watchdog's own record.
@@ -234,7 +234,7 @@ struct Job {
   std::optional<Clock::time_point> ended_at;  // the child itself ended
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  std::map<std::pair<int, std::string>, std::pair<uint64_t, Clock::time_point>> still;
+  StepWatch steps;  // when an announced step is hung
 
   bool pipes_open() const { return open[0] || open[1] || open[2]; }
 };
@@ -381,28 +381,9 @@ void watchdog(Job& job, Clock::time_point now) {
     escalate(job);
     return;
   }
-  for (auto it = job.channel->open_steps().begin(); it != job.channel->open_steps().end();) {
-    const OpenStep& s = it->second;
-    if (now < s.begun + seconds(s.within_s)) {
-      ++it;
-      continue;
-    }
-    auto ticks = cpu_ticks(s.pid);
-    if (!ticks) {  // the process is gone: whatever happened is not a hang of this step
-      job.still.erase(it->first);
-      it = job.channel->open_steps().erase(it);
-      continue;
-    }
-    auto& [last, since] = job.still.try_emplace(it->first, *ticks, now).first->second;
-    if (*ticks != last) {
-      last = *ticks;
-      since = now;
-    } else if (now - since >= kStillWindow) {
-      job.r.step_hang = StepHang{s.pid, s.step, s.within_s, duration<double>(now - s.begun).count()};
-      escalate(job);
-      return;
-    }
-    ++it;
+  if (auto hang = job.steps.check(*job.channel, now)) {
+    job.r.step_hang = *hang;
+    escalate(job);
   }
 }
 
@@ -410,14 +391,9 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  Clock::time_point t = job.deadline;
-  for (const auto& [key, s] : job.channel->open_steps()) {
-    auto due = s.begun + seconds(s.within_s);
-    auto it = job.still.find(key);
-    if (it != job.still.end()) due = std::max(due, it->second.second + seconds(kStillWindow.count()));
-    t = std::min(t, std::max(due, now + milliseconds(50)));
-  }
-  return t;
+  const auto due = job.steps.next_due(*job.channel, Clock::time_point::max());
+  if (due == Clock::time_point::max()) return job.deadline;
+  return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
 
 void finish(Job& job, Clock::time_point now) {
