@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,18 +24,6 @@ void throw_errno(const char* what) { throw_errno(errno, what); }
 
 void throw_errno(int err, const char* what) {
   throw std::system_error(err, std::generic_category(), what);
-}
-
-std::pair<Fd, Fd> make_pipe() {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) throw_errno("pipe2");
-  return {Fd(p[0]), Fd(p[1])};
-}
-
-std::pair<Fd, Fd> make_socketpair(int type) {
-  int s[2];
-  if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, s) != 0) throw_errno("socketpair");
-  return {Fd(s[0]), Fd(s[1])};
 }
 
 void set_cloexec(int fd, bool on) {
@@ -68,7 +55,7 @@ bool write_all(int fd, const void* data, std::size_t len) {
 bool send_all(int fd, const void* data, std::size_t len) {
   const char* p = static_cast<const char*>(data);
   while (len > 0) {
-    ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd, p, len, send_nosignal_flags());
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -151,7 +138,7 @@ bool send_with_fds(int sock, const void* data, std::size_t len, const std::vecto
   }
   ssize_t n;
   do {
-    n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
+    n = ::sendmsg(sock, &msg, send_nosignal_flags());
   } while (n < 0 && errno == EINTR);
   if (n < 0) return false;
   return send_all(sock, static_cast<const char*>(data) + 1, len - 1);
@@ -171,7 +158,7 @@ ssize_t recv_with_fds(int sock, void* buf, std::size_t len, std::vector<Fd>& fds
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
-    ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    ssize_t n = ::recvmsg(sock, &msg, recvmsg_cloexec_flags());
     if (n < 0) {
       if (errno == EINTR) continue;
       return -1;
@@ -183,6 +170,8 @@ ssize_t recv_with_fds(int sock, void* buf, std::size_t len, std::vector<Fd>& fds
         int fd;
         std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
         fds.emplace_back(fd);
+        // Already close-on-exec where recvmsg could do it (Linux); an error leaves the fd as is.
+        if (recvmsg_cloexec_flags() == 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
       }
     }
     if ((msg.msg_flags & MSG_CTRUNC) != 0) {
@@ -212,16 +201,6 @@ int Deadline::poll_timeout_ms() const {
   if (left <= Clock::duration::zero()) return 0;
   auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
   return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
-}
-
-Fd open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
-  if (fd >= 0) return Fd(static_cast<int>(fd));
-#else
-  (void)pid;
-#endif
-  return Fd();
 }
 
 bool reap_child(pid_t pid, const Deadline& deadline) {

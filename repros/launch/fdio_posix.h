@@ -42,17 +42,28 @@ class Fd {
 [[noreturn]] void throw_errno(const char* what);
 [[noreturn]] void throw_errno(int err, const char* what);
 
-// {read end, write end}, both O_CLOEXEC: nothing leaks into an unrelated exec.
+// --- what each POSIX system does its own way (fdio_linux.cc, fdio_mac.cc) ---------------------
+// {read end, write end}, both close-on-exec: nothing leaks into an unrelated exec. Linux sets
+// the flag atomically (pipe2); macOS has no pipe2 and sets it right after, so an exec that
+// another thread makes in between may inherit the pipe (as with Python there).
 std::pair<Fd, Fd> make_pipe();
-// AF_UNIX socketpair of `type` (SOCK_STREAM, ...), both ends SOCK_CLOEXEC.
+// AF_UNIX socketpair of `type` (SOCK_STREAM, ...), both ends close-on-exec (Linux: SOCK_CLOEXEC;
+// macOS: FD_CLOEXEC right after) and never raising SIGPIPE (macOS: SO_NOSIGPIPE on each end).
 std::pair<Fd, Fd> make_socketpair(int type);
+// Flags for send()/sendmsg() that turn a vanished peer into EPIPE rather than SIGPIPE (Linux:
+// MSG_NOSIGNAL; macOS has none, and relies on SO_NOSIGPIPE, see make_socketpair).
+int send_nosignal_flags();
+// Flags for recvmsg() (Linux: MSG_CMSG_CLOEXEC, the received fds close-on-exec at birth; macOS:
+// none, and recv_with_fds sets the flag right after).
+int recvmsg_cloexec_flags();
+// -------------------------------------------------------------------------------------------------
 
 void set_cloexec(int fd, bool on);
 void set_nonblocking(int fd);
 
 // Writes everything, retrying on EINTR and short writes. False with errno set on failure.
 bool write_all(int fd, const void* data, std::size_t len);
-// The same for sockets, with MSG_NOSIGNAL: a vanished peer is EPIPE, never SIGPIPE.
+// The same for sockets from make_socketpair: a vanished peer is EPIPE, never SIGPIPE.
 bool send_all(int fd, const void* data, std::size_t len);
 // Reads until EOF (blocking). False with errno set on failure.
 bool read_to_eof(int fd, std::string& out);
@@ -85,8 +96,9 @@ class Deadline {
   Clock::time_point at_{};
 };
 
-// A pidfd turns "wait for this process, with a timeout" into a poll(); Linux >= 5.3. An empty
-// Fd where the kernel has none.
+// A pidfd turns "wait for this process, with a timeout" into a poll(); Linux >= 5.3 (in
+// fdio_linux.cc). An empty Fd where the kernel has none (and on macOS): callers then poll
+// waitpid in growing slices.
 Fd open_pidfd(pid_t pid);
 // Waits until our child `pid` ends and reaps it; false when it still runs at `deadline`.
 bool reap_child(pid_t pid, const Deadline& deadline);

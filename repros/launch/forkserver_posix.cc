@@ -2,7 +2,6 @@
 // request, so workers start from that clean early state rather than from the threaded parent.
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,7 +33,16 @@ using detail::Fd;
 using detail::StatusMessage;
 
 // ---------------------------------------------------------------------------------------------
-// Server side. Single-threaded: poll() on the control socket and a signalfd for SIGCHLD.
+// Server side. Single-threaded: poll() on the control socket and on a self-pipe that the SIGCHLD
+// handler writes a byte to (POSIX everywhere; Linux's signalfd would do, macOS has none).
+
+int g_sigchld_pipe_w = -1;  // the server's self-pipe, write end; -1 outside the server
+
+void on_sigchld(int) {
+  const int saved = errno;
+  if (g_sigchld_pipe_w >= 0) (void)!::write(g_sigchld_pipe_w, "c", 1);  // full: a wake-up is due
+  errno = saved;
+}
 
 class Server {
  public:
@@ -56,20 +64,31 @@ class Server {
 
  private:
   bool setup_signals() {
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    if (::sigprocmask(SIG_BLOCK, &chld, &saved_mask_) != 0) return false;
-    sigchld_fd_ = ::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (sigchld_fd_ < 0) return false;
-    // SIGCHLD must not be SIG_IGN (children would reap themselves); Ctrl-C aimed at the process
-    // group is for the parent, which closes our socket when it dies (Python's forkserver too).
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
+    try {
+      auto [r, w] = detail::make_pipe();
+      detail::set_nonblocking(r.get());
+      detail::set_nonblocking(w.get());
+      sigchld_fd_ = r.release();
+      g_sigchld_pipe_w = w.release();
+    } catch (const std::exception&) {
+      return false;
+    }
+    // Our handler, which must not be SIG_IGN (children would reap themselves); Ctrl-C aimed at
+    // the process group is for the parent, which closes our socket when it dies (Python's
+    // forkserver too). SIGCHLD unblocked, whatever the parent's mask was: it is how we learn.
+    struct sigaction chld {};
+    chld.sa_handler = &on_sigchld;
+    chld.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigemptyset(&chld.sa_mask);
     struct sigaction ign {};
     ign.sa_handler = SIG_IGN;
-    return ::sigaction(SIGCHLD, &dfl, &saved_chld_) == 0 &&
-           ::sigaction(SIGINT, &ign, &saved_int_) == 0;
+    sigemptyset(&ign.sa_mask);
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    return ::sigaction(SIGCHLD, &chld, &saved_chld_) == 0 &&
+           ::sigaction(SIGINT, &ign, &saved_int_) == 0 &&
+           ::sigprocmask(SIG_UNBLOCK, &mask, &saved_mask_) == 0;
   }
 
   // Reads one request and forks its worker. False when the control socket is done.
@@ -90,12 +109,20 @@ class Server {
     Fd result_w = std::move(fds[0]);
     Fd status = std::move(fds[1]);
 
+    // SIGCHLD blocked across fork, so that our handler never runs in the child: it restores
+    // the parent's handler and mask before it unblocks anything.
+    sigset_t chld, unblocked;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &chld, &unblocked);
     const pid_t pid = ::fork();
+    if (pid == 0) run_worker(name, payload, result_w.get(), status.get());
+    const int fork_errno = errno;
+    ::sigprocmask(SIG_SETMASK, &unblocked, nullptr);
     if (pid < 0) {
-      send_status(status.get(), {detail::kForkFailed, errno});
+      send_status(status.get(), {detail::kForkFailed, fork_errno});
       return true;
     }
-    if (pid == 0) run_worker(name, payload, result_w.get(), status.get());
     result_w.reset();
     send_status(status.get(), {detail::kPid, pid});
     status_fds_[pid] = status.release();
@@ -108,17 +135,19 @@ class Server {
     // The worker runs like a fork worker: the parent's signal set-up, none of the server's fds.
     ::sigaction(SIGCHLD, &saved_chld_, nullptr);
     ::sigaction(SIGINT, &saved_int_, nullptr);
-    ::sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
     ::close(control_fd_);
     ::close(sigchld_fd_);
+    ::close(g_sigchld_pipe_w);
+    g_sigchld_pipe_w = -1;
+    ::sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
     ::close(status_fd);
     for (const auto& [pid, fd] : status_fds_) ::close(fd);
     detail::exit_child(detail::run_named_worker(name, payload, result_fd));
   }
 
   void reap() {
-    struct signalfd_siginfo info;
-    while (::read(sigchld_fd_, &info, sizeof info) > 0) {
+    char bytes[64];
+    while (::read(sigchld_fd_, bytes, sizeof bytes) > 0) {
     }
     // SIGCHLDs coalesce: collect every child that has ended, not one per signal.
     for (;;) {
@@ -139,7 +168,7 @@ class Server {
   }
 
   int control_fd_;
-  int sigchld_fd_ = -1;
+  int sigchld_fd_ = -1;  // the self-pipe's read end
   sigset_t saved_mask_{};
   struct sigaction saved_chld_ {};
   struct sigaction saved_int_ {};

@@ -31,6 +31,10 @@ using ProcessId = int;
 const char* to_string(StartMethod m);
 std::optional<StartMethod> parse_start_method(std::string_view s);
 
+// Why start method `m` does not exist on this platform; nullptr where it does. Windows has no
+// fork(): fork and forkserver are missing there (process_win32.cc), POSIX has all three.
+const char* unavailable_reason(StartMethod m);
+
 // A worker takes its payload and returns its result; an exception it throws is the worker's error.
 using WorkerFn = nlohmann::json (*)(const nlohmann::json& payload);
 
@@ -129,8 +133,8 @@ void init(int argc, char** argv);
 // Launcher(kForkserver).start() calls it when it was not called yet.
 void start_forkserver();
 
-// Number of threads in this process, from /proc/self/task (Linux) or a Toolhelp snapshot
-// (Windows); -1 when unknown.
+// Number of threads in this process, from /proc/self/task (Linux), task_threads (macOS) or a
+// Toolhelp snapshot (Windows); -1 when unknown.
 int thread_count();
 
 }  // namespace fc::launch

@@ -17,6 +17,7 @@
 
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
+#include "launch/process.h"
 #include "launch/ptracer.h"
 #include "launch/start_methods.h"
 #include "launch/worker_child_posix.h"
@@ -30,10 +31,11 @@ constexpr const char* kPayloadFdFlag = "--fc-payload-fd";
 constexpr const char* kResultFdFlag = "--fc-result-fd";
 
 std::string self_exe() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n < 0) detail::throw_errno("readlink(/proc/self/exe)");
-  return std::string(buf, static_cast<std::size_t>(n));
+  std::string path = self_executable_path();
+  if (path.empty())
+    throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory),
+                            "spawn: this program's own path is unknown");
+  return path;
 }
 
 int parse_fd(const char* s) {

@@ -3,8 +3,9 @@
 //   --fc-worker NAME --fc-payload-fd N --fc-result-fd M
 // the same command line as on POSIX, except that N and M are not file descriptors but the decimal
 // values of two inherited pipe HANDLEs: the payload pipe's read end and the result pipe's write
-// end. Exactly those two and the standard handles are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST),
-// so a worker never holds a sibling's pipes. The worker shares its parent's stdout and stderr, as
+// end. Exactly those two, the standard handles and those the program named with
+// inherit_in_spawned_workers() are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST), so a worker
+// never holds a sibling's pipes. The worker shares its parent's stdout and stderr, as
 // a spawned Python worker does. init() on the other side reads the payload to EOF, runs the worker
 // and writes its result document.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "launch/spawn_inherit_win32.h"
 #include "launch/start_methods.h"
 #include "launch/worker_impl_win32.h"
 #include "launch/worker_result.h"
@@ -129,6 +131,8 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
   std::vector<HANDLE> inherited = {payload_read.get(), result_write.get()};
   for (const Handle* h : {&in, &out, &err})
     if (*h) inherited.push_back(h->get());
+  // And what the program asked every worker to inherit (the harness's channel, say).
+  for (HANDLE h : detail::handles_spawned_workers_inherit()) inherited.push_back(h);
 
   SIZE_T attr_size = 0;
   ::InitializeProcThreadAttributeList(nullptr, 1, 0, &attr_size);

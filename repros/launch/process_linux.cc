@@ -1,10 +1,19 @@
-// The thread count the forkserver checks, from /proc/self/task: Linux. Where there is no /proc
-// (macOS) it says -1, unknown.
+// This process on Linux: what /proc says about it. See process.h.
 #include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace fc::launch {
+
+std::string self_executable_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  return std::string(buf, static_cast<std::size_t>(n));
+}
 
 int thread_count() {
   DIR* dir = ::opendir("/proc/self/task");
