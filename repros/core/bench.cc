@@ -1,34 +1,21 @@
 #include "core/bench.h"
 
-#include <time.h>
-
 #include <chrono>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "launch/launch.h"
 
 namespace fc::bench {
 
 long long monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
-
-nlohmann::json memory_kib() {
-  std::ifstream in("/proc/self/smaps_rollup");
-  nlohmann::json m = nlohmann::json::object();
-  std::string key;
-  long long value;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    if (!(s >> key >> value)) continue;
-    if (key == "Rss:") m["rss_kib"] = value;
-    if (key == "Pss:") m["pss_kib"] = value;
-  }
-  return m;
+  // steady_clock is CLOCK_MONOTONIC with libstdc++ (and a machine-wide clock on macOS and
+  // Windows): the same clock in every process, so a worker's first line compares with the
+  // parent's request.
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // The worker that needs no torch: its first line records the time, nothing else.
@@ -48,8 +35,17 @@ nlohmann::json run(int repeat, const std::string& native_program) {
   };
   std::vector<Kind> kinds = {{"native", "bench_native"}};
   if (launch::find_worker("bench_torch")) kinds.insert(kinds.begin(), {"torch", "bench_torch"});
+  // Only the start methods this platform has (Windows: spawn); the others say why not.
+  std::vector<StartMethod> methods;
+  nlohmann::json unavailable = nlohmann::json::object();
+  for (auto method : {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver}) {
+    if (const char* why = launch::unavailable_reason(method))
+      unavailable[launch::to_string(method)] = why;
+    else
+      methods.push_back(method);
+  }
   for (const auto& kind : kinds) {
-    for (auto method : {StartMethod::kFork, StartMethod::kSpawn, StartMethod::kForkserver}) {
+    for (auto method : methods) {
       launch::Launcher launcher(method);
       // A worker that needs no torch is spawned from a program that does not load it.
       if (method == StartMethod::kSpawn && std::string(kind.name) == "native")
@@ -72,7 +68,9 @@ nlohmann::json run(int repeat, const std::string& native_program) {
           {"start_latency_ms", latency}, {"rss_kib", rss}, {"pss_kib", pss}};
     }
   }
-  return {{"repeat", repeat}, {"parent_memory", memory_kib()}, {"samples", samples}};
+  nlohmann::json out = {{"repeat", repeat}, {"parent_memory", memory_kib()}, {"samples", samples}};
+  if (!unavailable.empty()) out["unavailable"] = unavailable;
+  return out;
 }
 
 }  // namespace fc::bench

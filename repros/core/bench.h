@@ -10,14 +10,19 @@
 
 namespace fc::bench {
 
-// Raw samples (milliseconds, KiB) for every method and worker kind. `native_program`: a repro
-// program that does not link libtorch, spawned for the worker that needs no torch.
+// Raw samples (milliseconds, KiB) for every method this platform has and every worker kind;
+// "unavailable" names the methods it lacks, and why (Windows: fork, forkserver).
+// `native_program`: a repro program that does not link libtorch, spawned for the worker that
+// needs no torch.
 nlohmann::json run(int repeat, const std::string& native_program);
 
-// CLOCK_MONOTONIC in nanoseconds: the same clock in every process of the machine.
+// The steady clock in nanoseconds (CLOCK_MONOTONIC on Linux): the same clock in every process of
+// the machine.
 long long monotonic_ns();
 
-// This process's resident and proportional set sizes (KiB), from /proc/self/smaps_rollup.
+// This process's resident and proportional set sizes (KiB): {"rss_kib", "pss_kib"}, each where
+// the OS says it (Linux: /proc/self/smaps_rollup, both; macOS: task_info, resident size alone;
+// Windows: the working set alone). bench_memory_linux.cc, _mac.cc, _win32.cc.
 nlohmann::json memory_kib();
 
 }  // namespace fc::bench

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "launch/launch.h"
+
 namespace fc {
 namespace {
 
@@ -54,11 +56,10 @@ nlohmann::json catalog_json(const std::string& program) {
   for (const auto& c : all_cases()) {
     nlohmann::json variants = nlohmann::json::array();
     for (auto v : c.variants()) {
-#ifdef _WIN32
-      // Decided here for every case at once: without fork() neither start method can run.
-      if (v.start_method == "fork" || v.start_method == "forkserver")
-        v.skip("Windows has no fork(): only spawn exists there");
-#endif
+      // Decided here for every case at once: a start method this platform lacks (Windows has no
+      // fork(), so neither fork nor forkserver) skips every variant that uses it.
+      if (auto m = launch::parse_start_method(v.start_method))
+        if (const char* why = launch::unavailable_reason(*m)) v.skip(why);
       auto j = to_json(v);
       // A variant run by another program names it by file name; the harness needs its path.
       if (!v.program.empty())
