@@ -3,19 +3,19 @@
 // not usable in a fork child (documented: CUDA_ERROR_NOT_INITIALIZED, 3). A spawned worker
 // initialises its own driver state and works.
 //
-// The driver is loaded with dlopen("libcuda.so.1"), so the build needs no CUDA; without a driver
-// or a device every variant is skipped, saying which.
-#include <dlfcn.h>
-#include <unistd.h>
-
+// The driver is loaded at run time (libcuda.so.1; Windows: nvcuda.dll), so the build needs no
+// CUDA; without a driver or a device every variant is skipped, saying which (macOS has no CUDA).
 #include <chrono>
 #include <stdexcept>
 #include <string>
 
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/environment_platform.h"
+#include "core/libraries.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -39,9 +39,9 @@ struct Driver {
 };
 
 template <typename Fn>
-bool bind(void* lib, const char* name, Fn& fn, std::string& error) {
-  fn = reinterpret_cast<Fn>(::dlsym(lib, name));
-  if (!fn && error.empty()) error = std::string("libcuda.so.1 lacks ") + name;
+bool bind(void* lib, const std::string& file, const char* name, Fn& fn, std::string& error) {
+  fn = fc::libraries::as_function<Fn>(fc::libraries::symbol(lib, name));
+  if (!fn && error.empty()) error = file + " lacks " + name;
   return fn != nullptr;
 }
 
@@ -49,19 +49,25 @@ bool bind(void* lib, const char* name, Fn& fn, std::string& error) {
 const Driver& driver() {
   static const Driver d = [] {
     Driver r;
-    void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = ::dlerror();
-      r.load_error = std::string("libcuda.so.1 not found (") + (e ? e : "dlopen failed") + ")";
+    std::string why;
+    const std::string file = fc::environment_platform::cuda_driver_library(why);
+    if (file.empty()) {
+      r.load_error = why;
       return r;
     }
-    bind(lib, "cuInit", r.cuInit, r.load_error);
-    bind(lib, "cuDriverGetVersion", r.cuDriverGetVersion, r.load_error);
-    bind(lib, "cuDeviceGetCount", r.cuDeviceGetCount, r.load_error);
-    bind(lib, "cuDeviceGet", r.cuDeviceGet, r.load_error);
-    bind(lib, "cuCtxCreate_v2", r.cuCtxCreate_v2, r.load_error);
-    bind(lib, "cuGetErrorName", r.cuGetErrorName, r.load_error);
-    bind(lib, "cuGetErrorString", r.cuGetErrorString, r.load_error);
+    std::string error;
+    void* lib = fc::libraries::open(file, error);
+    if (!lib) {
+      r.load_error = file + " not found (" + error + ")";
+      return r;
+    }
+    bind(lib, file, "cuInit", r.cuInit, r.load_error);
+    bind(lib, file, "cuDriverGetVersion", r.cuDriverGetVersion, r.load_error);
+    bind(lib, file, "cuDeviceGetCount", r.cuDeviceGetCount, r.load_error);
+    bind(lib, file, "cuDeviceGet", r.cuDeviceGet, r.load_error);
+    bind(lib, file, "cuCtxCreate_v2", r.cuCtxCreate_v2, r.load_error);
+    bind(lib, file, "cuGetErrorName", r.cuGetErrorName, r.load_error);
+    bind(lib, file, "cuGetErrorString", r.cuGetErrorString, r.load_error);
     return r;
   }();
   return d;
@@ -101,12 +107,13 @@ FORKCHECK_WORKER(cuda_child_init) {
   const CUresult r = d.cuInit(0);
   fc::channel::step_end("the worker's cuInit");
   if (r != kCudaSuccess)
-    throw std::runtime_error("cuInit in the worker (pid " + std::to_string(getpid()) +
-                             ") returned " + describe(r));
+    throw std::runtime_error("cuInit in the worker (pid " +
+                             std::to_string(fc::launch::current_process_id()) + ") returned " +
+                             describe(r));
   int count = 0, version = 0;
   d.cuDeviceGetCount(&count);
   d.cuDriverGetVersion(&version);
-  return {{"pid", getpid()},
+  return {{"pid", fc::launch::current_process_id()},
           {"cuInit", call("cuInit", r)},
           {"devices", count},
           {"driver_version", version}};
@@ -170,7 +177,7 @@ FORKCHECK_CASE(cuda_before_fork_case) {
       "A fork child inherits a copy of that state without the threads and with handles the "
       "kernel driver ties to the parent; NVIDIA documents any CUDA use in such a child as "
       "unsupported, and the driver reports it as not initialised.";
-  c.platforms = "Linux with an NVIDIA driver and GPU";
+  c.platforms = "Linux with an NVIDIA driver and GPU (Windows: spawn alone; macOS has no CUDA)";
   c.variants = &variants;
   c.run = &run;
   return c;

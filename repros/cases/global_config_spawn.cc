@@ -4,8 +4,6 @@
 // only what the constructor set. In C++ the same holds: a namespace-scope object is constructed in
 // every process (static initialisation, the analogue of the import), while the case's parent
 // (the analogue of main) is the only place setup() runs.
-#include <unistd.h>
-
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -14,6 +12,7 @@
 #include "core/case_registry.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -50,12 +49,13 @@ FORKCHECK_WORKER(config_worker) {
     if (!kira_conf.values.contains(k)) lost += (lost.empty() ? "" : ", ") + k;
   if (!lost.empty())
     throw std::runtime_error(
-        "worker " + std::to_string(me) + " (pid " + std::to_string(getpid()) + ") sees only " +
+        "worker " + std::to_string(me) + " (pid " +
+        std::to_string(fc::launch::current_process_id()) + ") sees only " +
         keys_of(kira_conf.values).dump() + ": lost " + lost +
         " (set by setup() in the parent's "
         "main, which never ran in this process); cannot connect to the game host");
   return {{"worker", me},
-          {"pid", getpid()},
+          {"pid", fc::launch::current_process_id()},
           {"keys", keys_of(kira_conf.values)},
           {"would_connect_to", kira_conf.values["server_ip"].get<std::string>() + ":" +
                                    std::to_string(kira_conf.values["server_port"].get<int>())}};

@@ -8,10 +8,7 @@
 // pool). The runtime matrix: this file is also built into forkcheck-repro-libomp, linked against
 // LLVM's libomp, which registers pthread_atfork handlers and survives fork unless
 // KMP_INIT_AT_FORK=FALSE turns them off. Every variant records which runtime is really loaded.
-#include <dlfcn.h>
-#include <link.h>
 #include <omp.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,10 +16,14 @@
 
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/libraries.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
-// Which OpenMP runtime this program was linked against (CMake sets it for the libomp build).
+// Which OpenMP runtime this program was linked against, as the file name of its library starts
+// (CMake sets it: "libgomp" with GCC, "libomp" for the libomp build and on macOS, "vcomp" with
+// MSVC).
 #ifndef FC_OPENMP_RUNTIME
 #define FC_OPENMP_RUNTIME "libgomp"
 #endif
@@ -41,30 +42,43 @@ int parallel_region(int threads) {
   return seen;
 }
 
-// The OpenMP runtimes mapped into this process, by file name: the evidence of which one ran.
-int collect_openmp(dl_phdr_info* info, size_t, void* data) {
-  const std::string path = info->dlpi_name ? info->dlpi_name : "";
-  const std::string file = std::filesystem::path(path).filename().string();
-  for (const char* prefix : {"libgomp", "libomp", "libiomp"})
-    if (file.rfind(prefix, 0) == 0) static_cast<nlohmann::json*>(data)->push_back(path);
-  return 0;
+// Whether a library's file name is that of `runtime`: the name, then a version, a dot or a dash
+// (libgomp.so.1, libgomp-1.dll, libomp.dylib, vcomp140.dll, libiomp5md.dll).
+bool is_runtime(const std::string& path, const std::string& runtime) {
+  const std::string file = fc::libraries::file_name_for_matching(path);
+  if (file.rfind(runtime, 0) != 0 || file.size() == runtime.size()) return false;
+  const char next = file[runtime.size()];
+  return next == '.' || next == '-' || (next >= '0' && next <= '9');
 }
 
+// The OpenMP runtimes mapped into this process: the evidence of which one ran.
 nlohmann::json loaded_openmp_runtimes() {
   nlohmann::json paths = nlohmann::json::array();
-  ::dl_iterate_phdr(&collect_openmp, &paths);
+  for (const auto& path : fc::libraries::loaded())
+    for (const char* runtime : {"libgomp", "libomp", "libiomp", "vcomp"})
+      if (is_runtime(path, runtime)) paths.push_back(path);
   return paths;
 }
 
-bool is_runtime(const std::string& path, const std::string& runtime) {
-  const std::string file = std::filesystem::path(path).filename().string();
-  return file.rfind(runtime + ".", 0) == 0 || file.rfind(runtime + "-", 0) == 0;
+// Old runtimes lack omp_pause_resource_all (OpenMP 5.0; libgomp since GCC 10; MSVC's has only
+// OpenMP 2.0), so it is looked up, not linked, and declared here rather than through omp.h's
+// omp_pause_resource_t, which such runtimes' headers lack. omp_pause_hard is 2 in the standard.
+using PauseAllFn = int (*)(int);
+constexpr int kOmpPauseHard = 2;
+PauseAllFn pause_resource_all() {
+  return fc::libraries::as_function<PauseAllFn>(
+      fc::libraries::any_symbol("omp_pause_resource_all"));
 }
 
-// Old runtimes lack omp_pause_resource_all (OpenMP 5.0; libgomp since GCC 10): look it up.
-using PauseAllFn = int (*)(omp_pause_resource_t);
-PauseAllFn pause_resource_all() {
-  return reinterpret_cast<PauseAllFn>(::dlsym(RTLD_DEFAULT, "omp_pause_resource_all"));
+// This program is linked against LLVM's libomp and runs the libomp variants itself: where libomp
+// is the platform's OpenMP runtime (macOS), not the separate forkcheck-repro-libomp of a libgomp
+// platform (which CMake marks with FC_LIBOMP_VARIANTS_PROGRAM; its variants keep naming it).
+bool libomp_is_this_program() {
+#ifdef FC_LIBOMP_VARIANTS_PROGRAM
+  return false;
+#else
+  return std::string(FC_OPENMP_RUNTIME) == "libomp";
+#endif
 }
 
 FORKCHECK_WORKER(gomp_child_region) {
@@ -76,14 +90,14 @@ FORKCHECK_WORKER(gomp_child_region) {
   int seen = parallel_region(threads);
   fc::channel::step_end(step.c_str());
   return {{"threads_in_region", seen},
-          {"pid", getpid()},
+          {"pid", fc::launch::current_process_id()},
           {"openmp_runtimes", loaded_openmp_runtimes()}};
 }
 
 fc::CaseResult run(const fc::VariantSpec& variant) {
   nlohmann::json details;
   // The runtime the variant claims must be the one loaded, or its outcome says nothing.
-  const std::string claimed = variant.program == kLibompProgram ? "libomp" : "libgomp";
+  const std::string claimed = variant.program == kLibompProgram ? "libomp" : FC_OPENMP_RUNTIME;
   details["openmp_runtime_claimed"] = claimed;
   details["openmp_runtime_built_for"] = FC_OPENMP_RUNTIME;
   details["openmp_runtimes_loaded"] = loaded_openmp_runtimes();
@@ -103,7 +117,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   if (variant.name == "fork-pause-resource") {
     PauseAllFn pause = pause_resource_all();
     if (!pause) return {Outcome::kError, "omp_pause_resource_all is not exported here", details};
-    details["omp_pause_resource_all_returned"] = pause(omp_pause_hard);
+    details["omp_pause_resource_all_returned"] = pause(kOmpPauseHard);
     details["parent_threads_after_pause"] = fc::launch::thread_count();
   }
   fc::channel::send_details(details);
@@ -120,9 +134,9 @@ std::string libomp_program_missing() {
            " was not built: CMake found no LLVM libomp (Debian: libomp-dev)";
 #endif
   std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto self = std::filesystem::u8path(fc::launch::self_executable_path());
   auto program = self.parent_path() / kLibompProgram;
-  if (ec || !std::filesystem::exists(program, ec))
+  if (self.empty() || !std::filesystem::exists(program, ec))
     return program.string() + " not found beside this program: build the target " + kLibompProgram;
   return "";
 }
@@ -133,11 +147,13 @@ std::vector<fc::VariantSpec> variants() {
                  "libgomp (GCC's OpenMP runtime) registers no atfork handler; the child's team "
                  "start waits for pool threads that were not copied by fork()",
                  "parent runs a 2-thread parallel region, forks, the child runs another"),
-      fc::fix("spawn", "spawn", "a fresh exec starts with a fresh libgomp",
+      fc::fix("spawn", "spawn",
+              std::string("a fresh exec starts with a fresh OpenMP runtime (") + FC_OPENMP_RUNTIME +
+                  ")",
               "same parent; the worker is a fresh exec"),
       fc::fix("forkserver", "forkserver",
               "the server was forked before the parent's first parallel region, so its children "
-              "never inherit a libgomp pool",
+              "never inherit an OpenMP pool",
               "same parent; the worker is forked by a server started before any thread"),
       fc::fix("fork-pause-resource", "fork",
               "omp_pause_resource_all(omp_pause_hard) makes libgomp free its thread pool, whose "
@@ -163,6 +179,18 @@ std::vector<fc::VariantSpec> variants() {
     v[3].skip(
         "omp_pause_resource_all is not exported by the loaded OpenMP runtime (OpenMP 5.0; "
         "libgomp has it since GCC 10)");
+  if (libomp_is_this_program()) {
+    // libomp is this program's own runtime (macOS): `fork` shows what libomp does, and the
+    // libomp variants need no other program.
+    v[0].expected = Outcome::kOk;
+    v[0].expected_why =
+        "this program's OpenMP runtime is LLVM's libomp (on macOS, the one PyTorch's wheel "
+        "ships), not libgomp: its atfork child handler resets the runtime, which starts afresh "
+        "in the child; fork-libomp-no-atfork shows libgomp's hang with libomp";
+    v[5].skip("this program is itself linked against libomp: here `fork` is this variant");
+    v[6].program.clear();
+    return v;
+  }
   const std::string missing = libomp_program_missing();
   if (!missing.empty())
     for (auto& s : v)

@@ -4,69 +4,32 @@
 // that exit on SIGTERM do, one that ignores it is killed after a grace period, every process is
 // reaped and nothing is left behind. Without a deadline (terminate(); join()) the parent waits
 // forever for the one that ignores SIGTERM.
-#include <signal.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <csignal>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cases/termination.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
 using fc::Outcome;
 using nlohmann::json;
+namespace termination = fc::cases::termination;
 
 constexpr std::chrono::milliseconds kGrace(500);  // the source waits 3 s
 const std::vector<std::string> kRoles = {"polite", "stubborn", "polite"};
 
-volatile std::sig_atomic_t g_terminated = 0;
-void on_sigterm(int) { g_terminated = 1; }
-
 FORKCHECK_WORKER(shutdown_worker) {
-  if (payload.at("role") == "stubborn") {
-    ::signal(SIGTERM, SIG_IGN);  // a client loop that never looks at its signals
-    for (;;) ::pause();
-  }
-  // Exits cleanly on SIGTERM: block it, install the handler, then wait for it atomically.
-  sigset_t term, old;
-  sigemptyset(&term);
-  sigaddset(&term, SIGTERM);
-  ::sigprocmask(SIG_BLOCK, &term, &old);
-  struct sigaction sa {};
-  sa.sa_handler = &on_sigterm;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  sigdelset(&old, SIGTERM);
-  while (!g_terminated) ::sigsuspend(&old);
-  return {{"pid", getpid()}, {"stopped_by", "SIGTERM"}};
-}
-
-// A /proc/PID/status field ("" when the process is gone).
-std::string status_field(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(field + ":", 0) == 0)
-      return line.substr(line.find_first_not_of(" \t", field.size() + 1));
-  return "";
-}
-
-// How the kernel will treat SIGTERM for pid: ignored, caught, default ("" when gone).
-std::string sigterm_disposition(pid_t pid) {
-  const std::string ign = status_field(pid, "SigIgn"), cgt = status_field(pid, "SigCgt");
-  if (ign.empty()) return "";
-  const unsigned long long bit = 1ULL << (SIGTERM - 1);
-  if (std::stoull(ign, nullptr, 16) & bit) return "ignored";
-  if (std::stoull(cgt, nullptr, 16) & bit) return "caught";
-  return "default";
+  if (payload.at("role") == "stubborn") termination::ignore_and_wait_forever();
+  termination::wait_for_termination_request();
+  return {{"pid", fc::launch::current_process_id()}, {"stopped_by", "SIGTERM"}};
 }
 
 fc::CaseResult run(const fc::VariantSpec& variant) {
@@ -80,7 +43,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
     const std::string want = kRoles[i] == "stubborn" ? "ignored" : "caught";
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     std::string seen;
-    while ((seen = sigterm_disposition(workers[i].pid())) != want &&
+    while ((seen = termination::sigterm_disposition(workers[i].pid())) != want &&
            std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     roles.push_back(
@@ -104,7 +67,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   json forced = json::array(), warnings = json::array(), ends = json::array();
   std::string problems;
   for (size_t i = 0; i < workers.size(); ++i) {
-    const pid_t pid = workers[i].pid();
+    const fc::launch::ProcessId pid = workers[i].pid();
     const auto o = workers[i].terminate(kGrace);
     if (o.forced) {
       const std::string warning =
@@ -120,26 +83,28 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
     if (o.signal != 0) end["signal"] = o.signal;
     ends.push_back(end);
     const bool as_expected = kRoles[i] == "stubborn"
-                                 ? o.forced && o.signal == SIGKILL
+                                 ? o.forced && o.signal == termination::kill_signal()
                                  : !o.forced && o.status == fc::launch::WorkerOutcome::Status::kOk;
     if (!as_expected)
       problems += "; worker " + std::to_string(i) + " (" + kRoles[i] + ") ended " + end.dump();
   }
-  // Nothing left behind: every worker's pid is gone from /proc (a zombie would still be there).
+  // Nothing left behind: every worker's pid is gone from the process table (a zombie would
+  // still be there).
   json left = json::array();
   for (const auto& w : workers)
-    if (std::string state = status_field(w.pid(), "State"); !state.empty())
+    if (std::string state = termination::process_state(w.pid()); !state.empty())
       left.push_back({{"pid", w.pid()}, {"state", state}});
   details.update(
       {{"ends", ends}, {"forced", forced}, {"warnings", warnings}, {"left_behind", left}});
-  if (!left.empty()) problems += "; still in /proc: " + left.dump();
+  if (!left.empty())
+    problems += std::string("; still in ") + termination::process_table() + ": " + left.dump();
   if (!problems.empty()) return {Outcome::kError, problems.substr(2), details};
   return {Outcome::kOk,
           "terminated " + std::to_string(workers.size()) +
               " workers: " + std::to_string(workers.size() - forced.size()) +
               " exited cleanly on SIGTERM, " + std::to_string(forced.size()) +
               " ignored it and was killed after " + std::to_string(kGrace.count()) + " ms (pid " +
-              forced[0].dump() + "); no worker pid left in /proc",
+              forced[0].dump() + "); no worker pid left in " + termination::process_table(),
           details};
 }
 
@@ -148,7 +113,7 @@ std::vector<fc::VariantSpec> variants() {
       "terminate, join with a deadline, then kill: the one that ignores "
       "SIGTERM is killed after the grace period and every worker is reaped";
   const char* what = "2 workers exit on SIGTERM, 1 ignores it; terminate each, join 0.5 s, kill";
-  return {
+  std::vector<fc::VariantSpec> v = {
       fc::fix("fork", "fork", escalation, what),
       fc::fix("spawn", "spawn", escalation, what),
       fc::fix("forkserver", "forkserver", escalation, what),
@@ -157,6 +122,9 @@ std::vector<fc::VariantSpec> variants() {
                  "forever (the parent blocks using no CPU)",
                  "as `fork`, but terminate(); join() with no deadline and no kill"),
   };
+  if (const char* why = termination::unavailable_reason())
+    for (auto& s : v) s.skip(why);
+  return v;
 }
 
 }  // namespace
@@ -176,7 +144,7 @@ FORKCHECK_CASE(graceful_shutdown_case) {
       "terminate() only sends SIGTERM, which a process may ignore or handle slowly; join() "
       "without a timeout then waits forever. SIGKILL cannot be ignored, and join() after it "
       "reaps the process (waitpid), so no zombie remains.";
-  c.platforms = "POSIX (signals)";
+  c.platforms = "POSIX (signals); Windows has no SIGTERM to ignore";
   c.variants = &variants;
   c.run = &run;
   return c;

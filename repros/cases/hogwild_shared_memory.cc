@@ -178,7 +178,7 @@ json thin(const json& curve, size_t at_most) {
 fc::CaseResult run(const fc::VariantSpec& variant) {
   const bool shared = variant.name != "private-copy", locked = variant.name == "spawn-locked";
   auto seg = fc::cases::SharedSegment::create("hogwild", sizeof(Shared));  // unlinked on every path
-  fc::cases::remove_on_termination("/dev/shm" + seg.name());  // SIGTERM runs no destructor
+  fc::cases::remove_segment_on_termination(seg.name());  // SIGTERM runs no destructor
   auto* sh = new (seg.data()) Shared();
   fc::cases::init_process_shared_mutex(&sh->lock);
   const Data d = make_data();

@@ -4,116 +4,15 @@
 // runtime hazard, built with the plain runtime API (no Foundation, no MPS): a class with its own
 // +initialize, one extra thread alive at fork, the child's first message to the class.
 //
-// Only Apple platforms have that runtime; elsewhere the variants are skipped and static-init-fork
-// shows the same hazard (one-time initialisation interrupted by fork) in C++.
+// Only Apple platforms have that runtime (the probe: objc_probe_mac.cc); elsewhere the variants
+// are skipped (objc_probe_other.cc) and static-init-fork shows the same hazard (one-time
+// initialisation interrupted by fork) in C++.
+#include "cases/objc_probe.h"
 #include "core/case_registry.h"
-#include "core/pool.h"
-
-#ifdef __APPLE__
-#include <objc/message.h>
-#include <objc/runtime.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <mutex>
-#include <sstream>
-#include <thread>
-
-#include "core/channel.h"
-#include "launch/launch.h"
-#endif
 
 namespace {
 
 using fc::Outcome;
-
-#ifdef __APPLE__
-constexpr const char* kClassName = "ForkcheckInitializeProbe";
-
-void probe_initialize(id, SEL) {}  // its own +initialize is what the runtime refuses after fork
-int probe_ping(id, SEL) { return 42; }
-
-// Function pointers change type through void (*)(void), which no cast warning objects to: IMP and
-// objc_msgSend are declared either that way or variadic, depending on the SDK.
-template <typename To, typename From>
-To function_cast(From f) {
-  return reinterpret_cast<To>(reinterpret_cast<void (*)(void)>(f));
-}
-
-// The class, created (once per process) with the runtime API. objc_getClass returns id in old
-// SDKs and Class in new ones: the cast accepts both.
-Class probe_class() {
-  if (Class existing = reinterpret_cast<Class>(objc_getClass(kClassName))) return existing;
-  Class cls =
-      objc_allocateClassPair(reinterpret_cast<Class>(objc_getClass("NSObject")), kClassName, 0);
-  Class meta = object_getClass(reinterpret_cast<id>(cls));
-  class_addMethod(meta, sel_registerName("initialize"), function_cast<IMP>(&probe_initialize),
-                  "v@:");
-  class_addMethod(meta, sel_registerName("ping"), function_cast<IMP>(&probe_ping), "i@:");
-  objc_registerClassPair(cls);
-  return cls;
-}
-
-FORKCHECK_WORKER(objc_message_probe) {
-  // The runtime's message goes to stderr just before it crashes: keep a copy for the parent.
-  const std::string log = payload.at("stderr_file").get<std::string>();
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  if (fd >= 0) ::dup2(fd, STDERR_FILENO);
-  Class cls = probe_class();
-  auto send = function_cast<int (*)(id, SEL)>(&objc_msgSend);
-  const int answer =
-      send(reinterpret_cast<id>(cls), sel_registerName("ping"));  // +initialize first
-  return {{"pid", getpid()}, {"ping", answer}};
-}
-
-fc::CaseResult run(const fc::VariantSpec& variant) {
-  probe_class();  // registered in the parent, never messaged there: +initialize has not run
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread extra([&] {  // the parent must be multi-threaded at fork for the runtime to check
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return done; });
-  });
-  const std::string log = (std::filesystem::temp_directory_path() /
-                           ("forkcheck-objc-" + std::to_string(getpid()) + ".log"))
-                              .string();
-  const char* disabled = std::getenv("OBJC_DISABLE_INITIALIZE_FORK_SAFETY");
-  nlohmann::json details = {{"class", kClassName},
-                            {"parent_threads_at_fork", fc::launch::thread_count()},
-                            {"OBJC_DISABLE_INITIALIZE_FORK_SAFETY", disabled ? disabled : ""}};
-  auto workers = fc::start_pool(variant, "objc_message_probe", {{{"stderr_file", log}}});
-  auto pool = fc::join_pool(workers, std::chrono::seconds(20));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
-  }
-  cv.notify_all();
-  extra.join();
-  std::stringstream text;
-  text << std::ifstream(log).rdbuf();
-  ::unlink(log.c_str());
-  const std::string said = text.str();
-  std::fputs(said.c_str(), stderr);  // the harness's capture shows it too
-  details["child_stderr"] = said;
-  const std::string marker =
-      "initialize] may have been in progress in another thread when fork() was called";
-  details["runtime_message_seen"] = said.find(marker) != std::string::npos;
-  if (pool.outcome == Outcome::kCrash && details["runtime_message_seen"] == true)
-    pool.message += "; the runtime said: " + said.substr(0, said.find('\n'));
-  return fc::to_case_result(std::move(pool), details);
-}
-#else
-fc::CaseResult run(const fc::VariantSpec&) {
-  return {Outcome::kSkip, "needs macOS's Objective-C runtime", nlohmann::json::object()};
-}
-#endif
 
 std::vector<fc::VariantSpec> variants() {
   std::vector<fc::VariantSpec> v = {
@@ -134,12 +33,8 @@ std::vector<fc::VariantSpec> variants() {
       fc::fix("spawn", "spawn", "a fresh exec is not a fork child: +initialize runs normally",
               "same parent; the worker is a fresh exec that creates the class and messages it"),
   };
-#ifndef __APPLE__
-  for (auto& s : v)
-    s.skip(
-        "needs macOS's Objective-C runtime (libobjc), which this platform does not have; "
-        "static-init-fork is its analogue here (one-time initialisation interrupted by fork)");
-#endif
+  if (const char* why = fc::cases::objc_probe::unavailable_reason())
+    for (auto& s : v) s.skip(why);
   return v;
 }
 
@@ -164,6 +59,6 @@ FORKCHECK_CASE(objc_initialize_fork_case) {
       "which skips a trivial +initialize but _objc_fatal()s for a class with its own.";
   c.platforms = "macOS (Objective-C runtime)";
   c.variants = &variants;
-  c.run = &run;
+  c.run = &fc::cases::objc_probe::run;
   return c;
 }

@@ -12,6 +12,7 @@
 // libgomp (the mechanism of torch-omp-pool-hang).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -116,14 +117,38 @@ sockaddr_un address(const std::string& path) {
   throw std::system_error(errno, std::generic_category(), what);
 }
 
+// A send to a writer that went away is an error, never SIGPIPE: MSG_NOSIGNAL where send() has it
+// (Linux), SO_NOSIGPIPE on the socket where it does not (macOS).
+#ifdef MSG_NOSIGNAL
+constexpr int kSendFlags = MSG_NOSIGNAL;
+#else
+constexpr int kSendFlags = 0;
+#endif
+
+// A datagram socket of the queue: close-on-exec (set after socket(): macOS has no SOCK_CLOEXEC),
+// no SIGPIPE, and buffers for a whole batch's records in one datagram: macOS allows 2 KiB
+// datagrams and a 4 KiB receive buffer by default (net.local.dgram.*), Linux far more.
+int queue_socket() {
+  const int s = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+  if (s < 0) fail("socket");
+  ::fcntl(s, F_SETFD, FD_CLOEXEC);
+#ifdef SO_NOSIGPIPE
+  const int on = 1;
+  ::setsockopt(s, SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
+#endif
+  const int send_buffer = 256 * 1024, receive_buffer = 4 * 1024 * 1024;
+  ::setsockopt(s, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
+  ::setsockopt(s, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+  return s;
+}
+
 // The actors' end of the queue: a datagram socket connected to the writer's address, retried
 // until the writer (started at the same time) has bound it.
 int connect_queue(const std::string& path) {
   const sockaddr_un a = address(path);
   const double deadline = monotonic_s() + 20;
   for (;;) {
-    int s = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s < 0) fail("socket");
+    int s = queue_socket();
     if (::connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return s;
     const int err = errno;
     ::close(s);
@@ -136,7 +161,7 @@ int connect_queue(const std::string& path) {
 
 void send_message(int s, const std::string& m) {
   // A datagram is one message: records from two actors never interleave. A full queue blocks.
-  while (::send(s, m.data(), m.size(), MSG_NOSIGNAL) < 0)
+  while (::send(s, m.data(), m.size(), kSendFlags) < 0)
     if (errno != EINTR) fail("send to the writer");
 }
 
@@ -215,8 +240,8 @@ FORKCHECK_WORKER(selfplay_writer) {
   const std::string path = payload.at("queue").get<std::string>();
   const int expected_ends = payload.at("actors").get<int>();
   const sockaddr_un a = address(path);
-  int s = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0 || ::bind(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) fail("bind " + path);
+  int s = queue_socket();
+  if (::bind(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) fail("bind " + path);
   std::ofstream out(payload.at("records").get<std::string>());
   std::map<std::string, long> received, claimed;
   long written = 0;
@@ -276,8 +301,8 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   const std::string records_path = (dir.path / "records.txt").string();
   auto seg = fc::cases::SharedSegment::create("selfplay", sizeof(Shared));
   // A hung variant is ended by SIGTERM, which runs no destructor: leave nothing behind then either.
-  for (const auto& p : {"/dev/shm" + seg.name(), model_path, queue_path, records_path,
-                        dir.path.string()})
+  fc::cases::remove_segment_on_termination(seg.name());
+  for (const auto& p : {model_path, queue_path, records_path, dir.path.string()})
     fc::cases::remove_on_termination(p);
   auto* sh = new (seg.data()) Shared();
   fc::cases::init_process_shared_mutex(&sh->inference);

@@ -1,53 +1,30 @@
 // Cross-process state for the torch cases that share memory between workers (hogwild-shared-memory,
-// selfplay-pipeline): a named POSIX shared memory segment and a process-shared mutex inside one.
-// A spawned worker cannot be handed a mapping or a lock (its payload is JSON), but it can open a
-// segment by name, as Python's multiprocessing.shared_memory does.
+// selfplay-pipeline): a named shared memory segment (core/shared_segment.h) and a process-shared
+// mutex inside one. A spawned worker cannot be handed a mapping or a lock (its payload is JSON),
+// but it can open a segment by name, as Python's multiprocessing.shared_memory does. The lock is
+// per OS: shared_lock_linux.cc (a robust mutex, a timed lock), shared_lock_mac.cc (macOS has
+// neither: the lock is tried until its deadline, and a dead holder shows as that deadline).
 #pragma once
 
 #include <pthread.h>
-#include <sys/types.h>
 
 #include <chrono>
-#include <cstddef>
 #include <string>
+
+#include "core/shared_segment.h"
 
 namespace fc::cases {
 
-class SharedSegment {
- public:
-  // A new zero-filled segment with a unique name (/forkcheck-PREFIX-PID-N). The creating process
-  // removes the name in its destructor, on every path out of the case, unless done earlier.
-  static SharedSegment create(const std::string& prefix, std::size_t bytes);
-  // Maps an existing segment by name (in a worker).
-  static SharedSegment open(const std::string& name, std::size_t bytes);
+// The named segment is the repro core's (shm_open; on Windows a named file mapping).
+using SharedSegment = fc::SharedSegment;
 
-  SharedSegment(SharedSegment&& other) noexcept;
-  SharedSegment& operator=(SharedSegment&&) = delete;
-  SharedSegment(const SharedSegment&) = delete;
-  ~SharedSegment();
+// Whether the segment `name` can still be opened (evidence that it was cleaned up).
+inline bool shm_exists(const std::string& name) { return fc::shared_segment_exists(name); }
 
-  void* data() const { return data_; }
-  const std::string& name() const { return name_; }
-  // Creator only: remove the name now (mappings stay valid). Once every worker has mapped the
-  // segment nothing needs the name, and nothing is left in /dev/shm if this process is killed.
-  void unlink();
-  bool unlinked() const { return unlinked_; }
-
- private:
-  SharedSegment(std::string name, void* data, std::size_t size, pid_t creator);
-  std::string name_;
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
-  pid_t creator_ = -1;  // the process that owns the name; -1 in the processes that opened it
-  bool unlinked_ = false;
-};
-
-// Whether /dev/shm still lists the segment `name` (evidence that it was cleaned up).
-bool shm_exists(const std::string& name);
-
-// A PTHREAD_PROCESS_SHARED, robust mutex placed in a shared segment, initialised once by the
-// creator. Lock waits are bounded: a worker that died holding the lock turns into an error in
-// the others, never into a silent wait.
+// A PTHREAD_PROCESS_SHARED mutex placed in a shared segment, initialised once by the creator,
+// robust where the OS has robust mutexes (Linux). Lock waits are bounded: a worker that died
+// holding the lock turns into an error in the others (Linux: at once; macOS: at the deadline),
+// never into a silent wait.
 void init_process_shared_mutex(pthread_mutex_t* m);
 
 class SharedLock {
@@ -68,6 +45,8 @@ class SharedLock {
 // case killed there runs no destructors. Only the registering process removes; a fork child that
 // inherits the handler leaves the paths alone. At most 8 paths per process.
 void remove_on_termination(const std::string& path);
+// The same for a shared memory segment's name (shm_unlink).
+void remove_segment_on_termination(const std::string& name);
 
 // CLOCK_MONOTONIC in seconds: one clock for every process on the machine, so times taken in
 // different workers can be compared.

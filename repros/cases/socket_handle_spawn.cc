@@ -8,52 +8,35 @@
 // A loopback TCP server thread in the case's parent stands in for the game host; it answers each
 // line "ask <worker> <n>" with "reply <worker> <n>" and records which workers each accepted
 // connection served.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "cases/loopback.h"
 #include "core/case_registry.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
 using fc::Outcome;
 using nlohmann::json;
+namespace net = fc::cases::loopback;
 
 constexpr int kWorkers = 4;
 constexpr int kAsks = 2;  // requests per worker
 constexpr const char* kLoopback = "127.0.0.1";
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-void send_all(int fd, const std::string& text) {
-  for (size_t off = 0; off < text.size();) {
-    ssize_t n = ::send(fd, text.data() + off, text.size() - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno("send");
-    off += static_cast<size_t>(n);
-  }
-}
+// How often the host's thread looks at its stop flag while no socket has anything to say.
+constexpr int kHostTickMs = 20;
 
 // ---- the game host ---------------------------------------------------------------------------
 
@@ -65,27 +48,10 @@ class GameHost {
     std::set<int> workers;  // whose requests came on this connection
   };
 
-  GameHost() {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (listen_fd_ < 0) throw_errno("socket");
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0) throw_errno("bind");
-    if (::listen(listen_fd_, 16) != 0) throw_errno("listen");
-    if (::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      throw_errno("getsockname");
-    port_ = ntohs(a.sin_port);
-    if (::pipe2(wake_, O_CLOEXEC) != 0) throw_errno("pipe2");
+  GameHost() : listener_(net::listen_on_loopback(port_)) {
     thread_ = std::thread([this] { serve(); });
   }
-  ~GameHost() {
-    stop();
-    ::close(listen_fd_);
-    ::close(wake_[0]);
-    ::close(wake_[1]);
-  }
+  ~GameHost() { stop(); }
   GameHost(const GameHost&) = delete;
   GameHost& operator=(const GameHost&) = delete;
 
@@ -94,7 +60,7 @@ class GameHost {
   // Stops serving; what each connection saw.
   json stop() {
     if (thread_.joinable()) {
-      (void)!::write(wake_[1], "x", 1);
+      stop_ = true;
       thread_.join();
     }
     json out = json::array();
@@ -105,7 +71,7 @@ class GameHost {
 
  private:
   struct Live {
-    int fd = -1;
+    net::Socket socket;
     size_t conn = 0;
     std::string buf;
     bool closed = false;
@@ -113,46 +79,39 @@ class GameHost {
 
   void serve() {
     std::vector<Live> live;
-    for (;;) {
-      std::vector<pollfd> fds = {{wake_[0], POLLIN, 0}, {listen_fd_, POLLIN, 0}};
-      for (const auto& l : live) fds.push_back({l.fd, POLLIN, 0});
-      if (::poll(fds.data(), fds.size(), -1) < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      if (fds[0].revents != 0) break;
+    while (!stop_) {
+      std::vector<const net::Socket*> sockets = {&listener_};
+      for (const auto& l : live) sockets.push_back(&l.socket);
+      const std::vector<bool> ready = net::wait_readable(sockets, kHostTickMs);
       for (size_t i = 0; i < live.size(); ++i)
-        if (fds[i + 2].revents != 0) answer(live[i]);
+        if (ready[i + 1]) answer(live[i]);
       for (auto it = live.begin(); it != live.end();) {
-        if (!it->closed) {
+        if (it->closed) {
+          it = live.erase(it);
+        } else {
           ++it;
-          continue;
         }
-        ::close(it->fd);
-        it = live.erase(it);
       }
-      if (fds[1].revents & POLLIN) {
-        sockaddr_in peer{};
-        socklen_t len = sizeof peer;
-        int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
-        if (fd < 0) continue;
+      if (ready[0]) {
+        int peer_port = 0;
+        net::Socket s = net::accept_connection(listener_, peer_port);
+        if (!s) continue;
         Connection c;
-        c.peer = std::string(kLoopback) + ":" + std::to_string(ntohs(peer.sin_port));
+        c.peer = std::string(kLoopback) + ":" + std::to_string(peer_port);
         conns_.push_back(c);
         Live l;
-        l.fd = fd;
+        l.socket = std::move(s);
         l.conn = conns_.size() - 1;
-        live.push_back(l);
+        live.push_back(std::move(l));
       }
     }
-    for (const auto& l : live) ::close(l.fd);
   }
 
   void answer(Live& l) {
     char b[512];
-    ssize_t n = ::recv(l.fd, b, sizeof b, 0);
+    const long n = net::receive(l.socket, b, sizeof b);
     if (n <= 0) {
-      l.closed = n == 0 || errno != EINTR;
+      l.closed = true;
       return;
     }
     l.buf.append(b, static_cast<size_t>(n));
@@ -164,16 +123,16 @@ class GameHost {
       conns_[l.conn].requests += 1;
       conns_[l.conn].workers.insert(worker);
       try {
-        send_all(l.fd, "reply " + std::to_string(worker) + " " + std::to_string(k) + "\n");
+        net::send_all(l.socket, "reply " + std::to_string(worker) + " " + std::to_string(k) + "\n");
       } catch (const std::exception&) {
         l.closed = true;
       }
     }
   }
 
-  int listen_fd_ = -1;
-  int wake_[2] = {-1, -1};
   int port_ = 0;
+  net::Socket listener_;
+  std::atomic<bool> stop_{false};
   std::thread thread_;
   std::vector<Connection> conns_;  // the serving thread's until stop() joined it
 };
@@ -183,32 +142,18 @@ class GameHost {
 // The source's environment class: its instance owns a live connection to the game host.
 class Env {
  public:
-  Env(const std::string& host, int port) : host_(host), port_(port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw_errno("socket");
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1)
-      throw std::invalid_argument("bad host " + host);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
-      throw_errno("connect to " + host);
-    socklen_t len = sizeof a;
-    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-      local_port_ = ntohs(a.sin_port);
-  }
-  ~Env() { ::close(fd_); }
+  Env(const std::string& host, int port)
+      : host_(host), port_(port), socket_(net::connect_to(host, port, local_port_)) {}
   Env(const Env&) = delete;
   Env& operator=(const Env&) = delete;
 
-  void ask(int worker, int k) { send_all(fd_, request(worker, k) + "\n"); }
+  void ask(int worker, int k) { net::send_all(socket_, request(worker, k) + "\n"); }
   // One line, a byte at a time: never takes bytes that belong to the next line (or reader).
   std::string read_line() {
     std::string line;
     for (char c;;) {
-      ssize_t n = ::recv(fd_, &c, 1, 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw_errno("recv");
+      const long n = net::receive(socket_, &c, 1);
+      if (n < 0) throw std::runtime_error("recv: " + net::last_error());
       if (n == 0) throw std::runtime_error("the game host closed the connection");
       if (c == '\n') return line;
       line += c;
@@ -218,15 +163,15 @@ class Env {
     return "ask " + std::to_string(worker) + " " + std::to_string(k);
   }
   std::string describe() const {
-    return "fd " + std::to_string(fd_) + ", connected to " + host_ + ":" + std::to_string(port_);
+    return socket_.describe() + ", connected to " + host_ + ":" + std::to_string(port_);
   }
   int local_port() const { return local_port_; }
 
  private:
   std::string host_;
   int port_;
-  int fd_ = -1;
   int local_port_ = 0;
+  net::Socket socket_;
 };
 
 // What serializing an instance for a fresh process comes to (Python: socket.__getstate__).
@@ -258,7 +203,7 @@ void wait_turn(const std::atomic<int>& turn, int mine) {
 
 json result_of(int me, const Env& env, const json& received) {
   return {{"worker", me},
-          {"pid", getpid()},
+          {"pid", fc::launch::current_process_id()},
           {"socket", env.describe()},
           {"local_port", env.local_port()},
           {"received", received}};
@@ -336,27 +281,27 @@ std::string crossed_replies(const json& workers, json& crossed) {
 fc::CaseResult run_instance(const fc::VariantSpec& variant, GameHost& host, json details) {
   Env env(kLoopback, host.port());
   details["instance_socket"] = env.describe();
-  auto* turns = static_cast<Turns*>(
-      ::mmap(nullptr, sizeof(Turns), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  if (turns == MAP_FAILED) throw_errno("mmap");
-  new (turns) Turns();
   std::vector<json> payloads;
   try {
     for (int i = 0; i < kWorkers; ++i) {
       json p = hand_instance(variant, env);
       p["worker"] = i;
-      p["turns_at"] = reinterpret_cast<std::uintptr_t>(turns);
       payloads.push_back(std::move(p));
     }
   } catch (const fc::launch::NotSerializable& e) {
-    ::munmap(turns, sizeof(Turns));
     details["refused_when"] =
         "serializing the Env instance for a " + variant.start_method + " worker";
     return {Outcome::kError, e.what(), details};
   }
+  // Only fork gets here (the others refused above): its workers take turns through memory they
+  // share with the parent, unmapped on every path out.
+  std::unique_ptr<void, void (*)(void*)> shared(
+      fc::launch::map_fork_shared(sizeof(Turns)),
+      [](void* p) { fc::launch::unmap_fork_shared(p, sizeof(Turns)); });
+  auto* turns = new (shared.get()) Turns();
+  for (auto& p : payloads) p["turns_at"] = reinterpret_cast<std::uintptr_t>(turns);
   auto workers = fc::start_pool(variant, "env_instance_worker", payloads);
   fc::PoolResult pool = fc::join_pool(workers, std::chrono::seconds(10));
-  ::munmap(turns, sizeof(Turns));
   details["host_connections"] = host.stop();
   if (pool.outcome != Outcome::kOk) return fc::to_case_result(std::move(pool), details);
   json crossed = json::array();

@@ -2,25 +2,23 @@
 // record which ports are taken. Each worker process has its own copy of that variable (fork:
 // copy-on-write; spawn: a fresh one), so what a worker records never reaches the parent or the
 // other workers, and every worker picks the same "free" port. Fixed with the counter in shared
-// memory (an atomic in a MAP_SHARED mapping: anonymous for fork, shm_open for spawn), or with the
-// state owned by the parent, which hands each worker its port.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
+// memory (an atomic in a shared mapping: anonymous for fork, a named segment for spawn), or with
+// the state owned by the parent, which hands each worker its port.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "core/case_registry.h"
 #include "core/pool.h"
+#include "core/shared_segment.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -40,14 +38,6 @@ int PortRegistry::ports_in_use = 0;
 static_assert(std::atomic<int>::is_always_lock_free,
               "a cross-process counter needs lock-free atomics");
 
-// Maps the shared counter: the parent's anonymous mapping (fork), or a named segment (spawn).
-std::atomic<int>* map_counter(int fd) {
-  void* p = ::mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE,
-                   fd < 0 ? MAP_SHARED | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mmap");
-  return static_cast<std::atomic<int>*>(p);
-}
-
 FORKCHECK_WORKER(port_worker) {
   const std::string how = payload.at("how").get<std::string>();
   int port = -1, seen = -1;
@@ -60,19 +50,16 @@ FORKCHECK_WORKER(port_worker) {
     seen = counter->fetch_add(1) + 1;
     port = kBasePort + seen - 1;
   } else if (how == "shared-named") {  // a fresh process opens the segment by name
-    const std::string name = payload.at("shm").get<std::string>();
-    const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
-    if (fd < 0) throw std::system_error(errno, std::generic_category(), "shm_open " + name);
-    auto* counter = map_counter(fd);
-    ::close(fd);
+    auto segment =
+        fc::SharedSegment::open(payload.at("shm").get<std::string>(), sizeof(std::atomic<int>));
+    auto* counter = static_cast<std::atomic<int>*>(segment.data());
     seen = counter->fetch_add(1) + 1;
     port = kBasePort + seen - 1;
-    ::munmap(counter, sizeof *counter);
   } else {  // "assigned": the parent owns the state and says which port
     port = payload.at("port").get<int>();
   }
   return {{"worker", payload.at("worker")},
-          {"pid", getpid()},
+          {"pid", fc::launch::current_process_id()},
           {"port", port},
           {"ports_in_use_seen_by_worker", seen}};
 }
@@ -84,23 +71,24 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
                                                                       : "class";
   json details = {{"counter", how}};
   std::atomic<int>* counter = nullptr;
-  const std::string shm = "/forkcheck-ports-" + std::to_string(getpid());
+  // The anonymous mapping fork workers inherit, unmapped on every path out.
+  std::unique_ptr<void, void (*)(void*)> fork_shared(
+      nullptr, [](void* p) { fc::launch::unmap_fork_shared(p, sizeof(std::atomic<int>)); });
+  std::unique_ptr<fc::SharedSegment> segment;  // the named one spawned workers open
   if (how == "shared-fork") {
-    counter = new (map_counter(-1)) std::atomic<int>(0);
+    fork_shared.reset(fc::launch::map_fork_shared(sizeof(std::atomic<int>)));
+    counter = new (fork_shared.get()) std::atomic<int>(0);
   } else if (how == "shared-named") {
-    const int fd = ::shm_open(shm.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) throw std::system_error(errno, std::generic_category(), "shm_open " + shm);
-    if (::ftruncate(fd, sizeof(std::atomic<int>)) != 0)
-      throw std::system_error(errno, std::generic_category(), "ftruncate");
-    counter = new (map_counter(fd)) std::atomic<int>(0);
-    ::close(fd);
-    details["shm"] = shm;
+    segment = std::make_unique<fc::SharedSegment>(
+        fc::SharedSegment::create("ports", sizeof(std::atomic<int>)));
+    counter = new (segment->data()) std::atomic<int>(0);
+    details["shm"] = segment->name();
   }
   std::vector<json> payloads;
   for (int i = 0; i < kWorkers; ++i) {
     json p = {{"worker", i}, {"how", how}};
     if (how == "shared-fork") p["counter_at"] = reinterpret_cast<std::uintptr_t>(counter);
-    if (how == "shared-named") p["shm"] = shm;
+    if (how == "shared-named") p["shm"] = segment->name();
     if (how == "assigned") p["port"] = PortRegistry::take();  // the parent's own bookkeeping
     payloads.push_back(std::move(p));
   }
@@ -108,8 +96,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   fc::PoolResult pool = fc::join_pool(workers, std::chrono::seconds(20));
   // What the parent believes is in use: the class-level counter, or the shared one.
   const int parent_sees = counter ? counter->load() : PortRegistry::ports_in_use;
-  if (counter) ::munmap(counter, sizeof *counter);
-  if (how == "shared-named") ::shm_unlink(shm.c_str());
+  segment.reset();  // unmapped, and its name removed
   details["parent_sees_ports_in_use"] = parent_sees;
   if (pool.outcome != Outcome::kOk) return fc::to_case_result(std::move(pool), details);
 
@@ -150,9 +137,9 @@ std::vector<fc::VariantSpec> variants() {
               "process increments the same memory",
               "the counter lives in shared memory inherited by the fork workers"),
       fc::fix("spawn-shared-memory", "spawn",
-              "one atomic counter in a named POSIX shared memory segment (shm_open) that each "
-              "spawned worker maps",
-              "the counter lives in a shm_open segment the workers open by name"),
+              "one atomic counter in a named shared memory segment (POSIX shm_open; Windows: a "
+              "named file mapping) that each spawned worker maps",
+              "the counter lives in a named segment the workers open by name"),
       fc::fix("spawn-ports-from-parent", "spawn",
               "the parent owns the bookkeeping and hands each worker its port",
               "the parent takes the ports and passes each worker its own in the payload"),

@@ -6,9 +6,6 @@
 //
 // To make the fork land inside the initialiser every time, the initialiser says it has started
 // and then holds (standing for slow work: loading a model, a device library) until released.
-#include <pthread.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +16,7 @@
 #include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -67,12 +65,14 @@ FORKCHECK_WORKER(static_init_child) {
   fc::channel::step_begin("the child's first use of the function-local static");
   const int value = registry().value;
   fc::channel::step_end("the child's first use of the function-local static");
-  return {{"pid", getpid()}, {"value", value}, {"constructed_when_worker_started", constructed}};
+  return {{"pid", fc::launch::current_process_id()},
+          {"value", value},
+          {"constructed_when_worker_started", constructed}};
 }
 
 fc::CaseResult run(const fc::VariantSpec& variant) {
   if (variant.name == "fork-init-in-atfork")
-    ::pthread_atfork(&initialise_before_fork, nullptr, nullptr);
+    fc::launch::at_fork(&initialise_before_fork, nullptr, nullptr);
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_hold = true;
