@@ -4,13 +4,15 @@
 #include <map>
 #include <stdexcept>
 
+#include "reports/file_io.h"
 #include "reports/verdict.h"
 
 namespace fc::reports {
 
 RunLog::RunLog(const std::filesystem::path& path) : path_(path) {
-  f_ = std::fopen(path.c_str(), "w");
-  if (!f_) throw std::runtime_error("cannot write the run log " + path.string());
+  std::string error;
+  f_ = file_io::create_for_writing(path, error);
+  if (!f_) throw std::runtime_error("cannot write the run log " + path.u8string() + ": " + error);
 }
 
 RunLog::~RunLog() {
