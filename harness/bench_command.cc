@@ -99,8 +99,12 @@ int bench_command(const BenchOptions& options) {
     }
   }
   const std::string headline = raw["samples"].contains("torch") ? "torch" : "native";
+  // A start method this platform lacks (Windows: fork, forkserver) has no samples: null here,
+  // and raw["unavailable"] says why.
   for (const char* m : {"fork", "spawn", "forkserver"})
-    out["start_latency_ms"][m] = out["workers"][headline][m]["start_latency_ms"];
+    out["start_latency_ms"][m] = out["workers"][headline].contains(m)
+                                     ? out["workers"][headline][m]["start_latency_ms"]
+                                     : nlohmann::json(nullptr);
   out["start_latency_ms"]["worker_kind"] = headline;
   out["peers"]["python"] = python;
   for (const char* m : {"fork", "spawn", "forkserver"}) {
@@ -109,11 +113,12 @@ int bench_command(const BenchOptions& options) {
         have ? summarize_samples(python["start_latency_ms"][m]) : nlohmann::json(nullptr);
   }
   if (!python.value("available", false)) out["peers"]["not_measured"] = python["reason"];
-  const auto& fs_med = out["start_latency_ms"]["forkserver"]["median"];
+  const auto& forkserver = out["start_latency_ms"]["forkserver"];
   const auto& py_spawn = out["peers"]["python_spawn"];
   out["ratios"]["python_spawn_over_forkserver"] =
-      py_spawn.is_null() ? nlohmann::json(nullptr)
-                         : nlohmann::json(py_spawn["median"].get<double>() / fs_med.get<double>());
+      py_spawn.is_null() || forkserver.is_null()
+          ? nlohmann::json(nullptr)
+          : nlohmann::json(py_spawn["median"].get<double>() / forkserver["median"].get<double>());
   out["raw"] = raw;
 
   std::printf("worker start latency, ms (from asking for a worker to its first line), %d runs each\n",
@@ -122,7 +127,8 @@ int bench_command(const BenchOptions& options) {
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"}) {
       std::string label = "forkcheck " + std::string(m) + ", " + kind + " worker";
-      print_row(label.c_str(), methods[m]["start_latency_ms"]);
+      print_row(label.c_str(),
+                methods.contains(m) ? methods[m]["start_latency_ms"] : nlohmann::json(nullptr));
     }
   for (const char* m : {"fork", "spawn", "forkserver"}) {
     std::string label = "python multiprocessing " + std::string(m);
@@ -133,15 +139,17 @@ int bench_command(const BenchOptions& options) {
   std::printf("\nworker memory, KiB (median RSS / PSS)\n");
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"})
-      std::printf("  %-34s %10.0f %10.0f\n", ("forkcheck " + std::string(m) + ", " + kind + " worker").c_str(),
-                  methods[m]["rss_kib"]["median"].get<double>(),
-                  methods[m]["pss_kib"]["median"].get<double>());
+      if (methods.contains(m))
+        std::printf("  %-34s %10.0f %10.0f\n",
+                    ("forkcheck " + std::string(m) + ", " + kind + " worker").c_str(),
+                    methods[m]["rss_kib"]["median"].get<double>(),
+                    methods[m]["pss_kib"]["median"].get<double>());
   if (!out["ratios"]["python_spawn_over_forkserver"].is_null())
     std::printf("\nPython spawn / forkcheck forkserver (median): %.0fx\n",
                 out["ratios"]["python_spawn_over_forkserver"].get<double>());
   auto path = options.out / "bench.json";
   reports::write_file_atomically(path, out.dump(2) + "\n");
-  std::printf("wrote %s\n", path.c_str());
+  std::printf("wrote %s\n", path.u8string().c_str());  // a path is wide on Windows
   return 0;
 }
 
