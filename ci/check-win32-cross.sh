@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # The Windows code path, checked on Linux with mingw-w64 (Debian's g++-mingw-w64-x86-64-posix:
 # the posix-threads flavour, which std::thread and std::mutex need):
-#   1. every _win32 file and every header a Windows build compiles, -fsyntax-only, with the
-#      project's warnings as errors;
+#   1. -fsyntax-only, with the project's warnings as errors, on every _win32 file, every header a
+#      Windows build compiles, and every portable source of reports/, repros/core, repros/launch
+#      and the native cases (repros/cases, forkcheck-repro's);
 #   2. none of the files a Windows build compiles includes a POSIX header that MSVC lacks
 #      (mingw has some of them, so step 1 alone would not notice);
-#   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_HARNESS_ONLY=ON) of every translation unit
-#      of the harness (forkcheck watch's included) and of the start-method library;
-#   4. a smoke program linked from them (tests/win32/), run under wine when wine is installed:
-#      the job-object supervisor, spawn, exit codes, on a Windows API.
+#   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_NATIVE_ONLY=ON) of every translation unit of
+#      the harness (forkcheck watch's and main.cc included), of the reports, and of the native
+#      repro program forkcheck-repro.exe, linked (OpenMP: mingw's libgomp);
+#   4. two smoke programs linked from them (tests/win32/): supervisor_smoke (the job-object
+#      supervisor, spawn, exit codes) and repro_smoke (forkcheck-repro.exe under that supervisor:
+#      its catalog, its environment, every variant it does not skip on Windows);
+#   5. both run under wine, when wine is installed.
 # Third-party headers (Boost, nlohmann/json, CLI11, pugixml, utf8cpp) are the host's, reached
 # through a directory of symlinks: never /usr/include itself, whose glibc headers would shadow
-# mingw's. Not compiled for Windows yet, and so not checked: harness/main.cc (sysconf), reports/
-# (O_CLOEXEC, fsync), repros/core and repros/cases (POSIX throughout); see README, "Reading the
-# CI matrix".
+# mingw's. Not checked, for want of what they need: the torch cases (forkcheck-repro-torch's
+# sources: no libtorch headers for mingw), forkcheck.exe's link (pugixml is a library, and only
+# its headers are here), the tests under tests/ but tests/win32/, and the macOS siblings (*_mac.*:
+# no Apple SDK here).
 #
 # Usage: ci/check-win32-cross.sh [WORK_DIR]   (default: build-ci/win32-cross)
 # Exit status 77 when the cross compiler is not installed (ctest counts that as skipped).
@@ -81,16 +86,29 @@ fail() {
   failed=1
 }
 
-# The files a Windows build compiles: the harness (but main.cc, not portable yet) and its watch
-# side, the start-method library, the case registry; not the _posix/_linux ones, not the shim.
+# The torch program's sources (and their headers): listed in repros/cases/CMakeLists.txt under
+# forkcheck-repro-torch. No libtorch headers for mingw: not checked.
+torch_files() {
+  sed -n '/^add_executable(forkcheck-repro-torch/,/)/p' repros/cases/CMakeLists.txt |
+    grep -o '[a-z_0-9]*\.cc' | while read -r cc; do
+      echo "repros/cases/$cc"
+      if [ -e "repros/cases/${cc%.cc}.h" ]; then echo "repros/cases/${cc%.cc}.h"; fi
+    done
+}
+
+# The files a Windows build compiles: the harness and its watch side, the reports, the start-method
+# library, the repro core and the native cases; not the _posix/_linux/_mac ones, not the shim, not
+# the torch program's.
 windows_files() {
-  for f in harness/*.h harness/*.cc harness/watch/*.h harness/watch/*.cc repros/launch/*.h \
-           repros/launch/*.cc repros/core/case_registry.h repros/core/case_registry.cc \
-           repros/core/outcome.h; do
+  local torch
+  torch=" $(torch_files | tr '\n' ' ') "
+  for f in harness/*.h harness/*.cc harness/watch/*.h harness/watch/*.cc reports/*.h reports/*.cc \
+           repros/launch/*.h repros/launch/*.cc repros/core/*.h repros/core/*.cc \
+           repros/cases/*.h repros/cases/*.cc; do
     case $f in
-      *_posix.* | *_linux.* | harness/main.cc) ;;
+      *_posix.* | *_linux.* | *_mac.*) ;;
       repros/launch/boost_process_v1.h) ;;  # Boost.Process: POSIX files only
-      *) echo "$f" ;;
+      *) [[ $torch == *" $f "* ]] || echo "$f" ;;
     esac
   done
 }
@@ -100,57 +118,86 @@ gen="$work/generated/harness"
 mkdir -p "$gen"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/version.h"
 syntax() {  # FILE: a source, or a header compiled on its own
-  local f=$1 args=(-std=c++17 -fsyntax-only -Werror "${warnings[@]}" -I"$root" -I"$root/repros"
-                   -I"$work/generated" -isystem "$inc")
+  local f=$1 args=(-std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -I"$root"
+                   -I"$root/repros" -I"$work/generated" -isystem "$inc")
   case $f in
     *.h) "$cxx" "${args[@]}" -x c++ -include "$root/$f" - </dev/null ;;
     *) "$cxx" "${args[@]}" "$root/$f" ;;
   esac
 }
-checked=0
-while read -r f; do
-  case $f in
-    *_win32.* | *.h) ;;
-    *) continue ;;  # the shared .cc files are compiled in step 3
-  esac
-  checked=$((checked + 1))
-  syntax "$f" 2>"$work/syntax.err" || { fail "syntax: $f"; head -20 "$work/syntax.err"; }
-done < <(windows_files)
-echo "1. syntax: $checked _win32 files and headers checked"
+# What step 1 compiles: _win32 files and headers everywhere, every source of the repro programs
+# and the reports (the harness's shared sources are compiled in step 3).
+syntax_files() {
+  windows_files | while read -r f; do
+    case $f in
+      *_win32.* | *.h | reports/* | repros/*) echo "$f" ;;
+    esac
+  done
+}
+mapfile -t to_check < <(syntax_files)
+# $jobs at a time, each file's errors in a log of its own.
+rm -rf "$work/syntax"
+mkdir -p "$work/syntax"
+running=0
+for f in "${to_check[@]}"; do
+  (syntax "$f" >"$work/syntax/${f//\//_}.err" 2>&1 || echo "$f" >>"$work/syntax/failed") &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+if [ -s "$work/syntax/failed" ]; then
+  while read -r f; do
+    fail "syntax: $f"
+    head -20 "$work/syntax/${f//\//_}.err"
+  done < <(sort "$work/syntax/failed")
+fi
+echo "1. syntax: ${#to_check[@]} files checked (_win32 files, headers, reports/, repros/)"
+echo "   not checked (no libtorch headers for mingw): $(torch_files | tr '\n' ' ')"
 
 # --- 2. no POSIX-only header that MSVC lacks ------------------------------------------------------
 posix_only='unistd|dirent|fnmatch|pthread|poll|dlfcn|link|libgen|strings|termios|glob|spawn|sched'
-posix_only+='|sys/(wait|socket|mman|select|time|resource|prctl|un|uio|ioctl|utsname|signalfd|syscall|epoll)'
+posix_only+='|fcntl|arpa/inet|netinet/in|sys/(wait|socket|mman|select|time|resource|prctl|un|uio|ioctl'
+posix_only+='|utsname|signalfd|syscall|epoll|stat|sysctl)'
 hits=$(windows_files | xargs grep -nE "^#include <($posix_only)\.h>" || true)
 if [ -n "$hits" ]; then
   fail "POSIX-only headers in files a Windows build compiles:"
   echo "$hits"
 fi
-echo "2. headers: $(windows_files | wc -l) files free of POSIX-only headers"
+echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers"
 
 # --- 3. the cross build ------------------------------------------------------------------------
-# Every object of the three libraries, by name: building the library targets would build the
-# reports too (the harness links them), and linking forkcheck.exe would need them portable.
+# The harness's objects by name (forkcheck.exe itself is not linked: pugixml is headers only
+# here), the reports' library, and forkcheck-repro.exe with everything it links.
 build="$work/build"
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/mingw-w64.cmake" \
-       -DFORKCHECK_HARNESS_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
+       -DFORKCHECK_NATIVE_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
        "${cmake_args[@]}" >"$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   fail "cross configure"
   exit 1
 fi
 mapfile -t objects < <(ninja -C "$build" -t targets all |
-                       sed -n 's/^\([^:]*CMakeFiles\/fc_\(harness\|watch\|launch\)\.dir\/[^:]*\.obj\): .*/\1/p')
-if ! ninja -C "$build" -k 0 -j "$jobs" "${objects[@]}" >"$work/build.log" 2>&1; then
+                       sed -n 's/^\([^:]*CMakeFiles\/\(fc_harness\|fc_watch\|fc_launch\|forkcheck\)\.dir\/[^:]*\.obj\): .*/\1/p')
+if ! ninja -C "$build" -k 0 -j "$jobs" "${objects[@]}" fc_reports fc_repro_core forkcheck-repro \
+       >"$work/build.log" 2>&1; then
   grep -E "error|FAILED" "$work/build.log" | head -40
   fail "cross build (log: $work/build.log)"
 fi
-# Warnings in the Windows files are errors; elsewhere they are shown (their owners' business).
+# Warnings in the files a Windows build compiles are errors but in the harness's shared files,
+# where they are shown (their owners' business).
 grep -E "warning:" "$work/build.log" | sort -u | sed 's/^/   /' || true
-if grep -E "warning:" "$work/build.log" | grep -q "win32"; then fail "warnings in Windows files"; fi
-echo "3. cross build: ${#objects[@]} objects of fc_harness, fc_watch and fc_launch compiled for Windows"
+if grep -E "warning:" "$work/build.log" | grep -qE "win32|/reports/|/repros/"; then
+  fail "warnings in Windows files"
+fi
+repro="$build/bin/forkcheck-repro.exe"
+echo "3. cross build: ${#objects[@]} objects of fc_harness, fc_watch, fc_launch and forkcheck," \
+     "fc_reports, fc_repro_core; $( [ -f "$repro" ] && echo "forkcheck-repro.exe linked" ||
+                                    echo "forkcheck-repro.exe NOT linked")"
 
-# --- 4. the smoke program, linked, and run under wine when it is there --------------------------
+# --- 4. the smoke programs, linked -----------------------------------------------------------------
 if [ $failed -eq 0 ]; then
   ar=x86_64-w64-mingw32-ar
   for lib in harness launch; do  # archives, so the link takes only the objects it needs
@@ -162,27 +209,41 @@ if [ $failed -eq 0 ]; then
         -I"$work/generated" -isystem "$inc")
   if "$cxx" "${link[@]}" tests/win32/smoke_child.cc -o "$work/smoke_child.exe" &&
      "$cxx" "${link[@]}" tests/win32/supervisor_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -o "$work/supervisor_smoke.exe"; then
-    echo "4. link: supervisor_smoke.exe and smoke_child.exe"
+            "$work/libfc_launch.a" -o "$work/supervisor_smoke.exe" &&
+     "$cxx" "${link[@]}" tests/win32/repro_smoke.cc "$work/libfc_harness.a" \
+            "$work/libfc_launch.a" -o "$work/repro_smoke.exe"; then
+    echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe"
   else
-    fail "linking the smoke program"
+    fail "linking the smoke programs"
   fi
 fi
+
+# --- 5. run under wine, when it is there ------------------------------------------------------------
 wine=$(command -v wine64 || command -v wine || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; } || true)
 if [ $failed -eq 0 ] && [ -n "$wine" ]; then
   # A prefix of our own, and its wineserver ended afterwards: nothing outlives the check.
+  # forkcheck-repro.exe links mingw's runtime DLLs (libgomp above all: gomp-fork-hang checks that
+  # the OpenMP runtime it claims is loaded): WINEPATH finds them where mingw keeps them.
+  gcc_dlls=$(dirname "$("$cxx" -print-libgcc-file-name)")
   export WINEPREFIX="$work/wine" WINEDEBUG=-all
+  export WINEPATH="$gcc_dlls;/usr/x86_64-w64-mingw32/lib"
   wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
-  if (cd "$work" && timeout 600 "$wine" supervisor_smoke.exe smoke_child.exe) >"$work/smoke.log" 2>&1; then
-    sed 's/^/   /' "$work/smoke.log"
-    echo "4. run under wine: passed"
-  else
-    sed 's/^/   /' "$work/smoke.log"
-    fail "the smoke program under wine ($work/smoke.log)"
-  fi
+  run_smoke() {  # NAME ARGS...: runs NAME.exe in $work, its output in NAME.log
+    local name=$1
+    shift
+    if (cd "$work" && timeout 900 "$wine" "$name.exe" "$@") >"$work/$name.log" 2>&1; then
+      sed 's/^/   /' "$work/$name.log"
+      echo "5. $name under wine: passed"
+    else
+      sed 's/^/   /' "$work/$name.log"
+      fail "$name under wine ($work/$name.log)"
+    fi
+  }
+  run_smoke supervisor_smoke smoke_child.exe
+  run_smoke repro_smoke "Z:${repro//\//\\}"  # wine's Z: drive is /
   "$wineserver" -k 2>/dev/null || true
 elif [ $failed -eq 0 ]; then
-  echo "4. run: wine is not installed: the smoke program was linked, not run"
+  echo "5. run: wine is not installed: the smoke programs were linked, not run"
 fi
 
 if [ $failed -ne 0 ]; then
