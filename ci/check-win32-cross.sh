@@ -173,7 +173,7 @@ echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers"
 # here), the reports' library, and forkcheck-repro.exe with everything it links.
 build="$work/build"
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/mingw-w64.cmake" \
-       -DFORKCHECK_NATIVE_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
+       -DFORKCHECK_NATIVE_ONLY=ON -DFORKCHECK_HARNESS_ONLY=OFF -DCMAKE_BUILD_TYPE=Release \
        "${cmake_args[@]}" >"$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   fail "cross configure"

@@ -2,8 +2,7 @@
 
 #include "core/channel.h"
 
-#include <signal.h>
-#include <string.h>
+#include "launch/process.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,57 +18,17 @@ using Clock = std::chrono::steady_clock;
 // seen within about this long of happening, whichever worker it is.
 constexpr std::chrono::milliseconds kJoinSlice(10);
 
-// "SIGSEGV"; "SIG34" for one without a name here.
-std::string signal_name(int sig) {
-  switch (sig) {
-    case SIGHUP:
-      return "SIGHUP";
-    case SIGINT:
-      return "SIGINT";
-    case SIGQUIT:
-      return "SIGQUIT";
-    case SIGILL:
-      return "SIGILL";
-    case SIGTRAP:
-      return "SIGTRAP";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGKILL:
-      return "SIGKILL";
-    case SIGUSR1:
-      return "SIGUSR1";
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGUSR2:
-      return "SIGUSR2";
-    case SIGPIPE:
-      return "SIGPIPE";
-    case SIGALRM:
-      return "SIGALRM";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGXCPU:
-      return "SIGXCPU";
-    case SIGXFSZ:
-      return "SIGXFSZ";
-    case SIGSYS:
-      return "SIGSYS";
-    default:
-      return "SIG" + std::to_string(sig);
-  }
-}
+std::string signal_name(int sig) { return "SIG" + launch::signal_abbrev(sig); }
 
 std::string describe(const launch::WorkerOutcome& o) {
   switch (o.status) {
-    case launch::WorkerOutcome::Status::kOk: return "finished";
-    case launch::WorkerOutcome::Status::kError: return o.error;
+    case launch::WorkerOutcome::Status::kOk:
+      return "finished";
+    case launch::WorkerOutcome::Status::kError:
+      return o.error;
     case launch::WorkerOutcome::Status::kCrash:
-      return "killed by " + signal_name(o.signal) + " (" + strsignal(o.signal) + ")" +
-             (o.core_dumped ? ", core dumped" : "");
+      return "killed by " + signal_name(o.signal) + " (" + launch::signal_description(o.signal) +
+             ")" + (o.core_dumped ? ", core dumped" : "");
   }
   return "?";
 }

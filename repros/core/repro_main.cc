@@ -3,7 +3,6 @@
 // the environment fingerprint of this program (what it loads, see core/environment.h); `--zygote`
 // serves those same commands in forked copies of itself (core/zygote_server.h). A spawned
 // worker never gets past launch::init().
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 #include "core/environment.h"
 #include "core/zygote_server.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -29,11 +29,8 @@ int usage(const char* argv0, const std::string& why) {
 }
 
 std::string self_path(const char* argv0) {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return argv0;
-  buf[n] = '\0';
-  return buf;
+  std::string p = fc::launch::self_executable_path();
+  return p.empty() ? argv0 : p;
 }
 
 // One command line (without the program name): what main() runs, in this process or in a copy
@@ -68,16 +65,23 @@ int command(const char* argv0, const std::vector<std::string>& args) {
   }
   if (env) {
     auto e = fc::collect_environment(self_path(argv0));
-    if (fc::channel::connected()) fc::channel::send_result({{"environment", e}});
-    else std::cout << e.dump(2) << std::endl;
+    if (fc::channel::connected())
+      fc::channel::send_result({{"environment", e}});
+    else
+      std::cout << e.dump(2) << std::endl;
     return 0;
   }
   if (bench) {
-    fc::launch::start_forkserver();  // while this process has one thread, as a user's would
+    // While this process has one thread, as a user's would; where there is no forkserver the
+    // bench leaves that method out (and says so).
+    if (fc::launch::unavailable_reason(fc::launch::StartMethod::kForkserver) == nullptr)
+      fc::launch::start_forkserver();
     if (native_program.empty()) native_program = self_path(argv0);
     auto b = fc::bench::run(repeat, native_program);
-    if (fc::channel::connected()) fc::channel::send_result({{"bench", b}});
-    else std::cout << b.dump(2) << std::endl;
+    if (fc::channel::connected())
+      fc::channel::send_result({{"bench", b}});
+    else
+      std::cout << b.dump(2) << std::endl;
     return 0;
   }
   if (case_id.empty() || variant_name.empty()) return usage(argv0, "nothing to do");
@@ -102,9 +106,8 @@ int command(const char* argv0, const std::vector<std::string>& args) {
     r.message = std::string("the case itself failed: ") + e.what();
     r.details["case_failure"] = true;
   }
-  fc::channel::send_result({{"outcome", fc::to_string(r.outcome)},
-                            {"message", r.message},
-                            {"details", r.details}});
+  fc::channel::send_result(
+      {{"outcome", fc::to_string(r.outcome)}, {"message", r.message}, {"details", r.details}});
   std::cout.flush();
   return 0;
 }
@@ -114,9 +117,8 @@ int command(const char* argv0, const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   fc::launch::init(argc, argv);  // a spawned worker runs here and exits
   if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) {
-    return fc::serve_zygote(argv[0], [&](const std::vector<std::string>& args) {
-      return command(argv[0], args);
-    });
+    return fc::serve_zygote(
+        argv[0], [&](const std::vector<std::string>& args) { return command(argv[0], args); });
   }
   return command(argv[0], std::vector<std::string>(argv + 1, argv + argc));
 }
