@@ -1,6 +1,7 @@
 #include "harness/bench_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -139,11 +140,17 @@ int bench_command(const BenchOptions& options) {
   std::printf("\nworker memory, KiB (median RSS / PSS)\n");
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"})
-      if (methods.contains(m))
-        std::printf("  %-34s %10.0f %10.0f\n",
+      if (methods.contains(m)) {
+        // null: this OS does not measure it (no PSS on macOS or Windows)
+        auto median = [&](const char* what) {
+          const auto& s = methods[m][what];
+          return s.is_null() ? std::string("not measured")
+                             : std::to_string(std::lround(s["median"].get<double>()));
+        };
+        std::printf("  %-34s %10s %10s\n",
                     ("forkcheck " + std::string(m) + ", " + kind + " worker").c_str(),
-                    methods[m]["rss_kib"]["median"].get<double>(),
-                    methods[m]["pss_kib"]["median"].get<double>());
+                    median("rss_kib").c_str(), median("pss_kib").c_str());
+      }
   if (!out["ratios"]["python_spawn_over_forkserver"].is_null())
     std::printf("\nPython spawn / forkcheck forkserver (median): %.0fx\n",
                 out["ratios"]["python_spawn_over_forkserver"].get<double>());

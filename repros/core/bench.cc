@@ -61,8 +61,9 @@ nlohmann::json run(int repeat, const std::string& native_program) {
                                    launch::to_string(method) + " failed: " +
                                    (o ? o->error : "no end within 60 s"));
         latency.push_back(static_cast<double>(o->result.at("first_line_ns").get<long long>() - asked) / 1e6);
-        rss.push_back(o->result.value("rss_kib", 0));
-        pss.push_back(o->result.value("pss_kib", 0));
+        // Only what this OS measures: no PSS on macOS or Windows, and then no samples (not 0).
+        if (o->result.contains("rss_kib")) rss.push_back(o->result["rss_kib"]);
+        if (o->result.contains("pss_kib")) pss.push_back(o->result["pss_kib"]);
       }
       samples[kind.name][launch::to_string(method)] = {
           {"start_latency_ms", latency}, {"rss_kib", rss}, {"pss_kib", pss}};
