@@ -43,10 +43,8 @@ std::vector<pid_t> dedup(std::vector<pid_t> v) {
 }
 
 // The debugger to use, or none with the reason.
-std::optional<Debugger> choose(std::string& why_none) {
-  const char* env = std::getenv("FORKCHECK_STACKS");
-  const std::string wanted = env && *env ? env : "auto";
-  if (wanted == "none" || wanted == "proc") {
+std::optional<Debugger> choose(const std::string& wanted, std::string& why_none) {
+  if (wanted == "proc") {
     why_none = "FORKCHECK_STACKS=" + wanted + " asked for no debugger";
     return std::nullopt;
   }
@@ -80,7 +78,8 @@ Stacks collect_stacks(const std::vector<pid_t>& pids_in, double time_limit_s) {
   Stacks s;
   auto pids = dedup(pids_in);
   const char* env = std::getenv("FORKCHECK_STACKS");
-  if (env && std::string(env) == "none") {
+  const std::string wanted = env && *env ? env : "auto";
+  if (wanted == "none") {
     s.method = "none";
     s.note = "FORKCHECK_STACKS=none: stacks were not taken";
     return s;
@@ -91,7 +90,7 @@ Stacks collect_stacks(const std::vector<pid_t>& pids_in, double time_limit_s) {
     return s;
   }
   std::string why_none;
-  auto debugger = choose(why_none);
+  auto debugger = choose(wanted, why_none);
   if (!debugger) {
     s.method = "proc";
     s.note = why_none + ": thread names, states and wait channels from /proc only";

@@ -65,7 +65,8 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   env_strings.push_back(std::string(kRunTokenVar) + "=" + run_token() + "-zygote-" +
                         std::string(40, '0'));
   env_strings.push_back("FORKCHECK_ZYGOTE_FD=" + std::to_string(child_fd));
-  env_strings.push_back("FORKCHECK_PTRACER=" + std::to_string(::getpid()));  // see supervisor_posix.cc
+  env_strings.push_back("FORKCHECK_PTRACER=" +
+                        std::to_string(::getpid()));  // see supervisor_posix.cc
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -124,21 +125,17 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
   const auto len = static_cast<std::uint32_t>(text.size());
   std::memcpy(frame.data(), &len, sizeof len);
   frame += text;
-  if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds)) {
-    why = std::string("the zygote is gone: ") + std::strerror(errno);
+  // A zygote that cannot be reached is given up: every later start is exec'd, with this reason.
+  auto give_up = [&](const std::string& reason) {
+    why = why_not_ = reason;
     ::close(sock_);
     sock_ = -1;
-    why_not_ = why;
     return std::nullopt;
-  }
+  };
+  if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds))
+    return give_up(std::string("the zygote is gone: ") + std::strerror(errno));
   auto reply = read_message(sock_, 10000, why);
-  if (reply.is_discarded()) {
-    why = "the zygote did not answer: " + why;
-    ::close(sock_);
-    sock_ = -1;
-    why_not_ = why;
-    return std::nullopt;
-  }
+  if (reply.is_discarded()) return give_up("the zygote did not answer: " + why);
   if (!reply.contains("pid")) {
     why = "the zygote refused: " + reply.value("error", std::string("no reason given"));
     return std::nullopt;
