@@ -17,6 +17,7 @@ constexpr std::chrono::milliseconds kPromptLook{100};
 }  // namespace
 
 std::optional<StepHang> StepWatch::check(ChannelReader& channel, Clock::time_point now) {
+  last_check_ = now;
   auto& steps = channel.open_steps();
   for (auto it = steps.begin(); it != steps.end();) {
     const OpenStep& s = it->second;
@@ -49,17 +50,26 @@ std::optional<StepHang> StepWatch::check(ChannelReader& channel, Clock::time_poi
   return std::nullopt;
 }
 
-Clock::time_point StepWatch::next_due(const ChannelReader& channel,
+Clock::time_point StepWatch::next_due(const ChannelReader& channel, Clock::time_point now,
                                       Clock::time_point latest) const {
+  const auto still = std::chrono::duration_cast<Clock::duration>(kStillWindow);
   Clock::time_point t = latest;
   for (const auto& [key, s] : channel.open_steps()) {
     auto due = s.begun + seconds(s.within_s);
-    if (auto it = seen_.find(key); it != seen_.end())
-      due = std::max(due,
-                     it->second.since + std::chrono::duration_cast<Clock::duration>(kStillWindow));
+    if (auto it = seen_.find(key); it != seen_.end()) {
+      const auto still_at = it->second.since + still;
+      due = std::max(due, still_at);
+      if (still_at > now) due = std::min(due, still_at);
+    }
     t = std::min(t, due);
   }
   return t;
+}
+
+bool StepWatch::parked() const {
+  // As of the last look, not now: stillness between two looks has not been seen.
+  return std::any_of(seen_.begin(), seen_.end(),
+                     [&](const auto& kv) { return last_check_ - kv.second.since >= kStillWindow; });
 }
 
 }  // namespace fc::harness

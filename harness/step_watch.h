@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -25,8 +26,15 @@ class StepWatch {
   // gone are dropped: whatever happened to it is not a hang of that step.
   std::optional<StepHang> check(ChannelReader& channel, Clock::time_point now);
 
-  // When check() needs to look again, at the latest.
-  Clock::time_point next_due(const ChannelReader& channel, Clock::time_point latest) const;
+  // When check() needs to look again, at the latest: at the allowance, and at the moment a step
+  // would have been still for the window (so that parked() learns of it).
+  Clock::time_point next_due(const ChannelReader& channel, Clock::time_point now,
+                             Clock::time_point latest) const;
+
+  // Whether the child is parked: a step it announced has been still (its process used no CPU)
+  // for the still window, as of the last check(). A parked child waits, hung or not, and does
+  // not need a CPU: the scheduler does not count it against --jobs.
+  bool parked() const;
 
  private:
   struct Seen {
@@ -34,6 +42,13 @@ class StepWatch {
     Clock::time_point since;  // when the CPU time was last seen to move (or the step began)
   };
   std::map<std::pair<int, std::string>, Seen> seen_;
+  Clock::time_point last_check_;
 };
+
+// Whether another job may start: `busy` running jobs hold a slot each (parked and ending ones
+// do not), and no more than twice `jobs` run at once in all.
+inline bool may_start(size_t busy, size_t running, size_t jobs) {
+  return busy < jobs && running < 2 * jobs;
+}
 
 }  // namespace fc::harness

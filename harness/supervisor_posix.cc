@@ -20,6 +20,7 @@
 #include "harness/interrupt.h"
 #include "harness/process_info.h"
 #include "harness/reaper.h"
+#include "harness/stack_taking.h"
 #include "harness/step_watch.h"
 #include "harness/supervisor.h"
 #include "harness/zygote.h"
@@ -77,9 +78,21 @@ struct Job {
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
   StepWatch steps;  // when an announced step is hung
+  // A hung job whose stacks are being taken: it is ended once its debuggers are done.
+  std::unique_ptr<StackTaking> taking;
+  // A debugger taking the stacks of `stacks_of` (its command `stacks_slot`): ours, not reported.
+  const Job* stacks_of = nullptr;
+  size_t stacks_slot = 0;
+  std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
+  // Whether it needs a CPU now: not while parked in a step, waiting for its stacks or ending.
+  bool busy() const {
+    return !ended_at && !terminating && !taking && !stacks_of && !steps.parked();
+  }
 };
+
+using Jobs = std::list<std::unique_ptr<Job>>;
 
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -180,21 +193,49 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
 
 void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
 
-// A hang: take the stacks while the tree is still stuck, then end it.
-void escalate(Job& job, Clock::time_point now) {
-  if (job.terminating) return;
-  if (job.spec->collect_stacks && !interrupted())
-    job.r.stacks = collect_stacks(group_members(job.r.pid), job.spec->stacks_time_limit_s);
-  now = Clock::now();
+void terminate(Job& job, Clock::time_point now) {
   job.terminating = true;
   job.term_at = now;
+  if (job.ended_at) return;  // it ended while its stacks were taken: nothing left to signal
   signal_group(job, SIGTERM);
   signal_group(job, SIGCONT);  // a stopped process cannot act on SIGTERM
   job.r.sent_sigterm = true;
 }
 
-void watchdog(Job& job, Clock::time_point now) {
-  if (job.ended_at) return;
+void stacks_taken(Job& job, Clock::time_point now) {
+  job.r.stacks = job.taking->take();
+  job.taking.reset();
+  terminate(job, now);
+}
+
+// A hang: the stacks of the tree while it is still stuck, then SIGTERM. The debuggers run as
+// jobs of this loop, so that other children's watchdogs keep their time meanwhile.
+void escalate(Job& job, Jobs& running, Clock::time_point now) {
+  if (job.terminating || job.taking) return;
+  if (!job.spec->collect_stacks || interrupted()) {
+    terminate(job, now);
+    return;
+  }
+  job.taking =
+      std::make_unique<StackTaking>(group_members(job.r.pid), job.spec->stacks_time_limit_s);
+  const auto& commands = job.taking->commands();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    auto spec = std::make_unique<LaunchSpec>(commands[i]);
+    auto debugger = start_job(job.index, *spec);
+    debugger->own_spec = std::move(spec);
+    if (!debugger->r.started) {
+      job.taking->add_result(i, debugger->r);
+      continue;
+    }
+    debugger->stacks_of = &job;
+    debugger->stacks_slot = i;
+    running.push_back(std::move(debugger));
+  }
+  if (job.taking->complete()) stacks_taken(job, now);
+}
+
+void watchdog(Job& job, Jobs& running, Clock::time_point now) {
+  if (job.ended_at || job.taking) return;
   if (job.terminating) {
     if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) {
       signal_group(job, SIGKILL);
@@ -204,20 +245,21 @@ void watchdog(Job& job, Clock::time_point now) {
   }
   if (now >= job.deadline) {
     job.r.deadline_passed = true;
-    escalate(job, now);
+    escalate(job, running, now);
     return;
   }
   if (auto hang = job.steps.check(*job.channel, now)) {
     job.r.step_hang = *hang;
-    escalate(job, now);
+    escalate(job, running, now);
   }
 }
 
 // The earliest moment the watchdog needs to look at this job again.
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
+  if (job.taking) return now + std::chrono::seconds(1);  // its debuggers wake the loop
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, Clock::time_point::max());
+  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
@@ -264,7 +306,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   Reaper& reaper = Reaper::instance();
   std::deque<size_t> pending;
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
-  std::list<std::unique_ptr<Job>> running;
+  Jobs running;  // the specs' jobs, and debuggers taking stacks
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
 
   while (!pending.empty() || !running.empty()) {
@@ -278,10 +320,18 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       pending.clear();
       for (auto& j : running) {
         if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
-        if (!j->terminating && !j->ended_at) escalate(*j, Clock::now());
+        if (j->taking) stacks_taken(*j, Clock::now());  // with what the debuggers gave so far
+        if (!j->terminating && !j->ended_at) escalate(*j, running, Clock::now());
       }
     }
-    while (running.size() < max_jobs && !pending.empty()) {
+    // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
+    // not hold a slot, so an expected hang waits for its watchdog beside working variants.
+    size_t busy = 0, ours = 0;
+    for (const auto& j : running) {
+      busy += j->busy() ? 1 : 0;
+      ours += j->stacks_of ? 0 : 1;
+    }
+    while (may_start(busy, ours, max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();
       auto job = start_job(i, specs[i]);
@@ -290,6 +340,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         continue;
       }
       running.push_back(std::move(job));
+      ++busy;
+      ++ours;
     }
     if (running.empty()) continue;
 
@@ -329,13 +381,26 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           j.ended_at = now;
         }
       }
-      watchdog(j, now);
-      if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
+      watchdog(j, running, now);
+      if (!j.taking && j.ended_at &&
+          (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
         finish(j, now);
         size_t index = j.index;
         ChildResult r = std::move(j.r);
+        const Job* stacks_of = j.stacks_of;
+        const size_t slot = j.stacks_slot;
         it = running.erase(it);
-        done(index, std::move(r));
+        if (!stacks_of) {
+          done(index, std::move(r));
+          continue;
+        }
+        // A debugger ended: its hung job is ended once all of its debuggers are.
+        auto owner = std::find_if(running.begin(), running.end(),
+                                  [&](const auto& o) { return o.get() == stacks_of; });
+        if (owner != running.end() && (*owner)->taking) {
+          (*owner)->taking->add_result(slot, r);
+          if ((*owner)->taking->complete()) stacks_taken(**owner, now);
+        }
         continue;
       }
       ++it;

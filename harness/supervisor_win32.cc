@@ -391,7 +391,7 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, Clock::time_point::max());
+  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
@@ -441,7 +441,13 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         if (!j->terminating && !j->ended_at) escalate(*j);
       }
     }
-    while (running.size() < max_jobs && !pending.empty()) {
+    // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
+    // not hold a slot, so an expected hang waits for its watchdog beside working variants.
+    auto busy =
+        static_cast<size_t>(std::count_if(running.begin(), running.end(), [](const auto& j) {
+          return !j->ended_at && !j->terminating && !j->steps.parked();
+        }));
+    while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();
       auto job = start_job(i, specs[i], data.get());
@@ -450,6 +456,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         continue;
       }
       running.push_back(std::move(job));
+      ++busy;
     }
     if (running.empty()) continue;
 

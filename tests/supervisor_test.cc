@@ -1,10 +1,14 @@
 // The supervisor and the classification, tested by causing each fault with fault_child.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -233,6 +237,80 @@ TEST(Supervisor, RunsJobsConcurrently) {
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(done, 4);
   EXPECT_LT(took, 1.9);  // four half-second sleeps, not run one after another
+}
+
+TEST(Supervisor, StacksBeingTakenDoNotDelayAnotherChildsWatchdog) {
+  // A debugger that takes 2 s (and then fails): with the stacks taken synchronously the second
+  // hang would be seen 2 s late.
+  const std::string dir = testing::TempDir() + "/slow-debugger-" + std::to_string(::getpid());
+  ASSERT_EQ(::system(("mkdir -p " + dir).c_str()), 0);
+  {
+    std::FILE* f = std::fopen((dir + "/eu-stack").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("#!/bin/sh\nsleep 2\necho 'slow eu-stack: gave up' >&2\nexit 1\n", f);
+    std::fclose(f);
+    ::chmod((dir + "/eu-stack").c_str(), 0755);
+  }
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (dir + ":" + old_path).c_str(), 1);
+  ::setenv("FORKCHECK_STACKS", "eu-stack", 1);
+  std::vector<LaunchSpec> specs(2);
+  for (auto& s : specs) {
+    s.argv = {FC_FAULT_CHILD, "step-hang"};
+    s.timeout_s = 30;
+    s.grace_s = 0.5;
+  }
+  std::vector<ChildResult> results(2);
+  Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+  ::setenv("PATH", old_path.c_str(), 1);
+  ::unsetenv("FORKCHECK_STACKS");
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.step_hang.has_value());
+    EXPECT_LT(r.step_hang->waited_s, 1.5);  // each called on time, the other's debugger running
+    EXPECT_GE(r.duration_s, 2.0);           // and killed only once its stacks were taken
+    EXPECT_EQ(r.stacks.method, "proc");
+    EXPECT_NE(r.stacks.note.find("slow eu-stack: gave up"), std::string::npos) << r.stacks.note;
+    expect_group_gone(r);
+  }
+}
+
+// The order in which specs end, run with one job slot.
+std::vector<size_t> end_order(const std::vector<std::vector<std::string>>& children) {
+  std::vector<LaunchSpec> specs(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    specs[i].argv = {FC_FAULT_CHILD};
+    specs[i].argv.insert(specs[i].argv.end(), children[i].begin(), children[i].end());
+    specs[i].collect_stacks = false;
+  }
+  std::vector<size_t> order;
+  Supervisor().run(specs, 1, [&](size_t i, ChildResult&& r) {
+    EXPECT_EQ(r.exit.code, 0) << r.err.text();
+    order.push_back(i);
+  });
+  return order;
+}
+
+TEST(Supervisor, ChildIdleInAStepDoesNotHoldItsSlot) {
+  // The first waits 3 s in a step without using the CPU: the second starts and ends meanwhile.
+  EXPECT_EQ(end_order({{"step-wait", "3"}, {"exit", "0"}}), (std::vector<size_t>{1, 0}));
+}
+
+TEST(Supervisor, ChildWorkingInAStepHoldsItsSlot) {
+  // The first computes for 1.5 s inside its step: the second waits for the slot.
+  EXPECT_EQ(end_order({{"step-busy", "1.5"}, {"exit", "0"}}), (std::vector<size_t>{0, 1}));
+}
+
+TEST(Supervisor, ParkedChildrenDoNotStartMoreThanTwiceTheJobs) {
+  // Two idle in their steps fill the twice-jobs limit: the third starts only when one ends.
+  std::vector<LaunchSpec> specs(3);
+  for (auto& s : specs) s.argv = {FC_FAULT_CHILD, "step-wait", "1.5"};
+  std::vector<double> ended;
+  const auto t0 = std::chrono::steady_clock::now();
+  Supervisor().run(specs, 1, [&](size_t, ChildResult&&) {
+    ended.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  });
+  ASSERT_EQ(ended.size(), 3u);
+  EXPECT_GE(ended[2], 2.9);  // 1.5 s after the first two (which overlapped), not beside them
 }
 
 }  // namespace

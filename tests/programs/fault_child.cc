@@ -13,6 +13,7 @@
 //   flood MIB       write MIB MiB to stdout and to stderr, then exit 0
 //   step-hang       announce a step on the channel (0.3 s allowance) and block inside it
 //   step-busy S     announce a step (0.3 s allowance), compute for S seconds, report it done
+//   step-wait S     announce a step (30 s allowance), sleep S seconds in it, report it done
 //   result OUTCOME  send a result with OUTCOME on the channel, exit 0
 //   deadlock        two threads take two mutexes in opposite orders and block for good
 //   orphan          leave a grandchild (in its own session) holding stdout, then exit 0; the
@@ -162,6 +163,12 @@ int main(int argc, char** argv) {
     volatile unsigned long x = 0;
     while (std::chrono::steady_clock::now() < until) x = x + 1;
     channel(step("step_done", 0.3));
+    return 0;
+  }
+  if (mode == "step-wait") {
+    channel(step("step", 30));
+    ::usleep(static_cast<useconds_t>(std::atof(arg) * 1e6));
+    channel(step("step_done", 30));
     return 0;
   }
   if (mode == "result") {
