@@ -1,5 +1,6 @@
 #include "harness/catalog.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -26,6 +27,7 @@ std::vector<std::string> repro_programs() {
 Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes) {
   Catalog cat;
   for (const auto& program : programs) {
+    const auto t0 = std::chrono::steady_clock::now();
     LaunchSpec spec;
     spec.argv = {program, "--list"};
     if (zygotes) spec.zygote = zygotes->for_program(program);
@@ -33,6 +35,8 @@ Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes)
     spec.channel = false;
     spec.capture_cap = 8u << 20;
     ChildResult r = supervise(spec);
+    cat.load_s[program] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.started || !r.exit.exited_ok() || r.out.truncated()) {
       cat.errors.push_back(program + " --list: " +
                            (r.started ? r.exit.describe() + " " + r.err.last_lines(2) : r.start_error));

@@ -2,6 +2,7 @@
 // runs in a child like everything else: the harness never loads libtorch or OpenMP.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ namespace fc::harness {
 struct Catalog {
   nlohmann::json cases = nlohmann::json::array();  // each: id, title, source, ..., program, variants
   std::vector<std::string> errors;                 // programs that could not list themselves
+  // Seconds each program took to start and list itself: what loading it costs (libtorch's
+  // static initialisation, above all), so what each of its exec'd workers will cost again.
+  std::map<std::string, double> load_s;
 };
 
 // The repro programs: beside this executable, or in $FORKCHECK_REPRO_DIR.
