@@ -1,13 +1,14 @@
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <exception>
 #include <random>
 #include <vector>
 
 #include "harness/guardian.h"
 #include "harness/process_info.h"
+#include "launch/fdio_posix.h"
 
 namespace fc::harness {
 namespace {
@@ -51,7 +52,13 @@ void start_guardian() {
   if (g_guardian_fd >= 0) return;
   (void)run_token();  // fixed before the fork, so both sides agree
   int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return;
+  try {
+    auto ends = launch::detail::make_pipe();  // close-on-exec: no child but the guardian holds it
+    p[0] = ends.first.release();
+    p[1] = ends.second.release();
+  } catch (const std::exception&) {
+    return;  // no guardian, as when fork() fails below
+  }
   pid_t pid = ::fork();
   if (pid == 0) {
     ::close(p[1]);

@@ -1,5 +1,6 @@
-// Reaps every child of the harness in one place: the children it started and, because the harness
-// makes itself a child subreaper, the orphans of their trees that the kernel re-parents to it.
+// Reaps every child of the harness in one place: the children it started and, on Linux, where the
+// harness makes itself a child subreaper, the orphans of their trees that the kernel re-parents to
+// it (macOS has no subreaper: launchd reaps those).
 // SIGCHLD wakes the supervisor's poll loop through a self-pipe.
 // On Windows (reaper_win32.cc) there are no zombies to reap, the supervisor waits on process
 // handles: reap() and take() do nothing there, and wake_from_signal_handler() sets an event.

@@ -1,4 +1,3 @@
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,10 +7,10 @@
 
 #include <cerrno>
 #include <map>
-#include <stdexcept>
 #include <type_traits>
 
 #include "harness/reaper.h"
+#include "launch/fdio_posix.h"
 
 // The shared headers name processes by ProcessId (process_id.h): it must be pid_t itself here.
 static_assert(std::is_same_v<pid_t, fc::harness::ProcessId>, "pid_t is not int: see process_id.h");
@@ -32,10 +31,13 @@ Reaper& Reaper::instance() {
 }
 
 Reaper::Reaper() {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
-  wake_read_ = p[0];
-  g_wake_write = p[1];
+  // The self-pipe: close-on-exec, and non-blocking on both ends (a full pipe already means a
+  // wake-up is pending; reap() drains it without blocking).
+  auto ends = launch::detail::make_pipe();
+  launch::detail::set_nonblocking(ends.first.get());
+  launch::detail::set_nonblocking(ends.second.get());
+  wake_read_ = ends.first.release();
+  g_wake_write = ends.second.release();
   struct sigaction sa {};
   sa.sa_handler = on_sigchld;
   sigemptyset(&sa.sa_mask);
@@ -46,6 +48,8 @@ Reaper::Reaper() {
   // come to us rather than to init, so we can reap them and know they are gone.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
+  // macOS has no subreaper: such orphans go to launchd, which reaps them. They are still found
+  // by the run token in their environment and killed by the supervisor's finish().
 }
 
 void Reaper::wake_from_signal_handler() {

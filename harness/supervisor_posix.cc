@@ -25,6 +25,11 @@
 #include "harness/supervisor.h"
 #include "harness/zygote.h"
 #include "launch/boost_process_v1.h"
+#include "launch/fdio_posix.h"
+
+#ifdef __APPLE__
+extern char** environ;  // macOS's <unistd.h> does not declare it
+#endif
 
 namespace fc::harness {
 namespace {
@@ -57,13 +62,13 @@ struct Fd {
   }
 };
 
+// Both ends close-on-exec (launch/fdio_posix.h: pipe2 on Linux; macOS has none).
 struct Pipe {
   Fd read, write;
   Pipe() {
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
-    read = Fd(p[0]);
-    write = Fd(p[1]);
+    auto ends = launch::detail::make_pipe();
+    read = Fd(ends.first.release());
+    write = Fd(ends.second.release());
   }
 };
 
