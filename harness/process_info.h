@@ -1,5 +1,5 @@
-// What the harness reads about processes it supervises (Linux: /proc; Windows:
-// process_info_win32.cc says what stands in for each).
+// What the harness reads about processes it supervises (Linux: /proc; macOS: libproc and sysctl,
+// process_info_mac.cc; Windows: process_info_win32.cc says what stands in for each).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,8 @@
 
 namespace fc::harness {
 
-// User + system CPU time of a live process, in clock ticks; nullopt when it is gone or a zombie.
+// User + system CPU time of a live process, in the OS's unit (Linux: clock ticks): callers only
+// compare two readings. nullopt when it is gone or a zombie.
 std::optional<uint64_t> cpu_ticks(ProcessId pid);
 
 // Live (non-zombie) processes whose process group is `pgid`.

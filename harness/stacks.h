@@ -1,8 +1,8 @@
 // Stacks of a hung process tree, taken before the watchdog kills it: every thread of every
 // process, with function names. eu-stack or gdb where installed and allowed to attach; where both
-// are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what /proc gives
-// (thread names, states, wait channels), and the report says why. Windows: not collected
-// (stacks_win32.cc says why).
+// are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what the OS gives
+// (thread names, states, and on Linux wait channels: /proc; macOS: libproc), and the report says
+// why. Windows: not collected (stacks_win32.cc says why).
 #pragma once
 
 #include <string>
@@ -23,8 +23,8 @@ struct ThreadStack {
   int pid = 0;
   int tid = 0;
   std::string name;
-  std::string state;  // from /proc: S (sleeping), R, D, T...
-  std::string wchan;  // the kernel function it waits in, from /proc
+  std::string state;  // from the OS: S (sleeping), R, D, T...
+  std::string wchan;  // the kernel function it waits in, from /proc (Linux only)
   std::vector<StackFrame> frames;
 };
 
@@ -46,8 +46,8 @@ std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid);
 // "ns::f(int) const", "f (x=1)" -> "ns::f": the name without parameters or argument values.
 std::string function_name_only(const std::string& s);
 
-// What /proc says about each thread of `pid` (no frames unless /proc/PID/task/TID/stack is
-// readable, which needs root).
+// What the OS says about each thread of `pid`: Linux's /proc (no frames unless
+// /proc/PID/task/TID/stack is readable, which needs root), macOS's libproc (names and states).
 std::vector<ThreadStack> proc_threads(ProcessId pid);
 
 nlohmann::json to_json(const Stacks& s);

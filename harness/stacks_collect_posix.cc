@@ -1,5 +1,6 @@
 // Takes the stacks of a hung tree with the first debugger that is installed and
-// may attach: eu-stack (fast: no full debug info is loaded), then gdb; /proc
+// may attach: eu-stack (fast: no full debug info is loaded), then gdb; what the
+// OS says about the threads (proc_threads: /proc on Linux, libproc on macOS)
 // where neither can. FORKCHECK_STACKS=eu-stack|gdb|proc|none picks one (tests
 // use it; so can a user whose debugger misbehaves).
 #include <algorithm>
@@ -35,7 +36,7 @@ std::vector<pid_t> dedup(std::vector<pid_t> v) {
   return v;
 }
 
-// gdb knows no thread states and eu-stack no names either; /proc has both.
+// gdb knows no thread states and eu-stack no names either; the OS has both.
 void add_proc_facts(std::vector<ThreadStack>& threads, pid_t pid) {
   auto proc = proc_threads(pid);
   for (auto& t : threads)
@@ -46,6 +47,15 @@ void add_proc_facts(std::vector<ThreadStack>& threads, pid_t pid) {
         if (t.name.empty()) t.name = p.name;
       }
 }
+
+// What the "proc" method gives, for the report's note. macOS has neither eu-stack nor gdb as a
+// rule, and its own debugger, lldb, is not wired in: no frames there.
+#ifdef __APPLE__
+constexpr const char* kOsThreadFacts =
+    "thread names and states from libproc only (no frames: forkcheck does not drive lldb)";
+#else
+constexpr const char* kOsThreadFacts = "thread names, states and wait channels from /proc only";
+#endif
 
 }  // namespace
 
@@ -83,7 +93,7 @@ StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double time_limi
   }
   if (!debugger_) {
     stacks_.method = "proc";
-    stacks_.note = why_none + ": thread names, states and wait channels from /proc only";
+    stacks_.note = why_none + ": " + kOsThreadFacts;
     for (pid_t p : pids_)
       for (auto& t : proc_threads(p)) stacks_.threads.push_back(std::move(t));
     return;
@@ -106,7 +116,8 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
   auto threads = debugger_->name == "gdb" ? parse_gdb_backtraces(r.out.text(), pid)
                                           : parse_eu_stack(r.out.text(), pid);
   if (threads.empty()) {
-    // Attaching was refused or timed out: say why, and fall back to /proc for this process.
+    // Attaching was refused or timed out: say why, and fall back to the OS's facts for this
+    // process.
     std::string why = r.started ? r.err.last_lines(2) : r.start_error;
     if (r.deadline_passed)
       why = debugger_->name + " did not finish within " + std::to_string(time_limit_s_) + " s";
