@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The macOS code path of the harness, checked on Linux as far as it can be without Apple's SDK:
+# every harness source a macOS build compiles that differs from Linux's (the _mac, _posix and
+# _other siblings, and the files with __APPLE__ branches), -fsyntax-only with the project's
+# warnings, __APPLE__ defined and __linux__ not. Warnings are errors in the _mac and _posix files;
+# elsewhere (the _other siblings, shared with Windows) they are shown: their owners' business.
+# Apple's own headers (libproc, sysctl, proc_info, dyld) are stand-ins (ci/macos-stubs/, copied
+# from Apple's open-source headers); the C library, the C++ library and Boost are the host's. So
+# it catches a misspelt Apple name, field or signature, a Linux-only call left in a macOS path and
+# a warning; not what only the real SDK or libc++ would reject. The macOS files of the launch
+# library (but fdio_mac.cc) and of the repro programs are not checked: they need Mach and
+# Objective-C headers that have no stand-in here.
+#
+# Usage: ci/check-macos-syntax.sh. Exit status 77 when no C++ compiler is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+cxx=${CXX:-}
+if [ -z "$cxx" ]; then cxx=$(command -v clang++ || command -v g++ || true); fi
+if [ -z "$cxx" ]; then
+  echo "SKIP: no C++ compiler (clang++ or g++)"
+  exit 77
+fi
+warnings=(-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wconversion -Wno-sign-conversion)
+
+gen=$(mktemp -d)
+trap 'rm -rf "$gen"' EXIT
+mkdir -p "$gen/harness"
+sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/harness/version.h"
+
+mapfile -t files < <(
+  for f in harness/*.cc harness/watch/*.cc repros/launch/fdio_mac.cc; do
+    case $f in
+      *_linux.cc | *_win32.cc) ;;
+      *_mac.cc | *_posix.cc | *_other.cc) echo "$f" ;;
+      *) if grep -q "__APPLE__" "$f"; then echo "$f"; fi ;;
+    esac
+  done)
+
+failed=0
+for f in "${files[@]}"; do
+  werror=()
+  case $f in *_mac.cc | *_posix.cc) werror=(-Werror) ;; esac
+  if ! "$cxx" -std=c++17 -fsyntax-only ${werror[@]+"${werror[@]}"} "${warnings[@]}" \
+         -U__linux__ -U__gnu_linux__ -Ulinux -D__APPLE__ -D__MACH__ \
+         -isystem "$root/ci/macos-stubs" -I"$root" -I"$root/repros" -I"$gen" "$f"; then
+    echo "FAIL: $f"
+    failed=1
+  fi
+done
+echo "macOS syntax ($(basename "$cxx")): ${#files[@]} files checked: ${files[*]}"
+if [ $failed -ne 0 ]; then
+  echo "check-macos-syntax: FAILED"
+  exit 1
+fi
+echo "check-macos-syntax: ok"
