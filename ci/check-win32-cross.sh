@@ -4,6 +4,11 @@
 #   1. -fsyntax-only, with the project's warnings as errors, on every _win32 file, every header a
 #      Windows build compiles, and every portable source of reports/, repros/core, repros/launch
 #      and the native cases (repros/cases, forkcheck-repro's);
+#   1b. -fsyntax-only on the torch program's sources as a Windows build compiles them, against
+#      Debian's libtorch headers (when libtorch-dev is installed): mingw is no compiler PyTorch
+#      supports, so C10_BUILD_MAIN_LIB (no dllimport on inline definitions) and NDEBUG (no
+#      glibc-only __assert_fail) stand in for MSVC's side of c10's macros; our code is what is
+#      checked, with our warnings as errors, libtorch's headers as system headers;
 #   2. none of the files a Windows build compiles includes a POSIX header that MSVC lacks
 #      (mingw has some of them, so step 1 alone would not notice);
 #   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_NATIVE_ONLY=ON) of every translation unit of
@@ -13,11 +18,6 @@
 #      supervisor, spawn, exit codes) and repro_smoke (forkcheck-repro.exe under that supervisor:
 #      its catalog, its environment, every variant it does not skip on Windows);
 #   5. both run under wine, when wine is installed.
-#   1b. -fsyntax-only on the torch program's sources as a Windows build compiles them, against
-#      Debian's libtorch headers (when libtorch-dev is installed): mingw is no compiler PyTorch
-#      supports, so C10_BUILD_MAIN_LIB (no dllimport on inline definitions) and NDEBUG (no
-#      glibc-only __assert_fail) stand in for MSVC's side of c10's macros; our code is what is
-#      checked, with our warnings as errors, libtorch's headers as system headers;
 # Third-party headers (Boost, nlohmann/json, CLI11, pugixml, utf8cpp) are the host's, reached
 # through a directory of symlinks: never /usr/include itself, whose glibc headers would shadow
 # mingw's. Not checked, for want of what they need: the torch program's link (no libtorch built

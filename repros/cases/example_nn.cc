@@ -12,6 +12,7 @@
 #include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace fc::example_nn {
 namespace {
@@ -69,7 +70,7 @@ FORKCHECK_WORKER(train_example_nn) {
   auto t = from_json(payload.at("t"), {1, 5, 1});
   auto r = train(x, t, payload.at("steps").get<int>(), payload.at("lr").get<double>());
   return {{"message", "train finished"},
-          {"pid", getpid()},
+          {"pid", fc::launch::current_process_id()},
           {"losses", r.losses},
           {"param_norm", r.param_norm},
           {"threads_after_training", launch::thread_count()}};

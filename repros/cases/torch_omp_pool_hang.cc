@@ -21,6 +21,7 @@
 #include "core/channel.h"
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -54,7 +55,7 @@ FORKCHECK_WORKER(torch_pool_op) {
   const double s = a.sum().item<double>();
   fc::channel::step_end(step);
   const int after = fc::launch::thread_count();
-  return {{"pid", getpid()}, {"intra_op_threads", at::get_num_threads()},
+  return {{"pid", fc::launch::current_process_id()}, {"intra_op_threads", at::get_num_threads()},
           {"threads_before_op", before}, {"threads_after_op", after},
           {"went_parallel", after > before}, {"sum", s}};
 }
