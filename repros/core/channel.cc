@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -23,21 +24,64 @@ int pid() { return static_cast<int>(launch::current_process_id()); }
 
 }  // namespace
 
+namespace detail {
+
+std::size_t format_step_line(char* out, std::size_t cap, const char* ev, int pid, const char* step,
+                             double within_s, double t) {
+  char tail[96];
+  const int tail_n =
+      within_s >= 0
+          ? std::snprintf(tail, sizeof tail, "\",\"within_s\":%.3f,\"t\":%.6f}\n", within_s, t)
+          : std::snprintf(tail, sizeof tail, "\",\"t\":%.6f}\n", t);
+  const int head_n = std::snprintf(out, cap, "{\"ev\":\"%s\",\"pid\":%d,\"step\":\"", ev, pid);
+  if (head_n < 0 || tail_n < 0 || static_cast<std::size_t>(head_n + tail_n) >= cap) return 0;
+  std::size_t n = static_cast<std::size_t>(head_n);
+  const std::size_t room = cap - static_cast<std::size_t>(tail_n);  // for the escaped name
+  for (const char* p = step; *p; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    char esc[8];
+    int len = 1;
+    if (c == '"' || c == '\\') {
+      esc[0] = '\\';
+      esc[1] = static_cast<char>(c);
+      len = 2;
+    } else if (c < 0x20) {
+      len = std::snprintf(esc, sizeof esc, "\\u%04x", c);
+    } else {
+      esc[0] = static_cast<char>(c);
+    }
+    if (n + static_cast<std::size_t>(len) > room) {
+      // A continuation byte that does not fit: drop the rest of its character too, never
+      // leaving half of a UTF-8 sequence.
+      if ((c & 0xC0) == 0x80) {
+        while (n > static_cast<std::size_t>(head_n) &&
+               (static_cast<unsigned char>(out[n - 1]) & 0xC0) == 0x80)
+          --n;
+        if (n > static_cast<std::size_t>(head_n)) --n;  // the lead byte
+      }
+      break;
+    }
+    std::memcpy(out + n, esc, static_cast<std::size_t>(len));
+    n += static_cast<std::size_t>(len);
+  }
+  std::memcpy(out + n, tail, static_cast<std::size_t>(tail_n));
+  return n + static_cast<std::size_t>(tail_n);
+}
+
+}  // namespace detail
+
 void step_begin(const char* step, double within_s) {
-  char buf[512];
-  int n =
-      std::snprintf(buf, sizeof buf,
-                    "{\"ev\":\"step\",\"pid\":%d,\"step\":\"%s\",\"within_s\":%.3f,\"t\":%.6f}\n",
-                    pid(), step, within_s, monotonic_s());
-  if (n > 0) write_line(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
+  char buf[512];  // under PIPE_BUF: one write, never interleaved with another process's line
+  const std::size_t n = detail::format_step_line(buf, sizeof buf, "step", pid(), step,
+                                                 within_s < 0 ? 0 : within_s, monotonic_s());
+  if (n > 0) write_line(buf, n);
 }
 
 void step_end(const char* step) {
   char buf[512];
-  int n = std::snprintf(buf, sizeof buf,
-                        "{\"ev\":\"step_done\",\"pid\":%d,\"step\":\"%s\",\"t\":%.6f}\n", pid(),
-                        step, monotonic_s());
-  if (n > 0) write_line(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
+  const std::size_t n =
+      detail::format_step_line(buf, sizeof buf, "step_done", pid(), step, -1, monotonic_s());
+  if (n > 0) write_line(buf, n);
 }
 
 void send_result(const nlohmann::json& result) {

@@ -8,6 +8,8 @@
 // libtorch) is never mistaken for one because it happens before the step is announced.
 #pragma once
 
+#include <cstddef>
+
 #include <nlohmann/json.hpp>
 
 namespace fc::channel {
@@ -25,5 +27,14 @@ void send_details(const nlohmann::json& details);
 
 // True when a harness is listening; without one, results go to stdout for a person to read.
 bool connected();
+
+namespace detail {
+// One step line, JSON-escaped, into `out` (at most `cap` bytes, newline included): `within_s` < 0
+// for "step_done" (no allowance). A step name too long for the buffer is cut at a UTF-8 character
+// boundary, so the line is always one valid JSON object. No allocation: see step_begin. Returns
+// its length, 0 when `cap` cannot hold even the fixed part.
+std::size_t format_step_line(char* out, std::size_t cap, const char* ev, int pid, const char* step,
+                             double within_s, double t);
+}  // namespace detail
 
 }  // namespace fc::channel
