@@ -37,7 +37,7 @@ class Zygote {
                                  std::string& why);
 
  private:
-  ProcessId pid_ = -1;
+  [[maybe_unused]] ProcessId pid_ = -1;  // used on Linux only (zygote_linux.cc)
   int sock_ = -1;
   std::string why_not_;
 };
@@ -52,7 +52,7 @@ class Zygotes {
   std::string why_off() const;
 
  private:
-  bool enabled_;
+  [[maybe_unused]] bool enabled_;  // used on Linux only
   std::map<std::string, std::unique_ptr<Zygote>> by_program_;
 };
 
