@@ -277,8 +277,15 @@ TEST_F(NativeCases, GracefulShutdownForcesOnlyTheWorkerThatIgnoresSigterm) {
                                           " did not terminate gracefully, forcing..."}));
     EXPECT_TRUE(contains(v["stdout"].dump(), "did not terminate gracefully, forcing..."));
     for (auto& e : d["ends"]) {
+      // Each end carries what a pool's worker entries carry (repros/core/pool.h).
+      EXPECT_EQ(e["start_method"], v["start_method"]) << e;
+      EXPECT_TRUE(e.contains("ended_after_s")) << e;
       if (e["role"] == "polite") {
         EXPECT_EQ(e["exit_code"], 0) << e;
+      } else {
+        EXPECT_EQ(e["signal_name"], "SIGKILL") << e;
+        EXPECT_EQ(e["core_dumped"], false) << e;
+        EXPECT_EQ(e["forced"], true) << e;
       }
     }
     EXPECT_TRUE(d["left_behind"].empty()) << d["left_behind"];

@@ -36,6 +36,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   std::vector<json> payloads;
   for (const auto& role : kRoles) payloads.push_back({{"role", role}});
   auto workers = fc::start_pool(variant, "shutdown_worker", payloads);
+  const auto started = std::chrono::steady_clock::now();
   json details = {{"grace_ms", kGrace.count()}};
   // SIGTERM must find each worker ready: wait until the kernel shows its disposition.
   json roles = json::array();
@@ -76,11 +77,11 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
       warnings.push_back(warning);
       forced.push_back(pid);
     }
-    json end = {{"index", i},         {"pid", pid},
-                {"role", kRoles[i]},  {"status", to_string(o.status)},
-                {"forced", o.forced}, {"seconds", o.seconds}};
-    if (o.exit_code >= 0) end["exit_code"] = o.exit_code;
-    if (o.signal != 0) end["signal"] = o.signal;
+    json end = fc::worker_end_json(
+        i, workers[i], o,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    end["role"] = kRoles[i];
+    end["forced"] = o.forced;
     ends.push_back(end);
     const bool as_expected = kRoles[i] == "stubborn"
                                  ? o.forced && o.signal == termination::kill_signal()

@@ -45,10 +45,12 @@ std::string who(size_t index, const launch::Worker& w) {
          launch::to_string(w.method()) + ")";
 }
 
+}  // namespace
+
 // `ended_after_s`: when its end was seen, in seconds after the pool started (its first worker's
 // start()).
-nlohmann::json worker_json(size_t index, const launch::Worker& w, const launch::WorkerOutcome& o,
-                           double ended_after_s) {
+nlohmann::json worker_end_json(size_t index, const launch::Worker& w,
+                               const launch::WorkerOutcome& o, double ended_after_s) {
   nlohmann::json j = {{"index", index},
                       {"pid", w.pid()},
                       {"start_method", launch::to_string(w.method())},
@@ -66,6 +68,8 @@ nlohmann::json worker_json(size_t index, const launch::Worker& w, const launch::
   if (o.forced) j["forced_kill"] = true;
   return j;
 }
+
+namespace {
 
 // One worker's end as join_pool saw it.
 struct Seen {
@@ -151,7 +155,7 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
   PoolResult r;
   for (size_t i = 0; i < n; ++i) {
     const Seen& s = *seen[i];
-    nlohmann::json j = worker_json(i, workers[i], s.outcome, after_start(i));
+    nlohmann::json j = worker_end_json(i, workers[i], s.outcome, after_start(i));
     if (s.hung) {
       j["status"] = "hang";
       j["error"] = "did not finish within the pool's deadline; terminated" +

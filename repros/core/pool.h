@@ -38,6 +38,12 @@ std::vector<launch::Worker> start_pool(const VariantSpec& variant, const std::st
 // The variant's start method (throws std::invalid_argument for one this build does not know).
 launch::StartMethod start_method_of(const VariantSpec& variant);
 
+// One worker's end, as every report shows it: index, pid, start_method, status, seconds,
+// ended_after_s (seconds after the pool started), then result or error, signal, signal_name,
+// core_dumped, exit_code, forced_kill where they apply.
+nlohmann::json worker_end_json(size_t index, const launch::Worker& w,
+                               const launch::WorkerOutcome& o, double ended_after_s);
+
 // Turns a pool's result into the case's, keeping the per-worker evidence in details.workers.
 CaseResult to_case_result(PoolResult pool, nlohmann::json details = nlohmann::json::object());
 
