@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -91,6 +92,19 @@ TEST(Cli, ListShowsTheCases) {
   EXPECT_EQ(r.code, 0) << r.err;
   for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  // The variant lines' columns line up, the longest names included: "expects" starts at the
+  // same column on every one of them.
+  std::istringstream lines(r.out);
+  std::string line;
+  size_t column = std::string::npos, variant_lines = 0;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find(" expects ");
+    if (at == std::string::npos) continue;
+    ++variant_lines;
+    if (column == std::string::npos) column = at;
+    EXPECT_EQ(at, column) << line;
+  }
+  EXPECT_GT(variant_lines, 40u);
 }
 
 }  // namespace
