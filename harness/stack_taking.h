@@ -27,7 +27,8 @@ class StackTaking {
 
   bool complete() const { return pending_ == 0; }
 
-  // The stacks, once complete().
+  // The stacks: once complete(), or earlier (an interrupt), with what /proc says of the
+  // processes whose debugger had not finished, and a note naming them.
   Stacks take();
 
  private:
@@ -40,6 +41,7 @@ class StackTaking {
   std::optional<Debugger> debugger_;
   std::vector<LaunchSpec> commands_;
   size_t pending_ = 0;
+  std::vector<bool> answered_;
   std::vector<std::string> refused_;
   Stacks stacks_;
 };

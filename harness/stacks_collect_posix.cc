@@ -109,10 +109,13 @@ StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double time_limi
     commands_.push_back(spec);
   }
   pending_ = commands_.size();
+  answered_.assign(commands_.size(), false);
 }
 
 void StackTaking::add_result(size_t i, const ChildResult& r) {
   const pid_t pid = pids_.at(i);
+  if (answered_.at(i)) return;
+  answered_[i] = true;
   auto threads = debugger_->name == "gdb" ? parse_gdb_backtraces(r.out.text(), pid)
                                           : parse_eu_stack(r.out.text(), pid);
   if (threads.empty()) {
@@ -132,6 +135,15 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
 }
 
 Stacks StackTaking::take() {
+  if (debugger_ && pending_ > 0) {
+    for (size_t i = 0; i < pids_.size(); ++i) {
+      if (answered_[i]) continue;
+      for (auto& t : proc_threads(pids_[i])) stacks_.threads.push_back(std::move(t));
+      refused_.push_back("pid " + std::to_string(pids_[i]) +
+                         ": forkcheck was interrupted before the debugger finished");
+    }
+    pending_ = 0;
+  }
   if (debugger_) {
     stacks_.method = refused_.size() == pids_.size() ? "proc" : debugger_->name;
     for (const auto& r : refused_)

@@ -66,10 +66,15 @@ Clock::time_point StepWatch::next_due(const ChannelReader& channel, Clock::time_
   return t;
 }
 
-bool StepWatch::parked() const {
+bool StepWatch::parked(const ChannelReader& channel) const {
   // As of the last look, not now: stillness between two looks has not been seen.
-  return std::any_of(seen_.begin(), seen_.end(),
-                     [&](const auto& kv) { return last_check_ - kv.second.since >= kStillWindow; });
+  const auto& steps = channel.open_steps();
+  if (steps.empty()) return false;
+  for (const auto& kv : steps) {
+    auto it = seen_.find(kv.first);
+    if (it == seen_.end() || last_check_ - it->second.since < kStillWindow) return false;
+  }
+  return true;
 }
 
 }  // namespace fc::harness

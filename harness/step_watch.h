@@ -5,6 +5,7 @@
 // allowance (1.5 s by default), a step that worked then stopped half a second after that.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -31,10 +32,10 @@ class StepWatch {
   Clock::time_point next_due(const ChannelReader& channel, Clock::time_point now,
                              Clock::time_point latest) const;
 
-  // Whether the child is parked: a step it announced has been still (its process used no CPU)
-  // for the still window, as of the last check(). A parked child waits, hung or not, and does
-  // not need a CPU: the scheduler does not count it against --jobs.
-  bool parked() const;
+  // Whether the child is parked: it has announced steps and every one of them has been still
+  // (its process used no CPU) for the still window, as of the last check(). The supervisor also
+  // asks that the whole process group be idle before it stops counting the child against --jobs.
+  bool parked(const ChannelReader& channel) const;
 
  private:
   struct Seen {
@@ -43,6 +44,35 @@ class StepWatch {
   };
   std::map<std::pair<int, std::string>, Seen> seen_;
   Clock::time_point last_check_;
+};
+
+// Whether a child's whole tree has used no CPU for the still window: its total CPU time, looked
+// at every kLook at most (a scan of the process table, or the job object's accounting), has not
+// moved. A parked step alone is not enough: the workers beside it may be busy.
+class TreeStillness {
+ public:
+  static constexpr std::chrono::milliseconds kLook{250};
+  bool look_due(Clock::time_point now) const { return !seen_ || now - looked_ >= kLook; }
+  void feed(std::uint64_t total, Clock::time_point now) {
+    if (!seen_ || total != total_) since_ = now;
+    seen_ = true;
+    total_ = total;
+    looked_ = now;
+  }
+  bool still(Clock::time_point now) const {
+    return seen_ && now - since_ >= StepWatch::kStillWindow;
+  }
+  // When still() may next turn true, once looked at (for the supervisor's wake-up).
+  Clock::time_point next_look() const {
+    return std::max(looked_ + kLook,
+                    since_ + std::chrono::duration_cast<Clock::duration>(StepWatch::kStillWindow));
+  }
+  bool seen() const { return seen_; }
+
+ private:
+  bool seen_ = false;
+  std::uint64_t total_ = 0;
+  Clock::time_point looked_, since_;
 };
 
 // Whether another job may start: `busy` running jobs hold a slot each (parked and ending ones

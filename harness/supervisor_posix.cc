@@ -83,21 +83,45 @@ struct Job {
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
   StepWatch steps;  // when an announced step is hung
+  uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
   // A hung job whose stacks are being taken: it is ended once its debuggers are done.
   std::unique_ptr<StackTaking> taking;
-  // A debugger taking the stacks of `stacks_of` (its command `stacks_slot`): ours, not reported.
-  const Job* stacks_of = nullptr;
+  // A debugger taking the stacks of job `stacks_of` (its command `stacks_slot`): ours, not
+  // reported. 0: not a debugger.
+  uint64_t stacks_of = 0;
   size_t stacks_slot = 0;
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
+  TreeStillness tree;                    // looked at while a step is parked
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
-  // Whether it needs a CPU now: not while parked in a step, waiting for its stacks or ending.
-  bool busy() const {
-    return !ended_at && !terminating && !taking && !stacks_of && !steps.parked();
-  }
 };
 
 using Jobs = std::list<std::unique_ptr<Job>>;
+
+// A debugger to start for a hung job, when fewer than --jobs debuggers run.
+struct DebuggerWanted {
+  uint64_t owner = 0;
+  size_t slot = 0;
+  std::unique_ptr<LaunchSpec> spec;
+};
+using DebuggersWanted = std::deque<DebuggerWanted>;
+
+// Whether the job's whole process group has used no CPU for the still window.
+bool group_idle(Job& j, Clock::time_point now) {
+  if (j.tree.look_due(now)) {
+    uint64_t total = 0;
+    for (pid_t p : group_members(j.r.pid)) total += cpu_ticks(p).value_or(0);
+    j.tree.feed(total, now);
+  }
+  return j.tree.still(now);
+}
+
+// Whether it needs a CPU now: not while parked in a step with its whole group idle, not while
+// its stacks are taken or it ends; debuggers are counted apart.
+bool needs_cpu(Job& j, Clock::time_point now) {
+  if (j.ended_at || j.terminating || j.taking || j.stacks_of) return false;
+  return !(j.steps.parked(*j.channel) && group_idle(j, now));
+}
 
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -105,8 +129,7 @@ std::string resolve_program(const std::string& name) {
   return p.empty() ? name : p.string();
 }
 
-// Starts the child; on failure returns the job with r.started == false and the reason.
-std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
+std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   auto job = std::make_unique<Job>();
   job->index = index;
   job->spec = &spec;
@@ -117,14 +140,15 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
     job->r.start_error = "no command given";
     return job;
   }
+  static uint64_t serial = 0;
+  job->serial = ++serial;
   Pipe out, err, chan;
   const int out_w = out.write.fd, err_w = err.write.fd, chan_w = chan.write.fd;
   const bool with_channel = spec.channel;
 
   // The child's environment, built here rather than with bp::environment: Boost 1.74's keyed
   // lookup reads past the end of shorter entries (ASan reports it).
-  static unsigned long serial = 0;
-  job->token = run_token() + "-" + std::to_string(++serial);
+  job->token = run_token() + "-" + std::to_string(job->serial);
   std::vector<std::pair<std::string, std::string>> overrides = spec.env;
   overrides.emplace_back(kRunTokenVar, job->token);
   // Yama ptrace_scope=1: the debugger that takes stacks is our child, a sibling of the tree, so
@@ -196,15 +220,31 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   return job;
 }
 
+// Starts the child; on failure (no program, no pipes: EMFILE) returns the job with
+// r.started == false and the reason.
+std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
+  try {
+    return start_job_unguarded(index, spec);
+  } catch (const std::exception& e) {
+    auto job = std::make_unique<Job>();
+    job->index = index;
+    job->spec = &spec;
+    job->r.start_error =
+        "cannot start '" + (spec.argv.empty() ? std::string() : spec.argv[0]) + "': " + e.what();
+    return job;
+  }
+}
+
 void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
 
 void terminate(Job& job, Clock::time_point now) {
   job.terminating = true;
   job.term_at = now;
-  if (job.ended_at) return;  // it ended while its stacks were taken: nothing left to signal
+  // Also when the child itself ended while its stacks were taken: what is left of its group
+  // gets SIGTERM and its grace too. Only a signal the child got is reported as sent.
   signal_group(job, SIGTERM);
   signal_group(job, SIGCONT);  // a stopped process cannot act on SIGTERM
-  job.r.sent_sigterm = true;
+  if (!job.ended_at) job.r.sent_sigterm = true;
 }
 
 void stacks_taken(Job& job, Clock::time_point now) {
@@ -214,8 +254,9 @@ void stacks_taken(Job& job, Clock::time_point now) {
 }
 
 // A hang: the stacks of the tree while it is still stuck, then SIGTERM. The debuggers run as
-// jobs of this loop, so that other children's watchdogs keep their time meanwhile.
-void escalate(Job& job, Jobs& running, Clock::time_point now) {
+// jobs of this loop (started by start_debuggers), so that other children's watchdogs keep their
+// time meanwhile.
+void escalate(Job& job, DebuggersWanted& wanted, Clock::time_point now) {
   if (job.terminating || job.taking) return;
   if (!job.spec->collect_stacks || interrupted()) {
     terminate(job, now);
@@ -224,22 +265,42 @@ void escalate(Job& job, Jobs& running, Clock::time_point now) {
   job.taking =
       std::make_unique<StackTaking>(group_members(job.r.pid), job.spec->stacks_time_limit_s);
   const auto& commands = job.taking->commands();
-  for (size_t i = 0; i < commands.size(); ++i) {
-    auto spec = std::make_unique<LaunchSpec>(commands[i]);
-    auto debugger = start_job(job.index, *spec);
-    debugger->own_spec = std::move(spec);
-    if (!debugger->r.started) {
-      job.taking->add_result(i, debugger->r);
-      continue;
-    }
-    debugger->stacks_of = &job;
-    debugger->stacks_slot = i;
-    running.push_back(std::move(debugger));
-  }
+  for (size_t i = 0; i < commands.size(); ++i)
+    wanted.push_back({job.serial, i, std::make_unique<LaunchSpec>(commands[i])});
   if (job.taking->complete()) stacks_taken(job, now);
 }
 
-void watchdog(Job& job, Jobs& running, Clock::time_point now) {
+Job* find_serial(Jobs& running, uint64_t serial) {
+  for (auto& j : running)
+    if (j->serial == serial) return j.get();
+  return nullptr;
+}
+
+// Starts the debuggers hung jobs want, at most `max` at once: gdb on a libtorch process takes
+// hundreds of MiB, and each one holds pipes.
+void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::time_point now) {
+  size_t debugging = 0;
+  for (const auto& j : running) debugging += j->stacks_of ? 1 : 0;
+  while (debugging < max && !wanted.empty()) {
+    DebuggerWanted w = std::move(wanted.front());
+    wanted.pop_front();
+    Job* owner = find_serial(running, w.owner);
+    if (!owner || !owner->taking) continue;  // ended meanwhile (an interrupt)
+    auto debugger = start_job(owner->index, *w.spec);
+    debugger->own_spec = std::move(w.spec);
+    if (!debugger->r.started) {
+      owner->taking->add_result(w.slot, debugger->r);
+      if (owner->taking->complete()) stacks_taken(*owner, now);
+      continue;
+    }
+    debugger->stacks_of = w.owner;
+    debugger->stacks_slot = w.slot;
+    running.push_back(std::move(debugger));
+    ++debugging;
+  }
+}
+
+void watchdog(Job& job, DebuggersWanted& wanted, Clock::time_point now) {
   if (job.ended_at || job.taking) return;
   if (job.terminating) {
     if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) {
@@ -250,21 +311,25 @@ void watchdog(Job& job, Jobs& running, Clock::time_point now) {
   }
   if (now >= job.deadline) {
     job.r.deadline_passed = true;
-    escalate(job, running, now);
+    escalate(job, wanted, now);
     return;
   }
   if (auto hang = job.steps.check(*job.channel, now)) {
     job.r.step_hang = *hang;
-    escalate(job, running, now);
+    escalate(job, wanted, now);
   }
 }
 
 // The earliest moment the watchdog needs to look at this job again.
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
-  if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
-  if (job.taking) return now + std::chrono::seconds(1);  // its debuggers wake the loop
+  if (job.taking) return now + std::chrono::seconds(1);  // its debuggers' ends wake the loop
+  if (job.ended_at) return std::max(*job.ended_at + seconds(kLinger.count()), now);
+  // Killed: waiting to reap it (a process in uninterruptible sleep may take a while).
+  if (job.r.sent_sigkill) return now + milliseconds(50);
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
+  auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
+  // A parked step whose group has not yet been seen idle for the window: look again soon.
+  if (job.tree.seen() && job.steps.parked(*job.channel)) due = std::min(due, job.tree.next_look());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
@@ -312,6 +377,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   std::deque<size_t> pending;
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
   Jobs running;  // the specs' jobs, and debuggers taking stacks
+  DebuggersWanted wanted;
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
 
   while (!pending.empty() || !running.empty()) {
@@ -323,17 +389,21 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         done(i, std::move(r));
       }
       pending.clear();
+      wanted.clear();
       for (auto& j : running) {
         if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
         if (j->taking) stacks_taken(*j, Clock::now());  // with what the debuggers gave so far
-        if (!j->terminating && !j->ended_at) escalate(*j, running, Clock::now());
+        if (!j->terminating && !j->ended_at) escalate(*j, wanted, Clock::now());
       }
     }
-    // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
-    // not hold a slot, so an expected hang waits for its watchdog beside working variants.
+    start_debuggers(running, wanted, max_jobs, Clock::now());
+    // A parked child (an announced step gone still, its group idle) or one that is ending needs
+    // no CPU: it does not hold a slot, so an expected hang waits for its watchdog beside working
+    // variants.
     size_t busy = 0, ours = 0;
+    const auto looked = Clock::now();
     for (const auto& j : running) {
-      busy += j->busy() ? 1 : 0;
+      busy += needs_cpu(*j, looked) ? 1 : 0;
       ours += j->stacks_of ? 0 : 1;
     }
     while (may_start(busy, ours, max_jobs) && !pending.empty()) {
@@ -386,13 +456,13 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           j.ended_at = now;
         }
       }
-      watchdog(j, running, now);
+      watchdog(j, wanted, now);
       if (!j.taking && j.ended_at &&
           (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
         finish(j, now);
         size_t index = j.index;
         ChildResult r = std::move(j.r);
-        const Job* stacks_of = j.stacks_of;
+        const uint64_t stacks_of = j.stacks_of;
         const size_t slot = j.stacks_slot;
         it = running.erase(it);
         if (!stacks_of) {
@@ -400,11 +470,10 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           continue;
         }
         // A debugger ended: its hung job is ended once all of its debuggers are.
-        auto owner = std::find_if(running.begin(), running.end(),
-                                  [&](const auto& o) { return o.get() == stacks_of; });
-        if (owner != running.end() && (*owner)->taking) {
-          (*owner)->taking->add_result(slot, r);
-          if ((*owner)->taking->complete()) stacks_taken(**owner, now);
+        Job* owner = find_serial(running, stacks_of);
+        if (owner && owner->taking) {
+          owner->taking->add_result(slot, r);
+          if (owner->taking->complete()) stacks_taken(*owner, now);
         }
         continue;
       }

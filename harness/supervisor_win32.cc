@@ -234,10 +234,32 @@ struct Job {
   std::optional<Clock::time_point> ended_at;  // the child itself ended
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  StepWatch steps;  // when an announced step is hung
+  StepWatch steps;     // when an announced step is hung
+  TreeStillness tree;  // looked at while a step is parked
 
   bool pipes_open() const { return open[0] || open[1] || open[2]; }
 };
+
+// Whether the job object's processes together have used no CPU for the still window (its
+// accounting counts every process it ever held, the ended ones too).
+bool tree_idle(Job& j, Clock::time_point now) {
+  if (j.tree.look_due(now)) {
+    JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
+    if (!::QueryInformationJobObject(j.job.get(), JobObjectBasicAccountingInformation, &info,
+                                     sizeof info, nullptr))
+      return false;  // unknown: count it as working
+    j.tree.feed(static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
+                    static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart),
+                now);
+  }
+  return j.tree.still(now);
+}
+
+// Whether it needs a CPU now: not while parked in a step with its whole tree idle, nor ending.
+bool needs_cpu(Job& j, Clock::time_point now) {
+  if (j.ended_at || j.terminating) return false;
+  return !(j.steps.parked(*j.channel) && tree_idle(j, now));
+}
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
 std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data_event) {
@@ -391,7 +413,9 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
+  auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
+  // A parked step whose tree has not yet been seen idle for the window: look again soon.
+  if (job.tree.seen() && job.steps.parked(*job.channel)) due = std::min(due, job.tree.next_look());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
@@ -443,10 +467,9 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     }
     // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
     // not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    auto busy =
-        static_cast<size_t>(std::count_if(running.begin(), running.end(), [](const auto& j) {
-          return !j->ended_at && !j->terminating && !j->steps.parked();
-        }));
+    const auto looked = Clock::now();
+    auto busy = static_cast<size_t>(std::count_if(
+        running.begin(), running.end(), [&](const auto& j) { return needs_cpu(*j, looked); }));
     while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();

@@ -1,5 +1,6 @@
 // The step lines the repro processes write on the channel (repros/core/channel.h): whatever the
 // step's name holds, each line is one JSON object the harness can read, ending in a newline.
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@ nlohmann::json line_of(const std::string& step, double within_s, std::size_t cap
                                          step.c_str(), within_s, 12.5);
   EXPECT_GT(n, 0u);
   EXPECT_LE(n, cap);
+  if (n == 0) return nlohmann::json(nlohmann::json::value_t::discarded);
   EXPECT_EQ(buf[n - 1], '\n');
   return nlohmann::json::parse(buf.substr(0, n), nullptr, false);
 }
@@ -47,6 +49,25 @@ TEST(ChannelLine, ACutNeverSplitsAUtf8Character) {
     const auto j = line_of(name, 1.5, cap);  // parse() rejects invalid UTF-8
     ASSERT_FALSE(j.is_discarded()) << cap;
     EXPECT_EQ(j["step"].get<std::string>().size() % 3, 0u) << cap;
+  }
+}
+
+TEST(ChannelLine, AStepsTwoLinesCarryTheSameCutName) {
+  // The harness closes a step on an exact name match: its begin and end must agree.
+  const std::string name(1000, 'y');
+  const auto begin = line_of(name, 1.5), end = line_of(name, -1);
+  ASSERT_FALSE(begin.is_discarded());
+  ASSERT_FALSE(end.is_discarded());
+  EXPECT_EQ(begin["step"], end["step"]);
+  EXPECT_LT(begin["step"].get<std::string>().size(), 1000u);
+}
+
+TEST(ChannelLine, AnAllowanceJsonCannotWriteStillMakesAValidLine) {
+  for (double within : {std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
+                        std::numeric_limits<double>::quiet_NaN()}) {
+    const auto j = line_of("x", within);
+    ASSERT_FALSE(j.is_discarded()) << within;
+    EXPECT_LE(j["within_s"].get<double>(), 1e9) << within;
   }
 }
 

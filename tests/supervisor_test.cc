@@ -279,6 +279,40 @@ TEST(Supervisor, StacksBeingTakenDoNotDelayAnotherChildsWatchdog) {
   }
 }
 
+double own_cpu_s() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+TEST(Supervisor, ChildThatEndsWhileItsStacksAreTakenDoesNotMakeTheLoopSpin) {
+  // Called hung at ~0.5 s, its (slow, 4 s) debugger starts; the child exits on its own at 1 s.
+  // Waiting for the debugger must not be a busy loop.
+  const std::string dir = testing::TempDir() + "/slow-debugger-exit-" + std::to_string(::getpid());
+  ASSERT_EQ(::system(("mkdir -p " + dir).c_str()), 0);
+  {
+    std::FILE* f = std::fopen((dir + "/eu-stack").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("#!/bin/sh\nsleep 4\nexit 1\n", f);
+    std::fclose(f);
+    ::chmod((dir + "/eu-stack").c_str(), 0755);
+  }
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (dir + ":" + old_path).c_str(), 1);
+  ::setenv("FORKCHECK_STACKS", "eu-stack", 1);
+  const double cpu0 = own_cpu_s();
+  auto r = run_child({"step-hang-exit", "1"}, /*timeout_s=*/30, /*grace_s=*/0.5, /*stacks=*/true);
+  const double cpu = own_cpu_s() - cpu0;
+  ::setenv("PATH", old_path.c_str(), 1);
+  ::unsetenv("FORKCHECK_STACKS");
+  ASSERT_TRUE(r.step_hang.has_value());
+  EXPECT_GE(r.duration_s, 0.9);
+  EXPECT_LT(cpu, 0.5) << "the supervisor used " << cpu << " s of CPU in " << r.duration_s << " s";
+  EXPECT_FALSE(r.sent_sigterm);  // it had ended: no signal reached it
+  expect_group_gone(r);
+}
+
 // The order in which specs end, run with one job slot.
 std::vector<size_t> end_order(const std::vector<std::vector<std::string>>& children) {
   std::vector<LaunchSpec> specs(children.size());
@@ -298,6 +332,12 @@ std::vector<size_t> end_order(const std::vector<std::vector<std::string>>& child
 TEST(Supervisor, ChildIdleInAStepDoesNotHoldItsSlot) {
   // The first waits 3 s in a step without using the CPU: the second starts and ends meanwhile.
   EXPECT_EQ(end_order({{"step-wait", "3"}, {"exit", "0"}}), (std::vector<size_t>{1, 0}));
+}
+
+TEST(Supervisor, ChildIdleInAStepWhileItsWorkerComputesHoldsItsSlot) {
+  // Its step is still, but its tree is not: the second waits for the slot.
+  EXPECT_EQ(end_order({{"step-wait-busy-child", "1.5"}, {"exit", "0"}}),
+            (std::vector<size_t>{0, 1}));
 }
 
 TEST(Supervisor, ChildWorkingInAStepHoldsItsSlot) {

@@ -1,6 +1,8 @@
 #include "core/channel.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -28,15 +30,24 @@ namespace detail {
 
 std::size_t format_step_line(char* out, std::size_t cap, const char* ev, int pid, const char* step,
                              double within_s, double t) {
+  // The name is cut at a fixed length, whatever the line around it: a step's "step" and
+  // "step_done" lines must carry the same name, or the harness never sees the step end.
+  constexpr std::size_t kMaxEscapedName = 256;
   char tail[96];
-  const int tail_n =
-      within_s >= 0
-          ? std::snprintf(tail, sizeof tail, "\",\"within_s\":%.3f,\"t\":%.6f}\n", within_s, t)
-          : std::snprintf(tail, sizeof tail, "\",\"t\":%.6f}\n", t);
+  int tail_n;
+  if (within_s < 0) {
+    tail_n = std::snprintf(tail, sizeof tail, "\",\"t\":%.6f}\n", t);
+  } else {
+    // JSON has no inf or nan: no allowance at all is a billion seconds.
+    const double w = std::isnan(within_s) ? 0.0 : std::min(within_s, 1e9);
+    tail_n = std::snprintf(tail, sizeof tail, "\",\"within_s\":%.3f,\"t\":%.6f}\n", w, t);
+  }
+  if (tail_n < 0 || static_cast<std::size_t>(tail_n) >= sizeof tail) return 0;
   const int head_n = std::snprintf(out, cap, "{\"ev\":\"%s\",\"pid\":%d,\"step\":\"", ev, pid);
-  if (head_n < 0 || tail_n < 0 || static_cast<std::size_t>(head_n + tail_n) >= cap) return 0;
+  if (head_n < 0 || static_cast<std::size_t>(head_n + tail_n) >= cap) return 0;
   std::size_t n = static_cast<std::size_t>(head_n);
-  const std::size_t room = cap - static_cast<std::size_t>(tail_n);  // for the escaped name
+  const std::size_t room = std::min(cap - static_cast<std::size_t>(tail_n),
+                                    static_cast<std::size_t>(head_n) + kMaxEscapedName);
   for (const char* p = step; *p; ++p) {
     const auto c = static_cast<unsigned char>(*p);
     char esc[8];
@@ -57,7 +68,9 @@ std::size_t format_step_line(char* out, std::size_t cap, const char* ev, int pid
         while (n > static_cast<std::size_t>(head_n) &&
                (static_cast<unsigned char>(out[n - 1]) & 0xC0) == 0x80)
           --n;
-        if (n > static_cast<std::size_t>(head_n)) --n;  // the lead byte
+        if (n > static_cast<std::size_t>(head_n) &&
+            (static_cast<unsigned char>(out[n - 1]) & 0xC0) == 0xC0)
+          --n;  // its lead byte
       }
       break;
     }
@@ -74,6 +87,7 @@ void step_begin(const char* step, double within_s) {
   char buf[512];  // under PIPE_BUF: one write, never interleaved with another process's line
   const std::size_t n = detail::format_step_line(buf, sizeof buf, "step", pid(), step,
                                                  within_s < 0 ? 0 : within_s, monotonic_s());
+  // (a negative allowance is none; inf and nan are handled by format_step_line)
   if (n > 0) write_line(buf, n);
 }
 

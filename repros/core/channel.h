@@ -30,9 +30,10 @@ bool connected();
 
 namespace detail {
 // One step line, JSON-escaped, into `out` (at most `cap` bytes, newline included): `within_s` < 0
-// for "step_done" (no allowance). A step name too long for the buffer is cut at a UTF-8 character
-// boundary, so the line is always one valid JSON object. No allocation: see step_begin. Returns
-// its length, 0 when `cap` cannot hold even the fixed part.
+// for "step_done" (no allowance; inf is capped at 1e9 s, nan is 0). The escaped name is cut at 256
+// bytes (or what `cap` leaves) before a UTF-8 character it would split, the same in a step's two
+// lines, so each line is one valid JSON object. No allocation: see step_begin. Returns its
+// length, 0 when `cap` cannot hold even the fixed part.
 std::size_t format_step_line(char* out, std::size_t cap, const char* ev, int pid, const char* step,
                              double within_s, double t);
 }  // namespace detail

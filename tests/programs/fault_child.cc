@@ -14,12 +14,17 @@
 //   step-hang       announce a step on the channel (0.3 s allowance) and block inside it
 //   step-busy S     announce a step (0.3 s allowance), compute for S seconds, report it done
 //   step-wait S     announce a step (30 s allowance), sleep S seconds in it, report it done
+//   step-wait-busy-child S  as step-wait, while a child of its (same process group) computes for
+//                   S seconds; reports the step done when the child has exited
+//   step-hang-exit S  announce a step (0.3 s allowance), sleep S seconds in it, then exit 0
+//                   without reporting it done (a hang that ends on its own)
 //   result OUTCOME  send a result with OUTCOME on the channel, exit 0
 //   deadlock        two threads take two mutexes in opposite orders and block for good
 //   orphan          leave a grandchild (in its own session) holding stdout, then exit 0; the
 //                   grandchild's pid is printed on stdout
 //   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -169,6 +174,26 @@ int main(int argc, char** argv) {
     channel(step("step", 30));
     ::usleep(static_cast<useconds_t>(std::atof(arg) * 1e6));
     channel(step("step_done", 30));
+    return 0;
+  }
+  if (mode == "step-wait-busy-child") {
+    const double secs = std::atof(arg);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(secs);
+      volatile unsigned long x = 0;
+      while (std::chrono::steady_clock::now() < until) x = x + 1;
+      ::_exit(0);
+    }
+    channel(step("step", 30));
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    channel(step("step_done", 30));
+    return 0;
+  }
+  if (mode == "step-hang-exit") {
+    channel(step("step", 0.3));
+    ::usleep(static_cast<useconds_t>(std::atof(arg) * 1e6));
     return 0;
   }
   if (mode == "result") {
