@@ -120,7 +120,14 @@ bool group_idle(Job& j, Clock::time_point now) {
 // its stacks are taken or it ends; debuggers are counted apart.
 bool needs_cpu(Job& j, Clock::time_point now) {
   if (j.ended_at || j.terminating || j.taking || j.stacks_of) return false;
-  return !(j.steps.parked(*j.channel) && group_idle(j, now));
+  if (j.channel->open_steps().empty()) {
+    j.tree = TreeStillness{};  // looked at afresh for the next step
+    return true;
+  }
+  // The tree is looked at from the step's start, so that it can count as idle as soon as the
+  // step does.
+  const bool tree_still = group_idle(j, now);
+  return !(j.steps.parked(*j.channel) && tree_still);
 }
 
 std::string resolve_program(const std::string& name) {
@@ -328,8 +335,9 @@ Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.r.sent_sigkill) return now + milliseconds(50);
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
   auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  // A parked step whose group has not yet been seen idle for the window: look again soon.
-  if (job.tree.seen() && job.steps.parked(*job.channel)) due = std::min(due, job.tree.next_look());
+  // An open step whose tree has not yet been seen idle for the window: look again soon.
+  if (!job.channel->open_steps().empty() && !job.tree.still(now))
+    due = std::min(due, job.tree.seen() ? job.tree.next_look() : now);
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }

@@ -258,7 +258,14 @@ bool tree_idle(Job& j, Clock::time_point now) {
 // Whether it needs a CPU now: not while parked in a step with its whole tree idle, nor ending.
 bool needs_cpu(Job& j, Clock::time_point now) {
   if (j.ended_at || j.terminating) return false;
-  return !(j.steps.parked(*j.channel) && tree_idle(j, now));
+  if (j.channel->open_steps().empty()) {
+    j.tree = TreeStillness{};  // looked at afresh for the next step
+    return true;
+  }
+  // The tree is looked at from the step's start, so that it can count as idle as soon as the
+  // step does.
+  const bool tree_still = tree_idle(j, now);
+  return !(j.steps.parked(*j.channel) && tree_still);
 }
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
@@ -414,8 +421,9 @@ Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
   auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  // A parked step whose tree has not yet been seen idle for the window: look again soon.
-  if (job.tree.seen() && job.steps.parked(*job.channel)) due = std::min(due, job.tree.next_look());
+  // An open step whose tree has not yet been seen idle for the window: look again soon.
+  if (!job.channel->open_steps().empty() && !job.tree.still(now))
+    due = std::min(due, job.tree.seen() ? job.tree.next_look() : now);
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
