@@ -1,6 +1,7 @@
 #include "harness/plan.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "harness/glob_match.h"
 #include "harness/usage_error.h"
@@ -37,6 +38,24 @@ nlohmann::json plan_cases(const nlohmann::json& catalog_cases,
   }
   if (planned.empty()) throw UsageError("--only '" + only + "' selects no variant");
   return planned;
+}
+
+std::vector<size_t> start_order(const std::vector<nlohmann::json>& variants,
+                                const std::vector<std::string>& programs,
+                                const std::map<std::string, double>& load_s) {
+  auto method_rank = [](const std::string& m) {
+    return m == "spawn" ? 0 : m == "forkserver" ? 1 : 2;
+  };
+  auto key = [&](size_t i) {
+    const auto load = load_s.find(programs.at(i));
+    return std::make_tuple(variants.at(i).value("expected", "") != "hang",
+                           -(load == load_s.end() ? 0.0 : load->second),
+                           method_rank(variants.at(i).value("start_method", "")));
+  };
+  std::vector<size_t> order(variants.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  return order;
 }
 
 }  // namespace fc::harness

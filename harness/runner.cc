@@ -1,7 +1,6 @@
 #include "harness/runner.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include <cstdio>
 #include <fstream>
@@ -107,24 +106,13 @@ int run_cases(const RunOptions& options) {
     }
   }
 
-  // The order they start in (the reports keep the catalog's order): expected hangs first, as
-  // they spend their time parked, waiting for the watchdog, beside the others; then the costliest
-  // first, so that no long variant is left to run alone at the end. A variant's cost is not known
-  // before it runs; its program's load time is, and spawn pays it again in every worker, a
-  // forkserver once, fork not at all.
-  std::vector<size_t> order(specs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto method_rank = [](const std::string& m) {
-    return m == "spawn" ? 0 : m == "forkserver" ? 1 : 2;
-  };
-  auto key = [&](size_t i) {
-    const auto& v = runnable[i].variant;
-    const auto load = cat.load_s.find(specs[i].argv.at(0));
-    return std::make_tuple(v.value("expected", "") != "hang",
-                           -(load == cat.load_s.end() ? 0.0 : load->second),
-                           method_rank(v.value("start_method", "")));
-  };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::vector<nlohmann::json> variants;
+  std::vector<std::string> programs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    variants.push_back(runnable[i].variant);
+    programs.push_back(specs[i].argv.at(0));
+  }
+  const std::vector<size_t> order = start_order(variants, programs, cat.load_s);
   std::vector<LaunchSpec> ordered_specs;
   std::vector<Planned> ordered;
   for (size_t i : order) {

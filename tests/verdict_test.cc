@@ -69,5 +69,27 @@ TEST(Plan, OnlySelectsVariantsAndUnknownCasesAreRefused) {
   EXPECT_THROW(harness::plan_cases(cat, {}, "zzz"), harness::UsageError);
 }
 
+TEST(Plan, StartOrderIsHangsThenTheCostliestProgramThenSpawnForkserverFork) {
+  using nlohmann::json;
+  const std::vector<json> variants = {
+      {{"expected", "ok"}, {"start_method", "fork"}},           // 0 cheap program
+      {{"expected", "ok"}, {"start_method", "spawn"}},          // 1 torch program
+      {{"expected", "hang"}, {"start_method", "fork"}},         // 2 cheap program
+      {{"expected", "error"}, {"start_method", "forkserver"}},  // 3 torch program
+      {{"expected", "ok"}, {"start_method", "fork"}},           // 4 torch program
+      {{"expected", "ok"}, {"start_method", "spawn"}},          // 5 cheap program
+      {{"expected", "hang"}, {"start_method", "fork"}},         // 6 torch program
+      {{"expected", "ok"}, {"start_method", "spawn"}},          // 7 torch program
+  };
+  const std::vector<std::string> programs = {"native", "torch",  "native", "torch",
+                                             "torch",  "native", "torch",  "torch"};
+  const std::map<std::string, double> load_s = {{"native", 0.01}, {"torch", 0.7}};
+  EXPECT_EQ(harness::start_order(variants, programs, load_s),
+            (std::vector<size_t>{6, 2, 1, 7, 3, 4, 5, 0}));
+  // A program whose load time was not measured counts as cheap.
+  EXPECT_EQ(harness::start_order(variants, programs, {}),
+            (std::vector<size_t>{2, 6, 1, 5, 7, 3, 0, 4}));
+}
+
 }  // namespace
 }  // namespace fc
