@@ -63,7 +63,23 @@ Clock::time_point StepWatch::next_due(const ChannelReader& channel, Clock::time_
     }
     t = std::min(t, due);
   }
+  if (!channel.open_steps().empty() && !tree_.still(now))
+    t = std::min(t, tree_.seen() ? tree_.next_look() : now);
   return t;
+}
+
+bool StepWatch::idle_in_steps(const ChannelReader& channel, Clock::time_point now,
+                              const std::function<std::optional<std::uint64_t>()>& tree_cpu) {
+  if (channel.open_steps().empty()) {
+    tree_ = TreeStillness{};  // looked at afresh for the next step
+    return false;
+  }
+  if (tree_.look_due(now)) {
+    const auto total = tree_cpu();
+    if (!total) return false;
+    tree_.feed(*total, now);
+  }
+  return parked(channel) && tree_.still(now);
 }
 
 bool StepWatch::parked(const ChannelReader& channel) const {

@@ -91,7 +91,6 @@ struct Job {
   uint64_t stacks_of = 0;
   size_t stacks_slot = 0;
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
-  TreeStillness tree;                    // looked at while a step is parked
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
 };
@@ -106,28 +105,15 @@ struct DebuggerWanted {
 };
 using DebuggersWanted = std::deque<DebuggerWanted>;
 
-// Whether the job's whole process group has used no CPU for the still window.
-bool group_idle(Job& j, Clock::time_point now) {
-  if (j.tree.look_due(now)) {
-    uint64_t total = 0;
-    for (pid_t p : group_members(j.r.pid)) total += cpu_ticks(p).value_or(0);
-    j.tree.feed(total, now);
-  }
-  return j.tree.still(now);
-}
-
-// Whether it needs a CPU now: not while parked in a step with its whole group idle, not while
-// its stacks are taken or it ends; debuggers are counted apart.
+// Whether it needs a CPU now: not while parked in a step with its whole process group idle,
+// not while its stacks are taken or it ends; debuggers are counted apart.
 bool needs_cpu(Job& j, Clock::time_point now) {
   if (j.ended_at || j.terminating || j.taking || j.stacks_of) return false;
-  if (j.channel->open_steps().empty()) {
-    j.tree = TreeStillness{};  // looked at afresh for the next step
-    return true;
-  }
-  // The tree is looked at from the step's start, so that it can count as idle as soon as the
-  // step does.
-  const bool tree_still = group_idle(j, now);
-  return !(j.steps.parked(*j.channel) && tree_still);
+  return !j.steps.idle_in_steps(*j.channel, now, [&]() -> std::optional<uint64_t> {
+    uint64_t total = 0;
+    for (pid_t p : group_members(j.r.pid)) total += cpu_ticks(p).value_or(0);
+    return total;
+  });
 }
 
 std::string resolve_program(const std::string& name) {
@@ -334,10 +320,7 @@ Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   // Killed: waiting to reap it (a process in uninterruptible sleep may take a while).
   if (job.r.sent_sigkill) return now + milliseconds(50);
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  // An open step whose tree has not yet been seen idle for the window: look again soon.
-  if (!job.channel->open_steps().empty() && !job.tree.still(now))
-    due = std::min(due, job.tree.seen() ? job.tree.next_look() : now);
+  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }

@@ -234,38 +234,23 @@ struct Job {
   std::optional<Clock::time_point> ended_at;  // the child itself ended
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  StepWatch steps;     // when an announced step is hung
-  TreeStillness tree;  // looked at while a step is parked
+  StepWatch steps;  // when an announced step is hung
 
   bool pipes_open() const { return open[0] || open[1] || open[2]; }
 };
 
-// Whether the job object's processes together have used no CPU for the still window (its
-// accounting counts every process it ever held, the ended ones too).
-bool tree_idle(Job& j, Clock::time_point now) {
-  if (j.tree.look_due(now)) {
+// Whether it needs a CPU now: not while parked in a step with its whole tree idle (the job
+// object's accounting counts every process it ever held, the ended ones too), nor ending.
+bool needs_cpu(Job& j, Clock::time_point now) {
+  if (j.ended_at || j.terminating) return false;
+  return !j.steps.idle_in_steps(*j.channel, now, [&]() -> std::optional<std::uint64_t> {
     JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
     if (!::QueryInformationJobObject(j.job.get(), JobObjectBasicAccountingInformation, &info,
                                      sizeof info, nullptr))
-      return false;  // unknown: count it as working
-    j.tree.feed(static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
-                    static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart),
-                now);
-  }
-  return j.tree.still(now);
-}
-
-// Whether it needs a CPU now: not while parked in a step with its whole tree idle, nor ending.
-bool needs_cpu(Job& j, Clock::time_point now) {
-  if (j.ended_at || j.terminating) return false;
-  if (j.channel->open_steps().empty()) {
-    j.tree = TreeStillness{};  // looked at afresh for the next step
-    return true;
-  }
-  // The tree is looked at from the step's start, so that it can count as idle as soon as the
-  // step does.
-  const bool tree_still = tree_idle(j, now);
-  return !(j.steps.parked(*j.channel) && tree_still);
+      return std::nullopt;
+    return static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
+           static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart);
+  });
 }
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
@@ -420,10 +405,7 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  // An open step whose tree has not yet been seen idle for the window: look again soon.
-  if (!job.channel->open_steps().empty() && !job.tree.still(now))
-    due = std::min(due, job.tree.seen() ? job.tree.next_look() : now);
+  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
   if (due == Clock::time_point::max()) return job.deadline;
   return std::min(job.deadline, std::max(due, now + milliseconds(50)));
 }
