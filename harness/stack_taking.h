@@ -1,7 +1,6 @@
 // Stacks of a hung tree taken while the supervisor goes on watching everything else: one
 // debugger command per process of the tree, run as the supervisor's own children, then the
-// stacks from what they printed. collect_stacks() is the same, with the commands run at once to
-// their end. POSIX only (Windows takes no stacks: stacks_win32.cc).
+// stacks from what they printed. POSIX only (Windows takes no stacks: stacks_win32.cc).
 #pragma once
 
 #include <optional>

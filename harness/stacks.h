@@ -34,7 +34,8 @@ struct Stacks {
   std::vector<ThreadStack> threads;
 };
 
-// Every thread of `pids`, within about `time_limit_s` overall.
+// Every thread of `pids`, within about `time_limit_s` overall. Windows (stacks_win32.cc: none, and
+// why); on POSIX the supervisor takes them beside its other children (stack_taking.h).
 Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.

@@ -152,13 +152,4 @@ Stacks StackTaking::take() {
   return std::move(stacks_);
 }
 
-Stacks collect_stacks(const std::vector<pid_t>& pids, double time_limit_s) {
-  StackTaking taking(pids, time_limit_s);
-  // One debugger per process, all at once, under the same supervisor as everything else.
-  if (!taking.commands().empty())
-    Supervisor().run(taking.commands(), static_cast<int>(taking.commands().size()),
-                     [&](size_t i, ChildResult&& r) { taking.add_result(i, r); });
-  return taking.take();
-}
-
 }  // namespace fc::harness
