@@ -140,46 +140,15 @@ syntax_files() {
     esac
   done
 }
-mapfile -t to_check < <(syntax_files)
-# $jobs at a time, each file's errors in a log of its own.
-rm -rf "$work/syntax"
-mkdir -p "$work/syntax"
-running=0
-for f in "${to_check[@]}"; do
-  (syntax "$f" >"$work/syntax/${f//\//_}.err" 2>&1 || echo "$f" >>"$work/syntax/failed") &
-  running=$((running + 1))
-  if [ $running -ge "$jobs" ]; then
-    wait -n || true
-    running=$((running - 1))
-  fi
-done
-wait
-if [ -s "$work/syntax/failed" ]; then
-  while read -r f; do
-    fail "syntax: $f"
-    head -20 "$work/syntax/${f//\//_}.err"
-  done < <(sort "$work/syntax/failed")
-fi
-echo "1. syntax: ${#to_check[@]} files checked (_win32 files, headers, reports/, repros/)"
-
-# --- 1b. the torch program's sources, against libtorch's headers -------------------------------
-tinc="$work/torch-include"
-rm -rf "$tinc"
-if [ -d /usr/include/torch/csrc/api/include ]; then
-  mkdir -p "$tinc"
-  for h in ATen c10 caffe2 torch gflags glog; do
-    [ -e "/usr/include/$h" ] && ln -s "/usr/include/$h" "$tinc/$h"
-  done
-  mapfile -t torch_sources < <(torch_files | grep '\.cc$' | grep -vE '_(posix|linux|mac)\.cc$')
-  rm -rf "$work/syntax-torch"
-  mkdir -p "$work/syntax-torch"
-  running=0
-  for f in "${torch_sources[@]}"; do
-    ("$cxx" -std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -DNDEBUG \
-        -DC10_BUILD_MAIN_LIB -DCAFFE2_BUILD_MAIN_LIB -I"$root" -I"$root/repros" \
-        -I"$work/generated" -isystem "$inc" -isystem "$tinc" \
-        -isystem "$tinc/torch/csrc/api/include" "$root/$f" \
-        >"$work/syntax-torch/${f//\//_}.err" 2>&1 || echo "$f" >>"$work/syntax-torch/failed") &
+# check_each NAME CHECK FILE...: runs `CHECK FILE` for each file, $jobs at a time, each file's
+# errors in a log of its own under $work/NAME; every file that fails is a FAIL with its errors.
+check_each() {
+  local name=$1 check=$2 dir="$work/$1" running=0 f
+  shift 2
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for f in "$@"; do
+    ("$check" "$f" >"$dir/${f//\//_}.err" 2>&1 || echo "$f" >>"$dir/failed") &
     running=$((running + 1))
     if [ $running -ge "$jobs" ]; then
       wait -n || true
@@ -187,12 +156,33 @@ if [ -d /usr/include/torch/csrc/api/include ]; then
     fi
   done
   wait
-  if [ -s "$work/syntax-torch/failed" ]; then
+  if [ -s "$dir/failed" ]; then
     while read -r f; do
-      fail "syntax (torch): $f"
-      grep -E "error" "$work/syntax-torch/${f//\//_}.err" | head -20
-    done < <(sort "$work/syntax-torch/failed")
+      fail "$name: $f"
+      grep -E "error" "$dir/${f//\//_}.err" | head -20
+    done < <(sort "$dir/failed")
   fi
+}
+mapfile -t to_check < <(syntax_files)
+check_each syntax syntax "${to_check[@]}"
+echo "1. syntax: ${#to_check[@]} files checked (_win32 files, headers, reports/, repros/)"
+
+# --- 1b. the torch program's sources, against libtorch's headers -------------------------------
+tinc="$work/torch-include"
+rm -rf "$tinc"
+syntax_torch() {  # FILE: a torch program source
+  "$cxx" -std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -DNDEBUG \
+    -DC10_BUILD_MAIN_LIB -DCAFFE2_BUILD_MAIN_LIB -I"$root" -I"$root/repros" \
+    -I"$work/generated" -isystem "$inc" -isystem "$tinc" \
+    -isystem "$tinc/torch/csrc/api/include" "$root/$1"
+}
+if [ -d /usr/include/torch/csrc/api/include ]; then
+  mkdir -p "$tinc"
+  for h in ATen c10 caffe2 torch gflags glog; do
+    [ -e "/usr/include/$h" ] && ln -s "/usr/include/$h" "$tinc/$h"
+  done
+  mapfile -t torch_sources < <(torch_files | grep '\.cc$' | grep -vE '_(posix|linux|mac)\.cc$')
+  check_each syntax-torch syntax_torch "${torch_sources[@]}"
   echo "1b. syntax: ${#torch_sources[@]} torch program sources checked against libtorch's headers"
 else
   echo "1b. not checked: no libtorch headers here (/usr/include/torch; libtorch-dev installs them)"
