@@ -244,31 +244,52 @@ TEST(Supervisor, RunsJobsConcurrently) {
   EXPECT_LT(took, 1.9);  // four half-second sleeps, not run one after another
 }
 
+// A stand-in eu-stack that sleeps `seconds`, prints `message` on stderr and fails, first on PATH
+// and chosen with FORKCHECK_STACKS while it lives: stacks that take long to come.
+class SlowDebugger {
+ public:
+  SlowDebugger(int seconds, const std::string& message)
+      : dir_(testing::TempDir() + "/slow-debugger-" + std::to_string(::getpid()) + "-" +
+             std::to_string(++count_)),
+        old_path_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+    EXPECT_EQ(::system(("mkdir -p " + dir_).c_str()), 0);
+    const std::string script = dir_ + "/eu-stack";
+    std::FILE* f = std::fopen(script.c_str(), "w");
+    EXPECT_NE(f, nullptr);
+    if (f) {
+      std::fprintf(f, "#!/bin/sh\nsleep %d\necho '%s' >&2\nexit 1\n", seconds, message.c_str());
+      std::fclose(f);
+    }
+    ::chmod(script.c_str(), 0755);
+    ::setenv("PATH", (dir_ + ":" + old_path_).c_str(), 1);
+    ::setenv("FORKCHECK_STACKS", "eu-stack", 1);
+  }
+  ~SlowDebugger() {
+    ::setenv("PATH", old_path_.c_str(), 1);
+    ::unsetenv("FORKCHECK_STACKS");
+  }
+  SlowDebugger(const SlowDebugger&) = delete;
+  SlowDebugger& operator=(const SlowDebugger&) = delete;
+
+ private:
+  static inline int count_ = 0;
+  std::string dir_, old_path_;
+};
+
 TEST(Supervisor, StacksBeingTakenDoNotDelayAnotherChildsWatchdog) {
   // A debugger that takes 2 s (and then fails): with the stacks taken synchronously the second
   // hang would be seen 2 s late.
-  const std::string dir = testing::TempDir() + "/slow-debugger-" + std::to_string(::getpid());
-  ASSERT_EQ(::system(("mkdir -p " + dir).c_str()), 0);
-  {
-    std::FILE* f = std::fopen((dir + "/eu-stack").c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fputs("#!/bin/sh\nsleep 2\necho 'slow eu-stack: gave up' >&2\nexit 1\n", f);
-    std::fclose(f);
-    ::chmod((dir + "/eu-stack").c_str(), 0755);
-  }
-  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  ::setenv("PATH", (dir + ":" + old_path).c_str(), 1);
-  ::setenv("FORKCHECK_STACKS", "eu-stack", 1);
-  std::vector<LaunchSpec> specs(2);
-  for (auto& s : specs) {
-    s.argv = {FC_FAULT_CHILD, "step-hang"};
-    s.timeout_s = 30;
-    s.grace_s = 0.5;
-  }
   std::vector<ChildResult> results(2);
-  Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
-  ::setenv("PATH", old_path.c_str(), 1);
-  ::unsetenv("FORKCHECK_STACKS");
+  {
+    SlowDebugger debugger(2, "slow eu-stack: gave up");
+    std::vector<LaunchSpec> specs(2);
+    for (auto& s : specs) {
+      s.argv = {FC_FAULT_CHILD, "step-hang"};
+      s.timeout_s = 30;
+      s.grace_s = 0.5;
+    }
+    Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+  }
   for (const auto& r : results) {
     ASSERT_TRUE(r.step_hang.has_value());
     EXPECT_LT(r.step_hang->waited_s, 1.5);  // each called on time, the other's debugger running
@@ -289,23 +310,14 @@ double own_cpu_s() {
 TEST(Supervisor, ChildThatEndsWhileItsStacksAreTakenDoesNotMakeTheLoopSpin) {
   // Called hung at ~0.5 s, its (slow, 4 s) debugger starts; the child exits on its own at 1 s.
   // Waiting for the debugger must not be a busy loop.
-  const std::string dir = testing::TempDir() + "/slow-debugger-exit-" + std::to_string(::getpid());
-  ASSERT_EQ(::system(("mkdir -p " + dir).c_str()), 0);
+  ChildResult r;
+  double cpu = 0;
   {
-    std::FILE* f = std::fopen((dir + "/eu-stack").c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fputs("#!/bin/sh\nsleep 4\nexit 1\n", f);
-    std::fclose(f);
-    ::chmod((dir + "/eu-stack").c_str(), 0755);
+    SlowDebugger debugger(4, "slow eu-stack: gave up");
+    const double cpu0 = own_cpu_s();
+    r = run_child({"step-hang-exit", "1"}, /*timeout_s=*/30, /*grace_s=*/0.5, /*stacks=*/true);
+    cpu = own_cpu_s() - cpu0;
   }
-  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  ::setenv("PATH", (dir + ":" + old_path).c_str(), 1);
-  ::setenv("FORKCHECK_STACKS", "eu-stack", 1);
-  const double cpu0 = own_cpu_s();
-  auto r = run_child({"step-hang-exit", "1"}, /*timeout_s=*/30, /*grace_s=*/0.5, /*stacks=*/true);
-  const double cpu = own_cpu_s() - cpu0;
-  ::setenv("PATH", old_path.c_str(), 1);
-  ::unsetenv("FORKCHECK_STACKS");
   ASSERT_TRUE(r.step_hang.has_value());
   EXPECT_GE(r.duration_s, 0.9);
   EXPECT_LT(cpu, 0.5) << "the supervisor used " << cpu << " s of CPU in " << r.duration_s << " s";
