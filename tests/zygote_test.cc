@@ -115,7 +115,14 @@ TEST(Zygote, CopyIsOurChildInItsOwnGroupWithTheJobToken) {
   }
   EXPECT_TRUE(reparented) << "parent is " << ppid_of(*pid);
   EXPECT_EQ(::getpgid(*pid), *pid);
-  auto found = processes_with_env(kRunTokenVar, token);
+  // The copy writes its token into its environment itself, as it starts: perhaps after the
+  // re-parenting was seen.
+  std::vector<ProcessId> found;
+  for (int i = 0; i < 400; ++i) {
+    found = processes_with_env(kRunTokenVar, token);
+    if (std::find(found.begin(), found.end(), *pid) != found.end()) break;
+    ::usleep(5000);
+  }
   EXPECT_NE(std::find(found.begin(), found.end(), *pid), found.end())
       << "the token must be where /proc/PID/environ shows it";
   ::kill(-*pid, SIGKILL);
