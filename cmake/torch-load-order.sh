@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Which of libtorch's shared libraries a torch program should name first so that it starts
+# faster, and a check that doing so binds no strong symbol differently.
+#
+# Why: Debian's libtorch pulls in ~290 shared libraries (OpenCV, and through it GDAL, Xerces,
+# GEOS, ...), all bound at start-up. ld.so looks each symbol up along the program's global scope,
+# in order, and most lookups come from those deep libraries for their own symbols, each walking
+# past ~200 libraries first: a quarter of a libtorch process's start. Naming the libraries that
+# pay most for this first in the program's DT_NEEDED puts them at the front of the scope.
+#
+# Reordering the scope can change which copy of a symbol defined in several libraries wins. For
+# weak definitions (C++ inline functions, template instances: identical copies by the one
+# definition rule) any copy will do. For strong ones it would change behaviour, so every library
+# that defines a strong symbol another library also defines is named first, in its original
+# order, which keeps every such contest as it was; `check` verifies that. The loader and the
+# OpenMP and CUDA runtimes, whose state the cases are about, are never moved forward for speed.
+#
+#   torch-load-order.sh order PROBE        libraries to name first, one path per line
+#   torch-load-order.sh check PLAIN HOIST [--shorter]
+#       compares the two programs' bindings: exit 1 naming every strong symbol bound to another
+#       library; with --shorter, also when HOIST's lookups do not walk at least a third less
+#
+# PROBE and PLAIN: programs linked with libtorch as usual; HOIST: linked with `order`'s list
+# first. They are run with no arguments and no input; they only have to start.
+set -euo pipefail
+
+# Moving a library forward is worth it when its lookups walk past this many scope entries in all.
+min_walk=20000
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# loader_log NAME PROGRAM: the main program's scope (NAME.scope, one library per line, the
+# program first) and every binding of its run (NAME.bind: "FILE TARGET SYMBOL").
+loader_log() {
+  local name=$tmp/$1
+  LD_DEBUG=scopes,bindings LD_DEBUG_OUTPUT=$name.log "$2" >/dev/null 2>&1 </dev/null || true
+  cat "$name".log.* >"$name.all"
+  sed -n 's/^ *[0-9]*:[[:space:]]*scope 0: //p' "$name.all" | head -n 1 | tr ' ' '\n' |
+    grep . >"$name.scope" || true
+  awk '$2 == "binding" && $3 == "file" && $6 == "to" {
+         s = $11; gsub(/^`|\047$/, "", s); print $4, $7, s }' "$name.all" >"$name.bind"
+  if [ ! -s "$name.scope" ] || [ ! -s "$name.bind" ]; then
+    echo "torch-load-order: the loader logged nothing for $2" >&2
+    exit 1
+  fi
+}
+
+# walk NAME: scope entries looked at before each binding's target, summed: the lookup work.
+walk() {
+  awk 'NR == FNR { pos[$1] = FNR - 1; next } { w += pos[$2] } END { print w + 0 }' \
+    "$tmp/$1.scope" "$tmp/$1.bind"
+}
+
+never_moved() {
+  case "${1##*/}" in
+    ld-linux* | libgomp* | libomp* | libiomp* | libcuda*)
+      return 0 ;;
+  esac
+  return 1
+}
+
+# strong_rivals NAME: the libraries of the scope that define a strong symbol another one also
+# defines, in scope order.
+strong_rivals() {
+  tail -n +2 "$tmp/$1.scope" | xargs nm -D --defined-only -A 2>/dev/null |
+    awk '{ split($1, f, ":"); sym = $3; sub(/@.*/, "", sym) }
+         $2 ~ /^[TDBRi]$/ && sym !~ /^(_init|_fini|_edata|_end|__bss_start)$/ {
+           if (sym in first && first[sym] != f[1]) { rival[first[sym]] = 1; rival[f[1]] = 1 }
+           else if (!(sym in first)) first[sym] = f[1] }
+         END { for (l in rival) print l }' >"$tmp/rivals"
+  grep -Fxf "$tmp/rivals" "$tmp/$1.scope" || true
+}
+
+case "${1:-}" in
+  order)
+    [ $# -eq 2 ] || { echo "usage: torch-load-order.sh order PROBE" >&2; exit 2; }
+    loader_log probe "$2"
+    strong_rivals probe >"$tmp/pinned"
+    cat "$tmp/pinned"
+    # Then the costly ones, most lookups first: walk = lookups ending there x entries before it.
+    awk -v min="$min_walk" 'NR == FNR { pos[$1] = FNR - 1; next }
+      { n[$2]++ }
+      END { for (t in n) if (t in pos && n[t] * pos[t] >= min) print n[t], t }' \
+      "$tmp/probe.scope" "$tmp/probe.bind" | sort -k1,1nr -k2 | cut -d' ' -f2 |
+      grep -Fxvf "$tmp/pinned" |
+      while read -r lib; do never_moved "$lib" || echo "$lib"; done
+    ;;
+  check)
+    [ $# -eq 3 ] || { [ $# -eq 4 ] && [ "$4" = --shorter ]; } ||
+      { echo "usage: torch-load-order.sh check PLAIN HOIST [--shorter]" >&2; exit 2; }
+    loader_log plain "$2"
+    loader_log hoist "$3"
+    # The main programs differ by name, by what they call and by the data they copy into
+    # themselves (copy relocations: stdout, std::cout, ...), which the libraries then bind to:
+    # compare the libraries' bindings of what neither program defines.
+    awk -v exe="$2" '$1 != exe && $2 != exe' "$tmp/plain.bind" | sort -u >"$tmp/plain.lib"
+    awk -v exe="$3" '$1 != exe && $2 != exe' "$tmp/hoist.bind" | sort -u >"$tmp/hoist.lib"
+    # "WAS NOW SYMBOL" for each (file, symbol) whose definition comes from another library now.
+    awk 'NR == FNR { t[$1 " " $3] = $2; next }
+         ($1 " " $3) in t && t[$1 " " $3] != $2 { print t[$1 " " $3], $2, $3 }' \
+      "$tmp/plain.lib" "$tmp/hoist.lib" | sort -u >"$tmp/moved"
+    # nm's letter for each definition that lost: W, V (weak) and u (unique) are copies any of
+    # which will do; anything else is a strong definition whose contest came out differently.
+    cut -d' ' -f1 "$tmp/moved" | sort -u | xargs -r nm -D --defined-only -A 2>/dev/null |
+      awk '{ split($1, f, ":"); sym = $3; sub(/@.*/, "", sym); print f[1], sym, $2 }' >"$tmp/types"
+    awk 'NR == FNR { type[$1 " " $2] = $3; next }
+         { t = type[$1 " " $3]; if (t != "W" && t != "V" && t != "u")
+             print "torch-load-order: strong symbol", $3, "(" t ") moved from", $1, "to", $2 }' \
+      "$tmp/types" "$tmp/moved" >"$tmp/strong"
+    cat "$tmp/strong" >&2
+    plain_walk=$(walk plain) hoist_walk=$(walk hoist)
+    echo "torch-load-order: $(wc -l <"$tmp/plain.lib") library bindings compared;" \
+      "$(wc -l <"$tmp/moved") weak definitions taken from another copy;" \
+      "$(wc -l <"$tmp/strong") strong ones moved;" \
+      "lookup walk $plain_walk -> $hoist_walk scope entries"
+    [ ! -s "$tmp/strong" ] || exit 1
+    if [ "${4:-}" = --shorter ] && [ $((hoist_walk * 3)) -gt $((plain_walk * 2)) ]; then
+      echo "torch-load-order: $3's lookups are not a third shorter than $2's" >&2
+      exit 1
+    fi
+    ;;
+  *)
+    echo "usage: torch-load-order.sh order PROBE | check PLAIN HOIST [--shorter]" >&2
+    exit 2 ;;
+esac
