@@ -10,12 +10,15 @@
 #
 # Reordering the scope can change which copy of a symbol defined in several libraries wins. For
 # weak definitions (C++ inline functions, template instances: identical copies by the one
-# definition rule) any copy will do. For strong ones it would change behaviour, so every library
-# that defines a strong symbol another library also defines is named first, in its original
+# definition rule) any copy will do. For strong ones it would change behaviour, so the libraries
+# that define a strong symbol another library also defines are all named, in their original
 # order, which keeps every such contest as it was; `check` verifies that. The loader and the
 # OpenMP and CUDA runtimes, whose state the cases are about, are never moved forward for speed.
 #
 #   torch-load-order.sh order PROBE        libraries to name first, one path per line
+#   torch-load-order.sh ld-options PROBE OUT
+#       the same as options for ld (an @file): --no-as-needed, the paths, --as-needed; an empty
+#       file, and a warning, when they cannot be worked out (the program is then linked as usual)
 #   torch-load-order.sh check PLAIN HOIST [--shorter]
 #       compares the two programs' bindings: exit 1 naming every strong symbol bound to another
 #       library; with --shorter, also when HOIST's lookups do not walk at least a third less
@@ -24,8 +27,10 @@
 # first. They are run with no arguments and no input; they only have to start.
 set -euo pipefail
 
-# Moving a library forward is worth it when its lookups walk past this many scope entries in all.
-min_walk=20000
+# A library is named first when this many lookups end in it: named behind the ~100 libraries
+# that are, it would cost more than it does in front of them. (Rank matters, not the probe's own
+# position: a library the probe names directly is early there and late once others come first.)
+min_lookups=100
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,19 +77,40 @@ strong_rivals() {
   grep -Fxf "$tmp/rivals" "$tmp/$1.scope" || true
 }
 
+order() {
+  loader_log probe "$1"
+  strong_rivals probe >"$tmp/pinned"
+  # The libraries most lookups end in, most first, and the rivals wherever their count puts them.
+  awk -v min="$min_lookups" '
+    FILENAME == ARGV[1] { if (FNR > 1) in_scope[$1] = 1; next }
+    FILENAME == ARGV[2] { pinned[$1] = 1; next }
+    { n[$2]++ }
+    END { for (t in in_scope) if (t in pinned || n[t] >= min) print n[t] + 0, t }' \
+    "$tmp/probe.scope" "$tmp/pinned" "$tmp/probe.bind" | sort -k1,1nr -k2 | cut -d' ' -f2 |
+    while read -r lib; do
+      if grep -Fxq "$lib" "$tmp/pinned" || ! never_moved "$lib"; then echo "$lib"; fi
+    done >"$tmp/ranked"
+  # The rivals' places in that ranking, filled with the rivals in their original order: each
+  # contest between strong definitions comes out as before.
+  awk 'FILENAME == ARGV[1] { queue[++q] = $1; pinned[$1] = 1; next }
+       { if ($1 in pinned) print queue[++i]; else print $1 }' "$tmp/pinned" "$tmp/ranked"
+}
+
 case "${1:-}" in
   order)
     [ $# -eq 2 ] || { echo "usage: torch-load-order.sh order PROBE" >&2; exit 2; }
-    loader_log probe "$2"
-    strong_rivals probe >"$tmp/pinned"
-    cat "$tmp/pinned"
-    # Then the costly ones, most lookups first: walk = lookups ending there x entries before it.
-    awk -v min="$min_walk" 'NR == FNR { pos[$1] = FNR - 1; next }
-      { n[$2]++ }
-      END { for (t in n) if (t in pos && n[t] * pos[t] >= min) print n[t], t }' \
-      "$tmp/probe.scope" "$tmp/probe.bind" | sort -k1,1nr -k2 | cut -d' ' -f2 |
-      grep -Fxvf "$tmp/pinned" |
-      while read -r lib; do never_moved "$lib" || echo "$lib"; done
+    order "$2"
+    ;;
+  ld-options)
+    [ $# -eq 3 ] || { echo "usage: torch-load-order.sh ld-options PROBE OUT" >&2; exit 2; }
+    if (order "$2" >"$tmp/order") 2>"$tmp/why" && [ -s "$tmp/order" ] &&
+      ! grep -q "[[:space:]\"']" "$tmp/order"; then
+      { echo --no-as-needed; cat "$tmp/order"; echo --as-needed; } >"$3"
+      echo "torch-load-order: $(wc -l <"$tmp/order") libraries named first"
+    else
+      : >"$3"
+      echo "torch-load-order: warning: linked as usual, no order worked out: $(cat "$tmp/why")" >&2
+    fi
     ;;
   check)
     [ $# -eq 3 ] || { [ $# -eq 4 ] && [ "$4" = --shorter ]; } ||
@@ -121,6 +147,6 @@ case "${1:-}" in
     fi
     ;;
   *)
-    echo "usage: torch-load-order.sh order PROBE | check PLAIN HOIST [--shorter]" >&2
+    echo "usage: torch-load-order.sh order PROBE | ld-options PROBE OUT | check PLAIN HOIST [--shorter]" >&2
     exit 2 ;;
 esac
