@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The macOS code path of the harness, checked on Linux as far as it can be without Apple's SDK:
-# every harness source a macOS build compiles that differs from Linux's (the _mac, _posix and
-# _other siblings, and the files with __APPLE__ branches), -fsyntax-only with the project's
-# warnings, __APPLE__ defined and __linux__ not. Warnings are errors in the _mac and _posix files;
-# elsewhere (the _other siblings, shared with Windows) they are shown: their owners' business.
-# Apple's own headers (libproc, sysctl, proc_info, dyld) are stand-ins (ci/macos-stubs/, copied
-# from Apple's open-source headers); the C library, the C++ library and Boost are the host's. So
-# it catches a misspelt Apple name, field or signature, a Linux-only call left in a macOS path and
-# a warning; not what only the real SDK or libc++ would reject. The macOS files of the launch
-# library (but fdio_mac.cc) and of the repro programs are not checked: they need Mach and
-# Objective-C headers that have no stand-in here.
+# The macOS code path, checked on Linux as far as it can be without Apple's SDK: every source of
+# the harness, the launch library, the repro core and the native cases that a macOS build
+# compiles and that differs from Linux's (the _mac, _posix and _other siblings, and the files
+# with __APPLE__ branches), -fsyntax-only with the project's warnings, __APPLE__ defined and
+# __linux__ not. Warnings are errors in the _mac and _posix files; elsewhere (the _other
+# siblings, shared with Windows) they are shown: their owners' business. Apple's own headers
+# (libproc, sysctl, proc_info, dyld, Mach, the Objective-C runtime) are stand-ins
+# (ci/macos-stubs/, copied from Apple's open-source headers, only the parts used); the C library,
+# the C++ library and Boost are the host's. So it catches a misspelt Apple name, field or
+# signature, a Linux-only call left in a macOS path and a warning; not what only the real SDK or
+# libc++ would reject. The torch cases need libtorch for macOS, which is not here: none of them
+# has a macOS branch but shared_lock_mac.cc, which is checked.
 #
 # Usage: ci/check-macos-syntax.sh. Exit status 77 when no C++ compiler is installed.
 set -euo pipefail
@@ -30,9 +31,10 @@ mkdir -p "$gen/harness"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/harness/version.h"
 
 mapfile -t files < <(
-  for f in harness/*.cc harness/watch/*.cc repros/launch/fdio_mac.cc; do
+  for f in harness/*.cc harness/watch/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc; do
     case $f in
       *_linux.cc | *_win32.cc) ;;
+      repros/cases/objc_probe_other.cc) ;;  # macOS builds objc_probe_mac.cc instead
       *_mac.cc | *_posix.cc | *_other.cc) echo "$f" ;;
       *) if grep -q "__APPLE__" "$f"; then echo "$f"; fi ;;
     esac
