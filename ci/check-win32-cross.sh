@@ -92,9 +92,10 @@ fail() {
 }
 
 # The torch program's sources (and their headers): listed in repros/cases/CMakeLists.txt under
-# forkcheck-repro-torch. No libtorch headers for mingw: not checked.
+# fc_repro_torch_objects, the objects of forkcheck-repro-torch. Step 1 leaves them out (they need
+# libtorch's headers); step 1b checks them.
 torch_files() {
-  sed -n '/^add_executable(forkcheck-repro-torch/,/)/p' repros/cases/CMakeLists.txt |
+  sed -n '/^add_library(fc_repro_torch_objects OBJECT/,/)/p' repros/cases/CMakeLists.txt |
     grep -o '[a-z_0-9]*\.cc' | while read -r cc; do
       echo "repros/cases/$cc"
       if [ -e "repros/cases/${cc%.cc}.h" ]; then echo "repros/cases/${cc%.cc}.h"; fi
@@ -113,7 +114,6 @@ windows_files() {
     case $f in
       *_posix.* | *_linux.* | *_mac.*) ;;
       repros/launch/boost_process_v1.h) ;;  # Boost.Process: POSIX files only
-      repros/cases/shared_memory.*) ;;      # the torch cases' POSIX plumbing: not built on Windows
       *) [[ $torch == *" $f "* ]] || echo "$f" ;;
     esac
   done
@@ -182,6 +182,8 @@ if [ -d /usr/include/torch/csrc/api/include ]; then
     [ -e "/usr/include/$h" ] && ln -s "/usr/include/$h" "$tinc/$h"
   done
   mapfile -t torch_sources < <(torch_files | grep '\.cc$' | grep -vE '_(posix|linux|mac)\.cc$')
+  # None found means the list in repros/cases/CMakeLists.txt moved: a check of nothing is a failure.
+  [ ${#torch_sources[@]} -gt 0 ] || fail "1b: no torch program sources found in repros/cases/CMakeLists.txt"
   check_each syntax-torch syntax_torch "${torch_sources[@]}"
   echo "1b. syntax: ${#torch_sources[@]} torch program sources checked against libtorch's headers"
 else
@@ -242,8 +244,11 @@ if [ $failed -eq 0 ]; then
      "$cxx" "${link[@]}" tests/win32/supervisor_smoke.cc "$work/libfc_harness.a" \
             "$work/libfc_launch.a" -o "$work/supervisor_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/repro_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -o "$work/repro_smoke.exe"; then
-    echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe"
+            "$work/libfc_launch.a" -o "$work/repro_smoke.exe" &&
+     "$cxx" "${link[@]}" tests/win32/shared_lock_smoke.cc repros/cases/shared_lock_win32.cc \
+            repros/cases/shared_memory_win32.cc "$build/repros/core/libfc_repro_core.a" \
+            "$work/libfc_launch.a" -o "$work/shared_lock_smoke.exe"; then
+    echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe, shared_lock_smoke.exe"
   else
     fail "linking the smoke programs"
   fi
@@ -272,6 +277,7 @@ if [ $failed -eq 0 ] && [ -n "$wine" ]; then
   }
   run_smoke supervisor_smoke smoke_child.exe
   run_smoke repro_smoke "Z:${repro//\//\\}"  # wine's Z: drive is /
+  run_smoke shared_lock_smoke
   "$wineserver" -k 2>/dev/null || true
 elif [ $failed -eq 0 ]; then
   echo "5. run: wine is not installed: the smoke programs were linked, not run"

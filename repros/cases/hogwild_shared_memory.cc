@@ -21,9 +21,7 @@
 #include <thread>
 #include <vector>
 
-#ifndef _WIN32
 #include "cases/shared_memory.h"
-#endif
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
@@ -35,7 +33,6 @@ namespace {
 using fc::Outcome;
 using nlohmann::json;
 
-#ifndef _WIN32  // see kNotOnWindows
 using fc::cases::monotonic_s;
 
 constexpr int kWorkers = 2;
@@ -48,7 +45,7 @@ constexpr double kTolerance = 0.25;     // and within 25% of the single-process 
 
 // The segment every process maps. Zero-filled pages are valid zeros for the atomics and params.
 struct Shared {
-  pthread_mutex_t lock;               // guards the update in the `spawn-locked` variant
+  fc::cases::ProcessMutex lock;       // guards the update in the `spawn-locked` variant
   std::atomic<int> ready, go, done;   // start barrier and end count
   std::atomic<long long> steps;       // SGD steps applied by all workers together
   float params[kFeatures + 1];        // w, then b
@@ -188,10 +185,16 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   const Data d = make_data();
 
   json details;
-  details["plan"] = {{"workers", kWorkers}, {"rows", kRows}, {"features", kFeatures},
-                     {"batch", kBatch}, {"steps_per_worker", kStepsPerWorker}, {"lr", kLr},
-                     {"noise_sd", kNoise}, {"seed", kSeed}, {"shared_parameters", shared},
-                     {"update_lock", locked ? "process-shared pthread mutex" : "none (Hogwild)"}};
+  details["plan"] = {{"workers", kWorkers},
+                     {"rows", kRows},
+                     {"features", kFeatures},
+                     {"batch", kBatch},
+                     {"steps_per_worker", kStepsPerWorker},
+                     {"lr", kLr},
+                     {"noise_sd", kNoise},
+                     {"seed", kSeed},
+                     {"shared_parameters", shared},
+                     {"update_lock", locked ? fc::cases::process_mutex_kind() : "none (Hogwild)"}};
   details["shm_segment"] = seg.name();
   const double initial = full_loss(d, sh->params);
   details["initial_loss"] = initial;
@@ -264,15 +267,6 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   return r;
 }
 
-#else
-// This case's cross-process plumbing is POSIX code (a pthread mutex in the segment, SIGTERM clean-up of it); its Windows port is not written, and
-// the report says so rather than leaving the case out.
-constexpr const char* kNotOnWindows =
-    "not run on Windows: forkcheck's implementation of this case uses a process-shared pthread mutex inside the shared segment and POSIX signals to clean the segment up, which has no Windows "
-    "port yet";
-fc::CaseResult run(const fc::VariantSpec&) { return {fc::Outcome::kError, kNotOnWindows, {}}; }
-#endif
-
 std::vector<fc::VariantSpec> variants() {
   std::vector<fc::VariantSpec> all = {
       fc::fix("spawn", "spawn",
@@ -280,7 +274,8 @@ std::vector<fc::VariantSpec> variants() {
               "copy, so every SGD step lands in the parameters the parent evaluates",
               "2 spawned workers, lock-free (Hogwild) updates of shared parameters"),
       fc::fix("spawn-locked", "spawn",
-              "as `spawn`; a robust process-shared mutex in the segment serialises the updates",
+              "as `spawn`; a cross-process lock in the segment serialises the updates (a robust "
+              "mutex on Linux; details.plan.update_lock names it)",
               "2 spawned workers, each optimizer step under a cross-process lock"),
       fc::fix("forkserver", "forkserver",
               "workers forked by the server map the segment by name just as spawned ones do",
@@ -291,9 +286,6 @@ std::vector<fc::VariantSpec> variants() {
                  "down, the parent's never moves",
                  "as `spawn`, but the parameters travel in the payload instead of the segment"),
   };
-#ifdef _WIN32
-  for (auto& v : all) v.skip(kNotOnWindows);
-#endif
   return all;
 }
 
@@ -312,11 +304,12 @@ FORKCHECK_CASE(hogwild_shared_memory_case) {
       "(model.share_memory()) and the shared model is updated; under fork, backward() in the "
       "children failed, and the workers were started with spawn.";
   c.mechanism =
-      "Parameters in a MAP_SHARED mapping are the same physical pages in every process; "
+      "Parameters in a shared mapping are the same physical pages in every process; "
       "torch::from_blob makes a tensor over them without copying, and SGD's in-place step "
       "updates them for everyone. A spawned worker cannot inherit a mapping, so it opens the "
-      "segment by name (shm_open), as torch.multiprocessing does with its shared-memory files.";
-  c.platforms = "POSIX (shm_open, mmap); everywhere spawn exists";
+      "segment by name (shm_open; Windows: a named file mapping), as torch.multiprocessing does "
+      "with its shared-memory files.";
+  c.platforms = "all (POSIX shm_open + mmap; Windows named file mappings)";
   c.variants = &variants;
   c.run = &run;
   return c;

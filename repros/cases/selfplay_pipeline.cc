@@ -68,7 +68,7 @@ constexpr int kParentThreads = 2;
 // Every process starts at once (libtorch loads in parallel); the rounds then run one after the
 // other, each with its actors side by side, so each round's rate is measured undisturbed.
 struct Shared {
-  pthread_mutex_t inference;    // one forward at a time across processes (the GPU in the source)
+  fc::cases::ProcessMutex inference;  // one forward at a time across processes (the source's GPU)
   std::atomic<int> loaded;      // actors that loaded the model and ran their first forward
   std::atomic<int> ready[3];    // per round: actors at the round's start line
   std::atomic<int> finished[3]; // per round: actors done
@@ -419,11 +419,13 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
 }
 
 #else
-// This case's cross-process plumbing is POSIX code (Unix datagram sockets, a pthread mutex in a segment, poll); its Windows port is not written, and
-// the report says so rather than leaving the case out.
+// The writer's queue is POSIX code (Unix datagram sockets and poll; Windows has stream AF_UNIX
+// sockets only); its Windows port is not written, and the report says so rather than leaving the
+// case out. (The inference lock has a Windows port: shared_lock_win32.cc.)
 constexpr const char* kNotOnWindows =
-    "not run on Windows: forkcheck's implementation of this case uses Unix datagram sockets for the writer's queue and a process-shared pthread mutex in a shared segment, which has no Windows "
-    "port yet";
+    "not run on Windows: forkcheck's implementation of this case uses Unix datagram sockets for "
+    "the writer's queue, which Windows does not have (its AF_UNIX sockets are stream sockets); "
+    "that part has no Windows port yet";
 fc::CaseResult run(const fc::VariantSpec&) { return {fc::Outcome::kError, kNotOnWindows, {}}; }
 #endif
 

@@ -20,7 +20,9 @@ namespace {
 
 }  // namespace
 
-void init_process_shared_mutex(pthread_mutex_t* m) {
+const char* process_mutex_kind() { return "a robust process-shared pthread mutex"; }
+
+void init_process_shared_mutex(ProcessMutex* m) {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
   pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
@@ -30,7 +32,7 @@ void init_process_shared_mutex(pthread_mutex_t* m) {
   if (rc != 0) fail("pthread_mutex_init", rc);
 }
 
-SharedLock::SharedLock(pthread_mutex_t* m, std::chrono::seconds timeout) : m_(m) {
+SharedLock::SharedLock(ProcessMutex* m, std::chrono::seconds timeout) : m_(m) {
   const double t0 = monotonic_s();
   timespec until{};
   clock_gettime(CLOCK_MONOTONIC, &until);

@@ -22,7 +22,11 @@ namespace {
 
 }  // namespace
 
-void init_process_shared_mutex(pthread_mutex_t* m) {
+const char* process_mutex_kind() {
+  return "a process-shared pthread mutex (macOS has no robust ones)";
+}
+
+void init_process_shared_mutex(ProcessMutex* m) {
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
   pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
@@ -31,7 +35,7 @@ void init_process_shared_mutex(pthread_mutex_t* m) {
   if (rc != 0) fail("pthread_mutex_init", rc);
 }
 
-SharedLock::SharedLock(pthread_mutex_t* m, std::chrono::seconds timeout) : m_(m) {
+SharedLock::SharedLock(ProcessMutex* m, std::chrono::seconds timeout) : m_(m) {
   const double t0 = monotonic_s();
   const double deadline = t0 + static_cast<double>(timeout.count());
   for (;;) {
