@@ -4,15 +4,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "harness/classify.h"
+#include "harness/interrupt.h"
 #include "harness/process_info.h"
 #include "harness/reaper.h"
 #include "harness/supervisor.h"
@@ -246,6 +250,8 @@ TEST(Supervisor, RunsJobsConcurrently) {
 
 // A stand-in eu-stack that sleeps `seconds`, prints `message` on stderr and fails, first on PATH
 // and chosen with FORKCHECK_STACKS while it lives: stacks that take long to come.
+// A stand-in eu-stack that takes `seconds` and then fails with `message`; each run appends
+// "start" and "end" lines with the time in ns to log() (the end line only when not killed).
 class SlowDebugger {
  public:
   SlowDebugger(int seconds, const std::string& message)
@@ -257,7 +263,10 @@ class SlowDebugger {
     std::FILE* f = std::fopen(script.c_str(), "w");
     EXPECT_NE(f, nullptr);
     if (f) {
-      std::fprintf(f, "#!/bin/sh\nsleep %d\necho '%s' >&2\nexit 1\n", seconds, message.c_str());
+      std::fprintf(f,
+                   "#!/bin/sh\necho start $(date +%%s%%N) >> '%s'\nsleep %d\n"
+                   "echo end $(date +%%s%%N) >> '%s'\necho '%s' >&2\nexit 1\n",
+                   log().c_str(), seconds, log().c_str(), message.c_str());
       std::fclose(f);
     }
     ::chmod(script.c_str(), 0755);
@@ -270,6 +279,27 @@ class SlowDebugger {
   }
   SlowDebugger(const SlowDebugger&) = delete;
   SlowDebugger& operator=(const SlowDebugger&) = delete;
+  std::string log() const { return dir_ + "/runs.log"; }
+  // The most runs that were under way at once, from the log.
+  int most_at_once() const {
+    std::vector<std::pair<long long, int>> events;  // time, +1 start / -1 end
+    std::ifstream in(log());
+    std::string what;
+    long long t = 0;
+    while (in >> what >> t) events.emplace_back(t, what == "start" ? 1 : -1);
+    std::sort(events.begin(), events.end());
+    int now = 0, most = 0;
+    for (const auto& e : events) most = std::max(most, now += e.second);
+    return most;
+  }
+  int runs() const {
+    std::ifstream in(log());
+    std::string what;
+    long long t = 0;
+    int n = 0;
+    while (in >> what >> t) n += what == "start" ? 1 : 0;
+    return n;
+  }
 
  private:
   static inline int count_ = 0;
@@ -298,6 +328,67 @@ TEST(Supervisor, StacksBeingTakenDoNotDelayAnotherChildsWatchdog) {
     EXPECT_NE(r.stacks.note.find("slow eu-stack: gave up"), std::string::npos) << r.stacks.note;
     expect_group_gone(r);
   }
+}
+
+TEST(Supervisor, DebuggersRunAtMostJobsAtOnce) {
+  // One job slot: a parked hang frees it, so the second child starts and hangs while the first
+  // one's (3 s) debugger runs. Its debugger must wait for the first: gdb on a libtorch process
+  // takes hundreds of MiB.
+  std::vector<ChildResult> results(2);
+  SlowDebugger debugger(3, "slow eu-stack: gave up");
+  std::vector<LaunchSpec> specs(2);
+  for (auto& s : specs) {
+    s.argv = {FC_FAULT_CHILD, "step-hang"};
+    s.timeout_s = 30;
+    s.grace_s = 0.5;
+  }
+  Supervisor().run(specs, 1, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+  EXPECT_EQ(debugger.runs(), 2);
+  EXPECT_EQ(debugger.most_at_once(), 1);
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.step_hang.has_value());
+    EXPECT_NE(r.stacks.note.find("slow eu-stack: gave up"), std::string::npos) << r.stacks.note;
+    expect_group_gone(r);
+  }
+  // Both children were under way together (the second started while the first was parked).
+  EXPECT_LT(results[0].duration_s + results[1].duration_s, 12.0);
+}
+
+// An interrupt while a hang's stacks are being taken: the run ends at once, not when the
+// debugger would have, and the stacks say why they are short. Run in a child process of its own
+// (an interrupt cannot be taken back): 0 when all held, else 1 (stderr says what was seen).
+int interrupt_while_stacks_are_taken() {
+  install_interrupt_handlers();
+  SlowDebugger debugger(30, "never seen: interrupted first");
+  LaunchSpec spec;
+  spec.argv = {FC_FAULT_CHILD, "step-hang"};
+  spec.timeout_s = 60;
+  spec.grace_s = 0.5;
+  spec.collect_stacks = true;
+  std::thread interrupter([&] {
+    // The hang is called ~1 s in; its debugger would then run for 30 s.
+    for (int i = 0; i < 100 && debugger.runs() == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(::getpid(), SIGINT);
+  });
+  ChildResult r;
+  Supervisor().run({spec}, 1, [&](size_t, ChildResult&& res) { r = std::move(res); });
+  interrupter.join();
+  const bool ok = debugger.runs() == 1 && r.step_hang.has_value() && r.interrupted_by == SIGINT &&
+                  r.duration_s < 10 &&
+                  r.stacks.note.find("forkcheck was interrupted before the debugger finished") !=
+                      std::string::npos &&
+                  !r.stacks.threads.empty() && group_members(r.pid).empty();
+  std::fprintf(stderr, "debugger runs %d, interrupted_by %d, %.2f s, %zu threads, note: %s\n",
+               debugger.runs(), r.interrupted_by, r.duration_s, r.stacks.threads.size(),
+               r.stacks.note.c_str());
+  return ok ? 0 : 1;
+}
+
+TEST(SupervisorDeathTest, InterruptWhileStacksAreTakenEndsAtOnceAndSaysSo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(interrupt_while_stacks_are_taken()), ::testing::ExitedWithCode(0), "");
 }
 
 double own_cpu_s() {
