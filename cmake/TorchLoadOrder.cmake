@@ -28,7 +28,8 @@ function(fc_torch_load_order target objects)
   set(options ${CMAKE_CURRENT_BINARY_DIR}/${target}-load-order.ld)
   add_custom_command(
     OUTPUT ${options}
-    COMMAND ${FC_BASH} ${script} ld-options $<TARGET_FILE:${target}-plain> ${options}
+    COMMAND ${CMAKE_COMMAND} -E env NM=${FC_NM}
+            ${FC_BASH} ${script} ld-options $<TARGET_FILE:${target}-plain> ${options}
     DEPENDS ${target}-plain ${script}
     COMMENT "Working out which libraries ${target} names first"
     VERBATIM)

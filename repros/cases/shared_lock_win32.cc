@@ -43,11 +43,13 @@ SharedLock::SharedLock(ProcessMutex* m, std::chrono::seconds timeout) : m_(m) {
     if (m_->owner.compare_exchange_strong(holder, self, std::memory_order_acquire)) break;
     const double now = monotonic_s();
     if (now >= next_look) {
-      if (has_exited(holder)) {
-        // The holder died mid-update: the protected state cannot be trusted, so this is an
-        // error. Free the word for the others, who will see the same.
-        m_->owner.compare_exchange_strong(holder, 0);
-        throw std::runtime_error("the cross-process lock's holder (pid " + std::to_string(holder) +
+      // Only if the word still names it: a holder that released the lock and then exited is no
+      // dead holder. Freeing it is what Linux's robust mutex does after EOWNERDEAD
+      // (pthread_mutex_consistent, unlock): the next waiter takes the lock.
+      const std::uint32_t dead = holder;
+      if (has_exited(dead) && m_->owner.compare_exchange_strong(holder, 0)) {
+        // The holder died mid-update: the protected state cannot be trusted, so this is an error.
+        throw std::runtime_error("the cross-process lock's holder (pid " + std::to_string(dead) +
                                  ") exited while holding it");
       }
       next_look = now + 0.05;
