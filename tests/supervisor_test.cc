@@ -282,11 +282,9 @@ class SlowDebugger {
   std::string log() const { return dir_ + "/runs.log"; }
   // The most runs that were under way at once, from the log.
   int most_at_once() const {
-    std::vector<std::pair<long long, int>> events;  // time, +1 start / -1 end
-    std::ifstream in(log());
-    std::string what;
-    long long t = 0;
-    while (in >> what >> t) events.emplace_back(t, what == "start" ? 1 : -1);
+    std::vector<std::pair<double, int>> events;  // time, +1 start / -1 end
+    for (double t : times("start")) events.emplace_back(t, 1);
+    for (double t : times("end")) events.emplace_back(t, -1);
     std::sort(events.begin(), events.end());
     int now = 0, most = 0;
     for (const auto& e : events) most = std::max(most, now += e.second);
@@ -310,19 +308,25 @@ class SlowDebugger {
   std::string dir_, old_path_;
 };
 
+// `n` children that announce a step and hang in it, their stacks taken (by whatever debugger
+// FORKCHECK_STACKS names).
+std::vector<LaunchSpec> step_hangs(size_t n) {
+  LaunchSpec s;
+  s.argv = {FC_FAULT_CHILD, "step-hang"};
+  s.timeout_s = 30;
+  s.grace_s = 0.5;
+  s.collect_stacks = true;
+  return std::vector<LaunchSpec>(n, s);
+}
+
 TEST(Supervisor, StacksBeingTakenDoNotDelayAnotherChildsWatchdog) {
   // A debugger that takes 2 s (and then fails): with the stacks taken synchronously the second
   // hang would be seen 2 s late.
   std::vector<ChildResult> results(2);
   {
     SlowDebugger debugger(2, "slow eu-stack: gave up");
-    std::vector<LaunchSpec> specs(2);
-    for (auto& s : specs) {
-      s.argv = {FC_FAULT_CHILD, "step-hang"};
-      s.timeout_s = 30;
-      s.grace_s = 0.5;
-    }
-    Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+    Supervisor().run(step_hangs(2), 2,
+                     [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
   }
   for (const auto& r : results) {
     ASSERT_TRUE(r.step_hang.has_value());
@@ -340,13 +344,7 @@ TEST(Supervisor, DebuggersRunAtMostJobsAtOnce) {
   // takes hundreds of MiB.
   std::vector<ChildResult> results(2);
   SlowDebugger debugger(3, "slow eu-stack: gave up");
-  std::vector<LaunchSpec> specs(2);
-  for (auto& s : specs) {
-    s.argv = {FC_FAULT_CHILD, "step-hang"};
-    s.timeout_s = 30;
-    s.grace_s = 0.5;
-  }
-  Supervisor().run(specs, 1, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+  Supervisor().run(step_hangs(2), 1, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
   EXPECT_EQ(debugger.runs(), 2);
   EXPECT_EQ(debugger.most_at_once(), 1);
   // And it waited (queued), rather than the second hang coming only after the first debugger:
@@ -370,11 +368,8 @@ TEST(Supervisor, DebuggersRunAtMostJobsAtOnce) {
 int interrupt_while_stacks_are_taken() {
   install_interrupt_handlers();
   SlowDebugger debugger(30, "never seen: interrupted first");
-  LaunchSpec spec;
-  spec.argv = {FC_FAULT_CHILD, "step-hang"};
+  LaunchSpec spec = step_hangs(1).front();
   spec.timeout_s = 60;
-  spec.grace_s = 0.5;
-  spec.collect_stacks = true;
   std::thread interrupter([&] {
     // The hang is called ~1 s in; its debugger would then run for 30 s.
     for (int i = 0; i < 100 && debugger.runs() == 0; ++i)

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervisor.h"
+#include "smoke_check.h"
 
 namespace {
 
@@ -22,18 +23,9 @@ using fc::harness::ChildResult;
 using fc::harness::LaunchSpec;
 using nlohmann::json;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what, const std::string& detail = "") {
-  std::printf("%s  %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
-              detail.c_str());
-  std::fflush(stdout);
-  if (!ok) ++failures;
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using fc::smoke::check;
+using fc::smoke::contains;
+using fc::smoke::failures;
 
 ChildResult run(const std::string& program, std::initializer_list<std::string> args) {
   LaunchSpec s;

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cases/shared_memory.h"
+#include "smoke_check.h"
 
 namespace {
 
@@ -24,14 +25,8 @@ using fc::cases::ProcessMutex;
 using fc::cases::SharedLock;
 using fc::cases::SharedSegment;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what, const std::string& detail = "") {
-  std::printf("%s  %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
-              detail.c_str());
-  std::fflush(stdout);
-  if (!ok) ++failures;
-}
+using fc::smoke::check;
+using fc::smoke::failures;
 
 // Runs this program again with `args`; its exit code, or -1 when it could not be started.
 int run_self(const std::string& args, DWORD* pid = nullptr) {

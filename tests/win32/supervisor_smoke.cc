@@ -11,6 +11,7 @@
 #include "harness/supervisor.h"
 #include "launch/launch.h"
 #include "launch/win32.h"
+#include "smoke_check.h"
 
 FORKCHECK_WORKER(smoke_square) { return payload.at("x").get<int>() * payload.at("x").get<int>(); }
 FORKCHECK_WORKER(smoke_throws) { throw std::runtime_error("as asked"); }
@@ -21,16 +22,9 @@ using fc::harness::ChildResult;
 using fc::harness::LaunchSpec;
 namespace launch = fc::launch;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what, const std::string& detail = "") {
-  std::printf("%s  %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
-              detail.c_str());
-  std::fflush(stdout);
-  if (!ok) ++failures;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using fc::smoke::check;
+using fc::smoke::contains;
+using fc::smoke::failures;
 
 LaunchSpec spec(const std::string& child, std::initializer_list<std::string> args, double timeout_s = 30) {
   LaunchSpec s;
