@@ -168,6 +168,11 @@ std::string header(const json& report) {
     o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as not run.</p>";
   else if (run.value("interrupted", false))
     o += "<p class=\"banner\">This run was interrupted: variants that had not ended are shown as not run.</p>";
+  if (const auto errors = catalog_errors(report); !errors.empty()) {
+    o += "<div class=\"banner\" id=\"catalog-errors\">" + h(kCatalogErrorsHeadline) + ":<ul>";
+    for (const auto& e : errors) o += "<li>" + h(e) + "</li>";
+    o += "</ul></div>";
+  }
   return o + "</header>\n";
 }
 

@@ -153,6 +153,27 @@ class JunitReporter final : public Reporter {
       total.tests += n.tests, total.failures += n.failures, total.errors += n.errors;
       total.skipped += n.skipped, total.time += n.time;
     }
+    // A repro program that could not list its cases: an <error> of its own, so CI shows that cases
+    // are missing rather than passing on the ones that were there.
+    if (const auto errors = catalog_errors(report); !errors.empty()) {
+      auto suite = root.append_child("testsuite");
+      attr(suite, "name", "forkcheck");
+      if (!field(run, "started_at").empty()) attr(suite, "timestamp", field(run, "started_at"));
+      Counts n;
+      for (const auto& e : errors) {
+        auto tc = suite.append_child("testcase");
+        attr(tc, "classname", "forkcheck");
+        attr(tc, "name", "catalog: " + e.substr(0, e.find(" --list")));
+        attr(tc, "time", fixed3(0));
+        auto err = tc.append_child("error");
+        attr(err, "message", std::string(kCatalogErrorsHeadline) + ": " + e);
+        attr(err, "type", "catalog");
+        err.text().set(xml_safe(e).c_str());
+        ++n.tests, ++n.errors;
+      }
+      set_counts(suite, n);
+      total.tests += n.tests, total.errors += n.errors;
+    }
     set_counts(root, total);
     std::ostringstream out;
     doc.save(out, "  ", pugi::format_indent, pugi::encoding_utf8);

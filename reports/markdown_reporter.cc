@@ -65,6 +65,11 @@ std::string header(const json& report) {
        (s.value("ok", true) ? "every fix behaved" : "**a fix misbehaved or the harness failed**") + "\n\n";
   if (run.contains("complete") && !run.value("complete", true))
     o += "> **This run did not finish**: variants that had not ended are shown as not run.\n\n";
+  if (const auto errors = catalog_errors(report); !errors.empty()) {
+    o += "> **" + std::string(kCatalogErrorsHeadline) + "**:\n";
+    for (const auto& e : errors) o += "> - " + md_inline(e) + "\n";
+    o += "\n";
+  }
   return o;
 }
 

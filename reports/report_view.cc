@@ -61,6 +61,14 @@ std::string mismatch_meaning(const nlohmann::json& v) {
   return "the hazard did not show as documented here: " + what;
 }
 
+std::vector<std::string> catalog_errors(const nlohmann::json& report) {
+  std::vector<std::string> errors;
+  if (!report.is_object() || !report.contains("run") || !report["run"].is_object()) return errors;
+  for (const auto& e : list(report["run"], "catalog_errors"))
+    errors.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+  return errors;
+}
+
 const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id) {
   for (const auto& c : list(report, "cases"))
     if (field(c, "id") == id) return &c;

@@ -30,6 +30,12 @@ std::string outcome_vs_expected(const nlohmann::json& variant);
 // In words, what a mismatch means: "regression: ...", "the hazard did not show here: ...".
 std::string mismatch_meaning(const nlohmann::json& variant);
 
+// What each repro program that could not list its cases said (report.run.catalog_errors): their
+// cases are missing from the report, which every format says at its top.
+std::vector<std::string> catalog_errors(const nlohmann::json& report);
+inline constexpr const char* kCatalogErrorsHeadline =
+    "cases are missing from this report: a repro program could not list them";
+
 // The case the reports feature first: the tiny NN trained by 5 workers.
 inline constexpr const char* kFeaturedCase = "tiny-nn-spawn";
 const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id);

@@ -369,6 +369,51 @@ TEST(ReportView, FailedWorkersNameIndexPidMethodHowAndWhen) {
   EXPECT_TRUE(failed_workers(testing::variant("x", "fork", "fix", "ok", "ok")).empty());
 }
 
+// A repro program that could not list its cases: its cases are missing, and every format says so
+// at its top (JUnit with an error, so CI does not pass on the cases that were there).
+TEST(CatalogErrors, EveryFormatSaysCasesAreMissingAndWhy) {
+  json r = synthetic_report();
+  const std::string error =
+      "/opt/fc/forkcheck-repro-torch --list: cannot start '/opt/fc/forkcheck-repro-torch': "
+      "<missing>";
+  r["run"]["catalog_errors"] = json::array({error});
+  const std::string html = make_html_reporter()->render(r);
+  const size_t banner = html.find("id=\"catalog-errors\"");
+  ASSERT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, html.find("<table class=\"matrix\">")) << "the banner comes before the matrix";
+  EXPECT_NE(html.find("<li>" + html_escape(error) + "</li>"), std::string::npos);
+  const std::string md = make_markdown_reporter()->render(r);
+  EXPECT_NE(md.find(std::string("> **") + kCatalogErrorsHeadline + "**"), std::string::npos) << md;
+  EXPECT_LT(md.find(kCatalogErrorsHeadline), md.find("## Cases by start method"));
+  EXPECT_NE(md.find("forkcheck-repro-torch --list: cannot start"), std::string::npos);
+
+  pugi::xml_document doc;
+  const std::string xml = make_junit_reporter()->render(r);
+  ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
+  auto root = doc.child("testsuites");
+  EXPECT_EQ(root.attribute("tests").as_int(), 7 + 1);
+  pugi::xml_node tc;
+  for (auto s : root.children("testsuite"))
+    for (auto t : s.children("testcase"))
+      if (std::string(t.attribute("classname").value()) == "forkcheck") tc = t;
+  ASSERT_TRUE(tc) << xml;
+  EXPECT_EQ(std::string(tc.attribute("name").value()), "catalog: /opt/fc/forkcheck-repro-torch");
+  ASSERT_TRUE(tc.child("error"));
+  EXPECT_NE(std::string(tc.child("error").attribute("message").value()).find(error),
+            std::string::npos);
+  pugi::xml_document plain;
+  ASSERT_TRUE(plain.load_string(make_junit_reporter()->render(synthetic_report()).c_str()));
+  EXPECT_EQ(root.attribute("errors").as_int(),
+            plain.child("testsuites").attribute("errors").as_int() + 1);
+}
+
+TEST(CatalogErrors, NoneMeansNoBanner) {
+  const json r = synthetic_report();
+  EXPECT_EQ(make_html_reporter()->render(r).find("catalog-errors"), std::string::npos);
+  EXPECT_EQ(make_markdown_reporter()->render(r).find(kCatalogErrorsHeadline), std::string::npos);
+  EXPECT_EQ(make_junit_reporter()->render(r).find("classname=\"forkcheck\""), std::string::npos);
+}
+
 TEST(CrashDetails, EveryFormatNamesTheWorkerThatDiedAndWhen) {
   const json r = report_with_crash_details();
   const std::string html = make_html_reporter()->render(r);
