@@ -1,6 +1,7 @@
-// Loopback TCP for socket-handle-spawn, as each OS has sockets: BSD sockets on Linux and macOS
-// (loopback_posix.cc), Winsock on Windows (loopback_win32.cc). Every socket is close-on-exec
-// (not inherited by spawned workers) and never raises SIGPIPE.
+// Loopback TCP for socket-handle-spawn and selfplay-pipeline's queue (record_queue.h), as each OS
+// has sockets: BSD sockets on Linux and macOS (loopback_posix.cc), Winsock on Windows
+// (loopback_win32.cc). Every socket is close-on-exec (not inherited by spawned workers) and never
+// raises SIGPIPE.
 #pragma once
 
 #include <cstddef>

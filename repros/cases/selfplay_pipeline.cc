@@ -6,42 +6,35 @@
 //
 // Here: a small policy/value network built and saved as TorchScript in C++ (Module::define),
 // spawned actors each torch::jit::load it, run batched inference under a process-shared mutex,
-// and send records over a unix datagram socket to a writer process that writes them to a file.
+// and send records over a queue (record_queue.h: loopback TCP, one connection per actor, the
+// writer's port published in a file) to a writer process that writes them to a file.
 // Round 1 runs 1 actor, round 2 runs 2: records per second for both are measured. Under fork,
 // after the parent ran the model with 2 intra-op threads, the actor's first forward hangs in
 // libgomp (the mechanism of torch-omp-pool-hang).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
-#include <stdlib.h>
 #include <torch/script.h>
 #include <torch/torch.h>
-#ifndef _WIN32
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-#endif
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#ifndef _WIN32
+#include "cases/record_queue.h"
 #include "cases/shared_memory.h"
-#endif
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
@@ -53,8 +46,8 @@ namespace {
 using fc::Outcome;
 using nlohmann::json;
 
-#ifndef _WIN32  // see kNotOnWindows
 namespace fs = std::filesystem;
+namespace queue = fc::cases::record_queue;
 using fc::cases::monotonic_s;
 
 // A batch of 256 positions makes 256x256 hidden activations: 65536 elements, above ATen's
@@ -112,66 +105,6 @@ std::pair<torch::Tensor, torch::Tensor> forward(torch::jit::Module& m, const tor
   return {out->elements()[0].toTensor(), out->elements()[1].toTensor()};
 }
 
-sockaddr_un address(const std::string& path) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path) throw std::runtime_error("socket path too long: " + path);
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-  return a;
-}
-
-[[noreturn]] void fail(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-// A send to a writer that went away is an error, never SIGPIPE: MSG_NOSIGNAL where send() has it
-// (Linux), SO_NOSIGPIPE on the socket where it does not (macOS).
-#ifdef MSG_NOSIGNAL
-constexpr int kSendFlags = MSG_NOSIGNAL;
-#else
-constexpr int kSendFlags = 0;
-#endif
-
-// A datagram socket of the queue: close-on-exec (set after socket(): macOS has no SOCK_CLOEXEC),
-// no SIGPIPE, and buffers for a whole batch's records in one datagram: macOS allows 2 KiB
-// datagrams and a 4 KiB receive buffer by default (net.local.dgram.*), Linux far more.
-int queue_socket() {
-  const int s = ::socket(AF_UNIX, SOCK_DGRAM, 0);
-  if (s < 0) fail("socket");
-  ::fcntl(s, F_SETFD, FD_CLOEXEC);
-#ifdef SO_NOSIGPIPE
-  const int on = 1;
-  ::setsockopt(s, SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
-#endif
-  const int send_buffer = 256 * 1024, receive_buffer = 4 * 1024 * 1024;
-  ::setsockopt(s, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
-  ::setsockopt(s, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
-  return s;
-}
-
-// The actors' end of the queue: a datagram socket connected to the writer's address, retried
-// until the writer (started at the same time) has bound it.
-int connect_queue(const std::string& path) {
-  const sockaddr_un a = address(path);
-  const double deadline = monotonic_s() + 20;
-  for (;;) {
-    int s = queue_socket();
-    if (::connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return s;
-    const int err = errno;
-    ::close(s);
-    errno = err;
-    if ((err != ENOENT && err != ECONNREFUSED) || monotonic_s() > deadline)
-      fail("connect to the writer at " + path);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
-void send_message(int s, const std::string& m) {
-  // A datagram is one message: records from two actors never interleave. A full queue blocks.
-  while (::send(s, m.data(), m.size(), kSendFlags) < 0)
-    if (errno != EINTR) fail("send to the writer");
-}
-
 FORKCHECK_WORKER(selfplay_actor) {
   const int round = payload.at("round").get<int>(), index = payload.at("index").get<int>();
   const int actors = payload.at("actors").get<int>();
@@ -179,7 +112,8 @@ FORKCHECK_WORKER(selfplay_actor) {
   auto* sh = static_cast<Shared*>(seg.data());
   auto model = torch::jit::load(payload.at("model").get<std::string>());  // each loads its own
   model.eval();
-  const int queue = connect_queue(payload.at("queue").get<std::string>());
+  // The writer is started with the actors: this waits (20 s at most) for its port, then connects.
+  queue::Sender records(payload.at("queue").get<std::string>());
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(100 * round + index));
 
   // The first forward: where a fork child of the parallel parent hangs (announced to the harness).
@@ -227,14 +161,14 @@ FORKCHECK_WORKER(selfplay_actor) {
                     static_cast<double>(v[g]));
       m += line;
     }
-    send_message(queue, m);
+    records.send(m);  // one message: never mixed with another actor's; a full queue blocks
     sent += kBatch;
   }
   const double t_end = monotonic_s();
   sh->finished[round].fetch_add(1);
-  send_message(queue, "E " + std::to_string(round) + " " + std::to_string(index) + " " +
-                          std::to_string(sent) + "\n");
-  ::close(queue);
+  records.send("E " + std::to_string(round) + " " + std::to_string(index) + " " +
+               std::to_string(sent) + "\n");
+  records.close();  // this actor's end: the writer stops once every actor's end came
   return {{"pid", fc::launch::current_process_id()}, {"round", round}, {"actor", index}, {"sent", sent},
           {"t_start", t_start}, {"t_end", t_end},
           {"records_per_second", static_cast<double>(sent) / (t_end - t_start)},
@@ -243,27 +177,17 @@ FORKCHECK_WORKER(selfplay_actor) {
 }
 
 // The one writer: receives every actor's records, counts them per actor, writes them to a file.
+// It listens before it publishes its port, so no actor's connection is refused; it gives up after
+// 20 s without a byte from any actor (saying how many ended), and at once when an actor's
+// connection drops in the middle of a message.
 FORKCHECK_WORKER(selfplay_writer) {
-  const std::string path = payload.at("queue").get<std::string>();
-  const int expected_ends = payload.at("actors").get<int>();
-  const sockaddr_un a = address(path);
-  int s = queue_socket();
-  if (::bind(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) fail("bind " + path);
+  queue::Writer records(payload.at("queue").get<std::string>(), payload.at("actors").get<int>(),
+                        std::chrono::seconds(20));
   std::ofstream out(payload.at("records").get<std::string>());
   std::map<std::string, long> received, claimed;
   long written = 0;
-  int ends = 0;
-  std::vector<char> buf(1 << 20);
-  while (ends < expected_ends) {
-    pollfd p{s, POLLIN, 0};
-    const int n = ::poll(&p, 1, 20000);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw std::runtime_error("the writer heard nothing for 20 s; ends from " +
-                               std::to_string(ends) + " of " + std::to_string(expected_ends) + " actors");
-    const ssize_t len = ::recv(s, buf.data(), buf.size(), 0);
-    if (len <= 0) fail("recv");
-    std::string m(buf.data(), static_cast<size_t>(len));
+  std::string m;
+  while (records.next(m)) {
     char kind = 0;
     int round = 0, actor = 0;
     long count = 0;
@@ -272,7 +196,6 @@ FORKCHECK_WORKER(selfplay_writer) {
     const std::string key = std::to_string(round) + "/" + std::to_string(actor);
     if (kind == 'E') {
       claimed[key] = count;
-      ++ends;
       continue;
     }
     const std::string body = m.substr(m.find('\n') + 1);
@@ -282,18 +205,30 @@ FORKCHECK_WORKER(selfplay_writer) {
     written += lines;
   }
   out.close();
-  ::close(s);
-  ::unlink(path.c_str());
   return {{"pid", fc::launch::current_process_id()}, {"received", received}, {"claimed", claimed}, {"written", written}};
 }
 
-// The case's scratch directory (model, queue socket, records), removed on every way out.
+// The case's scratch directory (model, the writer's port file, records), removed on every way
+// out. Its name is new: create_directory fails on one that exists, as mkdtemp would, on every OS.
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string t = (fs::temp_directory_path() / "forkcheck-selfplay-XXXXXX").string();
-    if (::mkdtemp(t.data()) == nullptr) fail("mkdtemp");
-    path = t;
+    const fs::path base = fs::temp_directory_path();
+    const auto salt = static_cast<unsigned long long>(
+        std::chrono::steady_clock::now().time_since_epoch().count());
+    for (unsigned attempt = 0; attempt < 100; ++attempt) {
+      char name[80];
+      std::snprintf(name, sizeof name, "forkcheck-selfplay-%lld-%llx",
+                    static_cast<long long>(fc::launch::current_process_id()), salt + attempt);
+      std::error_code ec;
+      if (fs::create_directory(base / name, ec)) {
+        path = base / name;
+        fs::permissions(path, fs::perms::owner_all, ec);  // mkdtemp's 0700 (POSIX)
+        return;
+      }
+      if (ec) throw std::system_error(ec, "create " + (base / name).string());
+    }
+    throw std::runtime_error("no new scratch directory in " + base.string() + " after 100 names");
   }
   ~TempDir() {
     std::error_code ec;
@@ -304,12 +239,14 @@ struct TempDir {
 fc::CaseResult run(const fc::VariantSpec& variant) {
   TempDir dir;
   const std::string model_path = (dir.path / "model.pt").string();
-  const std::string queue_path = (dir.path / "queue.sock").string();
+  const std::string queue_path = (dir.path / "queue.port").string();  // the writer's port
   const std::string records_path = (dir.path / "records.txt").string();
   auto seg = fc::cases::SharedSegment::create("selfplay", sizeof(Shared));
   // A hung variant is ended by SIGTERM, which runs no destructor: leave nothing behind then either.
   fc::cases::remove_segment_on_termination(seg.name());
-  for (const auto& p : {model_path, queue_path, records_path, dir.path.string()})
+  // (queue_path + ".tmp": the port file written aside, before the writer renames it.)
+  for (const auto& p :
+       {model_path, queue_path, queue_path + ".tmp", records_path, dir.path.string()})
     fc::cases::remove_on_termination(p);
   auto* sh = new (seg.data()) Shared();
   fc::cases::init_process_shared_mutex(&sh->inference);
@@ -418,17 +355,6 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   return result;
 }
 
-#else
-// The writer's queue is POSIX code (Unix datagram sockets and poll; Windows has stream AF_UNIX
-// sockets only); its Windows port is not written, and the report says so rather than leaving the
-// case out. (The inference lock has a Windows port: shared_lock_win32.cc.)
-constexpr const char* kNotOnWindows =
-    "not run on Windows: forkcheck's implementation of this case uses Unix datagram sockets for "
-    "the writer's queue, which Windows does not have (its AF_UNIX sockets are stream sockets); "
-    "that part has no Windows port yet";
-fc::CaseResult run(const fc::VariantSpec&) { return {fc::Outcome::kError, kNotOnWindows, {}}; }
-#endif
-
 std::vector<fc::VariantSpec> variants() {
   const bool omp = at::hasOpenMP();
   auto fork = fc::hazard(
@@ -449,9 +375,6 @@ std::vector<fc::VariantSpec> variants() {
               "as `spawn`, processes forked by the forkserver"),
       fork,
   };
-#ifdef _WIN32
-  for (auto& v : all) v.skip(kNotOnWindows);
-#endif
   return all;
 }
 
@@ -473,10 +396,12 @@ FORKCHECK_CASE(selfplay_pipeline_case) {
   c.mechanism =
       "A spawned actor shares nothing with the parent: it loads the model file and opens the "
       "lock and the queue by name (a shared memory segment holding a process-shared mutex, a "
-      "unix socket bound by the writer). Under fork the actor also inherits the parent's libgomp "
-      "pool bookkeeping; once the parent ran a parallel op, the child's first parallel op waits "
-      "forever.";
-  c.platforms = "POSIX; the fork hang needs a libtorch with libgomp (Debian's)";
+      "loopback TCP socket the writer listens on, its port published in a file). Under fork the "
+      "actor also inherits the parent's libgomp pool bookkeeping; once the parent ran a parallel "
+      "op, the child's first parallel op waits forever.";
+  c.platforms =
+      "all (Windows: spawn only, as everywhere there); the fork hang needs a libtorch with libgomp "
+      "(Debian's)";
   c.variants = &variants;
   c.run = &run;
   return c;

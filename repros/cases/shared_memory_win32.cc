@@ -1,8 +1,9 @@
 // What the torch cases' shared state needs on Windows: one clock, and no clean-up at termination.
 // The harness ends a variant's processes with its job object (TerminateJobObject), which runs no
 // code in them, so nothing could be removed then. A segment needs nothing: a named file mapping
-// goes with the last handle to it, and the kill closes every handle. A registered file would stay
-// behind after a kill (only selfplay-pipeline registers files, and it does not run on Windows).
+// goes with the last handle to it, and the kill closes every handle. A registered file stays
+// behind after a kill (only selfplay-pipeline registers files: its scratch directory, left in the
+// temp directory when a variant of it is ended at its deadline).
 // See shared_memory.h.
 #include <windows.h>
 
