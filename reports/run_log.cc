@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "reports/file_io.h"
+#include "reports/report_view.h"
 #include "reports/verdict.h"
 
 namespace fc::reports {
@@ -125,6 +126,8 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
     c["verdict_reason"] = verdict.reason;
   }
   report["summary"] = summarize(report["cases"]);
+  // Cases a repro program could not list are missing: the run is not ok (forkcheck exits 1).
+  if (!list(report["run"], "catalog_errors").empty()) report["summary"]["ok"] = false;
   return report;
 }
 

@@ -407,6 +407,15 @@ TEST(CatalogErrors, EveryFormatSaysCasesAreMissingAndWhy) {
             plain.child("testsuites").attribute("errors").as_int() + 1);
 }
 
+TEST(CatalogErrors, MakeTheRunNotOk) {
+  std::vector<json> lines = {
+      {{"type", "run"}, {"catalog_errors", json::array({"forkcheck-repro-torch --list: gone"})}},
+      {{"type", "end"}}};
+  EXPECT_EQ(fold_run_log(lines)["summary"]["ok"], false);
+  lines[0].erase("catalog_errors");
+  EXPECT_EQ(fold_run_log(lines)["summary"]["ok"], true);
+}
+
 TEST(CatalogErrors, NoneMeansNoBanner) {
   const json r = synthetic_report();
   EXPECT_EQ(make_html_reporter()->render(r).find("catalog-errors"), std::string::npos);

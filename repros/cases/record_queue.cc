@@ -75,10 +75,11 @@ bool Writer::next(std::string& message) {
     if (ends_ >= actors_) return false;
     const auto quiet = std::chrono::duration_cast<milliseconds>(Clock::now() - last_heard);
     if (quiet >= silence_)
-      throw std::runtime_error("the writer heard nothing for " + seconds(silence_) +
-                               "; ends from " + std::to_string(ends_) + " of " +
-                               std::to_string(actors_) + " actors (" +
-                               std::to_string(connections_) + " connected)");
+      throw std::runtime_error(
+          "the writer heard nothing for " + seconds(silence_) + "; ends from " +
+          std::to_string(ends_) + " of " + std::to_string(actors_) + " actors (" +
+          std::to_string(connections_) + " connected)" +
+          (accept_error_.empty() ? "" : "; an accept failed: " + accept_error_));
     std::vector<const loopback::Socket*> sockets{&listener_};
     for (const Connection& c : open_) sockets.push_back(&c.socket);
     const std::vector<bool> readable =
@@ -93,10 +94,7 @@ bool Writer::next(std::string& message) {
         ++ends_;
       }
     }
-    if (readable[0]) {
-      accept_one();
-      heard = true;
-    }
+    if (readable[0] && accept_one()) heard = true;
     if (heard) last_heard = Clock::now();
   }
   message = std::move(ready_.front());
@@ -104,12 +102,18 @@ bool Writer::next(std::string& message) {
   return true;
 }
 
-void Writer::accept_one() {
+bool Writer::accept_one() {
   Connection c;
   c.socket = loopback::accept_connection(listener_, c.peer_port);
-  if (!c.socket) throw std::runtime_error("the writer's accept failed: " + loopback::last_error());
+  if (!c.socket) {
+    // A peer that reset before it was accepted is no actor of ours to wait for; whatever else
+    // failed shows in the silence error, if it comes to that.
+    accept_error_ = loopback::last_error();
+    return false;
+  }
   open_.push_back(std::move(c));
   ++connections_;
+  return true;
 }
 
 bool Writer::read_from(Connection& c) {

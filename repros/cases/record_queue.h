@@ -33,8 +33,9 @@ class Writer {
 
   // The next message (from any actor, each actor's in the order it sent them) into `message`;
   // false once all `actors` ends came and every message before them was returned. Throws
-  // std::runtime_error: nothing arrived for `silence` (saying how many ends came), a connection
-  // that broke or closed in the middle of a frame, a frame larger than kMaxMessage.
+  // std::runtime_error: nothing arrived for `silence` (saying how many ends came, and a failed
+  // accept if there was one), a connection that broke or closed in the middle of a frame, a frame
+  // larger than kMaxMessage.
   bool next(std::string& message);
 
   int port() const { return port_; }
@@ -47,7 +48,7 @@ class Writer {
     int peer_port = 0;
     std::string pending;  // bytes received, not yet a whole frame
   };
-  void accept_one();
+  bool accept_one();  // false when accept failed (accept_error_ says why)
   // Reads what `c` has; false at its end (EOF after a whole frame). Throws as next() does.
   bool read_from(Connection& c);
 
@@ -59,6 +60,7 @@ class Writer {
   std::vector<Connection> open_;
   std::deque<std::string> ready_;  // whole messages not yet returned
   int connections_ = 0, ends_ = 0;
+  std::string accept_error_;
 };
 
 // An actor's end. Its connection closes with the object: that is the actor's end.
