@@ -12,18 +12,24 @@
 #   2. none of the files a Windows build compiles includes a POSIX header that MSVC lacks
 #      (mingw has some of them, so step 1 alone would not notice);
 #   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_NATIVE_ONLY=ON) of every translation unit of
-#      the harness (forkcheck watch's and main.cc included), of the reports, and of the native
-#      repro program forkcheck-repro.exe, linked (OpenMP: mingw's libgomp);
-#   4. two smoke programs linked from them (tests/win32/): supervisor_smoke (the job-object
-#      supervisor, spawn, exit codes) and repro_smoke (forkcheck-repro.exe under that supervisor:
-#      its catalog, its environment, every variant it does not skip on Windows);
-#   5. both run under wine, when wine is installed.
-# Third-party headers (Boost, nlohmann/json, CLI11, pugixml, utf8cpp) are the host's, reached
-# through a directory of symlinks: never /usr/include itself, whose glibc headers would shadow
-# mingw's. Not checked, for want of what they need: the torch program's link (no libtorch built
-# for mingw), forkcheck.exe's link (pugixml is a library, and only
-# its headers are here), the tests under tests/ but tests/win32/, and the macOS siblings (*_mac.*:
-# no Apple SDK here; ci/check-macos-syntax.sh checks the harness's against stand-ins).
+#      the harness (forkcheck watch's and main.cc included) and of the reports, and forkcheck.exe
+#      and the native repro program forkcheck-repro.exe linked (OpenMP: mingw's libgomp);
+#   4. smoke programs linked from them (tests/win32/): supervisor_smoke (the job-object
+#      supervisor, spawn, exit codes), repro_smoke (forkcheck-repro.exe under that supervisor: its
+#      catalog, its environment, every variant it does not skip on Windows), shared_lock_smoke
+#      (hogwild-shared-memory's cross-process lock) and record_queue_smoke (selfplay-pipeline's
+#      queue);
+#   5. those run under wine, when wine is installed;
+#   6. forkcheck.exe run under wine as a user runs it (tests/win32/check_forkcheck_exe.py): `all`
+#      with its four reports checked (every fork/forkserver variant skipped saying why, every
+#      spawn variant run but the three that cannot), `exec` of a child that hangs, crashes or
+#      leaves a grandchild, and bad input (exit 2, one line, nothing lost).
+# Third-party headers (Boost, nlohmann/json, CLI11, utf8cpp) are the host's, reached through a
+# directory of symlinks: never /usr/include itself, whose glibc headers would shadow mingw's.
+# pugixml is compiled from its Debian source (below). Not checked, for want of what they need: the
+# torch program's link (no libtorch built for mingw), the tests under tests/ but tests/win32/, and
+# the macOS siblings (*_mac.*: no Apple SDK here; ci/check-macos-syntax.sh checks them against
+# stand-ins).
 #
 # Usage: ci/check-win32-cross.sh [WORK_DIR]   (default: build-ci/win32-cross)
 # Exit status 77 when the cross compiler is not installed (ctest counts that as skipped).
@@ -48,7 +54,7 @@ inc="$work/include"
 deps="$work/packages"
 rm -rf "$inc" "$deps"
 mkdir -p "$inc" "$deps"
-for h in boost nlohmann CLI pugixml.hpp pugiconfig.hpp utf8.h utf8 utf8cpp; do
+for h in boost nlohmann CLI utf8.h utf8 utf8cpp; do
   [ -e "/usr/include/$h" ] && ln -s "/usr/include/$h" "$inc/$h"
 done
 cmake_args=()
@@ -82,7 +88,34 @@ boost_version=$(sed -n 's/^#define BOOST_LIB_VERSION "\([0-9]*\)_\([0-9]*\).*"/\
 standin Boost "$boost_version" Boost::headers Boost::filesystem
 standin nlohmann_json 3.11.0 nlohmann_json::nlohmann_json
 standin CLI11 2.3.0 CLI11::CLI11
-standin pugixml 1.13 pugixml::pugixml
+# pugixml is a compiled library, and Debian has no mingw build of it: its source, the installed
+# version's from the Debian archive (ci/fetch-debian-source.sh, kept in .cache/), compiled in
+# pugixml's own header-only mode into the one source that includes it (the JUnit reporter).
+# Without it (offline, say) steps 1-5 still run on the host's headers; forkcheck.exe is not linked,
+# step 6 cannot run, and the check fails at the end saying why.
+pugixml_missing=""
+if pugixml_src=$(bash ci/fetch-debian-source.sh libpugixml-dev "$root/.cache/debian-src" 2>"$work/fetch.log"); then
+  pugixml_version=$(dpkg-query -W -f='${Version}' libpugixml-dev)
+  mkdir -p "$deps/pugixml"
+  cat >"$deps/pugixml/pugixmlConfig.cmake" <<EOF
+# Written by ci/check-win32-cross.sh: pugixml compiled header-only from its Debian source.
+if(NOT TARGET pugixml::pugixml)
+  add_library(pugixml::pugixml INTERFACE IMPORTED)
+  set_target_properties(pugixml::pugixml PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "$pugixml_src/src"
+    INTERFACE_COMPILE_DEFINITIONS PUGIXML_HEADER_ONLY)
+endif()
+set(pugixml_VERSION ${pugixml_version%%-*})
+EOF
+  cmake_args+=("-Dpugixml_DIR=$deps/pugixml")
+else
+  why=$(grep -m1 -E "Failed to fetch|^E:" "$work/fetch.log" || tail -n 1 "$work/fetch.log")
+  pugixml_missing="pugixml's source could not be fetched (${why#W: }; $work/fetch.log), so forkcheck.exe was not linked and not run"
+  echo "pugixml: $pugixml_missing"
+  pugixml_src=$inc
+  for h in pugixml.hpp pugiconfig.hpp; do ln -s "/usr/include/$h" "$inc/$h"; done
+  standin pugixml 1.13 pugixml::pugixml
+fi
 standin utf8cpp 3.2 utf8cpp utf8::cpp
 
 failed=0
@@ -125,7 +158,8 @@ mkdir -p "$gen"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/version.h"
 syntax() {  # FILE: a source, or a header compiled on its own
   local f=$1 args=(-std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -I"$root"
-                   -I"$root/repros" -I"$work/generated" -isystem "$inc")
+                   -I"$root/repros" -I"$work/generated" -isystem "$inc"
+                   -isystem "$pugixml_src/src")
   case $f in
     *.h) "$cxx" "${args[@]}" -x c++ -include "$root/$f" - </dev/null ;;
     *) "$cxx" "${args[@]}" "$root/$f" ;;
@@ -202,8 +236,8 @@ fi
 echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers"
 
 # --- 3. the cross build ------------------------------------------------------------------------
-# The harness's objects by name (forkcheck.exe itself is not linked: pugixml is headers only
-# here), the reports' library, and forkcheck-repro.exe with everything it links.
+# The harness's objects by name, the reports' library, forkcheck.exe and forkcheck-repro.exe with
+# everything they link.
 build="$work/build"
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/mingw-w64.cmake" \
        -DFORKCHECK_NATIVE_ONLY=ON -DFORKCHECK_HARNESS_ONLY=OFF -DCMAKE_BUILD_TYPE=Release \
@@ -214,7 +248,9 @@ if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/ming
 fi
 mapfile -t objects < <(ninja -C "$build" -t targets all |
                        sed -n 's/^\([^:]*CMakeFiles\/\(fc_harness\|fc_watch\|fc_launch\|forkcheck\)\.dir\/[^:]*\.obj\): .*/\1/p')
-if ! ninja -C "$build" -k 0 -j "$jobs" "${objects[@]}" fc_reports fc_repro_core forkcheck-repro \
+programs=(fc_reports fc_repro_core forkcheck-repro)
+[ -n "$pugixml_missing" ] || programs+=(forkcheck)
+if ! ninja -C "$build" -k 0 -j "$jobs" "${objects[@]}" "${programs[@]}" \
        >"$work/build.log" 2>&1; then
   grep -E "error|FAILED" "$work/build.log" | head -40
   fail "cross build (log: $work/build.log)"
@@ -226,9 +262,12 @@ if grep -E "warning:" "$work/build.log" | grep -qE "win32|/reports/|/repros/"; t
   fail "warnings in Windows files"
 fi
 repro="$build/bin/forkcheck-repro.exe"
+linked=()
+for exe in forkcheck.exe forkcheck-repro.exe; do
+  [ -f "$build/bin/$exe" ] && linked+=("$exe")
+done
 echo "3. cross build: ${#objects[@]} objects of fc_harness, fc_watch, fc_launch and forkcheck," \
-     "fc_reports, fc_repro_core; $( [ -f "$repro" ] && echo "forkcheck-repro.exe linked" ||
-                                    echo "forkcheck-repro.exe NOT linked")"
+     "fc_reports, fc_repro_core; linked: ${linked[*]:-nothing}"
 
 # --- 4. the smoke programs, linked -----------------------------------------------------------------
 if [ $failed -eq 0 ]; then
@@ -242,13 +281,17 @@ if [ $failed -eq 0 ]; then
         -I"$work/generated" -isystem "$inc")
   if "$cxx" "${link[@]}" tests/win32/smoke_child.cc -o "$work/smoke_child.exe" &&
      "$cxx" "${link[@]}" tests/win32/supervisor_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -o "$work/supervisor_smoke.exe" &&
+            "$work/libfc_launch.a" -ldbghelp -o "$work/supervisor_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/repro_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -o "$work/repro_smoke.exe" &&
+            "$work/libfc_launch.a" -ldbghelp -o "$work/repro_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/shared_lock_smoke.cc repros/cases/shared_lock_win32.cc \
             repros/cases/shared_memory_win32.cc "$build/repros/core/libfc_repro_core.a" \
-            "$work/libfc_launch.a" -o "$work/shared_lock_smoke.exe"; then
-    echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe, shared_lock_smoke.exe"
+            "$work/libfc_launch.a" -o "$work/shared_lock_smoke.exe" &&
+     "$cxx" "${link[@]}" tests/win32/record_queue_smoke.cc repros/cases/record_queue.cc \
+            repros/cases/loopback_win32.cc "$work/libfc_launch.a" -lws2_32 \
+            -o "$work/record_queue_smoke.exe"; then
+    echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe, shared_lock_smoke.exe," \
+         "record_queue_smoke.exe"
   else
     fail "linking the smoke programs"
   fi
@@ -278,11 +321,26 @@ if [ $failed -eq 0 ] && [ -n "$wine" ]; then
   run_smoke supervisor_smoke smoke_child.exe
   run_smoke repro_smoke "Z:${repro//\//\\}"  # wine's Z: drive is /
   run_smoke shared_lock_smoke
+  run_smoke record_queue_smoke
+
+  # --- 6. forkcheck.exe itself, as a Windows user runs it: `all`, `exec`, bad input -------------
+  # (tests/win32/check_forkcheck_exe.py: what the reports say, not only exit statuses)
+  if [ -n "$pugixml_missing" ]; then
+    echo "6. not run: $pugixml_missing"
+  elif python3 tests/win32/check_forkcheck_exe.py "$wine" "$build/bin" "$work/smoke_child.exe" \
+       "$work" reports/report.schema.json >"$work/forkcheck_exe.log" 2>&1; then
+    sed 's/^/   /' "$work/forkcheck_exe.log"
+    echo "6. forkcheck.exe all, exec and bad input under wine: passed"
+  else
+    sed 's/^/   /' "$work/forkcheck_exe.log"
+    fail "forkcheck.exe under wine ($work/forkcheck_exe.log)"
+  fi
   "$wineserver" -k 2>/dev/null || true
 elif [ $failed -eq 0 ]; then
-  echo "5. run: wine is not installed: the smoke programs were linked, not run"
+  echo "5. run: wine is not installed: the smoke programs and forkcheck.exe were linked, not run"
 fi
 
+[ -z "$pugixml_missing" ] || fail "$pugixml_missing"
 if [ $failed -ne 0 ]; then
   echo "check-win32-cross: FAILED"
   exit 1

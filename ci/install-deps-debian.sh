@@ -12,6 +12,7 @@ packages=(
   libpugixml-dev libutfcpp-dev libpng-dev  # reports: junit.xml, UTF-8 repair, the screenshot test
   python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
+  dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts
   strace                                   # tests: every worker names forkcheck its ptracer
 )

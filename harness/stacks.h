@@ -2,7 +2,7 @@
 // process, with function names. eu-stack or gdb where installed and allowed to attach; where both
 // are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what the OS gives
 // (thread names, states, and on Linux wait channels: /proc; macOS: libproc), and the report says
-// why. Windows: not collected (stacks_win32.cc says why).
+// why. Windows: dbghelp's StackWalk64 (stacks_win32.cc).
 #pragma once
 
 #include <string>
@@ -29,13 +29,13 @@ struct ThreadStack {
 };
 
 struct Stacks {
-  std::string method;  // "eu-stack", "gdb", "proc", or "none"
+  std::string method;  // "eu-stack", "gdb", "proc", "dbghelp" (Windows), or "none"
   std::string note;    // why the method was what it was (e.g. why gdb could not attach)
   std::vector<ThreadStack> threads;
 };
 
-// Every thread of `pids`, within about `time_limit_s` overall. Windows (stacks_win32.cc: none, and
-// why); on POSIX the supervisor takes them beside its other children (stack_taking.h).
+// Every thread of `pids`, within about `time_limit_s` overall. Windows: stacks_win32.cc, from the
+// supervisor's loop; on POSIX the supervisor takes them beside its other children (stack_taking.h).
 Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.

@@ -375,7 +375,7 @@ void terminate_tree(Job& job) {
 void escalate(Job& job) {
   if (job.terminating) return;
   if (job.spec->collect_stacks && !interrupted())
-    job.r.stacks = collect_stacks({job.r.pid}, job.spec->stacks_time_limit_s);  // "none": see why
+    job.r.stacks = collect_stacks(job_processes(job.job.get()), job.spec->stacks_time_limit_s);
   job.terminating = true;
   job.term_at = Clock::now();
   if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job.r.pid)))
