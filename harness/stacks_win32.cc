@@ -156,8 +156,11 @@ class Suspension {
 
 Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s) {
   Stacks s;
-  // FORKCHECK_STACKS=none, as on POSIX; the walker is the only other method here.
-  if (const char* env = std::getenv("FORKCHECK_STACKS"); env && std::string(env) == "none") {
+  // FORKCHECK_STACKS=none, as on POSIX; dbghelp is the only method here, so a POSIX one asked
+  // for (eu-stack, gdb, proc) is named in the note as not available.
+  const char* env = std::getenv("FORKCHECK_STACKS");
+  const std::string wanted = env ? env : "";
+  if (wanted == "none") {
     s.method = "none";
     s.note = "FORKCHECK_STACKS=none: stacks were not taken";
     return s;
@@ -234,6 +237,8 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s) {
   s.note =
       "dbghelp StackWalk64 of every thread of the job's processes; names from the symbols dbghelp "
       "found (PDB files, or the images' exports), else the module";
+  if (!wanted.empty() && wanted != "dbghelp")
+    s.note += "; FORKCHECK_STACKS=" + wanted + " is not available on Windows (dbghelp or none)";
   char limit[64];
   std::snprintf(limit, sizeof limit, " the %.0f s time limit or an interrupt came first;",
                 time_limit_s);

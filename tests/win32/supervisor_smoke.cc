@@ -4,6 +4,7 @@
 // under wine where wine is installed. Usage: supervisor_smoke SMOKE_CHILD_EXE
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -92,6 +93,19 @@ void supervisor_checks(const std::string& child) {
   }
   check(walked, "hang: the child's stack shows Sleep called from the child's code",
         r.stacks.note + "\n" + frames);
+
+  // FORKCHECK_STACKS: none takes none; a POSIX debugger asked for is named as not available.
+  ::_putenv_s("FORKCHECK_STACKS", "none");  // getenv reads the CRT's copy: _putenv_s sets it
+  r = fc::harness::supervise(spec(child, {"hang"}, 30));
+  check(r.step_hang.has_value() && r.stacks.method == "none" && r.stacks.threads.empty() &&
+            contains(r.stacks.note, "FORKCHECK_STACKS=none"),
+        "hang, FORKCHECK_STACKS=none: no stacks, and the note says why", r.stacks.note);
+  ::_putenv_s("FORKCHECK_STACKS", "gdb");
+  r = fc::harness::supervise(spec(child, {"hang"}, 30));
+  check(r.stacks.method == "dbghelp" &&
+            contains(r.stacks.note, "FORKCHECK_STACKS=gdb is not available"),
+        "hang, FORKCHECK_STACKS=gdb: dbghelp, and the note says gdb is not", r.stacks.note);
+  ::_putenv_s("FORKCHECK_STACKS", "");  // empty: removed
 
   r = fc::harness::supervise(spec(child, {"sleep"}, 1.5));
   check(r.deadline_passed && r.duration_s < 10, "deadline: ends the child",
