@@ -1,6 +1,7 @@
 // Stacks of a hung tree taken while the supervisor goes on watching everything else: one
 // debugger command per process of the tree, run as the supervisor's own children, then the
-// stacks from what they printed. POSIX only (Windows takes no stacks: stacks_win32.cc).
+// stacks from what they printed. POSIX only (Windows walks them with dbghelp in the supervisor's
+// own loop: stacks_win32.cc).
 #pragma once
 
 #include <optional>

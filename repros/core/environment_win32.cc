@@ -87,8 +87,8 @@ nlohmann::json cpu_facts() {
 nlohmann::json ptrace_scope() {
   return {{"value", nullptr},
           {"meaning",
-           "no Yama on Windows: forkcheck takes no stacks of a hung tree there (the report says "
-           "so)"}};
+           "no Yama on Windows: forkcheck walks a hung tree's stacks with dbghelp, which needs "
+           "no debugger permission over its own children"}};
 }
 
 std::string cuda_driver_library(std::string&) { return "nvcuda.dll"; }

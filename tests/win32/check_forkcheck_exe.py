@@ -82,6 +82,8 @@ def check_all(wine, exe, work, schema):
     env = run_.get("environment", {})
     check(run_["platform"]["os"] == "Windows", f"all: platform {run_['platform']['os']}")
     check(env.get("start_methods") == ["spawn"], f"all: start methods {env.get('start_methods')}")
+    meaning = env.get("ptrace_scope", {}).get("meaning", "")
+    check("dbghelp" in meaning, f"all: the environment says how stacks are taken: {meaning}")
     check(len(run_.get("catalog_errors", [])) == 1, "all: report.json names the catalog error")
     s = r["summary"]
     check(s["mismatches"] == 0 and s["harness_failures"] == 0,
