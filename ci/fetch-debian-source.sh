@@ -19,10 +19,6 @@ read -r src version <<<"$fields"
 upstream=${version#*:}
 upstream=${upstream%-*}
 dir="$dest/$src-$upstream"
-if [ -f "$dir/.fetched-$version" ]; then
-  echo "$dir"
-  exit 0
-fi
 
 # One fetch at a time into DEST (two checks may share it): the second waits, then reuses.
 exec 9>"$dest/.lock"

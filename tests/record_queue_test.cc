@@ -21,17 +21,17 @@
 #include "cases/loopback.h"
 #include "cases/record_queue.h"
 #include "launch/process.h"
+#include "record_queue_check.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace rq = fc::cases::record_queue;
+using rq::testing::Clock;
+using rq::testing::drain;
+using rq::testing::message;
+using rq::testing::since;
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Runs `body` on a thread; what it threw, as text, once joined ("" when nothing).
 class Actor {
@@ -57,15 +57,6 @@ class Actor {
   std::thread thread_;
 };
 
-// Message `k` of actor `a`: its own header, then a body whose bytes depend on (a, k); every fifth
-// is 1 MiB, more than any one read or socket buffer holds.
-std::string message(int a, int k) {
-  std::string m = std::to_string(a) + " " + std::to_string(k) + "\n";
-  const std::size_t body = k % 5 == 0 ? (1u << 20) : 100 + static_cast<std::size_t>(k);
-  for (std::size_t i = 0; i < body; ++i) m += static_cast<char>('a' + (a * 7 + k * 3 + i) % 26);
-  return m;
-}
-
 class RecordQueue : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,17 +71,6 @@ class RecordQueue : public ::testing::Test {
   void TearDown() override {
     std::error_code ec;
     fs::remove_all(dir_, ec);
-  }
-
-  // What `w.next()` threw ("" when it returned), with `got` the messages it returned before.
-  static std::string drain(rq::Writer& w, std::vector<std::string>& got) {
-    try {
-      std::string m;
-      while (w.next(m)) got.push_back(m);
-    } catch (const std::runtime_error& e) {
-      return e.what();
-    }
-    return "";
   }
 
   fs::path dir_;

@@ -21,10 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "../record_queue_check.h"
 #include "cases/loopback.h"
 #include "cases/record_queue.h"
 #include "launch/win32.h"
 #include "smoke_check.h"
+#include "smoke_process.h"
 
 namespace {
 
@@ -33,59 +35,14 @@ namespace rq = fc::cases::record_queue;
 using fc::smoke::check;
 using fc::smoke::contains;
 using fc::smoke::failures;
-using Clock = std::chrono::steady_clock;
+using fc::smoke::start_self;
+using fc::smoke::wait_exit;
+using rq::testing::Clock;
+using rq::testing::drain;
+using rq::testing::message;
+using rq::testing::since;
 
 constexpr int kMessages = 20;
-
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Message `k` of actor `a`: its header, then bytes that depend on (a, k); every fifth is 1 MiB.
-std::string message(int a, int k) {
-  std::string m = std::to_string(a) + " " + std::to_string(k) + "\n";
-  const std::size_t body = k % 5 == 0 ? (1u << 20) : 100 + static_cast<std::size_t>(k);
-  for (std::size_t i = 0; i < body; ++i) m += static_cast<char>('a' + (a * 7 + k * 3 + i) % 26);
-  return m;
-}
-
-// This program again with `args`, started now; its process handle (empty when it did not start).
-fc::launch::win32::Handle start_self(const std::string& args) {
-  char self[MAX_PATH];
-  ::GetModuleFileNameA(nullptr, self, MAX_PATH);
-  std::string cmd = "\"" + std::string(self) + "\" " + args;
-  STARTUPINFOA si{};
-  si.cb = sizeof si;
-  PROCESS_INFORMATION pi{};
-  if (!::CreateProcessA(nullptr, cmd.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si,
-                        &pi))
-    return fc::launch::win32::Handle();
-  ::CloseHandle(pi.hThread);
-  return fc::launch::win32::Handle(pi.hProcess);
-}
-
-// Its exit code; -1 when it did not start, or did not exit in 30 s (it is ended then).
-int wait_exit(const fc::launch::win32::Handle& process) {
-  if (!process) return -1;
-  if (::WaitForSingleObject(process.get(), 30000) != WAIT_OBJECT_0) {
-    ::TerminateProcess(process.get(), 1);
-    return -1;
-  }
-  DWORD code = 0;
-  ::GetExitCodeProcess(process.get(), &code);
-  return static_cast<int>(code);
-}
-
-// What `w.next()` threw ("" when it returned false), with `got` the messages it returned before.
-std::string drain(rq::Writer& w, std::vector<std::string>& got) {
-  try {
-    std::string m;
-    while (w.next(m)) got.push_back(m);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 int child(const std::vector<std::string>& args) {
   const std::string& mode = args[0];

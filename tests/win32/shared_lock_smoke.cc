@@ -18,6 +18,7 @@
 
 #include "cases/shared_memory.h"
 #include "smoke_check.h"
+#include "smoke_process.h"
 
 namespace {
 
@@ -28,24 +29,11 @@ using fc::cases::SharedSegment;
 using fc::smoke::check;
 using fc::smoke::failures;
 
-// Runs this program again with `args`; its exit code, or -1 when it could not be started.
+// Runs this program again with `args`; its exit code (-1: it did not start, or not end in 30 s).
 int run_self(const std::string& args, DWORD* pid = nullptr) {
-  char self[MAX_PATH];
-  ::GetModuleFileNameA(nullptr, self, MAX_PATH);
-  std::string cmd = "\"" + std::string(self) + "\" " + args;
-  STARTUPINFOA si{};
-  si.cb = sizeof si;
-  PROCESS_INFORMATION pi{};
-  if (!::CreateProcessA(nullptr, cmd.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si,
-                        &pi))
-    return -1;
-  if (pid) *pid = pi.dwProcessId;
-  ::WaitForSingleObject(pi.hProcess, 30000);
-  DWORD code = 0;
-  ::GetExitCodeProcess(pi.hProcess, &code);
-  ::CloseHandle(pi.hThread);
-  ::CloseHandle(pi.hProcess);
-  return static_cast<int>(code);
+  const auto process = fc::smoke::start_self(args);
+  if (pid && process) *pid = ::GetProcessId(process.get());
+  return fc::smoke::wait_exit(process);
 }
 
 ProcessMutex* lock_in(SharedSegment& seg) { return static_cast<ProcessMutex*>(seg.data()); }
