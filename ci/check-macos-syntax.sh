@@ -31,7 +31,7 @@ mkdir -p "$gen/harness"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/harness/version.h"
 
 mapfile -t files < <(
-  for f in harness/*.cc harness/watch/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc; do
+  for f in harness/*.cc harness/*/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc; do
     case $f in
       *_linux.cc | *_win32.cc) ;;
       repros/cases/objc_probe_other.cc) ;;  # macOS builds objc_probe_mac.cc instead

@@ -8,14 +8,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/environment_probe.h"
-#include "harness/bench_command.h"
-#include "harness/exec_command.h"
-#include "harness/report_command.h"
-#include "harness/runner.h"
-#include "harness/usage_error.h"
+#include "harness/commands/bench_command.h"
+#include "harness/commands/env_command.h"
+#include "harness/commands/exec_command.h"
+#include "harness/commands/list_command.h"
+#include "harness/commands/report_command.h"
+#include "harness/commands/run_command.h"
+#include "harness/commands/watch_command.h"
+#include "harness/common/usage_error.h"
 #include "harness/version.h"
-#include "harness/watch/watch_command.h"
 
 namespace {
 

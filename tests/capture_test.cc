@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/capture.h"
+#include "harness/supervise/capture.h"
 
 namespace fc::harness {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 
 namespace fc::harness {
 namespace {

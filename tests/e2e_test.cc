@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 #include "launch/boost_process_v1.h"
 
 namespace {

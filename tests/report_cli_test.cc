@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 
 namespace {
 

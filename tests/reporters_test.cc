@@ -11,8 +11,8 @@
 #include "reports/reporter.h"
 #include "reports/run_log.h"
 #include "reports/svg_line_chart.h"
-#include "reports/text.h"
 #include "reports/synthetic_report.h"
+#include "reports/text.h"
 
 namespace fc::reports {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/classify.h"
-#include "harness/supervisor.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/supervisor.h"
 #include "launch/boost_process_v1.h"
 
 namespace fc::harness {

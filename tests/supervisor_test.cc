@@ -15,11 +15,11 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/classify.h"
-#include "harness/interrupt.h"
-#include "harness/process_info.h"
-#include "harness/reaper.h"
-#include "harness/supervisor.h"
+#include "harness/platform/process_info.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/interrupt.h"
+#include "harness/supervise/reaper.h"
+#include "harness/supervise/supervisor.h"
 
 namespace fc::harness {
 namespace {

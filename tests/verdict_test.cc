@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "harness/plan.h"
-#include "harness/usage_error.h"
+#include "harness/common/plan.h"
+#include "harness/common/usage_error.h"
 #include "reports/run_log.h"
 #include "reports/verdict.h"
 

@@ -15,12 +15,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/classify.h"
-#include "harness/guardian.h"
-#include "harness/process_info.h"
-#include "harness/reaper.h"
-#include "harness/supervisor.h"
-#include "harness/zygote.h"
+#include "harness/platform/process_info.h"
+#include "harness/platform/zygote.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/reaper.h"
+#include "harness/supervise/supervisor.h"
 #include "launch/boost_process_v1.h"
 
 namespace fc::harness {

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "harness/exit_status.h"
+#include "harness/supervise/exit_status.h"
 
 namespace fc::harness {
 namespace {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "harness/usage_error.h"
+#include "harness/common/usage_error.h"
 
 namespace fc::harness {
 namespace {

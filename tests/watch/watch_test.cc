@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 
 namespace fc::harness {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/supervisor.h"
+#include "harness/supervise/supervisor.h"
 #include "smoke_check.h"
 
 namespace {

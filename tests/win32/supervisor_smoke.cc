@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/classify.h"
-#include "harness/supervisor.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/supervisor.h"
 #include "launch/launch.h"
 #include "launch/win32.h"
 #include "smoke_check.h"

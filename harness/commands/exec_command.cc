@@ -1,0 +1,30 @@
+#include "harness/commands/exec_command.h"
+
+#include "harness/common/out_dir.h"
+#include "harness/common/program_lookup.h"
+
+#include <filesystem>
+
+#include "harness/common/subject_command.h"
+#include "harness/common/usage_error.h"
+#include "harness/platform/host.h"
+#include "harness/supervise/interrupt.h"
+
+namespace fc::harness {
+
+int exec_command(const ExecOptions& options) {
+  if (options.command.empty()) throw UsageError("exec: no command given (forkcheck exec -- CMD ARGS...)");
+  SubjectCommand subject;
+  subject.name = "exec";
+  subject.argv = options.argv;
+  subject.command = options.command;
+  subject.out = options.out;
+  subject.timeout_s = options.timeout_s;
+  const std::string program = resolve_command(options.command.front());
+  prepare_out_dir(options.out);
+  SubjectResult done = run_subject(subject, program);
+  if (done.interrupted) return interrupted_exit_status();
+  return done.classified.outcome == Outcome::kOk ? 0 : 1;
+}
+
+}  // namespace fc::harness

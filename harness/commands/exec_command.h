@@ -1,0 +1,23 @@
+// `forkcheck exec [--timeout S] [--out DIR] -- CMD ARGS...`: any command under the same
+// supervisor, classification and reports as the cases, as one case (`exec`) with one variant
+// (see subject_command.h, which `forkcheck watch` shares).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fc::harness {
+
+struct ExecOptions {
+  std::vector<std::string> argv;     // forkcheck's own command line, for the report
+  std::vector<std::string> command;  // what to run
+  std::filesystem::path out = "forkcheck-report";
+  double timeout_s = 600;
+};
+
+// Returns forkcheck's exit status: 0 when the command ended ok, 1 otherwise; throws UsageError
+// for a command that cannot be started.
+int exec_command(const ExecOptions& options);
+
+}  // namespace fc::harness

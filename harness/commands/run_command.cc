@@ -1,0 +1,97 @@
+#include "harness/commands/run_command.h"
+
+#include <algorithm>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "harness/common/catalog.h"
+#include "harness/common/out_dir.h"
+#include "harness/common/plan.h"
+#include "harness/common/run_session.h"
+#include "harness/common/usage_error.h"
+#include "harness/platform/host.h"
+#include "harness/platform/zygote.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
+#include "harness/supervise/supervisor.h"
+
+namespace fc::harness {
+int run_cases(const RunOptions& options) {
+  prepare_out_dir(options.out);
+  install_interrupt_handlers();
+  start_guardian();
+  Zygotes zygotes(options.zygote);
+  Catalog cat = load_catalog_reporting_errors(&zygotes);
+  nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
+  if (interrupted()) return interrupted_exit_status();
+
+  RunSession session(options.out,
+                     {{"command", "run"},
+                      {"argv", options.argv},
+                      {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
+                                   {"jobs", options.jobs}, {"zygote", options.zygote}}},
+                      {"catalog_errors", cat.errors}},
+                     &zygotes);
+  struct Planned {
+    std::string case_id;
+    nlohmann::json variant;
+  };
+  std::vector<Planned> runnable;
+  std::vector<LaunchSpec> specs;
+  size_t total = 0;
+  for (const auto& c : cases) {
+    session.add_case(c);
+    total += c["variants"].size();
+  }
+  session.set_total(total);
+  for (const auto& c : cases) {
+    for (const auto& v : c["variants"]) {
+      if (v.value("expected", "") == "skip") {
+        session.add_skip(c["id"], v);
+        continue;
+      }
+      LaunchSpec spec;
+      const std::string program = v.value("program", "").empty() ? c.value("program", "")
+                                                                   : v.value("program", "");
+      spec.argv = {program, "--run", c.value("id", ""), "--variant", v.value("name", "")};
+      if (v.contains("env") && v["env"].is_object())
+        for (const auto& [k, val] : v["env"].items()) spec.env.emplace_back(k, val.get<std::string>());
+      spec.timeout_s = options.timeout_s;
+      spec.zygote = zygotes.for_program(program);
+      specs.push_back(spec);
+      runnable.push_back({c["id"], v});
+    }
+  }
+
+  std::vector<nlohmann::json> variants;
+  std::vector<std::string> programs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    variants.push_back(runnable[i].variant);
+    programs.push_back(specs[i].argv.at(0));
+  }
+  const std::vector<size_t> order = start_order(variants, programs, cat.load_s);
+  std::vector<LaunchSpec> ordered_specs;
+  std::vector<Planned> ordered;
+  for (size_t i : order) {
+    ordered_specs.push_back(specs[i]);
+    ordered.push_back(runnable[i]);
+  }
+  specs = std::move(ordered_specs);
+  runnable = std::move(ordered);
+
+  Supervisor().run(specs, options.jobs, [&](size_t i, ChildResult&& r) {
+    if (r.interrupted_by != 0)
+      session.add_interrupted(runnable[i].case_id, runnable[i].variant, r);
+    else
+      session.add_result(runnable[i].case_id, runnable[i].variant, r, classify(r, true));
+  });
+
+  nlohmann::json report = session.finish(interrupted() != 0);
+  if (interrupted()) return interrupted_exit_status();
+  return report["summary"]["ok"].get<bool>() && cat.errors.empty() ? 0 : 1;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,24 @@
+// `forkcheck all` / `forkcheck run`: catalog -> plan -> one supervised child per variant -> run
+// log -> reports. Exit status: 0 when every fix variant behaved, 1 on a regression or a harness
+// failure; usage errors are thrown as UsageError before anything is written.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fc::harness {
+
+struct RunOptions {
+  std::vector<std::string> argv;      // the command line, for the report
+  std::vector<std::string> case_ids;  // empty: every case
+  std::string only;                   // a pattern on "case/variant"
+  std::filesystem::path out = "forkcheck-report";
+  double timeout_s = 60;
+  int jobs = 1;
+  bool zygote = true;  // fork variants from a preloaded zygote where the platform has one
+};
+
+int run_cases(const RunOptions& options);
+
+}  // namespace fc::harness

@@ -1,0 +1,48 @@
+// One run of forkcheck, as the reports will see it: the run log is opened when the run starts,
+// every case and every variant is appended as it is planned or ends (with a progress line on the
+// terminal), and finish() folds the log into the reports. Shared by `all`/`run` and `exec`.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/supervise/classify.h"
+#include "harness/supervise/supervisor.h"
+#include "reports/run_log.h"
+
+namespace fc::harness {
+
+class RunSession {
+ public:
+  // `header`: the run's own fields (command, argv, options); tool, schema and platform are added.
+  // `zygotes`, when given, serve the environment probe (see zygote.h).
+  RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr);
+
+  void add_case(const nlohmann::json& planned_case);
+  void set_total(size_t variants) { total_ = variants; }
+  // Records a variant that ran, or one that was skipped without running.
+  void add_result(const std::string& case_id, const nlohmann::json& planned, const ChildResult& r,
+                  const Classified& c);
+  void add_skip(const std::string& case_id, const nlohmann::json& planned);
+  // A variant that forkcheck's interruption cut short: not an outcome of the variant's own.
+  void add_interrupted(const std::string& case_id, const nlohmann::json& planned,
+                       const ChildResult& r);
+
+  // Ends the run log, writes every report, prints the summary; returns the report.
+  nlohmann::json finish(bool interrupted);
+
+ private:
+  void append_variant(const nlohmann::json& rec);
+
+  std::filesystem::path out_;
+  reports::RunLog log_;
+  size_t total_ = 0, done_ = 0;
+  double started_ = 0;
+};
+
+std::string now_iso8601();
+
+}  // namespace fc::harness

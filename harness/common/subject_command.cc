@@ -1,0 +1,65 @@
+#include "harness/common/subject_command.h"
+
+#include "harness/common/run_session.h"
+#include "harness/common/usage_error.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
+
+namespace fc::harness {
+
+SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
+  install_interrupt_handlers();
+  start_guardian();
+
+  std::string shown;
+  for (const auto& a : subject.command) shown += (shown.empty() ? "" : " ") + a;
+  nlohmann::json variant = {{"name", subject.name},
+                            {"start_method", "none"},
+                            {"role", "subject"},
+                            {"expected", "ok"},
+                            {"expected_why", "a program that works ends by itself with status 0"},
+                            {"description", shown},
+                            {"skip_reason", ""}};
+  nlohmann::json the_case = {{"id", subject.name},
+                             {"title", "forkcheck " + subject.name + ": " + shown},
+                             {"source", {{"title", "the user's own command"}, {"author", ""},
+                                         {"document", ""}}},
+                             {"reported", ""},
+                             {"mechanism", ""},
+                             {"platforms", ""},
+                             {"program", program},
+                             {"command", subject.command},
+                             {"variants", nlohmann::json::array({variant})}};
+  RunSession session(subject.out, {{"command", subject.name},
+                                   {"argv", subject.argv},
+                                   {"options", {{"timeout_s", subject.timeout_s}}}});
+  session.add_case(the_case);
+  session.set_total(1);
+
+  LaunchSpec spec;
+  spec.argv = subject.command;
+  spec.argv[0] = program;
+  spec.env = subject.env;
+  spec.timeout_s = subject.timeout_s;
+  spec.channel = false;  // only the deadline makes a hang: no steps for a plain program
+  SubjectResult out;
+  out.result = supervise(spec);
+  ChildResult& r = out.result;
+  // An interrupt before the command started leaves it not started: that is not a usage error.
+  if (!r.started && r.interrupted_by == 0) throw UsageError(subject.name + ": " + r.start_error);
+  if (r.interrupted_by != 0) {
+    std::string unused;
+    if (subject.annotate) subject.annotate(r, r.early_details, unused);
+    session.add_interrupted(subject.name, variant, r);
+    session.finish(/*interrupted=*/true);
+    out.interrupted = true;
+    return out;
+  }
+  out.classified = classify(r, /*expect_result=*/false);
+  if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
+  session.add_result(subject.name, variant, r, out.classified);
+  session.finish(/*interrupted=*/false);
+  return out;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,42 @@
+// A user's own command, run as the one variant (role "subject") of a one-variant case: what
+// `forkcheck exec` and `forkcheck watch` share. The command runs under the supervisor (its own
+// process group, capped output, the deadline, nothing left behind), is classified like any
+// variant, and the run goes through RunSession into every report format.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/supervise/classify.h"
+#include "harness/supervise/supervisor.h"
+
+namespace fc::harness {
+
+struct SubjectCommand {
+  std::string name;                  // the subcommand, also the case and variant id: "exec"
+  std::vector<std::string> argv;     // forkcheck's own command line, for the report
+  std::vector<std::string> command;  // what to run
+  std::filesystem::path out = "forkcheck-report";
+  double timeout_s = 600;
+  std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
+  // Called after the command ended and before its result is recorded: adds what the subcommand
+  // learned to the variant's details and message (the message is empty for an interrupted run).
+  std::function<void(const ChildResult&, nlohmann::json& details, std::string& message)> annotate;
+};
+
+struct SubjectResult {
+  ChildResult result;
+  Classified classified;
+  bool interrupted = false;  // forkcheck was interrupted: the report is partial
+};
+
+// Runs the command and writes the reports. Throws UsageError when it cannot be started.
+// The program must already be resolved (resolve_command) and the out directory prepared.
+SubjectResult run_subject(const SubjectCommand& subject, const std::string& program);
+
+}  // namespace fc::harness

@@ -1,0 +1,78 @@
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "harness/platform/host.h"
+#include "harness/platform/win32.h"
+
+namespace fc::harness {
+namespace {
+
+// The real Windows version: GetVersionEx answers what the program's manifest claims to support,
+// RtlGetVersion (ntdll, always loaded) does not.
+std::string kernel_version() {
+  using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);
+  HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
+  auto fn = ntdll ? reinterpret_cast<RtlGetVersionFn>(
+                        reinterpret_cast<void*>(::GetProcAddress(ntdll, "RtlGetVersion")))
+                  : nullptr;
+  OSVERSIONINFOW v{};
+  v.dwOSVersionInfoSize = sizeof v;
+  if (fn == nullptr || fn(&v) != 0) return "unknown";
+  return std::to_string(v.dwMajorVersion) + "." + std::to_string(v.dwMinorVersion) + "." +
+         std::to_string(v.dwBuildNumber);
+}
+
+std::string machine() {
+  SYSTEM_INFO si{};
+  ::GetNativeSystemInfo(&si);
+  switch (si.wProcessorArchitecture) {
+    case PROCESSOR_ARCHITECTURE_AMD64: return "x86_64";
+    case PROCESSOR_ARCHITECTURE_ARM64: return "arm64";
+    case PROCESSOR_ARCHITECTURE_INTEL: return "x86";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+std::filesystem::path executable_path() {
+  std::wstring buf(MAX_PATH, L'\0');
+  for (;;) {
+    const DWORD n = ::GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    if (n == 0) return {};
+    if (n < buf.size()) return std::filesystem::path(buf.substr(0, n));
+    buf.resize(buf.size() * 2);  // truncated: long paths exceed MAX_PATH
+  }
+}
+
+ProcessId current_process_id() { return static_cast<ProcessId>(::GetCurrentProcessId()); }
+
+nlohmann::json host_platform() {
+  return {{"os", "Windows"}, {"kernel", kernel_version()}, {"machine", machine()},
+          {"cpus", ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)}};
+}
+
+std::string find_in_path(const std::string& name) {
+  const std::wstring wname = win32::widen(name);
+  std::wstring buf(MAX_PATH, L'\0');
+  for (;;) {
+    const DWORD n = ::SearchPathW(nullptr, wname.c_str(), L".exe", static_cast<DWORD>(buf.size()),
+                                  buf.data(), nullptr);
+    if (n == 0) return {};
+    if (n < buf.size()) return win32::narrow(buf.substr(0, n));
+    buf.resize(n);  // n is the size it needs
+  }
+}
+
+// Windows has no execute permission bit: whether CreateProcess will run a file is decided by
+// what the file is, so an existing regular file is as far as we can check beforehand.
+bool is_executable_file(const std::string& path, std::string& why) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::u8path(path);
+  if (std::filesystem::is_regular_file(p, ec)) return true;
+  why = ec ? ec.message() : std::filesystem::exists(p, ec) ? "not a regular file" : "no such file";
+  return false;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,25 @@
+// What the harness reads about processes it supervises (Linux: /proc; macOS: libproc and sysctl,
+// process_info_mac.cc; Windows: process_info_win32.cc says what stands in for each).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/platform/process_id.h"
+
+namespace fc::harness {
+
+// User + system CPU time of a live process, in the OS's unit (Linux: clock ticks): callers only
+// compare two readings. nullopt when it is gone or a zombie.
+std::optional<uint64_t> cpu_ticks(ProcessId pid);
+
+// Live (non-zombie) processes whose process group is `pgid`.
+std::vector<ProcessId> group_members(ProcessId pgid);
+
+// Live processes whose initial environment has NAME=VALUE, or NAME=VALUE-... (a job token within
+// a run token); found even after they left every process group and session.
+std::vector<ProcessId> processes_with_env(const std::string& name, const std::string& value);
+
+}  // namespace fc::harness

@@ -1,0 +1,84 @@
+#include <dirent.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "harness/platform/process_info.h"
+
+namespace fc::harness {
+namespace {
+
+struct Stat {
+  char state = '?';
+  long pgrp = 0;
+  uint64_t utime = 0, stime = 0;
+};
+
+// /proc/PID/stat: the command name is in parentheses and may hold spaces; fields follow the last ')'.
+std::optional<Stat> read_stat(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!in || !std::getline(in, text)) return std::nullopt;
+  auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(text.substr(close + 2));
+  Stat s;
+  long ppid, session, tty, tpgid;
+  unsigned long flags, minflt, cminflt, majflt, cmajflt;
+  rest >> s.state >> ppid >> s.pgrp >> session >> tty >> tpgid >> flags >> minflt >> cminflt >>
+      majflt >> cmajflt >> s.utime >> s.stime;
+  if (!rest) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+std::optional<uint64_t> cpu_ticks(pid_t pid) {
+  auto s = read_stat(pid);
+  if (!s || s->state == 'Z' || s->state == 'X') return std::nullopt;
+  return s->utime + s->stime;
+}
+
+std::vector<pid_t> group_members(pid_t pgid) {
+  std::vector<pid_t> pids;
+  DIR* d = ::opendir("/proc");
+  if (!d) return pids;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    auto s = read_stat(static_cast<pid_t>(pid));
+    if (s && s->pgrp == pgid && s->state != 'Z' && s->state != 'X')
+      pids.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(d);
+  return pids;
+}
+
+std::vector<pid_t> processes_with_env(const std::string& name, const std::string& value) {
+  std::vector<pid_t> pids;
+  const std::string exact = name + "=" + value, prefix = exact + "-";
+  DIR* d = ::opendir("/proc");
+  if (!d) return pids;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    auto s = read_stat(static_cast<pid_t>(pid));
+    if (!s || s->state == 'Z' || s->state == 'X') continue;
+    std::ifstream in("/proc/" + std::string(e->d_name) + "/environ", std::ios::binary);
+    std::string var;
+    while (std::getline(in, var, '\0')) {
+      if (var == exact || var.compare(0, prefix.size(), prefix) == 0) {
+        pids.push_back(static_cast<pid_t>(pid));
+        break;
+      }
+    }
+  }
+  ::closedir(d);
+  return pids;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,167 @@
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/platform/zygote.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/reaper.h"
+#include "launch/boost_process_v1.h"
+#include "launch/fdio_posix.h"
+
+namespace fc::harness {
+namespace {
+
+using launch::detail::Fd;
+
+// Reads one length-prefixed JSON message within `timeout_ms`; discarded json on failure, with why.
+nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
+  pollfd p{sock, POLLIN, 0};
+  int rc;
+  while ((rc = ::poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  if (rc == 0) {
+    why = "no answer within " + std::to_string(timeout_ms / 1000.0) + " s";
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  std::uint32_t len = 0;
+  if (launch::detail::read_exact(sock, &len, sizeof len) != sizeof len || len > (1u << 20)) {
+    why = "it closed the connection";
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  std::string text(len, '\0');
+  if (launch::detail::read_exact(sock, text.data(), len) != static_cast<ssize_t>(len)) {
+    why = "it closed the connection";
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) why = "it sent something that is not JSON";
+  return j;
+}
+
+}  // namespace
+
+Zygote::Zygote(const std::string& program, double timeout_s) {
+  Reaper::instance();  // we must be a child subreaper before any command is re-parented to us
+  auto [ours, theirs] = launch::detail::make_socketpair(SOCK_STREAM);
+  const int child_fd = theirs.get();
+  // A placeholder longer than any job's token, which each command overwrites in place.
+  std::vector<std::string> env_strings;
+  for (char** e = ::environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (key != kRunTokenVar && key != "FORKCHECK_CHANNEL_FD" && key != "FORKCHECK_ZYGOTE_FD" &&
+        key != "FORKCHECK_PTRACER")
+      env_strings.push_back(entry);
+  }
+  env_strings.push_back(std::string(kRunTokenVar) + "=" + run_token() + "-zygote-" +
+                        std::string(40, '0'));
+  env_strings.push_back("FORKCHECK_ZYGOTE_FD=" + std::to_string(child_fd));
+  env_strings.push_back("FORKCHECK_PTRACER=" +
+                        std::to_string(::getpid()));  // see supervisor_posix.cc
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  char** const envp_data = envp.data();
+  try {
+    bp::child c(
+        bp::exe = program, bp::args = std::vector<std::string>{"--zygote"},
+        bp::std_in<bp::null, bp::std_out> bp::null, bp::std_err > bp::null,
+        bp::extend::on_exec_setup = [=](auto& exec) {
+          exec.env = envp_data;
+          ::fcntl(child_fd, F_SETFD, 0);
+        });
+    pid_ = c.id();
+    c.detach();  // the Reaper reaps it
+  } catch (const std::exception& e) {
+    why_not_ = "cannot start " + program + " --zygote: " + e.what();
+    return;
+  }
+  theirs.reset();
+  std::string why;
+  auto hello = read_message(ours.get(), static_cast<int>(timeout_s * 1000), why);
+  if (hello.is_discarded()) {
+    why_not_ = program + " --zygote did not get ready: " + why;
+  } else if (!hello.value("ready", false)) {
+    why_not_ = program + " --zygote has " + std::to_string(hello.value("threads", 0)) +
+               " threads after loading: forking it would be the hazard itself";
+  } else {
+    sock_ = ours.release();
+    return;
+  }
+  ::kill(pid_, SIGKILL);
+}
+
+Zygote::~Zygote() {
+  if (sock_ >= 0) ::close(sock_);  // the zygote exits when it reads EOF
+}
+
+std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int out, int err,
+                                       int chan,
+                                       const std::vector<std::pair<std::string, std::string>>& env,
+                                       std::string& why) {
+  if (sock_ < 0) {
+    why = why_not_;
+    return std::nullopt;
+  }
+  nlohmann::json request = {
+      {"argv", args}, {"fds", {"out", "err"}}, {"env", nlohmann::json::object()}};
+  std::vector<int> fds = {out, err};
+  if (chan >= 0) {
+    request["fds"].push_back("chan");
+    fds.push_back(chan);
+  }
+  for (const auto& [k, v] : env) request["env"][k] = v;
+  const std::string text = request.dump();
+  std::string frame(sizeof(std::uint32_t), '\0');
+  const auto len = static_cast<std::uint32_t>(text.size());
+  std::memcpy(frame.data(), &len, sizeof len);
+  frame += text;
+  // A zygote that cannot be reached is given up: every later start is exec'd, with this reason.
+  auto give_up = [&](const std::string& reason) {
+    why = why_not_ = reason;
+    ::close(sock_);
+    sock_ = -1;
+    return std::nullopt;
+  };
+  if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds))
+    return give_up(std::string("the zygote is gone: ") + std::strerror(errno));
+  auto reply = read_message(sock_, 10000, why);
+  if (reply.is_discarded()) return give_up("the zygote did not answer: " + why);
+  if (!reply.contains("pid")) {
+    why = "the zygote refused: " + reply.value("error", std::string("no reason given"));
+    return std::nullopt;
+  }
+  return reply["pid"].get<ProcessId>();
+}
+
+Zygotes::Zygotes(bool enabled) : enabled_(enabled) {
+  const char* env = std::getenv("FORKCHECK_ZYGOTE");
+  if (env && std::string(env) == "0") enabled_ = false;
+}
+
+Zygote* Zygotes::for_program(const std::string& program) {
+  if (!enabled_) return nullptr;
+  auto& z = by_program_[program];
+  if (!z) z = std::make_unique<Zygote>(program);
+  return z.get();
+}
+
+std::string Zygotes::why_off() const {
+  if (!enabled_)
+    return "zygotes are off (--no-zygote or FORKCHECK_ZYGOTE=0): every variant was exec'd";
+  std::string why;
+  for (const auto& [program, z] : by_program_)
+    if (!z->ready()) why += (why.empty() ? "" : "; ") + z->why_not();
+  return why;
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,49 @@
+// Stacks of a hung tree taken while the supervisor goes on watching everything else: one
+// debugger command per process of the tree, run as the supervisor's own children, then the
+// stacks from what they printed. POSIX only (Windows walks them with dbghelp in the supervisor's
+// own loop: stacks_win32.cc).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/stacks/stacks.h"
+#include "harness/supervise/supervisor.h"
+
+namespace fc::harness {
+
+class StackTaking {
+ public:
+  // Chooses the debugger (FORKCHECK_STACKS, eu-stack, gdb) for `pids`, each given `time_limit_s`.
+  StackTaking(const std::vector<ProcessId>& pids, double time_limit_s);
+
+  // The debugger commands, one per process; empty when the stacks need none (no debugger, no
+  // process, FORKCHECK_STACKS=none or proc): complete() is then true at once.
+  const std::vector<LaunchSpec>& commands() const { return commands_; }
+
+  // Command `i` ended (or could not start) with `r`.
+  void add_result(size_t i, const ChildResult& r);
+
+  bool complete() const { return pending_ == 0; }
+
+  // The stacks: once complete(), or earlier (an interrupt), with what /proc says of the
+  // processes whose debugger had not finished, and a note naming them.
+  Stacks take();
+
+ private:
+  struct Debugger {
+    std::string name;  // "eu-stack" or "gdb": also the report's stacks method
+    std::string path;
+  };
+  std::vector<ProcessId> pids_;
+  double time_limit_s_;
+  std::optional<Debugger> debugger_;
+  std::vector<LaunchSpec> commands_;
+  size_t pending_ = 0;
+  std::vector<bool> answered_;
+  std::vector<std::string> refused_;
+  Stacks stacks_;
+};
+
+}  // namespace fc::harness

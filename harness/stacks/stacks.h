@@ -1,0 +1,56 @@
+// Stacks of a hung process tree, taken before the watchdog kills it: every thread of every
+// process, with function names. eu-stack or gdb where installed and allowed to attach; where both
+// are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what the OS gives
+// (thread names, states, and on Linux wait channels: /proc; macOS: libproc), and the report says
+// why. Windows: dbghelp's StackWalk64 (stacks_win32.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/platform/process_id.h"
+
+namespace fc::harness {
+
+struct StackFrame {
+  std::string function;  // "GOMP_parallel", "??" when unknown
+  std::string where;     // "at file.cc:12" or "from /lib/.../libgomp.so.1"
+};
+
+struct ThreadStack {
+  int pid = 0;
+  int tid = 0;
+  std::string name;
+  std::string state;  // from the OS: S (sleeping), R, D, T...
+  std::string wchan;  // the kernel function it waits in, from /proc (Linux only)
+  std::vector<StackFrame> frames;
+};
+
+struct Stacks {
+  std::string method;  // "eu-stack", "gdb", "proc", "dbghelp" (Windows), or "none"
+  std::string note;    // why the method was what it was (e.g. why gdb could not attach)
+  std::vector<ThreadStack> threads;
+};
+
+// Every thread of `pids`, within about `time_limit_s` overall. Windows: stacks_win32.cc, from the
+// supervisor's loop; on POSIX the supervisor takes them beside its other children (stack_taking.h).
+Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
+
+// Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
+std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);
+
+// Parses `eu-stack -m -s -p PID` output (elfutils) for process `pid`.
+std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid);
+
+// "ns::f(int) const", "f (x=1)" -> "ns::f": the name without parameters or argument values.
+std::string function_name_only(const std::string& s);
+
+// What the OS says about each thread of `pid`: Linux's /proc (no frames unless
+// /proc/PID/task/TID/stack is readable, which needs root), macOS's libproc (names and states).
+std::vector<ThreadStack> proc_threads(ProcessId pid);
+
+nlohmann::json to_json(const Stacks& s);
+
+}  // namespace fc::harness

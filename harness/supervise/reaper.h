@@ -1,0 +1,30 @@
+// Reaps every child of the harness in one place: the children it started and, on Linux, where the
+// harness makes itself a child subreaper, the orphans of their trees that the kernel re-parents to
+// it (macOS has no subreaper: launchd reaps those).
+// SIGCHLD wakes the supervisor's poll loop through a self-pipe.
+// On Windows (reaper_win32.cc) there are no zombies to reap, the supervisor waits on process
+// handles: reap() and take() do nothing there, and wake_from_signal_handler() sets an event.
+#pragma once
+
+#include <optional>
+
+#include "harness/platform/process_id.h"
+
+namespace fc::harness {
+
+class Reaper {
+ public:
+  static Reaper& instance();
+
+  int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD (POSIX; -1 on Windows)
+  void watch(ProcessId pid);                  // keep this child's status for take()
+  void reap();                                // waitpid(-1, WNOHANG) until nothing is left
+  std::optional<int> take(ProcessId pid);     // the raw wait status, once reaped
+  static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
+
+ private:
+  Reaper();
+  int wake_read_ = -1;
+};
+
+}  // namespace fc::harness

@@ -1,0 +1,521 @@
+// The supervisor on Windows: what supervisor_posix.cc does, with a job object where POSIX has a
+// process group.
+//
+// The tree. Each child is created suspended (CREATE_SUSPENDED), assigned to a job object of its
+// own, then resumed: it cannot start anything before it is in the job, and everything it starts
+// is in the job too (no process can leave one). The job is created with
+// JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE and forkcheck holds the only handle, so should forkcheck die
+// the kernel kills the tree (guardian_win32.cc). The child also leads a console process group of
+// its own (CREATE_NEW_PROCESS_GROUP): the user's Ctrl-C reaches forkcheck, not the child.
+//
+// I/O. stdin is NUL; stdout and stderr go into anonymous pipes. Anonymous pipes have no
+// overlapped I/O, so each is drained by a thread of its own (PipeReader), which hands the bytes to
+// the supervisor's thread; only that thread touches the captures and the channel reader. The
+// channel is a third pipe. A Windows child receives handles, not file descriptors:
+// FORKCHECK_CHANNEL_FD holds the inherited write end's HANDLE value in decimal (handle values fit
+// in 32 bits, also in 64-bit processes), and a child writes to it with WriteFile, or turns it into
+// a C runtime descriptor with _open_osfhandle. Exactly these handles are inherited (the
+// PROC_THREAD_ATTRIBUTE_HANDLE_LIST), so no child ever holds another child's pipes.
+//
+// The watchdog. One WaitForMultipleObjects on the children's process handles, a wake-up event
+// (Ctrl-C, bytes from a reader) and the next deadline. Windows has no SIGTERM: at a hang the
+// child's process group gets CTRL_BREAK_EVENT, the nearest thing (a console program can handle
+// it, and dies of it by default; it reaches only a child on forkcheck's console), and after the
+// grace period TerminateJobObject ends the whole tree at once. Without a shared console there is
+// nothing polite to send and the tree is terminated at once. ChildResult's sent_sigterm and
+// sent_sigkill record those two steps. Stacks are not collected (stacks_win32.cc).
+//
+// Threads are harmless here: Windows has no fork(), so the POSIX supervisor's reason to stay
+// single-threaded does not apply.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cwchar>
+#include <deque>
+#include <filesystem>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness/platform/host.h"
+#include "harness/platform/process_info.h"
+#include "harness/platform/win32.h"
+#include "harness/supervise/channel_reader.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
+#include "harness/supervise/step_watch.h"
+#include "harness/supervise/supervisor.h"
+
+namespace fc::harness {
+namespace {
+
+using std::chrono::duration;
+using std::chrono::milliseconds;
+using win32::Handle;
+
+// As on POSIX: after the child itself ended its descendants may keep the output pipes open this
+// long. (When a step is hung: step_watch.h, shared.)
+constexpr duration<double> kLinger{1.0};
+// TerminateJobObject gives every process it ends this exit code: 128 + SIGKILL, what a POSIX
+// shell shows for a killed process. Why it was killed is in the watchdog's own record.
+constexpr UINT kKilledExitCode = 137;
+constexpr DWORD kPipeBuffer = 64 * 1024;
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
+}
+
+// Drains one pipe on a thread of its own. The thread appends what it reads under a lock and sets
+// the supervisor's data event; the supervisor takes the bytes on its own thread.
+class PipeReader {
+ public:
+  PipeReader(Handle pipe, HANDLE data_event) : pipe_(std::move(pipe)), data_event_(data_event) {
+    thread_.reset(::CreateThread(nullptr, 0, &PipeReader::thread_main, this, 0, nullptr));
+    if (!thread_) eof_ = true;  // nothing will be read; the child's output is lost, not waited for
+  }
+  PipeReader(const PipeReader&) = delete;
+  PipeReader& operator=(const PipeReader&) = delete;
+  ~PipeReader() { stop(); }
+
+  // Moves what arrived into `out`; true once the writers are gone and everything was taken.
+  bool take(std::string& out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.append(buf_);
+    buf_.clear();
+    return eof_;
+  }
+
+  // Ends the thread: at once when the pipe is at EOF, else after cancelling its read. What it
+  // read before stays for take().
+  void stop() {
+    if (!thread_) return;
+    stopping_ = true;
+    // The read may not have begun when CancelSynchronousIo runs: cancel until the thread is gone.
+    while (::WaitForSingleObject(thread_.get(), 10) == WAIT_TIMEOUT) ::CancelSynchronousIo(thread_.get());
+    thread_.reset();
+  }
+
+ private:
+  static DWORD WINAPI thread_main(void* self) {
+    static_cast<PipeReader*>(self)->loop();
+    return 0;
+  }
+
+  void loop() {
+    char chunk[16384];
+    for (;;) {
+      DWORD n = 0;
+      if (stopping_ || !::ReadFile(pipe_.get(), chunk, sizeof chunk, &n, nullptr) || n == 0) break;
+      std::lock_guard<std::mutex> lock(mu_);
+      buf_.append(chunk, n);
+      ::SetEvent(data_event_);
+    }
+    // ERROR_BROKEN_PIPE: every write end is closed, the usual end. Any other error, or a
+    // cancelled read, ends the stream too.
+    std::lock_guard<std::mutex> lock(mu_);
+    eof_ = true;
+    ::SetEvent(data_event_);
+  }
+
+  Handle pipe_;
+  HANDLE data_event_;
+  Handle thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::string buf_;
+  bool eof_ = false;
+};
+
+struct Pipe {
+  Handle read, write;  // neither inheritable; the child's end is made so just for CreateProcess
+};
+
+bool make_pipe(Pipe& p) {
+  HANDLE r = nullptr, w = nullptr;
+  if (!::CreatePipe(&r, &w, nullptr, kPipeBuffer)) return false;
+  p.read.reset(r);
+  p.write.reset(w);
+  return true;
+}
+
+// CreateProcessW wants a full file name. A bare name is looked up as Windows looks up programs
+// (find_in_path), and a name without an extension gets ".exe", as cmd.exe would run it (the
+// repro programs are named without one).
+std::wstring resolve_program(const std::string& name) {
+  const std::wstring w = win32::widen(name);
+  if (w.find_first_of(L"\\/:") == std::wstring::npos) {
+    const std::string found = find_in_path(name);
+    return found.empty() ? w : win32::widen(found);  // not found: CreateProcessW will say so
+  }
+  std::error_code ec;
+  const std::filesystem::path p(w);
+  if (!std::filesystem::exists(p, ec) && !p.has_extension() &&
+      std::filesystem::exists(std::filesystem::path(w + L".exe"), ec))
+    return w + L".exe";
+  return w;
+}
+
+// Windows environment variable names are case-insensitive, and CreateProcess wants the block
+// sorted the way the system compares names.
+struct NameLess {
+  bool operator()(const std::wstring& a, const std::wstring& b) const {
+    return ::CompareStringOrdinal(a.c_str(), static_cast<int>(a.size()), b.c_str(),
+                                  static_cast<int>(b.size()), TRUE) == CSTR_LESS_THAN;
+  }
+};
+
+// forkcheck's environment with the spec's variables, the job's token and the channel's handle:
+// "NAME=value\0...\0\0".
+std::wstring environment_block(const LaunchSpec& spec, const std::string& token, HANDLE channel) {
+  std::map<std::wstring, std::wstring, NameLess> vars;  // name -> "NAME=value"
+  if (wchar_t* block = ::GetEnvironmentStringsW()) {
+    for (const wchar_t* e = block; *e != L'\0'; e += std::wcslen(e) + 1) {
+      const std::wstring entry(e);
+      // Names may start with '=' (the per-drive directories, "=C:=C:\dir"): split after it.
+      const size_t eq = entry.find(L'=', 1);
+      if (eq != std::wstring::npos) vars[entry.substr(0, eq)] = entry;
+    }
+    ::FreeEnvironmentStringsW(block);
+  }
+  auto set = [&](const std::string& name, const std::string& value) {
+    const std::wstring n = win32::widen(name);
+    vars.erase(n);  // the inherited spelling of the name goes too
+    vars[n] = n + L"=" + win32::widen(value);
+  };
+  for (const auto& [k, v] : spec.env) set(k, v);
+  set(kRunTokenVar, token);
+  if (channel != nullptr) set("FORKCHECK_CHANNEL_FD", std::to_string(reinterpret_cast<uintptr_t>(channel)));
+  else vars.erase(L"FORKCHECK_CHANNEL_FD");
+  std::wstring out;
+  for (const auto& [name, entry] : vars) {
+    out += entry;
+    out += L'\0';
+  }
+  out += L'\0';
+  return out;
+}
+
+// The processes still in a job.
+std::vector<ProcessId> job_processes(HANDLE job) {
+  std::vector<unsigned char> buf(sizeof(JOBOBJECT_BASIC_PROCESS_ID_LIST) + 64 * sizeof(ULONG_PTR));
+  for (;;) {
+    auto* list = reinterpret_cast<JOBOBJECT_BASIC_PROCESS_ID_LIST*>(buf.data());
+    if (::QueryInformationJobObject(job, JobObjectBasicProcessIdList, list,
+                                    static_cast<DWORD>(buf.size()), nullptr) ||
+        ::GetLastError() == ERROR_MORE_DATA) {
+      if (list->NumberOfProcessIdsInList < list->NumberOfAssignedProcesses) {
+        buf.resize(sizeof(JOBOBJECT_BASIC_PROCESS_ID_LIST) +
+                   (list->NumberOfAssignedProcesses + 16) * sizeof(ULONG_PTR));
+        continue;
+      }
+      std::vector<ProcessId> pids;
+      for (DWORD i = 0; i < list->NumberOfProcessIdsInList; ++i)
+        pids.push_back(static_cast<ProcessId>(list->ProcessIdList[i]));
+      return pids;
+    }
+    return {};
+  }
+}
+
+struct Job {
+  size_t index = 0;
+  std::string token;  // FORKCHECK_RUN of this job's tree, as on POSIX
+  const LaunchSpec* spec = nullptr;
+  ChildResult r;
+  Handle job, process;
+  std::unique_ptr<PipeReader> readers[3];  // stdout, stderr, channel
+  bool open[3] = {false, false, false};
+  Clock::time_point start, deadline, term_at;
+  std::optional<Clock::time_point> ended_at;  // the child itself ended
+  bool terminating = false;
+  std::unique_ptr<ChannelReader> channel;
+  StepWatch steps;  // when an announced step is hung
+
+  bool pipes_open() const { return open[0] || open[1] || open[2]; }
+};
+
+// Whether it needs a CPU now: not while parked in a step with its whole tree idle (the job
+// object's accounting counts every process it ever held, the ended ones too), nor ending.
+bool needs_cpu(Job& j, Clock::time_point now) {
+  if (j.ended_at || j.terminating) return false;
+  return !j.steps.idle_in_steps(*j.channel, now, [&]() -> std::optional<std::uint64_t> {
+    JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
+    if (!::QueryInformationJobObject(j.job.get(), JobObjectBasicAccountingInformation, &info,
+                                     sizeof info, nullptr))
+      return std::nullopt;
+    return static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
+           static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart);
+  });
+}
+
+// Starts the child; on failure returns the job with r.started == false and the reason.
+std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data_event) {
+  auto job = std::make_unique<Job>();
+  job->index = index;
+  job->spec = &spec;
+  job->r.out = Capture(spec.capture_cap);
+  job->r.err = Capture(spec.capture_cap);
+  job->r.timeout_s = spec.timeout_s;
+  if (spec.argv.empty()) {
+    job->r.start_error = "no command given";
+    return job;
+  }
+  auto fail = [&](const std::string& what) {
+    job->r.start_error = "cannot start '" + spec.argv[0] + "': " + what + ": " +
+                         win32::error_text(::GetLastError());
+    return std::move(job);
+  };
+
+  Pipe out, err, chan;
+  if (!make_pipe(out) || !make_pipe(err) || (spec.channel && !make_pipe(chan))) return fail("CreatePipe");
+  SECURITY_ATTRIBUTES inherit{static_cast<DWORD>(sizeof(SECURITY_ATTRIBUTES)), nullptr, TRUE};
+  Handle null_in(::CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit,
+                               OPEN_EXISTING, 0, nullptr));
+  if (!null_in) return fail("opening NUL");
+  std::vector<HANDLE> inherited = {null_in.get(), out.write.get(), err.write.get()};
+  if (spec.channel) inherited.push_back(chan.write.get());
+  for (size_t i = 1; i < inherited.size(); ++i)
+    if (!::SetHandleInformation(inherited[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+      return fail("SetHandleInformation");
+
+  // Exactly these handles are inherited, whatever else is inheritable in forkcheck.
+  SIZE_T attr_size = 0;
+  ::InitializeProcThreadAttributeList(nullptr, 1, 0, &attr_size);
+  std::vector<unsigned char> attr_buf(attr_size);
+  auto* attrs = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(attr_buf.data());
+  if (!::InitializeProcThreadAttributeList(attrs, 1, 0, &attr_size)) return fail("InitializeProcThreadAttributeList");
+  std::unique_ptr<std::remove_pointer_t<LPPROC_THREAD_ATTRIBUTE_LIST>, decltype(&::DeleteProcThreadAttributeList)>
+      attrs_guard(attrs, &::DeleteProcThreadAttributeList);
+  if (!::UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherited.data(),
+                                   inherited.size() * sizeof(HANDLE), nullptr, nullptr))
+    return fail("UpdateProcThreadAttribute");
+
+  STARTUPINFOEXW si{};
+  si.StartupInfo.cb = sizeof si;
+  si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+  si.StartupInfo.hStdInput = null_in.get();
+  si.StartupInfo.hStdOutput = out.write.get();
+  si.StartupInfo.hStdError = err.write.get();
+  si.lpAttributeList = attrs;
+
+  static unsigned long serial = 0;
+  job->token = run_token() + "-" + std::to_string(++serial);
+  std::wstring env = environment_block(spec, job->token, spec.channel ? chan.write.get() : nullptr);
+  const std::wstring program = resolve_program(spec.argv[0]);
+  std::wstring command_line;
+  win32::append_argument(command_line, program);
+  for (size_t i = 1; i < spec.argv.size(); ++i)
+    win32::append_argument(command_line, win32::widen(spec.argv[i]));
+
+  // Without a console of our own, a console child would open a window; it runs without one.
+  const DWORD flags = CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP | CREATE_UNICODE_ENVIRONMENT |
+                      EXTENDED_STARTUPINFO_PRESENT |
+                      (::GetConsoleWindow() == nullptr ? CREATE_NO_WINDOW : 0);
+  PROCESS_INFORMATION pi{};
+  job->start = Clock::now();
+  if (!::CreateProcessW(program.c_str(), command_line.data(), nullptr, nullptr, TRUE, flags,
+                        env.data(), nullptr, &si.StartupInfo, &pi))
+    return fail("CreateProcess");
+  job->process.reset(pi.hProcess);
+  Handle thread(pi.hThread);
+
+  job->job.reset(::CreateJobObjectW(nullptr, nullptr));
+  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+  if (!job->job ||
+      !::SetInformationJobObject(job->job.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits) ||
+      !::AssignProcessToJobObject(job->job.get(), job->process.get())) {
+    // Never ran a single instruction of its own: end it before it does.
+    const DWORD error = ::GetLastError();
+    ::TerminateProcess(job->process.get(), kKilledExitCode);
+    ::WaitForSingleObject(job->process.get(), INFINITE);
+    ::SetLastError(error);
+    return fail("putting it in a job object");
+  }
+  ::ResumeThread(thread.get());
+
+  job->r.pid = static_cast<ProcessId>(pi.dwProcessId);
+  job->r.started = true;
+  job->deadline = job->start + seconds(spec.timeout_s);
+  // Our copies of the child's ends close here (the Pipe handles go out of scope), so each reader
+  // sees EOF once the tree has closed its own.
+  job->readers[0] = std::make_unique<PipeReader>(std::move(out.read), data_event);
+  job->readers[1] = std::make_unique<PipeReader>(std::move(err.read), data_event);
+  if (spec.channel) job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
+  for (int k = 0; k < 3; ++k) job->open[k] = job->readers[k] != nullptr;
+  job->channel = std::make_unique<ChannelReader>(job->start);
+  return job;
+}
+
+void drain(Job& job, Clock::time_point now) {
+  for (int k = 0; k < 3; ++k) {
+    if (!job.open[k]) continue;
+    std::string bytes;
+    const bool eof = job.readers[k]->take(bytes);
+    if (!bytes.empty()) {
+      if (k == 0) job.r.out.append(bytes.data(), bytes.size());
+      else if (k == 1) job.r.err.append(bytes.data(), bytes.size());
+      else job.channel->feed(bytes.data(), bytes.size(), now);
+    }
+    if (eof) job.open[k] = false;
+  }
+}
+
+void terminate_tree(Job& job) {
+  ::TerminateJobObject(job.job.get(), kKilledExitCode);
+  job.r.sent_sigkill = true;
+}
+
+// A hang: end the tree, politely first where Windows has a way to ask.
+void escalate(Job& job) {
+  if (job.terminating) return;
+  if (job.spec->collect_stacks && !interrupted())
+    job.r.stacks = collect_stacks(job_processes(job.job.get()), job.spec->stacks_time_limit_s);
+  job.terminating = true;
+  job.term_at = Clock::now();
+  if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job.r.pid)))
+    job.r.sent_sigterm = true;
+  else
+    terminate_tree(job);  // no console shared with the child: nothing polite to send
+}
+
+void watchdog(Job& job, Clock::time_point now) {
+  if (job.ended_at) return;
+  if (job.terminating) {
+    if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) terminate_tree(job);
+    return;
+  }
+  if (now >= job.deadline) {
+    job.r.deadline_passed = true;
+    escalate(job);
+    return;
+  }
+  if (auto hang = job.steps.check(*job.channel, now)) {
+    job.r.step_hang = *hang;
+    escalate(job);
+  }
+}
+
+// The earliest moment the watchdog needs to look at this job again.
+Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
+  if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
+  if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
+  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
+  if (due == Clock::time_point::max()) return job.deadline;
+  return std::min(job.deadline, std::max(due, now + milliseconds(50)));
+}
+
+void finish(Job& job, Clock::time_point now) {
+  // Whatever of its tree outlived the child is still in the job: named, then ended with it.
+  auto left = job_processes(job.job.get());
+  if (!left.empty()) {
+    ::TerminateJobObject(job.job.get(), kKilledExitCode);
+    job.r.leftovers_killed.assign(left.begin(), left.end());
+  }
+  // With the tree gone the pipes reach EOF; a reader still blocked is cancelled. What they read
+  // until then is kept.
+  for (auto& reader : job.readers)
+    if (reader) reader->stop();
+  drain(job, now);
+  for (auto& reader : job.readers) reader.reset();
+  job.job.reset();  // kill-on-close: nothing of the tree can be left after this
+  job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
+  job.r.result = job.channel->result();
+  job.r.early_details = job.channel->early_details();
+  job.r.steps = job.channel->step_log();
+  job.r.bad_channel_lines = job.channel->bad_lines();
+}
+
+}  // namespace
+
+void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
+  const HANDLE wake = win32::wake_event();
+  Handle data(::CreateEventW(nullptr, FALSE, FALSE, nullptr));  // set by every PipeReader
+  std::deque<size_t> pending;
+  for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
+  std::list<std::unique_ptr<Job>> running;
+  const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
+
+  while (!pending.empty() || !running.empty()) {
+    if (interrupted()) {
+      // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
+      for (size_t i : pending) {
+        ChildResult r;
+        r.interrupted_by = interrupted();
+        done(i, std::move(r));
+      }
+      pending.clear();
+      for (auto& j : running) {
+        if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
+        if (!j->terminating && !j->ended_at) escalate(*j);
+      }
+    }
+    // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
+    // not hold a slot, so an expected hang waits for its watchdog beside working variants.
+    const auto looked = Clock::now();
+    auto busy = static_cast<size_t>(std::count_if(
+        running.begin(), running.end(), [&](const auto& j) { return needs_cpu(*j, looked); }));
+    while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
+      size_t i = pending.front();
+      pending.pop_front();
+      auto job = start_job(i, specs[i], data.get());
+      if (!job->r.started) {
+        done(i, std::move(job->r));
+        continue;
+      }
+      running.push_back(std::move(job));
+      ++busy;
+    }
+    if (running.empty()) continue;
+
+    auto now = Clock::now();
+    Clock::time_point wake_at = now + std::chrono::seconds(1);
+    std::vector<HANDLE> handles = {wake, data.get()};
+    bool unwatched = false;  // more children than one wait can hold: look at the rest often
+    for (auto& j : running) {
+      wake_at = std::min(wake_at, next_wakeup(*j, now));
+      if (j->ended_at) continue;
+      if (handles.size() < MAXIMUM_WAIT_OBJECTS) handles.push_back(j->process.get());
+      else unwatched = true;
+    }
+    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake_at - now).count();
+    const auto ms = std::clamp<long long>(wait_ms + 1, 0, unwatched ? 50 : 1000);
+    ::WaitForMultipleObjects(static_cast<DWORD>(handles.size()), handles.data(), FALSE,
+                             static_cast<DWORD>(ms));
+    now = Clock::now();
+
+    for (auto it = running.begin(); it != running.end();) {
+      Job& j = **it;
+      drain(j, now);
+      if (!j.ended_at && ::WaitForSingleObject(j.process.get(), 0) == WAIT_OBJECT_0) {
+        DWORD code = 0;
+        ::GetExitCodeProcess(j.process.get(), &code);
+        j.r.exit = ExitStatus::from_wait_status(static_cast<int>(code));
+        j.ended_at = now;
+      }
+      watchdog(j, now);
+      if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
+        finish(j, now);
+        size_t index = j.index;
+        ChildResult r = std::move(j.r);
+        it = running.erase(it);
+        done(index, std::move(r));
+        continue;
+      }
+      ++it;
+    }
+  }
+}
+
+ChildResult supervise(const LaunchSpec& spec) {
+  ChildResult out;
+  Supervisor().run({spec}, 1, [&](size_t, ChildResult&& r) { out = std::move(r); });
+  return out;
+}
+
+}  // namespace fc::harness
