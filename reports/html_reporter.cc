@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kOutputCap = 16 * 1024;   // per stream shown; report.json keeps what was captured
 constexpr size_t kDetailsCap = 64 * 1024;  // of a variant's pretty-printed details
+constexpr size_t kProtocolLineCap = 4 * 1024;  // the harness keeps 1 KiB; a foreign report may not
 
 using json = nlohmann::json;
 
@@ -36,7 +37,8 @@ std::string str(const json& obj, const char* key, const std::string& fallback = 
 const char* const kStyle = R"css(
 :root { --ink:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --panel:#f6f8fa;
   --ok:#1a7f37; --ok-bg:#dafbe1; --error:#9a3412; --error-bg:#ffedd5; --crash:#b91c1c; --crash-bg:#fee2e2;
-  --hang:#6d28d9; --hang-bg:#ede9fe; --skip:#57606a; --skip-bg:#eef1f4; --bad:#cf222e; }
+  --hang:#6d28d9; --hang-bg:#ede9fe; --timeout:#7c4a03; --timeout-bg:#fde68a;
+  --protocol:#0f6b63; --protocol-bg:#ccfbf1; --skip:#57606a; --skip-bg:#eef1f4; --bad:#cf222e; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1180px; padding: 24px 28px 48px; color: var(--ink); background: var(--bg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", sans-serif;
@@ -69,6 +71,8 @@ table.matrix .case-title { display: block; font-weight: normal; color: var(--mut
 .o-error { background: var(--error-bg); color: var(--error); }
 .o-crash { background: var(--crash-bg); color: var(--crash); }
 .o-hang { background: var(--hang-bg); color: var(--hang); }
+.o-timeout { background: var(--timeout-bg); color: var(--timeout); }
+.o-protocol-error { background: var(--protocol-bg); color: var(--protocol); }
 .o-skip { background: var(--skip-bg); color: var(--skip); }
 .mismatch { border: 2px dashed var(--bad) !important; }
 .mismatch .res::after { content: " (did not match)"; color: var(--bad); }
@@ -85,7 +89,7 @@ table.matrix .case-title { display: block; font-weight: normal; color: var(--mut
 .featured h2 { border: 0; }
 .grid2 { display: grid; grid-template-columns: minmax(260px, 1fr) minmax(420px, 2fr); gap: 18px; align-items: start; }
 .panel { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; background: var(--bg); }
-.panel.o-error, .panel.o-crash, .panel.o-hang { border-left: 6px solid currentColor; }
+.panel.o-error, .panel.o-crash, .panel.o-hang, .panel.o-timeout, .panel.o-protocol-error { border-left: 6px solid currentColor; }
 .panel .msg { color: var(--ink); }
 table.workers { font-size: 14px; margin: 6px 0 10px; }
 table.workers td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -118,7 +122,8 @@ footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
   * { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   h2 { break-after: avoid; margin-top: 18px; }
   h3, h4 { break-after: avoid; }
-  table.matrix tr, .cell, svg.chart, table.workers tr, dl.facts, .panel.o-error, .panel.o-crash, .panel.o-hang { break-inside: avoid; }
+  table.matrix tr, .cell, svg.chart, table.workers tr, dl.facts, .panel.o-error, .panel.o-crash, .panel.o-hang,
+  .panel.o-timeout, .panel.o-protocol-error { break-inside: avoid; }
   .grid2 { grid-template-columns: 1fr; gap: 10px; }
   .featured { padding: 2px 12px 10px; }
   svg.chart { max-width: 520px; }
@@ -198,10 +203,13 @@ std::string matrix(const json& report) {
     }
     o += "</tr>";
   }
-  o += "</tbody></table><div class=\"legend-row\">Each cell: variant \u00b7 role, then observed \u2713/\u2717 expected. "
-       "<span class=\"cell o-ok\">ok</span><span class=\"cell o-error\">error</span><span class=\"cell o-crash\">crash</span>"
-       "<span class=\"cell o-hang\">hang</span><span class=\"cell o-skip\">skip</span>"
-       "<span class=\"cell o-ok mismatch\">dashed red: outcome differs from the expectation</span></div></section>\n";
+  o += "</tbody></table><div class=\"legend-row\">Each cell: variant \u00b7 role, then observed \u2713/\u2717 expected. ";
+  for (const char* outcome : {"ok", "error", "crash", "hang", "timeout", "protocol-error", "skip"}) {
+    const std::string meaning = outcome_meaning(outcome);
+    o += "<span class=\"cell o-" + std::string(outcome) + "\"" + (meaning.empty() ? "" : " title=\"" + h(meaning) + "\"") +
+         ">" + outcome + "</span>";
+  }
+  o += "<span class=\"cell o-ok mismatch\">dashed red: outcome differs from the expectation</span></div></section>\n";
   return o;
 }
 
@@ -277,13 +285,12 @@ std::string output_block(const char* label, const json& v, const char* key) {
 
 std::string stacks_block(const json& v) {
   if (!v.contains("stacks") || !v["stacks"].is_array() || v["stacks"].empty()) return "";
-  std::string o = "<details open class=\"stacks\"><summary>stacks of the hung process tree (" +
+  std::string o = "<details open class=\"stacks\"><summary>" + h(stacks_title(v)) + " (" +
                   std::to_string(v["stacks"].size()) + " threads" +
                   (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") + ")</summary>";
   if (v.contains("stacks_note")) o += "<p>" + h(v["stacks_note"]) + "</p>";
   for (const auto& t : v["stacks"]) {
-    std::string text = "pid " + str(t, "pid") + " tid " + str(t, "tid") + " " + str(t, "name");
-    if (!str(t, "state").empty()) text += " [" + str(t, "state") + (str(t, "wchan").empty() ? "" : " " + str(t, "wchan")) + "]";
+    std::string text = thread_line(t);
     int i = 0;
     for (const auto& f : list(t, "frames")) text += "\n  #" + std::to_string(i++) + " " + display(f);
     o += "<pre class=\"stack\">" + h(text) + "</pre>";
@@ -315,8 +322,16 @@ std::string variant_block(const json& c, const json& v) {
     for (const auto& line : failed) o += "<li>" + h(line) + "</li>";
     o += "</ul></dd>";
   }
-  if (v.contains("hang") && v["hang"].is_object())
-    o += "<dt>hung at</dt><dd>" + h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
+  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    o += std::string("<dt>") + (o_ == "hang" ? "hung at" : "stalled at") + "</dt><dd>" + h(str(v["hang"], "step")) +
+         " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
+  if (const std::string tree = tree_facts(v); !tree.empty())
+    o += "<dt>process tree</dt><dd class=\"tree\">" + h(tree) + "</dd>";
+  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
+    o += "<dt>ended</dt><dd class=\"exited-by-itself\">" + h(by_itself) + "</dd>";
+  if (const json* pe = protocol_error(v))
+    o += "<dt>protocol error</dt><dd>" + h(str(*pe, "why")) + "<pre class=\"protocol-line\">" +
+         h(cap_text(str(*pe, "line"), kProtocolLineCap)) + "</pre></dd>";
   o += "</dl>";
   if (v.contains("note")) o += "<p class=\"note\">" + h(v["note"]) + "</p>";
   o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);

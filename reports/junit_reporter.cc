@@ -2,9 +2,10 @@
 // variant's outcome is the one it expected. A mismatch is a <failure> (a fix that broke, or a
 // hazard that did not show as documented); a harness failure or a variant the run never reached
 // is an <error>; an expected skip is <skipped>. The message goes in the `message` attribute and
-// in the body too, since GitLab shows only the body, with the workers that failed and the stacks
-// of a hung tree; those stacks are also in <system-out>, after the output, where the testcase
-// passed (a hazard that hung as documented). Written with pugixml, which escapes; text is
+// in the body too, since GitLab shows only the body, with the workers that failed, what the
+// watchdog saw of the process tree (blocked, or still working at the deadline), a protocol error's
+// line, and the tree's stacks; those facts and stacks are also in <system-out>, after the output,
+// where the testcase passed (a hazard that hung as documented). Written with pugixml, which escapes; text is
 // first stripped of what XML 1.0 cannot hold at all (most control characters, invalid UTF-8).
 #include <sstream>
 
@@ -41,21 +42,18 @@ std::string fixed3(double s) {
 
 constexpr size_t kFramesPerThread = 24;
 constexpr size_t kStacksCap = 64 * 1024;
+constexpr size_t kProtocolLineCap = 4 * 1024;  // the harness keeps 1 KiB; a foreign report may not
 
-// A hung tree's stacks as a CI log shows them: each thread, then its first frames. "" when none.
+// A tree's stacks as a CI log shows them: each thread, then its first frames. "" when none.
 std::string stacks_text(const json& v) {
   const json& stacks = list(v, "stacks");
   if (stacks.empty()) return "";
   std::string text =
-      "stacks of the hung process tree (" + std::to_string(stacks.size()) + " threads" +
+      stacks_title(v) + " (" + std::to_string(stacks.size()) + " threads" +
       (field(v, "stacks_method").empty() ? "" : ", by " + field(v, "stacks_method")) + "):\n";
   if (!field(v, "stacks_note").empty()) text += field(v, "stacks_note") + "\n";
   for (const auto& t : stacks) {
-    text += "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name");
-    if (!field(t, "state").empty())
-      text += " [" + field(t, "state") +
-              (field(t, "wchan").empty() ? "" : " " + field(t, "wchan")) + "]";
-    text += "\n";
+    text += thread_line(t) + "\n";
     size_t i = 0;
     for (const auto& f : list(t, "frames")) {
       if (i == kFramesPerThread) {
@@ -66,6 +64,19 @@ std::string stacks_text(const json& v) {
     }
   }
   return cap_text(text, kStacksCap);
+}
+
+// What the watchdog saw and what the channel carried, one line each: "" when nothing.
+std::string watchdog_text(const json& v) {
+  std::string text;
+  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") + field(v["hang"], "step") +
+            " (pid " + field(v["hang"], "pid") + ")\n";
+  if (const std::string tree = tree_facts(v); !tree.empty()) text += "process tree: " + tree + "\n";
+  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty()) text += "ended: " + by_itself + "\n";
+  if (const json* pe = protocol_error(v))
+    text += "protocol error: " + field(*pe, "why") + "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";
+  return text;
 }
 
 struct Counts {
@@ -84,6 +95,7 @@ std::string failure_body(const json& v) {
     body += "\nworkers that failed:";
     for (const auto& line : failed) body += "\n  " + line;
   }
+  if (const std::string watchdog = watchdog_text(v); !watchdog.empty()) body += "\n" + watchdog;
   if (const std::string stacks = stacks_text(v); !stacks.empty()) body += "\n" + stacks;
   return body;
 }
@@ -110,9 +122,9 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
   std::string out = field(v, "stdout");
-  // A failure's body has the stacks already.
-  if (const std::string stacks = matched(v) ? stacks_text(v) : ""; !stacks.empty())
-    out += (out.empty() || out.back() == '\n' ? "" : "\n") + stacks;
+  // A failure's body has the watchdog's facts and the stacks already.
+  if (const std::string facts = matched(v) ? watchdog_text(v) + stacks_text(v) : ""; !facts.empty())
+    out += (out.empty() || out.back() == '\n' ? "" : "\n") + facts;
   if (!out.empty()) text_child(tc, "system-out", out);
   if (!field(v, "stderr").empty()) text_child(tc, "system-err", field(v, "stderr"));
 }

@@ -155,6 +155,13 @@ std::string variant_details(const json& v, const Limits& lim) {
     o += "- workers that failed:\n";
     for (const auto& line : failed) o += "  - " + md(line, lim.message) + "\n";
   }
+  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    o += std::string(field(v, "outcome") == "hang" ? "- hung at " : "- stalled at ") + md(field(v["hang"], "step"), lim.message) +
+         " (pid " + md_inline(field(v["hang"], "pid")) + ")\n";
+  if (const std::string tree = tree_facts(v); !tree.empty()) o += "- process tree: " + md_inline(tree) + "\n";
+  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty()) o += "- ended: " + md_inline(by_itself) + "\n";
+  if (const json* pe = protocol_error(v))
+    o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" + md_code_block(cap_text(field(*pe, "line"), lim.message));
   o += "\n";
   if (lim.output > 0)
     for (const char* stream : {"stdout", "stderr"})
@@ -162,7 +169,7 @@ std::string variant_details(const json& v, const Limits& lim) {
   if (lim.frames > 0 && v.contains("stacks") && v["stacks"].is_array() && !v["stacks"].empty()) {
     std::string text;
     for (const auto& t : v["stacks"]) {
-      text += "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name") + "\n";
+      text += thread_line(t) + "\n";
       size_t i = 0;
       for (const auto& f : list(t, "frames")) {
         if (i == lim.frames) {
@@ -172,7 +179,7 @@ std::string variant_details(const json& v, const Limits& lim) {
         text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
       }
     }
-    o += "stacks:\n\n" + md_code_block(text) + "\n";
+    o += md_inline(stacks_title(v)) + ":\n\n" + md_code_block(text) + "\n";
   }
   if (lim.details > 0 && v.contains("details") && !v["details"].empty())
     o += "<details><summary>details</summary>\n\n" +

@@ -27,8 +27,35 @@ bool matched(const nlohmann::json& variant);
 // "hang ✓ expected hang", "ok ✗ expected hang".
 std::string outcome_vs_expected(const nlohmann::json& variant);
 
-// In words, what a mismatch means: "regression: ...", "the hazard did not show here: ...".
+// What an outcome whose word alone could mislead says happened: "timeout" (which is not a hang)
+// and "protocol-error" each get a clause ("the deadline passed while the process tree was still
+// working"); "" for the rest, whose word and message say enough.
+std::string outcome_meaning(const std::string& outcome);
+
+// In words, what a mismatch means: "regression: ...", "the hazard did not show here: ...",
+// ending "expected hang, observed timeout (the deadline passed while ...)".
 std::string mismatch_meaning(const nlohmann::json& variant);
+
+// What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
+// same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
+// threads", "still working at the deadline: 812 ms of CPU in the last 1.0 s, 2 processes, 5
+// threads". "" when the variant has no such record.
+std::string tree_facts(const nlohmann::json& variant);
+
+// When variant.watchdog.exited_by_itself: that the child ended on its own after the watchdog had
+// called time and before forkcheck signalled it, so that its outcome is its own exit's. Else "".
+std::string exited_by_itself(const nlohmann::json& variant);
+
+// variant.protocol_error ({line, why}: what the child sent on its channel that is not a forkcheck
+// message), or nullptr.
+const nlohmann::json* protocol_error(const nlohmann::json& variant);
+
+// The heading of a variant's stacks, saying when they were taken: "stacks of the hung process
+// tree" only for a hang; a timeout's were taken at the deadline, while the tree was working.
+std::string stacks_title(const nlohmann::json& variant);
+
+// One thread of variant.stacks: "pid 7 tid 7 name [S futex_do_wait] in syscall futex".
+std::string thread_line(const nlohmann::json& thread);
 
 // What each repro program that could not list its cases said (report.run.catalog_errors): their
 // cases are missing from the report, which every format says at its top.

@@ -1,11 +1,18 @@
 #include "reports/verdict.h"
 
+#include "reports/report_view.h"
+
 namespace fc::reports {
 namespace {
 
+// "fork expected hang, observed timeout (the deadline passed while the process tree was still
+// working)": a timeout or a protocol error says what it was, so that no reader takes it for the
+// hang or the error the variant expected.
 std::string describe(const nlohmann::json& v) {
-  return v.value("name", "?") + " expected " + v.value("expected", "?") + ", observed " +
-         v.value("outcome", "?");
+  const std::string outcome = v.value("outcome", "?");
+  const std::string meaning = outcome_meaning(outcome);
+  return v.value("name", "?") + " expected " + v.value("expected", "?") + ", observed " + outcome +
+         (meaning.empty() ? "" : " (" + meaning + ")");
 }
 
 }  // namespace
@@ -25,6 +32,9 @@ Verdict case_verdict(const nlohmann::json& variants) {
   for (const auto& v : variants) {
     const std::string outcome = v.value("outcome", "");
     const std::string expected = v.value("expected", "");
+    // Exact words: a timeout is not a hang (the tree was still working when it was stopped), so a
+    // hazard expected to hang that timed out did not reproduce, and a fix that timed out or broke
+    // its channel (protocol-error) is a regression like any other outcome but ok.
     const bool matched = outcome == expected;
     // A skip is never a failure of the fix nor a sign of the hazard: it says why it did not run.
     if (outcome == "skip") {

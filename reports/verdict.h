@@ -3,6 +3,8 @@
 //   regression      a fix variant did not come out as expected (the fixed behaviour broke)
 //   reproduced      every hazard variant came out as documented, at least one of them failing
 //   not-reproduced  a hazard variant did not fail as documented, or none is expected to fail here
+//                   (a timeout is not a hang: a hazard expected to hang that timed out was still
+//                   working when it was stopped, and did not reproduce)
 //   ok | failed     for `forkcheck exec`, whose one variant (role "subject") is the user's program
 #pragma once
 

@@ -1,7 +1,13 @@
 // The reporters on a synthetic report: escaping in every format, JUnit failures exactly where an
-// outcome differs from its expectation, the Markdown size cap, the loss-curve charts.
+// outcome differs from its expectation, timeout and protocol-error shown as what they are with
+// what the watchdog saw of the tree, the Markdown size cap, the loss-curve charts.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -13,6 +19,7 @@
 #include "reports/svg_line_chart.h"
 #include "reports/synthetic_report.h"
 #include "reports/text.h"
+#include "repros/core/outcome.h"
 
 namespace fc::reports {
 namespace {
@@ -124,7 +131,7 @@ TEST_F(Html, MatrixHasARowPerCaseAndACellPerVariant) {
     EXPECT_NE(html_.find("data-case=\"" + std::string(id) + "\""), std::string::npos) << id;
   EXPECT_NE(html_.find("hang \u2713 expected hang"), std::string::npos);
   EXPECT_NE(html_.find("crash \u2717 expected ok"), std::string::npos);
-  EXPECT_EQ(count(html_, "class=\"cell o-"), 7u + 6u);  // 7 variants, and the legend's 6 samples
+  EXPECT_EQ(count(html_, "class=\"cell o-"), 10u + 8u);  // 10 variants, and the legend's 8 samples
 }
 
 TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
@@ -190,13 +197,13 @@ TEST_F(Junit, IsWellFormedDespiteControlCharactersAndBadUtf8) {
 TEST_F(Junit, OneSuitePerCaseOneTestcasePerVariant) {
   ASSERT_TRUE(parsed_);
   auto root = doc_.child("testsuites");
-  EXPECT_EQ(root.attribute("tests").as_int(), 7);
+  EXPECT_EQ(root.attribute("tests").as_int(), 10);
   size_t suites = 0;
   for (auto s : root.children("testsuite")) {
     (void)s;
     ++suites;
   }
-  EXPECT_EQ(suites, 3u);
+  EXPECT_EQ(suites, 4u);
   auto t = testcase("gomp-fork-hang", "fork");
   ASSERT_TRUE(t);
   EXPECT_DOUBLE_EQ(t.attribute("time").as_double(), 1.25);
@@ -216,7 +223,7 @@ TEST_F(Junit, FailuresExactlyWhereTheOutcomeDiffers) {
       if (t.child("failure")) ++failures;
       if (t.child("error")) ++errors;
     }
-  EXPECT_EQ(failures, 2);  // the regression, the hazard that did not bite
+  EXPECT_EQ(failures, 4);  // the regression, the hazard that did not bite, the timeout, the protocol error
   EXPECT_EQ(errors, 1);    // the harness error
   auto reg = testcase("gomp-fork-hang", "spawn").child("failure");
   EXPECT_STREQ(reg.attribute("type").value(), "crash");
@@ -391,7 +398,7 @@ TEST(CatalogErrors, EveryFormatSaysCasesAreMissingAndWhy) {
   const std::string xml = make_junit_reporter()->render(r);
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   auto root = doc.child("testsuites");
-  EXPECT_EQ(root.attribute("tests").as_int(), 7 + 1);
+  EXPECT_EQ(root.attribute("tests").as_int(), 10 + 1);
   pugi::xml_node tc;
   for (auto s : root.children("testsuite"))
     for (auto t : s.children("testcase"))
@@ -463,6 +470,179 @@ TEST(CrashDetails, JunitCarriesTheStacksOfAHungTree) {
   EXPECT_EQ(std::string(failed.child("system-out").text().get()).find("GOMP_parallel"),
             std::string::npos)
       << "not twice";
+}
+
+// --- timeout, protocol-error and what the watchdog saw of the tree -------------------------------
+
+// The synthetic report's variants of them: the hang (tree blocked, a thread in futex), a hazard
+// expected to hang that timed out while working, a fix that broke its channel, a fix that ended
+// by itself after its deadline.
+const char* const kBlocked = "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7 threads";
+const char* const kWorking =
+    "still working at the deadline: 812 ms of CPU in the last 1.0 s, 2 processes, 5 threads";
+const char* const kLate = "still working at the deadline: 1.5 s of CPU in the last 1.0 s, 1 process, 1 thread";
+const char* const kByItself =
+    "the deadline passed, but it exited by itself before forkcheck signalled it: the outcome is that of its own exit";
+
+const json& variant_named(const json& report, const std::string& case_id, const std::string& name) {
+  for (const auto& v : find_case(report, case_id)->at("variants"))
+    if (v["name"] == name) return v;
+  throw std::runtime_error("no variant " + name);
+}
+
+TEST(ReportView, TreeFactsInOneLine) {
+  const json r = synthetic_report();
+  EXPECT_EQ(tree_facts(variant_named(r, "gomp-fork-hang", "fork")), kBlocked);
+  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "fork-busy")), kWorking);
+  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "forkserver-late")), kLate);
+  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "spawn-channel")), "") << "no tree recorded";
+  // Working but no deadline passed: it says nothing of a deadline.
+  json v = variant_named(r, "watchdog-outcomes", "fork-busy");
+  v["outcome"] = "ok";
+  v["watchdog"]["deadline_passed"] = false;
+  EXPECT_EQ(tree_facts(v).rfind("working when last looked at: ", 0), 0u) << tree_facts(v);
+  v["watchdog"]["tree"] = {{"state", "blocked"}, {"cpu_s_in_window", 0.0}};
+  EXPECT_EQ(tree_facts(v), "blocked: 0 ms of CPU");
+}
+
+TEST(ReportView, ExitedByItselfOnlyWhenTrueAndSaysWhatHadPassed) {
+  const json r = synthetic_report();
+  EXPECT_EQ(exited_by_itself(variant_named(r, "watchdog-outcomes", "forkserver-late")), kByItself);
+  EXPECT_EQ(exited_by_itself(variant_named(r, "watchdog-outcomes", "fork-busy")), "");
+  json v = variant_named(r, "watchdog-outcomes", "forkserver-late");
+  v["watchdog"]["deadline_passed"] = false;
+  EXPECT_EQ(exited_by_itself(v).rfind("a stall was called, ", 0), 0u);
+}
+
+TEST(ReportView, AMismatchSaysATimeoutWasNotAHang) {
+  const json r = synthetic_report();
+  EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "fork-busy")),
+            "the hazard did not show as documented here: expected hang, observed timeout (the deadline passed "
+            "while the process tree was still working: not a hang)");
+  EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "spawn-channel")),
+            "regression: the fixed behaviour broke: expected ok, observed protocol-error (the child sent something "
+            "on its channel that is not a forkcheck message)");
+  EXPECT_EQ(stacks_title(variant_named(r, "watchdog-outcomes", "fork-busy")).find("hung"), std::string::npos);
+}
+
+TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
+  const json r = synthetic_report();
+  const std::string html = make_html_reporter()->render(r);
+  for (const char* css : {".o-timeout {", ".o-protocol-error {"}) EXPECT_NE(html.find(css), std::string::npos) << css;
+  const size_t legend = html.find("class=\"legend-row\"");
+  ASSERT_NE(legend, std::string::npos);
+  for (const char* sample : {"<span class=\"cell o-timeout\"", "<span class=\"cell o-protocol-error\""})
+    EXPECT_NE(html.find(sample, legend), std::string::npos) << sample;
+  // The matrix cells and the variant badges.
+  EXPECT_NE(html.find("<div class=\"cell o-timeout mismatch\""), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"cell o-protocol-error mismatch\""), std::string::npos);
+  EXPECT_NE(html.find("timeout \u2717 expected hang"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"badge o-protocol-error mismatch\">"), std::string::npos);
+  for (const char* line : {kBlocked, kWorking, kLate, kByItself})
+    EXPECT_NE(html.find(">" + html_escape(line) + "</dd>"), std::string::npos) << line;
+  EXPECT_NE(html.find(html_escape("not JSON: <unterminated> object")), std::string::npos);
+  EXPECT_NE(html.find("<pre class=\"protocol-line\">" + html_escape("{\"type\":\"step\" <junk> & \\x01 | pipes") + "</pre>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<junk>"), std::string::npos);
+  EXPECT_NE(html.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex"), std::string::npos);
+  EXPECT_NE(html.find("pid 9 tid 10 reader [S pipe_read] in syscall read"), std::string::npos);
+  EXPECT_NE(html.find("<summary>stacks of the process tree at the deadline, while it was still working (1 threads"),
+            std::string::npos);
+  EXPECT_EQ(count(html, "<summary>stacks of the hung process tree"), 1u) << "only the hang's";
+}
+
+TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
+  const std::string md = make_markdown_reporter()->render(synthetic_report());
+  EXPECT_NE(md.find("**fork-busy**: timeout \u2717 expected hang \u26a0\ufe0f"), std::string::npos);
+  EXPECT_NE(md.find("**spawn-channel**: protocol-error \u2717 expected ok"), std::string::npos);
+  EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was still working: not a hang)"),
+            std::string::npos);
+  EXPECT_NE(md.find("- observed **timeout**"), std::string::npos);
+  for (const char* line : {kBlocked, kWorking, kLate})
+    EXPECT_NE(md.find("- process tree: " + std::string(line) + "\n"), std::string::npos) << line;
+  EXPECT_NE(md.find("- ended: " + std::string(kByItself) + "\n"), std::string::npos);
+  EXPECT_NE(md.find("- protocol error: not JSON: &lt;unterminated&gt; object\n\n```text\n{\"type\":\"step\" <junk> & \\x01 | pipes\n```"),
+            std::string::npos);
+  EXPECT_NE(md.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex\n"), std::string::npos);
+  EXPECT_NE(md.find("stacks of the process tree at the deadline, while it was still working:"), std::string::npos);
+  EXPECT_NE(md.find("- hung at "), std::string::npos) << "the step hang, as in HTML";
+}
+
+TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
+  pugi::xml_document doc;
+  const std::string xml = make_junit_reporter()->render(synthetic_report());
+  ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
+  std::map<std::string, pugi::xml_node> tc;
+  for (auto s : doc.child("testsuites").children("testsuite"))
+    for (auto t : s.children("testcase")) tc[std::string(t.attribute("classname").value()) + "/" + t.attribute("name").value()] = t;
+  auto busy = tc["watchdog-outcomes/fork-busy"].child("failure");
+  ASSERT_TRUE(busy);
+  EXPECT_STREQ(busy.attribute("type").value(), "timeout");
+  EXPECT_NE(std::string(busy.attribute("message").value())
+                .find("observed timeout (the deadline passed while the process tree was still working: not a hang)"),
+            std::string::npos)
+      << busy.attribute("message").value();
+  const std::string busy_body = busy.text().get();
+  EXPECT_NE(busy_body.find(std::string("process tree: ") + kWorking), std::string::npos) << busy_body;
+  EXPECT_NE(busy_body.find("pid 9 tid 10 reader [S pipe_read] in syscall read"), std::string::npos) << busy_body;
+  EXPECT_EQ(busy_body.find("hung"), std::string::npos) << busy_body;
+
+  auto channel = tc["watchdog-outcomes/spawn-channel"].child("failure");
+  ASSERT_TRUE(channel);
+  EXPECT_STREQ(channel.attribute("type").value(), "protocol-error");
+  EXPECT_NE(std::string(channel.attribute("message").value())
+                .find("observed protocol-error (the child sent something on its channel that is not a forkcheck message)"),
+            std::string::npos);
+  EXPECT_NE(std::string(channel.text().get())
+                .find("protocol error: not JSON: <unterminated> object\n  line: {\"type\":\"step\" <junk> & \\x01 | pipes"),
+            std::string::npos)
+      << channel.text().get();
+
+  // Passing testcases carry the tree's facts beside their output.
+  auto late = tc["watchdog-outcomes/forkserver-late"];
+  ASSERT_TRUE(late);
+  EXPECT_FALSE(late.child("failure"));
+  EXPECT_NE(std::string(late.child("system-out").text().get()).find(std::string("ended: ") + kByItself), std::string::npos);
+  const std::string hang_out = tc["gomp-fork-hang/fork"].child("system-out").text().get();
+  EXPECT_NE(hang_out.find(std::string("process tree: ") + kBlocked), std::string::npos) << hang_out;
+  EXPECT_NE(hang_out.find("[S futex_do_wait] in syscall futex"), std::string::npos) << hang_out;
+}
+
+TEST(WatchdogOutcomes, JsonKeepsEveryWatchdogField) {
+  const json back = json::parse(make_json_reporter()->render(synthetic_report()));
+  const json& busy = variant_named(back, "watchdog-outcomes", "fork-busy");
+  EXPECT_EQ(busy["outcome"], "timeout");
+  EXPECT_EQ(busy["watchdog"]["tree"]["state"], "working");
+  EXPECT_EQ(busy["watchdog"]["tree"]["looks"], 600);
+  EXPECT_EQ(busy["stacks"][0]["syscall"], "read");
+  EXPECT_EQ(variant_named(back, "watchdog-outcomes", "spawn-channel")["protocol_error"]["why"],
+            "not JSON: <unterminated> object");
+  EXPECT_EQ(variant_named(back, "watchdog-outcomes", "forkserver-late")["watchdog"]["exited_by_itself"], true);
+}
+
+// The published schema knows every outcome forkcheck can write (repros/core/outcome.h), and the
+// watchdog's new fields. Read from the source tree beside this file.
+TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
+  const std::filesystem::path path =
+      std::filesystem::path(__FILE__).parent_path().parent_path() / "reports" / "report.schema.json";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const json schema = json::parse(in);
+  const json& outcomes = schema["$defs"]["outcome"]["enum"];
+  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang, Outcome::kTimeout,
+                    Outcome::kProtocolError, Outcome::kSkip})
+    EXPECT_NE(std::find(outcomes.begin(), outcomes.end(), to_string(o)), outcomes.end()) << to_string(o);
+  for (const char* word : {"timeout", "protocol-error"})
+    EXPECT_NE(schema["$defs"]["outcome"]["description"].get<std::string>().find(word), std::string::npos) << word;
+  const json& variant = schema["$defs"]["variant"]["properties"];
+  const json& watchdog = variant["watchdog"]["properties"];
+  EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"], json({"blocked", "working", "unknown"}));
+  for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads", "longest_still_s", "looks"})
+    EXPECT_TRUE(watchdog["tree"]["properties"].contains(k)) << k;
+  EXPECT_EQ(watchdog["exited_by_itself"]["type"], "boolean");
+  EXPECT_EQ(watchdog["deadline_to_end_s"]["type"], "number");
+  EXPECT_EQ(variant["protocol_error"]["required"], json({"line", "why"}));
+  EXPECT_EQ(variant["stacks"]["items"]["properties"]["syscall"]["type"], "string");
 }
 
 // --- the chart ---------------------------------------------------------------------------------

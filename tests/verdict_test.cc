@@ -34,6 +34,45 @@ TEST(Verdict, OnlyHonestOkHazardsIsNotReproduced) {
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
+// A timeout is not a hang: the tree was still working when it was stopped, so a hazard expected
+// to hang that timed out did not reproduce the hang, and the reason says what it did instead.
+TEST(Verdict, TimeoutOfAnExpectedHangIsNotReproduced) {
+  auto r = reports::case_verdict({v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "not-reproduced");
+  EXPECT_NE(r.reason.find("fork expected hang, observed timeout (the deadline passed while the process tree was "
+                          "still working)"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_EQ(r.reason.find("hung"), std::string::npos) << r.reason;
+  // Beside another hazard that did hang as documented: still not reproduced.
+  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("fork-busy", "hazard", "hang", "timeout"),
+                             v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "not-reproduced");
+}
+
+TEST(Verdict, FixThatTimesOutOrBreaksItsChannelIsARegression) {
+  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "timeout")});
+  EXPECT_EQ(r.verdict, "regression");
+  EXPECT_NE(r.reason.find("spawn expected ok, observed timeout (the deadline passed"), std::string::npos) << r.reason;
+  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "protocol-error")});
+  EXPECT_EQ(r.verdict, "regression");
+  EXPECT_NE(r.reason.find("spawn expected ok, observed protocol-error (the child sent something on its channel that "
+                          "is not a forkcheck message)"),
+            std::string::npos)
+      << r.reason;
+  // A regression outranks a hazard that timed out instead of hanging.
+  r = reports::case_verdict({v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "protocol-error")});
+  EXPECT_EQ(r.verdict, "regression");
+}
+
+TEST(Verdict, ExecSubjectThatTimesOutOrBreaksItsChannelFailed) {
+  for (const char* outcome : {"timeout", "protocol-error"}) {
+    auto r = reports::case_verdict(nlohmann::json::array({v("exec", "subject", "ok", outcome)}));
+    EXPECT_EQ(r.verdict, "failed") << outcome;
+    EXPECT_EQ(r.reason.rfind(std::string(outcome) + ": ", 0), 0u) << r.reason;
+  }
+}
+
 TEST(Verdict, AllSkippedIsSkippedWithReasons) {
   auto r = reports::case_verdict(nlohmann::json::array({v("fork", "hazard", "skip", "skip")}));
   EXPECT_EQ(r.verdict, "skipped");

@@ -7,7 +7,13 @@
 
 namespace fc {
 
-enum class Outcome { kOk, kError, kCrash, kHang, kSkip };
+// ok: ran as it should. error: the documented exception, or a non-zero exit with a message.
+// crash: killed by a signal it did not ask for. hang: the whole process tree was blocked (no
+// CPU to speak of, no output, no process coming or going) through the stall window, and was
+// ended. timeout: the deadline passed while the tree was still working, and it was ended.
+// protocol-error: the child sent something on its channel that is not a forkcheck message.
+// skip: not run here, with the reason.
+enum class Outcome { kOk, kError, kCrash, kHang, kTimeout, kProtocolError, kSkip };
 
 inline const char* to_string(Outcome o) {
   switch (o) {
@@ -15,13 +21,16 @@ inline const char* to_string(Outcome o) {
     case Outcome::kError: return "error";
     case Outcome::kCrash: return "crash";
     case Outcome::kHang: return "hang";
+    case Outcome::kTimeout: return "timeout";
+    case Outcome::kProtocolError: return "protocol-error";
     case Outcome::kSkip: return "skip";
   }
   return "?";
 }
 
 inline std::optional<Outcome> parse_outcome(std::string_view s) {
-  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang, Outcome::kSkip})
+  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang,
+                    Outcome::kTimeout, Outcome::kProtocolError, Outcome::kSkip})
     if (s == to_string(o)) return o;
   return std::nullopt;
 }

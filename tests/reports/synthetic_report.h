@@ -1,6 +1,7 @@
 // A report (report.json's content) made up for the reporters' unit tests: every outcome, every
-// kind of mismatch, text that needs escaping in every format, and the tiny NN's five workers with
-// their loss curves.
+// kind of mismatch, text that needs escaping in every format, what the watchdog saw of a process
+// tree (blocked, still working at the deadline, exited by itself), and the tiny NN's five workers
+// with their loss curves.
 #pragma once
 
 #include <string>
@@ -51,7 +52,14 @@ inline nlohmann::json synthetic_report() {
   json hang = variant("fork", "fork", "hazard", "hang", "hang", "pid 7 entered <the region> & hung");
   hang["exit"] = {{"code", nullptr}, {"signal", 15}, {"signal_name", "SIGTERM"}};
   hang["stacks"] = json::array({{{"pid", 7}, {"tid", 7}, {"name", "forkcheck-repro"}, {"state", "S"},
-                                 {"wchan", "futex_do_wait"}, {"frames", {"GOMP_parallel from libgomp.so.1", "main at x.cc:3"}}}});
+                                 {"wchan", "futex_do_wait"}, {"syscall", "futex"},
+                                 {"frames", {"GOMP_parallel from libgomp.so.1", "main at x.cc:3"}}}});
+  hang["hang"] = {{"pid", 7}, {"step", "GOMP_parallel after fork"}, {"within_s", 1.5}, {"waited_s", 2.0}};
+  hang["watchdog"] = {{"deadline_passed", false}, {"sigterm", true}, {"sigkill", false}, {"timeout_s", 60.0},
+                      {"leftovers_killed", json::array()},
+                      {"tree", {{"state", "blocked"}, {"still_s", 3.2}, {"window_s", 1.0}, {"cpu_s_in_window", 0.0004},
+                                {"cpu_s", 0.9}, {"processes", 3}, {"threads", 7}, {"longest_still_s", 3.2}, {"looks", 40}}},
+                      {"deadline_to_end_s", 0.3}};
   hang["stdout"] = "line with <b>tags</b> & \"quotes\" | pipes\x01\x1b[31m and a control char\n";
   json regression = variant("spawn", "spawn", "fix", "ok", "crash", "killed by SIGSEGV </failure><injected/>");
   regression["stderr"] = std::string("invalid utf-8: \xff\xfe end\n");
@@ -60,6 +68,26 @@ inline nlohmann::json synthetic_report() {
   json harness_error = variant("forkserver", "forkserver", "fix", "ok", "error", "the case program failed");
   harness_error["harness_error"] = true;
   json skipped = variant("macos-only", "spawn", "hazard", "skip", "skip", "needs macOS");
+
+  // A hazard expected to hang that was still working when its deadline passed: not a hang.
+  json busy = variant("fork-busy", "fork", "hazard", "hang", "timeout", "the deadline (60 s) passed while it worked");
+  busy["exit"] = {{"code", nullptr}, {"signal", 15}, {"signal_name", "SIGTERM"}};
+  busy["watchdog"] = {{"deadline_passed", true}, {"sigterm", true}, {"sigkill", false}, {"timeout_s", 60.0},
+                      {"leftovers_killed", json::array()},
+                      {"tree", {{"state", "working"}, {"still_s", 0.0}, {"window_s", 1.0}, {"cpu_s_in_window", 0.812},
+                                {"cpu_s", 48.5}, {"processes", 2}, {"threads", 5}, {"longest_still_s", 0.4}, {"looks", 600}}},
+                      {"deadline_to_end_s", 0.25}};
+  busy["stacks"] = json::array({{{"pid", 9}, {"tid", 10}, {"name", "reader"}, {"state", "S"}, {"wchan", "pipe_read"},
+                                 {"syscall", "read"}, {"frames", {"read from libc.so.6", "main at busy.cc:7"}}}});
+  // A fix whose child wrote nonsense on its channel.
+  json channel = variant("spawn-channel", "spawn", "fix", "ok", "protocol-error", "the channel carried a line that is not a message");
+  channel["protocol_error"] = {{"line", "{\"type\":\"step\" <junk> & \\x01 | pipes"}, {"why", "not JSON: <unterminated> object"}};
+  // A fix that ended on its own after its deadline, before forkcheck signalled it.
+  json late = variant("forkserver-late", "forkserver", "fix", "ok", "ok", "finished, late");
+  late["watchdog"] = {{"deadline_passed", true}, {"sigterm", false}, {"sigkill", false}, {"timeout_s", 60.0},
+                      {"leftovers_killed", json::array()}, {"exited_by_itself", true}, {"deadline_to_end_s", 0.05},
+                      {"tree", {{"state", "working"}, {"still_s", 0.0}, {"window_s", 1.0}, {"cpu_s_in_window", 1.5},
+                                {"cpu_s", 61.0}, {"processes", 1}, {"threads", 1}, {"longest_still_s", 0.0}, {"looks", 601}}}};
 
   json spawn = variant("spawn", "spawn", "fix", "ok", "ok", "all 5 workers finished training; every loss went down");
   spawn["details"] = {{"workers", tiny_nn_workers(true)}};
@@ -82,6 +110,7 @@ inline nlohmann::json synthetic_report() {
       make_case("gomp-fork-hang", "regression", json::array({hang, regression, harness_error})),
       make_case("autograd-after-fork", "not-reproduced", json::array({not_bitten, skipped})),
       make_case("tiny-nn-spawn", "reproduced", json::array({spawn, fork})),
+      make_case("watchdog-outcomes", "regression", json::array({busy, channel, late})),
   });
   json environment = {
       {"collected_by", {{"program", "/x/forkcheck-repro-torch"}, {"pid", 1}}},
@@ -103,8 +132,8 @@ inline nlohmann::json synthetic_report() {
           {"run", {{"argv", {"forkcheck", "all"}}, {"started_at", "2026-01-01T00:00:00Z"}, {"duration_s", 12.5},
                    {"environment", environment}}},
           {"cases", cases},
-          {"summary", {{"cases", 3}, {"variants", 7}, {"by_verdict", {{"regression", 1}, {"not-reproduced", 1}, {"reproduced", 1}}},
-                       {"by_outcome", json::object()}, {"mismatches", 3}, {"regressions", 1}, {"harness_failures", 1}, {"ok", false}}}};
+          {"summary", {{"cases", 4}, {"variants", 10}, {"by_verdict", {{"regression", 2}, {"not-reproduced", 1}, {"reproduced", 1}}},
+                       {"by_outcome", json::object()}, {"mismatches", 5}, {"regressions", 2}, {"harness_failures", 1}, {"ok", false}}}};
 }
 
 }  // namespace fc::reports::testing
