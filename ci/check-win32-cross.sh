@@ -141,7 +141,7 @@ torch_files() {
 windows_files() {
   local torch
   torch=" $(torch_files | tr '\n' ' ') "
-  for f in harness/*.h harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
+  for f in harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
            repros/launch/*.h repros/launch/*.cc repros/core/*.h repros/core/*.cc \
            repros/cases/*.h repros/cases/*.cc; do
     case $f in

@@ -1,0 +1,69 @@
+// The OS-independent half of process_tree.h: walking a tree and comparing two looks at it.
+#include "launch/process_tree.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fc::launch {
+
+std::size_t TreeLook::thread_count() const {
+  std::size_t n = 0;
+  for (const auto& [pid, p] : processes) n += p.threads.size();
+  return n;
+}
+
+TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
+  TreeLook look;
+  look.at = std::chrono::steady_clock::now();
+  std::vector<ProcessId> todo(roots.begin(), roots.end());
+  std::set<ProcessId> seen;
+  while (!todo.empty()) {
+    const ProcessId pid = todo.back();
+    todo.pop_back();
+    if (pid <= 0 || !seen.insert(pid).second) continue;
+    auto facts = process_facts(pid);
+    if (!facts) continue;
+    TreeLook::Process p;
+    p.facts = *facts;
+    if (!facts->zombie()) p.threads = thread_cpu_ns(pid);
+    look.processes.emplace(pid, std::move(p));
+    // A child found through a parent that ended since may have been reused by a stranger: its
+    // parent must still be the process it was found under.
+    for (ProcessId child : child_processes(pid)) {
+      auto cf = process_facts(child);
+      if (cf && cf->ppid == pid) todo.push_back(child);
+    }
+  }
+  return look;
+}
+
+TreeChange compare_looks(const TreeLook& before, const TreeLook& after) {
+  TreeChange c;
+  for (const auto& [pid, p] : after.processes) {
+    auto was = before.processes.find(pid);
+    const bool same_process = was != before.processes.end() &&
+                              was->second.facts.start_time == p.facts.start_time;
+    if (!same_process || was->second.facts.zombie() != p.facts.zombie()) c.membership_changed = true;
+    for (const auto& [tid, ns] : p.threads) {
+      if (!same_process) {
+        c.cpu_ns += ns;
+        continue;
+      }
+      auto t = was->second.threads.find(tid);
+      if (t == was->second.threads.end()) {
+        c.membership_changed = true;
+        c.cpu_ns += ns;
+      } else if (ns > t->second) {
+        c.cpu_ns += ns - t->second;
+      }
+    }
+    if (same_process)
+      for (const auto& [tid, ns] : was->second.threads)
+        if (!p.threads.count(tid)) c.membership_changed = true;
+  }
+  for (const auto& [pid, p] : before.processes)
+    if (!after.processes.count(pid)) c.membership_changed = true;
+  return c;
+}
+
+}  // namespace fc::launch

@@ -1,0 +1,133 @@
+// process_tree.h on Linux: /proc. Files are read with plain open/read (no iostreams): a tree is
+// looked at four times a second for as long as it runs.
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "launch/process_tree.h"
+
+namespace fc::launch {
+namespace {
+
+// The start of a small /proc file (stat, schedstat, children); empty when it cannot be read.
+std::string read_small(const std::string& path, size_t max = 4096) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string out(max, '\0');
+  size_t got = 0;
+  while (got < max) {
+    const ssize_t n = ::read(fd, out.data() + got, max - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
+}
+
+template <typename F>
+void for_each_number_entry(const std::string& dir, F f) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long n = std::strtol(e->d_name, &end, 10);
+    if (n > 0 && *end == '\0') f(static_cast<int>(n));
+  }
+  ::closedir(d);
+}
+
+// Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses: it
+// ends at the last ')'), numbered as proc(5) numbers them: state is field 3.
+bool stat_fields(const std::string& text, std::vector<std::string>& fields) {
+  const auto close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return false;
+  fields.assign(3, std::string());  // fields 0 (none), 1 (pid) and 2 (comm) are not kept
+  size_t i = close + 2;
+  while (i < text.size()) {
+    const size_t sp = text.find_first_of(" \n", i);
+    fields.push_back(text.substr(i, sp == std::string::npos ? std::string::npos : sp - i));
+    if (sp == std::string::npos) break;
+    i = sp + 1;
+  }
+  return fields.size() > 22;  // up to starttime
+}
+
+const long kTicksPerSecond = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
+
+bool have_children_files() {
+  static const bool have = [] {
+    return ::access(("/proc/self/task/" + std::to_string(::getpid()) + "/children").c_str(),
+                    R_OK) == 0;
+  }();
+  return have;
+}
+
+}  // namespace
+
+std::optional<ProcessFacts> process_facts(ProcessId pid) {
+  std::vector<std::string> f;
+  if (!stat_fields(read_small("/proc/" + std::to_string(pid) + "/stat"), f)) return std::nullopt;
+  ProcessFacts p;
+  p.pid = pid;
+  p.state = f[3].empty() ? '?' : f[3][0];
+  p.ppid = std::atoi(f[4].c_str());
+  p.pgid = std::atoi(f[5].c_str());
+  p.sid = std::atoi(f[6].c_str());
+  p.start_time = std::strtoull(f[22].c_str(), nullptr, 10);
+  return p;
+}
+
+std::vector<ProcessId> child_processes(ProcessId pid) {
+  std::vector<ProcessId> out;
+  if (have_children_files()) {
+    const std::string task = "/proc/" + std::to_string(pid) + "/task";
+    for_each_number_entry(task, [&](int tid) {
+      const std::string text = read_small(task + "/" + std::to_string(tid) + "/children", 1 << 16);
+      const char* p = text.c_str();
+      char* end = nullptr;
+      for (long c = std::strtol(p, &end, 10); end != p; c = std::strtol(p, &end, 10)) {
+        out.push_back(static_cast<ProcessId>(c));
+        p = end;
+      }
+    });
+    return out;
+  }
+  // Without CONFIG_PROC_CHILDREN: every process's parent.
+  std::vector<std::string> f;
+  for_each_number_entry("/proc", [&](int p) {
+    if (stat_fields(read_small("/proc/" + std::to_string(p) + "/stat"), f) &&
+        std::atoi(f[4].c_str()) == pid)
+      out.push_back(p);
+  });
+  return out;
+}
+
+std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
+  std::map<int, std::uint64_t> out;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  for_each_number_entry(task, [&](int tid) {
+    const std::string dir = task + "/" + std::to_string(tid);
+    // schedstat's first field: nanoseconds on the CPU (CONFIG_SCHED_INFO); stat's utime and
+    // stime are clock ticks (10 ms), too coarse to tell a poller from a worker, the fallback.
+    const std::string s = read_small(dir + "/schedstat", 128);
+    if (!s.empty() && s[0] >= '0' && s[0] <= '9') {
+      out[tid] = std::strtoull(s.c_str(), nullptr, 10);
+      return;
+    }
+    std::vector<std::string> f;
+    if (stat_fields(read_small(dir + "/stat"), f))
+      out[tid] = (std::strtoull(f[14].c_str(), nullptr, 10) +
+                  std::strtoull(f[15].c_str(), nullptr, 10)) *
+                 (1000000000ull / static_cast<std::uint64_t>(kTicksPerSecond));
+  });
+  return out;
+}
+
+}  // namespace fc::launch

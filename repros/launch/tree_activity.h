@@ -1,0 +1,83 @@
+// Whether a process tree is working or blocked: the one rule behind `hang` and `timeout`, used by
+// the harness's supervisor and step watch and by the repro programs' pools alike.
+//
+// The tree is looked at every kLookEvery (launch/process_tree.h: every thread of every process,
+// found through child links). It is BLOCKED when, through the last kStallWindow, all its
+// processes and threads together used less than kIdleShare of one CPU, none came or went, and it
+// wrote no output; otherwise it is WORKING. A tree watched for less than the window is judged on
+// the time it was watched.
+//
+// Why these numbers (measured on the 2-vCPU development machine, 2026-11-23; README "Hang or
+// timeout"): hung trees used 0 ms of CPU per second (a mutex deadlock, Python's multiprocessing
+// Pool in libgomp's fork hang), 1.2 ms/s (a DataLoader deadlocked on a lock held at fork, with a
+// flusher thread and DataLoader's 5 s status checks), 5.5 ms/s (a pool that polled its workers
+// every 10 ms); working ones used 100 ms/s and more, and went at most 0.45 s under 1% of a CPU
+// (a graceful shutdown's grace period). 1% of one CPU lies between the two by a factor of 2 or
+// more on either side; a window of 1 s is twice the longest quiet stretch of a working tree, and
+// shorter than the 1.5 s a case's step is allowed, so a stuck step is still called at its
+// allowance.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+namespace fc::launch {
+
+class TreeActivity {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kStallWindow{1000};
+  static constexpr std::chrono::milliseconds kLookEvery{250};
+  static constexpr double kIdleShare = 0.01;  // of one CPU
+
+  // The first look: when watching began.
+  void start(Clock::time_point at);
+  // A later look: the CPU the tree used since the previous one, and whether a process or thread
+  // came or went (launch::compare_looks).
+  void look(Clock::time_point at, std::uint64_t cpu_ns, bool membership_changed);
+  // The tree wrote output (stdout, stderr, its channel) at `at`: it is doing something.
+  void output(Clock::time_point at);
+
+  bool started() const { return started_; }
+  bool look_due(Clock::time_point now) const { return !started_ || now >= last_ + kLookEvery; }
+  Clock::time_point next_look() const { return last_ + kLookEvery; }
+  Clock::time_point last_look() const { return last_; }
+
+  // Whether the tree was quiet through the last `span` before the last look (or since watching
+  // began, when that is shorter): under kIdleShare of one CPU, nobody came or went, no output.
+  bool quiet_over(Clock::duration span) const;
+  // Blocked: quiet through the stall window, as of the last look.
+  bool blocked() const { return quiet_over(kStallWindow); }
+  // How long the tree had been blocked as of the last look (zero when it is working).
+  Clock::duration still_for() const;
+  Clock::duration longest_still() const { return longest_still_; }
+
+  // For the report: CPU over the last stall window (or since watching began), the total seen,
+  // and how many looks were taken.
+  std::uint64_t cpu_in_window_ns() const;
+  Clock::duration window() const;  // the span cpu_in_window_ns() covers
+  std::uint64_t cpu_total_ns() const { return cpu_total_; }
+  std::size_t looks() const { return looks_; }
+
+ private:
+  struct Look {
+    Clock::time_point from, at;
+    std::uint64_t cpu_ns = 0;
+    bool eventful = false;  // a process or thread came or went, or output came
+  };
+  // The looks that lie within `span` of the last one; the span they cover.
+  Clock::duration covered(Clock::duration span, std::uint64_t& cpu, bool& eventful) const;
+
+  bool started_ = false;
+  Clock::time_point first_, last_;
+  std::deque<Look> looks_in_window_;
+  std::optional<Clock::time_point> pending_output_;
+  std::optional<Clock::time_point> still_since_;
+  Clock::duration longest_still_{};
+  std::uint64_t cpu_total_ = 0;
+  std::size_t looks_ = 0;
+};
+
+}  // namespace fc::launch

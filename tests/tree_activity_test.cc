@@ -1,0 +1,266 @@
+// The rule behind `hang` and `timeout` (launch/tree_activity.h), on looks made up here, and the
+// process tree it is fed from (launch/process_tree.h), on real processes.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "launch/process_tree.h"
+#include "launch/tree_activity.h"
+
+namespace fc::launch {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = TreeActivity::Clock;
+
+constexpr std::uint64_t kMs = 1000000;  // ns
+
+// Looks every 250 ms from `t` for `seconds`, each with `cpu_ns`; returns the time of the last.
+Clock::time_point feed(TreeActivity& a, Clock::time_point t, double seconds,
+                       std::uint64_t cpu_ns = 0) {
+  const int n = static_cast<int>(seconds / 0.25 + 0.5);
+  for (int i = 0; i < n; ++i) {
+    t += 250ms;
+    a.look(t, cpu_ns, false);
+  }
+  return t;
+}
+
+TEST(TreeActivity, QuietThroughTheWindowIsBlocked) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  EXPECT_FALSE(a.blocked()) << "nothing seen yet";
+  auto t = feed(a, t0, 3.0);
+  EXPECT_TRUE(a.blocked());
+  EXPECT_EQ(a.still_for(), t - t0);
+  EXPECT_EQ(a.cpu_in_window_ns(), 0u);
+  EXPECT_EQ(a.looks(), 13u);
+}
+
+TEST(TreeActivity, WorkingTreeIsNeverBlocked) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  feed(a, t0, 5.0, 100 * kMs);  // 40% of a CPU
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.still_for(), Clock::duration::zero());
+  EXPECT_EQ(a.cpu_in_window_ns(), 400 * kMs);
+  EXPECT_EQ(a.longest_still(), Clock::duration::zero());
+}
+
+TEST(TreeActivity, APollerUnderOnePercentIsBlocked) {
+  // 2 ms once a second (a status check): 0.2% of a CPU.
+  TreeActivity a;
+  auto t = Clock::now();
+  a.start(t);
+  for (int i = 0; i < 20; ++i) {
+    t += 250ms;
+    a.look(t, i % 4 == 0 ? 2 * kMs : 0, false);
+  }
+  EXPECT_TRUE(a.blocked());
+}
+
+TEST(TreeActivity, JustOverOnePercentIsWorking) {
+  // 11 ms a second: 1.1% of a CPU.
+  TreeActivity a;
+  auto t = Clock::now();
+  a.start(t);
+  for (int i = 0; i < 20; ++i) {
+    t += 250ms;
+    a.look(t, i % 4 == 0 ? 11 * kMs : 0, false);
+  }
+  EXPECT_FALSE(a.blocked());
+}
+
+TEST(TreeActivity, WorkResumingEndsTheStillStretchAndAFullWindowStartsANewOne) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  auto t = feed(a, t0, 5.0);
+  ASSERT_TRUE(a.blocked());
+  // One busy look after five still seconds: 50 ms is under 1% of those 5 s, but not of the window.
+  t += 250ms;
+  a.look(t, 50 * kMs, false);
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.still_for(), Clock::duration::zero());
+  t = feed(a, t, 0.75);
+  EXPECT_FALSE(a.blocked()) << "the busy look is still within the window";
+  t = feed(a, t, 0.25);
+  EXPECT_TRUE(a.blocked());
+  EXPECT_EQ(a.still_for(), std::chrono::duration_cast<Clock::duration>(1000ms));
+  EXPECT_EQ(a.longest_still(), std::chrono::duration_cast<Clock::duration>(5000ms));
+}
+
+TEST(TreeActivity, OutputIsActivity) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  auto t = feed(a, t0, 2.0);
+  ASSERT_TRUE(a.blocked());
+  a.output(t + 100ms);  // a line on stdout between two looks
+  t = feed(a, t, 0.25);
+  EXPECT_FALSE(a.blocked());
+  t = feed(a, t, 1.0);
+  EXPECT_TRUE(a.blocked());
+}
+
+TEST(TreeActivity, AProcessComingOrGoingIsActivity) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  auto t = feed(a, t0, 2.0);
+  t += 250ms;
+  a.look(t, 0, /*membership_changed=*/true);
+  EXPECT_FALSE(a.blocked());
+  feed(a, t, 1.0);
+  EXPECT_TRUE(a.blocked());
+}
+
+TEST(TreeActivity, ATreeWatchedLessThanTheWindowIsJudgedOnWhatWasSeen) {
+  // A deadline shorter than the window: half a second, quiet from the first look.
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  feed(a, t0, 0.5);
+  EXPECT_TRUE(a.blocked());
+  TreeActivity b;
+  b.start(t0);
+  feed(b, t0, 0.5, 20 * kMs);
+  EXPECT_FALSE(b.blocked());
+}
+
+TEST(TreeActivity, AShorterSpanCanBeQuietWhenTheWindowIsNot) {
+  // What the scheduler asks (quiet for half a second), beside the stall window.
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  auto t = feed(a, t0, 1.0, 100 * kMs);
+  t = feed(a, t, 0.5);
+  EXPECT_TRUE(a.quiet_over(500ms));
+  EXPECT_FALSE(a.blocked());
+}
+
+// ---- the tree itself, on real processes -------------------------------------------------
+
+// Blocks until `fd` has a byte (a child says it is ready).
+void wait_byte(int fd) {
+  char c;
+  ASSERT_EQ(::read(fd, &c, 1), 1);
+}
+
+TEST(ProcessTree, FindsAGrandchildThatLeftTheGroupAndTheSession) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::setpgid(0, 0);
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      ::setsid();
+      [[maybe_unused]] ssize_t n = ::write(ready[1], "g", 1);
+      for (;;) ::pause();
+    }
+    for (;;) ::pause();
+  }
+  wait_byte(ready[0]);
+  TreeLook look = look_at_tree({child});
+  ASSERT_EQ(look.processes.size(), 2u);
+  pid_t grandchild = 0;
+  for (const auto& [pid, p] : look.processes)
+    if (pid != child) grandchild = pid;
+  EXPECT_EQ(look.processes[grandchild].facts.ppid, child);
+  EXPECT_EQ(look.processes[grandchild].facts.sid, grandchild);
+  EXPECT_NE(look.processes[grandchild].facts.pgid, child);
+  EXPECT_GT(look.processes[grandchild].facts.start_time, 0u);
+  ::kill(grandchild, SIGKILL);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST(ProcessTree, ThreadCpuTimeMovesForABusyThreadAndNotForASleepingOne) {
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    volatile unsigned long x = 0;
+    while (!stop) x = x + 1;
+  });
+  std::thread sleeper([&] {
+    while (!stop) std::this_thread::sleep_for(10ms);
+  });
+  const TreeLook a = look_at_tree({::getpid()});
+  std::this_thread::sleep_for(200ms);
+  const TreeLook b = look_at_tree({::getpid()});
+  stop = true;
+  busy.join();
+  sleeper.join();
+  const TreeChange c = compare_looks(a, b);
+  EXPECT_GT(c.cpu_ns, 100 * kMs) << "a busy thread for 200 ms";
+  EXPECT_FALSE(c.membership_changed);
+  const TreeLook after = look_at_tree({::getpid()});
+  EXPECT_TRUE(compare_looks(b, after).membership_changed) << "two threads ended";
+}
+
+TEST(ProcessTree, AZombieIsSeenAsOneAndItsExitIsAChange) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::this_thread::sleep_for(100ms);
+    ::_exit(0);
+  }
+  const TreeLook before = look_at_tree({child});
+  ASSERT_EQ(before.processes.size(), 1u);
+  EXPECT_FALSE(before.processes.at(child).facts.zombie());
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
+  const TreeLook after = look_at_tree({child});
+  ASSERT_EQ(after.processes.size(), 1u);
+  EXPECT_TRUE(after.processes.at(child).facts.zombie());
+  EXPECT_TRUE(compare_looks(before, after).membership_changed);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_TRUE(look_at_tree({child}).processes.empty());
+}
+
+#ifdef __linux__
+TEST(ProcessTree, OrphansOfADeadParentAreFoundAmongTheSubreapersChildren) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::fork() == 0) {
+      [[maybe_unused]] ssize_t n = ::write(ready[1], "g", 1);
+      for (;;) ::pause();
+    }
+    ::_exit(0);  // its child is re-parented to the subreaper: the test
+  }
+  wait_byte(ready[0]);
+  ::waitpid(child, nullptr, 0);
+  pid_t orphan = 0;
+  for (int i = 0; i < 100 && orphan == 0; ++i) {
+    for (ProcessId p : child_processes(::getpid()))
+      if (auto f = process_facts(p); f && !f->zombie()) orphan = p;
+    if (orphan == 0) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_NE(orphan, 0);
+  EXPECT_EQ(process_facts(orphan)->ppid, ::getpid());
+  ::kill(orphan, SIGKILL);
+  ::waitpid(orphan, nullptr, 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+#endif
+
+}  // namespace
+}  // namespace fc::launch
