@@ -10,8 +10,11 @@
 
 namespace fc::reports::file_io {
 
-// Creates (truncates) `path` for writing in binary mode (no newline translation), close-on-exec /
-// not inheritable; nullptr when it cannot, with `error` saying why.
-std::FILE* create_for_writing(const std::filesystem::path& path, std::string& error);
+// Creates `path` anew for writing in binary mode (no newline translation), close-on-exec / not
+// inheritable; nullptr when it cannot, with `error` saying why. It fails when anything is at
+// `path` already, a symlink included: nothing is ever written through a link someone else placed
+// there. A caller that means to replace a file removes it first (std::filesystem::remove removes
+// a symlink, not its target).
+std::FILE* create_new_for_writing(const std::filesystem::path& path, std::string& error);
 
 }  // namespace fc::reports::file_io

@@ -33,6 +33,13 @@ std::vector<std::unique_ptr<Reporter>> all_reporters();
 // old file or the new one, never half of one. Throws std::runtime_error naming the path.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
+// Removes from `dir` exactly the files a run writes there: the run log, every format's file, and
+// their temporaries (NAME.tmp.*) that a run cut short left behind, so that nobody reads an older
+// run's verdict beside a newer run's log. A symlink of those names is removed itself, never
+// followed; a directory of those names and every other file are left alone. Throws
+// std::runtime_error naming a file it could not remove.
+void remove_run_files(const std::filesystem::path& dir);
+
 // Renders every format into `dir`; returns the paths written.
 std::vector<std::filesystem::path> write_reports(const nlohmann::json& report,
                                                  const std::filesystem::path& dir);

@@ -11,8 +11,12 @@
 namespace fc::reports {
 
 RunLog::RunLog(const std::filesystem::path& path) : path_(path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // the link itself when it is one
+  if (ec)
+    throw std::runtime_error("cannot remove the old run log " + path.u8string() + ": " + ec.message());
   std::string error;
-  f_ = file_io::create_for_writing(path, error);
+  f_ = file_io::create_new_for_writing(path, error);
   if (!f_) throw std::runtime_error("cannot write the run log " + path.u8string() + ": " + error);
 }
 

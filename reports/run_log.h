@@ -17,10 +17,13 @@
 namespace fc::reports {
 
 inline constexpr const char* kSchemaVersion = "1.0";
+inline constexpr const char* kRunLogFileName = "run.jsonl";  // in the run's output folder
 
 class RunLog {
  public:
-  // Creates (truncates) the log; throws std::runtime_error naming the path when it cannot.
+  // Creates the log afresh: whatever is at `path` is removed first (a symlink itself, never what
+  // it points to), then the file is created exclusively, so that nothing is written through a
+  // link placed there meanwhile. Throws std::runtime_error naming the path when it cannot.
   explicit RunLog(const std::filesystem::path& path);
   ~RunLog();
   RunLog(const RunLog&) = delete;

@@ -104,6 +104,39 @@ std::string cap_text(const std::string& s, size_t max_bytes) {
          " bytes cut here; report.json has the whole text ...]\n" + s.substr(tail_start);
 }
 
+std::string terminal_safe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto escape = [&out](char c) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto b = static_cast<unsigned char>(c);
+    if (b == 0) {
+      out += "\\0";
+      return;
+    }
+    out += "\\x";
+    out += kHex[b >> 4];
+    out += kHex[b & 0xF];
+  };
+  auto it = s.begin();
+  while (it != s.end()) {
+    // [it, valid_end) is valid UTF-8: code points are kept or escaped whole.
+    const auto valid_end = utf8::find_invalid(it, s.end());
+    while (it != valid_end) {
+      const auto start = it;
+      const uint32_t cp = utf8::next(it, valid_end);
+      const bool control = (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F);
+      if (!control) {
+        out.append(start, it);
+        continue;
+      }
+      for (auto b = start; b != it; ++b) escape(*b);  // C1: both bytes, as the child wrote them
+    }
+    if (it != s.end()) escape(*it++);  // one byte that starts no valid sequence
+  }
+  return out;
+}
+
 std::string display(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";

@@ -32,6 +32,14 @@ std::string md_code_block(std::string_view s);
 // cut. Cuts fall on UTF-8 character boundaries.
 std::string cap_text(const std::string& s, size_t max_bytes);
 
+// For a terminal: what a child printed, shown without letting it drive the terminal. C0 control
+// bytes but newline and tab, DEL, and the C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8: a
+// terminal may take U+009B as CSI) become visible escapes, "\x1b"; a NUL becomes "\0", so the
+// text after it is still shown. A byte that is not part of valid UTF-8 is escaped the same way
+// (a terminal not in UTF-8 mode reads a lone 0x9B as CSI). Valid UTF-8 is kept as it is, and so
+// is a backslash: this is for a person to read, not to be unescaped.
+std::string terminal_safe(std::string_view s);
+
 // A JSON value as a person reads it: strings unquoted, the rest as compact JSON.
 std::string display(const nlohmann::json& v);
 

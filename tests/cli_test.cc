@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -58,6 +61,59 @@ TEST(Cli, AbsurdTimeout) {
 
 TEST(Cli, TimeoutThatIsNotANumber) {
   expect_usage_error(forkcheck({"all", "--timeout", "soon"}), "--timeout");
+}
+
+// --timeout takes a finite number of seconds, from 0.5 to a day, for every command that has it:
+// NaN would be a deadline that never passes (CLI11's Range lets it through).
+TEST(Cli, TimeoutMustBeAFinitePositiveNumberOfSeconds) {
+  auto out = fresh_dir("timeout");
+  for (const std::string command : {"all", "run", "exec", "watch"}) {
+    for (const std::string value : {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "0", "-0",
+                                    "0.0", "-1", "1e9", "86400.5"}) {
+      std::vector<std::string> args = {command, "--out", out.string(), "--timeout=" + value};
+      if (command == "run") args.push_back("gomp-fork-hang");
+      if (command == "exec" || command == "watch") args.insert(args.end(), {"--", "/bin/true"});
+      SCOPED_TRACE(command + " --timeout=" + value);
+      const auto r = forkcheck(args);
+      expect_usage_error(r, "--timeout");
+      EXPECT_NE(r.err.find(value + " is not"), std::string::npos) << "names the value: " << r.err;
+      EXPECT_FALSE(fs::exists(out)) << "nothing written";
+    }
+  }
+  // The value as a separate argument, as most people type it.
+  const auto r = forkcheck({"exec", "--timeout", "nan", "--out", out.string(), "--", "/bin/true"});
+  expect_usage_error(r, "--timeout: nan is not");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Bad input is found before the out folder is touched: an earlier run's files stay as they were
+// (a run removes them when it starts: harness/common/run_session.cc).
+TEST(Cli, BadInputLeavesTheEarlierRunsFilesAlone) {
+  auto out = fresh_dir("earlier");
+  fs::create_directories(out);
+  const std::vector<std::string> files = {"run.jsonl", "report.json", "report.html", "junit.xml",
+                                          "summary.md"};
+  for (const auto& f : files) std::ofstream(out / f) << "earlier run\n";
+  const std::string o = out.string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"run", "no-such-case", "--out", o}, "no-such-case"},
+      {{"all", "--only", "zzz-nothing", "--out", o}, "zzz-nothing"},
+      {{"all", "--timeout", "nan", "--out", o}, "--timeout"},
+      {{"exec", "--out", o, "--", "/nonexistent/forkcheck-x"}, "/nonexistent/forkcheck-x"},
+      {{"exec", "--out", o}, "command"},
+      {{"watch", "--out", o, "--", "/nonexistent/forkcheck-x"}, "/nonexistent/forkcheck-x"},
+      {{"watch", "--timeout", "0", "--out", o, "--", "/bin/true"}, "--timeout"},
+  };
+  for (const auto& [args, names] : bad) {
+    SCOPED_TRACE(args[0] + " ... " + names);
+    expect_usage_error(forkcheck(args), names);
+    for (const auto& f : files) {
+      std::ifstream in(out / f);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(text, "earlier run\n") << f;
+    }
+  }
+  fs::remove_all(out);
 }
 
 TEST(Cli, UnknownCaseWritesNothing) {

@@ -2,15 +2,19 @@
 // deadlock on two mutexes is a hang whose stacks name the function each thread is stuck in, in
 // every report format; a segfault is a crash that names SIGSEGV and says whether a core was
 // dumped, as the kernel decided; a non-zero exit with a message is an error carrying the tail of
-// stderr; a program that is slow but fine is ok, and nothing took its stacks.
+// stderr; a program that is slow but fine is ok, and nothing took its stacks. And what any run
+// must do: show a child's control bytes escaped on the terminal, and start by removing the
+// files an earlier run left, so a run cut short leaves no older verdict beside its log.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -210,6 +214,65 @@ TEST_F(Exec, SlowButFineIsOkAndNobodyTookItsStacks) {
   EXPECT_FALSE(v_.contains("stacks_method")) << v_.value("stacks_method", "");
   EXPECT_TRUE(contains(v_["stdout"].get<std::string>(), "slow but fine: done"));
   EXPECT_EQ(report_["summary"]["harness_failures"], 0);
+}
+
+TEST_F(Exec, ControlBytesTheChildPrintedAreShownEscaped) {
+  // fault_child control-bytes: "abc\0def\n\x1b[31mred\xc2\x9b1m\n" on stderr, exit 3.
+  const int code = exec({"--timeout", "30"}, {"control-bytes", "3"});
+  EXPECT_EQ(code, 1) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  EXPECT_EQ(v_["outcome"], "error") << v_["message"];
+  EXPECT_EQ(v_["exit"]["code"], 3);
+  EXPECT_TRUE(contains(v_["stderr"].get<std::string>(), std::string("abc\0def", 7)))
+      << "report.json keeps what the child wrote";
+  // On the terminal (forkcheck's stdout): the progress line and the verdict line, each with the
+  // text after the NUL.
+  const std::string escaped = "abc\\0def";
+  size_t shown = 0;
+  for (size_t at = stdout_.find(escaped); at != std::string::npos; at = stdout_.find(escaped, at + 1))
+    ++shown;
+  EXPECT_EQ(shown, 2u) << stdout_;
+  EXPECT_TRUE(contains(stdout_, "\\x1b[31mred\\xc2\\x9b1m")) << stdout_;
+  EXPECT_EQ(stdout_.find('\x1b'), std::string::npos) << "a raw ESC reached the terminal";
+  EXPECT_EQ(stdout_.find('\0'), std::string::npos) << "a raw NUL reached the terminal";
+  EXPECT_EQ(stdout_.find("\xc2\x9b"), std::string::npos) << "a raw C1 CSI reached the terminal";
+}
+
+TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
+  // An earlier run's files, a temporary a killed writer left, and a file of the user's.
+  fs::create_directories(out_);
+  const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html",
+                                            "junit.xml", "summary.md", "report.json.tmp.1.0"};
+  for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
+  std::ofstream(out_ / "notes.txt") << "mine\n";
+
+  // forkcheck exec of a long sleep, killed (SIGKILL: no chance to write a report) once its run
+  // log has the case in it.
+  const std::string out = out_.string();
+  std::vector<const char*> argv = {FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
+                                   FC_FAULT_CHILD, "sleep", "60", nullptr};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execv(argv[0], const_cast<char* const*>(argv.data()));
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    started = contains(slurp(out_ / "run.jsonl"), "\"type\":\"case\"");
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(started) << "the run never logged its case";
+
+  EXPECT_FALSE(contains(slurp(out_ / "run.jsonl"), "earlier run"));
+  for (const auto& f : earlier) {
+    if (f == "run.jsonl") continue;  // this run's now
+    EXPECT_FALSE(fs::exists(out_ / f)) << f << ": an earlier run's, still there";
+  }
+  EXPECT_EQ(slurp(out_ / "notes.txt"), "mine\n") << "not a file a run writes";
 }
 
 TEST_F(Exec, CommandThatCannotStartIsAUsageError) {

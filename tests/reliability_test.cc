@@ -201,17 +201,16 @@ TEST(Interrupt, SigtermMidRunKeepsTheVariantsFinishedSoFar) {
   fs::remove_all(out);
 }
 
-TEST(NothingLost, SigkillMidRunKeepsThePreviousReportAndAReadableRunLog) {
+// A run killed mid-way leaves its own run log, readable, and no report of an earlier run beside
+// it that a reader could take for this one's.
+TEST(NothingLost, SigkillMidRunLeavesNoStaleReportAndAReadableRunLog) {
   auto out = fresh_dir("sigkill");
   {
     Forkcheck first({"run", "gomp-fork-hang", "--only", "spawn", "--out", out.string()});
     int status = first.wait_exit(120);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << first.seen;
   }
-  std::ifstream prev_in(out / "report.json");
-  std::stringstream prev;
-  prev << prev_in.rdbuf();
-  ASSERT_FALSE(prev.str().empty());
+  ASSERT_TRUE(fs::exists(out / "report.json"));
 
   Forkcheck fc({"all", "--jobs", "1", "--out", out.string()});
   ASSERT_TRUE(fc.wait_progress_lines(1, 120)) << fc.seen;
@@ -219,10 +218,8 @@ TEST(NothingLost, SigkillMidRunKeepsThePreviousReportAndAReadableRunLog) {
   ::kill(pid, SIGKILL);
   ASSERT_NE(fc.wait_exit(10), -1);
 
-  std::ifstream now_in(out / "report.json");
-  std::stringstream now;
-  now << now_in.rdbuf();
-  EXPECT_EQ(now.str(), prev.str()) << "the previous report changed";
+  for (const char* f : {"report.json", "report.html", "junit.xml", "summary.md"})
+    EXPECT_FALSE(fs::exists(out / f)) << f << " of the earlier run is still there";
   // The run log holds the run header, the planned cases and the finished variant.
   std::ifstream log(out / "run.jsonl");
   std::string line;

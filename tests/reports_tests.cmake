@@ -10,11 +10,24 @@ target_link_libraries(reporters_test PRIVATE fc_reports pugixml::pugixml GTest::
 gtest_discover_tests(reporters_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_TEST_PROPS}
                      DISCOVERY_TIMEOUT 60)
 
+# What a child printed, made safe for a terminal (terminal_safe): every OS.
+add_executable(terminal_text_test ${CMAKE_CURRENT_LIST_DIR}/terminal_text_test.cc)
+target_link_libraries(terminal_text_test PRIVATE fc_reports GTest::gtest_main forkcheck_warnings)
+gtest_discover_tests(terminal_text_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 60 ${FC_TEST_PROPS}
+                     DISCOVERY_TIMEOUT 60)
+
 # The rest runs forkcheck and reads what it wrote; the tests of it are POSIX programs (unistd),
 # so not on Windows. Linux alone has Debian's python3-jsonschema and chromium.
 if(WIN32)
   return()
 endif()
+
+# The run's files on disk: no write through a planted symlink, atomic replacement, an earlier
+# run's files removed (symlinks: POSIX).
+add_executable(report_files_test ${CMAKE_CURRENT_LIST_DIR}/report_files_test.cc)
+target_link_libraries(report_files_test PRIVATE fc_reports GTest::gtest_main forkcheck_warnings)
+gtest_discover_tests(report_files_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 60 ${FC_TEST_PROPS}
+                     DISCOVERY_TIMEOUT 60)
 
 # One real run, shared by the tests below (a ctest fixture): the hang case and the tiny NN.
 set(FC_REAL_REPORT_DIR ${CMAKE_CURRENT_BINARY_DIR}/real-report)

@@ -13,6 +13,7 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/supervisor.h"
 #include "reports/reporter.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -136,8 +137,9 @@ int bench_command(const BenchOptions& options) {
     std::string label = "python multiprocessing " + std::string(m);
     print_row(label.c_str(), out["peers"][std::string("python_") + m]);
   }
-  if (!python.value("available", false))
-    std::printf("  (Python peer %s)\n", python.value("reason", "").c_str());
+  if (!python.value("available", false))  // the reason may quote python's stderr
+    std::printf("  (Python peer %s)\n",
+                reports::terminal_safe(python.value("reason", "")).c_str());
   std::printf("\nworker memory, KiB (median RSS / PSS)\n");
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"})

@@ -5,6 +5,7 @@
 
 #include "harness/common/environment_probe.h"
 #include "reports/report_view.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 
@@ -14,17 +15,20 @@ int print_environment(bool as_json) {
     std::cout << env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "forkcheck environment\n";
+    // The values come from a repro program and the system it asked (library, device names):
+    // escaped for the terminal.
     for (const auto& row : reports::environment_rows(env)) {
+      const std::string value = reports::terminal_safe(row.value);
       if (!row.block) {
-        std::printf("  %-26s %s\n", row.label.c_str(), row.value.c_str());
+        std::printf("  %-26s %s\n", row.label.c_str(), value.c_str());
         continue;
       }
       std::printf("  %s:\n", row.label.c_str());
       size_t start = 0;
-      while (start < row.value.size()) {
-        size_t end = row.value.find('\n', start);
-        if (end == std::string::npos) end = row.value.size();
-        std::printf("      %s\n", row.value.substr(start, end - start).c_str());
+      while (start < value.size()) {
+        size_t end = value.find('\n', start);
+        if (end == std::string::npos) end = value.size();
+        std::printf("      %s\n", value.substr(start, end - start).c_str());
         start = end + 1;
       }
     }

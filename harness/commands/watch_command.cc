@@ -92,7 +92,8 @@ int watch_command(const WatchOptions& options) {
   };
 
   SubjectResult done = run_subject(subject, program);
-  std::fputs(watch_summary(forks, totals).c_str(), stdout);
+  const std::string summary = watch_summary(forks, totals);  // escaped for the terminal
+  std::fwrite(summary.data(), 1, summary.size(), stdout);
   std::fflush(stdout);
   if (done.interrupted) return interrupted_exit_status();
   const ExitStatus& e = done.result.exit;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "harness/watch/fork_hazards.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -102,7 +103,8 @@ std::string watch_summary(const json& forks, const json& totals) {
     }
   }
   if (more > 0) out += "... and " + std::to_string(more) + " more forks in report.json\n";
-  return out;
+  // For the terminal: command lines, paths, thread names and frames are the watched program's.
+  return reports::terminal_safe(out);
 }
 
 }  // namespace fc::harness

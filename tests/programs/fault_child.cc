@@ -2,6 +2,8 @@
 // them. Usage: fault_child MODE [ARG]
 //   exit N          exit with status N (after a line on stderr)
 //   exit-message N TEXT  a few lines on stdout and stderr, TEXT the last on stderr, exit N
+//   control-bytes N  on stderr: "abc", a NUL, "def", then an ESC sequence (red) and a C1 CSI
+//                   (U+009B), as a child that prints raw terminal controls; exit N
 //   segv | abort    die by SIGSEGV / SIGABRT
 //   segfault TEXT   TEXT on stderr, then a real invalid write (SIGSEGV from the MMU, not raise)
 //   sleep S         sleep S seconds, then exit 0
@@ -118,6 +120,11 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::fprintf(stderr, "fault_child: step 1 of 2 done\nfault_child: step 2 of 2 failed\n%s\n",
                  text);
+    return std::atoi(arg);
+  }
+  if (mode == "control-bytes") {
+    static const char text[] = "abc\0def\n\x1b[31mred\xc2\x9b" "1m\n";
+    if (::write(2, text, sizeof text - 1) < 0) return 1;  // by length: the NUL goes out too
     return std::atoi(arg);
   }
   if (mode == "segv") ::raise(SIGSEGV);
