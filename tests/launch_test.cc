@@ -2,6 +2,7 @@
 // themselves. main() is ours: launch::init() first (spawned workers run there), then the
 // forkserver while the process still has one thread.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -273,6 +274,85 @@ TEST_P(LaunchTest, StartAndJoinFromSeveralThreads) {
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(ok[static_cast<std::size_t>(t)], kPerThread);
+}
+
+// This process's own CPU time (every thread, no children), in milliseconds.
+double own_cpu_ms() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return (static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)) * 1e3 +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+TEST_P(LaunchTest, JoinAnyReturnsTheWorkerThatEnded) {
+  Worker sleeper = launcher().start("sleeper", nullptr);
+  Worker quick = launcher().start("echo", 5);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(join_any({&sleeper, &quick}, kLong), std::vector<std::size_t>{1});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "seen when it ended, not at the timeout";
+  auto out = quick.join(0ms);
+  ASSERT_TRUE(out.has_value()) << "join_any said it ended: its outcome is there at once";
+  EXPECT_EQ(out->status, Status::kOk) << out->error;
+  EXPECT_EQ(out->result["payload"], 5);
+  expect_reaped(quick.pid());
+
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(join_any({&sleeper}, 100ms).empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - t1, 100ms);
+  EXPECT_EQ(::kill(sleeper.pid(), 0), 0) << "still running";
+  EXPECT_EQ(sleeper.terminate(kLong).signal, SIGTERM);
+}
+
+TEST_P(LaunchTest, JoinAnyCountsAWorkerThatEndedBeforeAtOnce) {
+  Worker w = launcher().start("echo", nullptr);
+  ASSERT_TRUE(w.join(kLong).has_value());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(join_any({&w}, kLong), std::vector<std::size_t>{0});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_TRUE(join_any({}, kLong).empty()) << "nothing to wait for: at once";
+  Worker moved = std::move(w);
+  EXPECT_THROW(join_any({&w}, 0ms), std::logic_error);
+  EXPECT_THROW(join_any({nullptr}, 0ms), std::logic_error);
+}
+
+// Three results, each larger than a pipe's buffer: each worker can end only once its pipe is
+// read, so joining any of them means draining all of them while waiting.
+TEST_P(LaunchTest, JoinAnyDrainsEveryWorkersResult) {
+  std::vector<Worker> workers;
+  for (int i = 0; i < 3; ++i) workers.push_back(launcher().start("big_result", nullptr));
+  Worker sleeper = launcher().start("sleeper", nullptr);
+  std::vector<Worker*> waiting = {&sleeper};
+  for (auto& w : workers) waiting.push_back(&w);
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (waiting.size() > 1 && std::chrono::steady_clock::now() < until) {
+    const auto ended = join_any(waiting, 5s);
+    ASSERT_FALSE(ended.empty()) << "no worker ended within 5 s: its result was not drained";
+    for (auto k = ended.rbegin(); k != ended.rend(); ++k) {
+      ASSERT_NE(*k, 0u) << "the sleeper does not end";
+      waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(*k));
+    }
+  }
+  for (auto& w : workers) {
+    auto out = w.join(0ms);
+    ASSERT_TRUE(out.has_value());
+    ASSERT_EQ(out->status, Status::kOk) << out->error;
+    EXPECT_TRUE(out->result.get_ref<const std::string&>() == test_workers::big_result_text());
+  }
+  sleeper.terminate(kLong);
+}
+
+// One wait that sleeps until something happens: no slices to wake up for.
+TEST_P(LaunchTest, JoinAnyWaitsWithoutSpendingCpu) {
+  Worker a = launcher().start("sleeper", nullptr);
+  Worker b = launcher().start("sleeper", nullptr);
+  const double before = own_cpu_ms();
+  EXPECT_TRUE(join_any({&a, &b}, 1000ms).empty());
+  const double used = own_cpu_ms() - before;
+  std::printf("[ figure   ] join_any on 2 sleeping %s workers for 1 s: %.3f ms of CPU\n",
+              to_string(GetParam()), used);
+  EXPECT_LT(used, 0.5);
+  a.terminate(kLong);
+  b.terminate(kLong);
 }
 
 TEST_P(LaunchTest, GlobalsSetInMainAreSeenOnlyByFork) {

@@ -1,12 +1,17 @@
 // Pools of workers (repros/core/pool.cc), under each start method: which worker died, how, and
-// when, told apart even while an earlier worker still runs. main() is ours: launch::init() first
-// (spawned workers run there), then the forkserver while the process still has one thread.
+// when, told apart even while an earlier worker still runs; and what a worker still running at
+// the pool's deadline was doing (its whole tree blocked: hang; working: timeout), found without
+// the parent polling. main() is ours: launch::init() first (spawned workers run there), then the
+// forkserver while the process still has one thread.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +21,11 @@
 
 #include "core/pool.h"
 #include "launch/launch.h"
+
+namespace fc {
+// Outcomes by name in failure messages, not as bytes.
+void PrintTo(Outcome o, std::ostream* os) { *os << to_string(o); }
+}  // namespace fc
 
 namespace {
 
@@ -43,6 +53,31 @@ FORKCHECK_WORKER(pool_exit_after) {
   sleep_ms(payload);
   std::fflush(nullptr);
   ::_exit(payload.value("code", 3));
+}
+
+// Computes until it is ended: still working at any deadline.
+FORKCHECK_WORKER(pool_compute_forever) {
+  volatile std::uint64_t x = 0;
+  for (;;) x = x + 1;
+}
+
+// Waits forever using no CPU (SIGTERM ends it): blocked.
+FORKCHECK_WORKER(pool_block_forever) {
+  for (;;) ::pause();
+}
+
+// Waits on a child of its own that computes: the worker itself uses no CPU, its tree does.
+FORKCHECK_WORKER(pool_wait_on_computing_child) {
+  const pid_t worker = ::getpid();
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // Computes until the worker is gone (its parent changes), so nothing outlives the test.
+    for (std::uint64_t i = 0;; ++i)
+      if ((i & 0xFFFFF) == 0 && ::getppid() != worker) ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return nullptr;
 }
 
 fc::VariantSpec variant_for(const std::string& method) {
@@ -129,6 +164,142 @@ TEST_P(PoolEnds, AnExitWithoutACrashIsAnErrorWithItsCode) {
   EXPECT_EQ(pool.workers[0]["start_method"], method);
   EXPECT_EQ(pool.workers[1]["exit_code"], 0);
   EXPECT_NE(pool.message.find("status 7"), std::string::npos) << pool.message;
+}
+
+// A deadline short enough for a test, long enough for the stall window (1 s) to be seen whole
+// after a spawned worker's start-up.
+constexpr std::chrono::milliseconds kShortDeadline(2000);
+constexpr std::chrono::milliseconds kGrace(1000);
+
+double cpu_seconds(const struct timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// This process's own CPU time (every thread, no children), in seconds.
+double own_cpu_s() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return cpu_seconds(ru.ru_utime) + cpu_seconds(ru.ru_stime);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_P(PoolEnds, AWorkerComputingPastTheDeadlineIsATimeoutWithItsCpu) {
+  const std::string method = GetParam();
+  auto workers =
+      fc::start_pool(variant_for(method), "pool_compute_forever", {json::object()});
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  EXPECT_EQ(pool.outcome, fc::Outcome::kTimeout) << pool.message;
+  ASSERT_EQ(pool.workers.size(), 1u);
+  const json& w = pool.workers[0];
+  EXPECT_EQ(w["status"], "timeout") << w;
+  ASSERT_TRUE(w.contains("tree")) << w;
+  const json& tree = w["tree"];
+  EXPECT_EQ(tree["state"], "working") << tree;
+  EXPECT_EQ(tree["still_s"], 0.0) << tree;
+  // Busy: far above 1% of a CPU, though the machine may be shared.
+  EXPECT_GT(tree["cpu_s_in_window"].get<double>(), 0.1) << tree;
+  EXPECT_GT(tree["window_s"].get<double>(), 0.9) << tree;
+  EXPECT_EQ(tree["processes"], 1) << tree;
+  EXPECT_EQ(tree["threads"], 1) << tree;
+  EXPECT_TRUE(contains(w["error"].get<std::string>(), "working")) << w;
+  EXPECT_TRUE(contains(pool.message, "0 blocked, 1 still working")) << pool.message;
+  EXPECT_TRUE(contains(pool.message, "of CPU in the last")) << pool.message;
+  std::printf("[ figure   ] %s worker computing at the deadline: %.3f s of CPU in the last %.2f s\n",
+              method.c_str(), tree["cpu_s_in_window"].get<double>(),
+              tree["window_s"].get<double>());
+}
+
+TEST_P(PoolEnds, AWorkerBlockedForeverIsAHang) {
+  const std::string method = GetParam();
+  auto workers = fc::start_pool(variant_for(method), "pool_block_forever", {json::object()});
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  EXPECT_EQ(pool.outcome, fc::Outcome::kHang) << pool.message;
+  ASSERT_EQ(pool.workers.size(), 1u);
+  const json& w = pool.workers[0];
+  EXPECT_EQ(w["status"], "hang") << w;
+  ASSERT_TRUE(w.contains("tree")) << w;
+  const json& tree = w["tree"];
+  EXPECT_EQ(tree["state"], "blocked") << tree;
+  EXPECT_GE(tree["still_s"].get<double>(), 0.9) << tree;
+  EXPECT_LT(tree["cpu_s_in_window"].get<double>(), 0.01) << tree;
+  EXPECT_EQ(tree["processes"], 1) << tree;
+  EXPECT_TRUE(contains(w["error"].get<std::string>(), "blocked")) << w;
+  EXPECT_TRUE(contains(pool.message, "1 blocked, 0 still working")) << pool.message;
+}
+
+// The worker itself waits in waitpid (no CPU); its child computes. Looking at the worker alone
+// would call it blocked: its tree is working.
+TEST_P(PoolEnds, AWorkerWaitingOnAComputingChildIsATimeout) {
+  const std::string method = GetParam();
+  auto workers =
+      fc::start_pool(variant_for(method), "pool_wait_on_computing_child", {json::object()});
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  EXPECT_EQ(pool.outcome, fc::Outcome::kTimeout) << pool.message;
+  ASSERT_EQ(pool.workers.size(), 1u);
+  const json& w = pool.workers[0];
+  EXPECT_EQ(w["status"], "timeout") << w;
+  ASSERT_TRUE(w.contains("tree")) << w;
+  EXPECT_EQ(w["tree"]["state"], "working") << w;
+  EXPECT_EQ(w["tree"]["processes"], 2) << w;
+  EXPECT_GT(w["tree"]["cpu_s_in_window"].get<double>(), 0.1) << w;
+}
+
+// One blocked, one working: the pool timed out (something was still being done), and its
+// message counts both, each with its CPU.
+TEST_P(PoolEnds, OneBlockedAndOneWorkingIsATimeoutNamingBoth) {
+  const std::string method = GetParam();
+  auto workers = fc::start_pool(variant_for(method), "pool_block_forever", {json::object()});
+  {
+    fc::launch::Launcher launcher(fc::start_method_of(variant_for(method)));
+    workers.push_back(launcher.start("pool_compute_forever", json::object()));
+  }
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  EXPECT_EQ(pool.outcome, fc::Outcome::kTimeout) << pool.message;
+  ASSERT_EQ(pool.workers.size(), 2u);
+  EXPECT_EQ(pool.workers[0]["status"], "hang") << pool.workers[0];
+  EXPECT_EQ(pool.workers[1]["status"], "timeout") << pool.workers[1];
+  EXPECT_TRUE(contains(pool.message, "1 blocked, 1 still working")) << pool.message;
+  EXPECT_TRUE(contains(pool.message, "worker 0 ")) << pool.message;
+  EXPECT_TRUE(contains(pool.message, "worker 1 ")) << pool.message;
+}
+
+// A worker that crashed is the pool's outcome even while another hangs: an end that happened
+// (and may be why the other waits) says more than a deadline that passed.
+TEST_P(PoolEnds, ACrashWinsOverAHangAndTheMessageNamesBoth) {
+  const std::string method = GetParam();
+  auto workers = fc::start_pool(variant_for(method), "pool_block_forever", {json::object()});
+  {
+    fc::launch::Launcher launcher(fc::start_method_of(variant_for(method)));
+    workers.push_back(launcher.start("pool_crash_after", {{"ms", 0}}));
+  }
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  EXPECT_EQ(pool.outcome, fc::Outcome::kCrash) << pool.message;
+  ASSERT_EQ(pool.workers.size(), 2u);
+  EXPECT_EQ(pool.workers[0]["status"], "hang") << pool.workers[0];
+  EXPECT_EQ(pool.workers[1]["status"], "crash") << pool.workers[1];
+  EXPECT_TRUE(contains(pool.message, "SIGSEGV")) << pool.message;
+  EXPECT_TRUE(contains(pool.message, "1 blocked, 0 still working")) << pool.message;
+}
+
+// join_pool blocks until something happens or it is time to look at the trees: waiting on a
+// blocked worker costs its own process next to nothing (10 ms join slices cost ~11 ms in 2 s).
+TEST_P(PoolEnds, WaitingOnABlockedWorkerCostsTheParentAlmostNoCpu) {
+  const std::string method = GetParam();
+  auto workers = fc::start_pool(variant_for(method), "pool_block_forever", {json::object()});
+  const double before = own_cpu_s();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto pool = fc::join_pool(workers, kShortDeadline, kGrace);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double used_ms = (own_cpu_s() - before) * 1e3;
+  std::printf("[ figure   ] %s: the parent used %.2f ms of CPU in join_pool's %.2f s on a blocked worker\n",
+              method.c_str(), used_ms, waited);
+  RecordProperty("parent_cpu_us", static_cast<int>(used_ms * 1e3));
+  EXPECT_EQ(pool.outcome, fc::Outcome::kHang) << pool.message;
+  EXPECT_GE(waited, 2.0);
+  EXPECT_LT(used_ms, 4.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(EachStartMethod, PoolEnds,

@@ -3,6 +3,8 @@
 #include "core/channel.h"
 
 #include "launch/process.h"
+#include "launch/process_tree.h"
+#include "launch/tree_activity.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,10 +15,6 @@ namespace fc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// How long join_pool blocks on one worker before looking at the others again: a worker's end is
-// seen within about this long of happening, whichever worker it is.
-constexpr std::chrono::milliseconds kJoinSlice(10);
 
 std::string signal_name(int sig) { return "SIG" + launch::signal_abbrev(sig); }
 
@@ -37,6 +35,20 @@ std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
+}
+
+// CPU time as a person reads it: "0.0 ms", "4.2 ms", "0.98 s".
+std::string cpu_text(double s) {
+  char buf[32];
+  if (s < 0.1)
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string count_text(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 // "worker 1 (pid 4242, fork)"
@@ -71,11 +83,58 @@ nlohmann::json worker_end_json(size_t index, const launch::Worker& w,
 
 namespace {
 
+// One worker's tree, looked at every TreeActivity::kLookEvery while it runs: the worker and
+// every process it started, so that a worker waiting on a child that computes counts as working.
+struct TreeWatch {
+  launch::TreeActivity activity;
+  launch::TreeLook last;
+
+  void look(launch::ProcessId pid) {
+    launch::TreeLook now = launch::look_at_tree({pid});
+    if (!activity.started()) {
+      activity.start(now.at);
+    } else {
+      const launch::TreeChange change = launch::compare_looks(last, now);
+      activity.look(now.at, change.cpu_ns, change.membership_changed);
+    }
+    last = std::move(now);
+  }
+
+  // The facts the report shows, with the names the harness gives a variant's tree.
+  nlohmann::json facts() const {
+    auto s = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+    return {{"state", activity.blocked() ? "blocked" : "working"},
+            {"still_s", s(activity.still_for())},
+            {"window_s", s(activity.window())},
+            {"cpu_s_in_window", static_cast<double>(activity.cpu_in_window_ns()) / 1e9},
+            {"cpu_s", static_cast<double>(activity.cpu_total_ns()) / 1e9},
+            {"processes", last.processes.size()},
+            {"threads", last.thread_count()},
+            {"longest_still_s", s(activity.longest_still())},
+            {"looks", activity.looks()}};
+  }
+
+  // "blocked for 18.75 s (0.0 ms of CPU in the last 1.00 s; 1 process, 1 thread)"
+  std::string text() const {
+    const double window = std::chrono::duration<double>(activity.window()).count();
+    std::string t =
+        activity.blocked()
+            ? "blocked for " +
+                  seconds_text(std::chrono::duration<double>(activity.still_for()).count())
+            : std::string("still working");
+    return t + " (" + cpu_text(static_cast<double>(activity.cpu_in_window_ns()) / 1e9) +
+           " of CPU in the last " + seconds_text(window) + "; " +
+           count_text(last.processes.size(), "process", "processes") + ", " +
+           count_text(last.thread_count(), "thread", "threads") + ")";
+  }
+};
+
 // One worker's end as join_pool saw it.
 struct Seen {
   launch::WorkerOutcome outcome;
-  Clock::time_point at;  // when join_pool saw it end (within kJoinSlice of the end itself)
-  bool hung = false;     // still running at the pool's deadline, then terminated
+  Clock::time_point at;  // when join_pool saw it end (within milliseconds of the end itself)
+  // Still running at the pool's deadline, then terminated: what its tree was doing then.
+  std::optional<TreeWatch> unfinished;
 };
 
 }  // namespace
@@ -106,39 +165,50 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
   const auto until = Clock::now() + deadline;
   const size_t n = workers.size();
   std::vector<std::optional<Seen>> seen(n);
+  std::vector<TreeWatch> trees(n);
   std::vector<size_t> order;  // indices, in the order their ends were seen
   auto take = [&](size_t i, launch::WorkerOutcome o) {
-    seen[i] = Seen{std::move(o), Clock::now(), false};
+    seen[i] = Seen{std::move(o), Clock::now(), std::nullopt};
     order.push_back(i);
+  };
+  auto running = [&] {
+    std::vector<size_t> r;
+    for (size_t i = 0; i < n; ++i)
+      if (!seen[i]) r.push_back(i);
+    return r;
   };
   // Every worker is watched at once: one that dies while another still runs is seen then, not
   // after every worker started before it has ended (which is what "which worker died, and when"
-  // needs, and what makes the first failure the first in time).
-  for (size_t pending = n; pending > 0;) {
-    size_t first = n;
-    for (size_t i = 0; i < n; ++i) {
-      if (seen[i]) continue;
-      if (auto o = workers[i].join(std::chrono::milliseconds(0))) {
-        take(i, std::move(*o));
-        --pending;
-      } else if (first == n) {
-        first = i;
-      }
+  // needs, and what makes the first failure the first in time). One wait over all of them, that
+  // returns when a worker ends or it is time to look at the trees: no polling, so the parent
+  // itself stays still while its workers are blocked (it is part of what the harness watches).
+  auto wait = [&](const std::vector<size_t>& pending, Clock::time_point wake) {
+    std::vector<launch::Worker*> ws;
+    for (size_t i : pending) ws.push_back(&workers[i]);
+    const auto left = std::max(Clock::duration::zero(), wake - Clock::now());
+    for (size_t k : launch::join_any(ws, std::chrono::ceil<std::chrono::milliseconds>(left)))
+      take(pending[k], workers[pending[k]].join(std::chrono::milliseconds(0)).value());
+  };
+  for (size_t i = 0; i < n; ++i) trees[i].look(workers[i].pid());
+  auto next_look = Clock::now() + launch::TreeActivity::kLookEvery;
+  for (auto pending = running(); !pending.empty(); pending = running()) {
+    const auto now = Clock::now();
+    if (now >= until) break;
+    if (now >= next_look) {
+      for (size_t i : pending) trees[i].look(workers[i].pid());
+      next_look = now + launch::TreeActivity::kLookEvery;
     }
-    if (pending == 0) break;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-    if (left <= std::chrono::milliseconds(0)) break;
-    if (auto o = workers[first].join(std::min(left, kJoinSlice))) {
-      take(first, std::move(*o));
-      --pending;
-    }
+    wait(pending, std::min(next_look, until));
   }
-  size_t hung = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (seen[i]) continue;
-    ++hung;
+
+  // At the deadline: what ended by now ended by itself; the rest are judged on one last look at
+  // their trees (hang when blocked, timeout when working), then terminated.
+  if (auto pending = running(); !pending.empty()) wait(pending, Clock::now());
+  const auto unfinished = running();
+  for (size_t i : unfinished) trees[i].look(workers[i].pid());
+  for (size_t i : unfinished) {
     take(i, workers[i].terminate(grace));
-    seen[i]->hung = true;
+    seen[i]->unfinished = std::move(trees[i]);
   }
 
   // The pool started when its first worker did: each worker's start is when its end was seen
@@ -153,20 +223,40 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
   };
 
   PoolResult r;
+  size_t blocked = 0, working = 0;
+  std::string unfinished_text;  // "worker 0 (pid 4242, fork) blocked for 18.75 s (...); ..."
+  constexpr size_t kNamedAtMost = 4;
   for (size_t i = 0; i < n; ++i) {
     const Seen& s = *seen[i];
     nlohmann::json j = worker_end_json(i, workers[i], s.outcome, after_start(i));
-    if (s.hung) {
-      j["status"] = "hang";
-      j["error"] = "did not finish within the pool's deadline; terminated" +
+    if (s.unfinished) {
+      const bool is_blocked = s.unfinished->activity.blocked();
+      if (is_blocked)
+        ++blocked;
+      else
+        ++working;
+      j["status"] = is_blocked ? "hang" : "timeout";
+      j["tree"] = s.unfinished->facts();
+      j["error"] = s.unfinished->text() + " at the pool's deadline; terminated" +
                    std::string(s.outcome.forced ? " (SIGKILL after the grace period)" : "");
+      if (blocked + working <= kNamedAtMost)
+        unfinished_text += "; " + who(i, workers[i]) + " " + s.unfinished->text();
     }
     r.workers.push_back(j);
   }
-  // The first failure in time: a crash before any error, as before.
+  if (unfinished.size() > kNamedAtMost)
+    unfinished_text += "; and " + std::to_string(unfinished.size() - kNamedAtMost) + " more";
+  // The pool's outcome, the most telling first:
+  //   crash    a worker was killed by a signal (the first to be, in time);
+  //   error    a worker threw or exited badly (the first to, in time);
+  //   hang     workers still running at the deadline, every one's tree blocked;
+  //   timeout  the same, but at least one tree still working (not a hang: it may only be slow).
+  // An end that happened outranks a deadline that passed: the deadline says only that some
+  // workers had not ended yet, and what ended is often why (the others wait for a lock the dead
+  // one held, a queue it no longer feeds). The message still counts the unfinished ones.
   for (size_t i : order) {
     const Seen& s = *seen[i];
-    if (s.hung) continue;
+    if (s.unfinished) continue;
     if (s.outcome.status == launch::WorkerOutcome::Status::kCrash && r.outcome != Outcome::kCrash) {
       r.outcome = Outcome::kCrash;
       r.message = who(i, workers[i]) + " " + describe(s.outcome) + ", " +
@@ -177,10 +267,19 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
       r.message = s.outcome.error;
     }
   }
-  if (hung > 0) {
-    r.outcome = Outcome::kHang;
-    r.message = std::to_string(hung) + " of " + std::to_string(n) +
-                " workers did not finish within " + std::to_string(deadline.count()) + " ms";
+  if (!unfinished.empty()) {
+    const std::string counted =
+        std::to_string(unfinished.size()) + " of " + count_text(n, "worker", "workers") +
+        " had not ended at the pool's deadline (" +
+        seconds_text(std::chrono::duration<double>(deadline).count()) + "): " +
+        std::to_string(blocked) + " blocked, " + std::to_string(working) + " still working" +
+        unfinished_text;
+    if (r.outcome == Outcome::kOk) {
+      r.outcome = working > 0 ? Outcome::kTimeout : Outcome::kHang;
+      r.message = counted;
+    } else {
+      r.message += "; and " + counted;
+    }
   }
   if (r.outcome == Outcome::kOk)
     r.message = n == 1 ? std::string("the worker finished")

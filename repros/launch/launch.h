@@ -12,11 +12,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -98,8 +100,21 @@ class Worker {
   WorkerOutcome terminate(std::chrono::milliseconds grace);
 
  private:
+  friend std::vector<std::size_t> join_any(const std::vector<Worker*>& workers,
+                                           std::chrono::milliseconds timeout);
   std::unique_ptr<Impl> impl_;
 };
+
+// Waits until at least one of `workers` has ended, or `timeout` passes, in one wait over all of
+// them (POSIX: one poll() over every worker's result pipe and pidfd or forkserver status
+// socket; Windows: WaitForMultipleObjects on the process handles), draining every worker's
+// result pipe meanwhile (a result may be larger than a pipe's buffer). Returns the positions in
+// `workers` of those that have ended, in order; join() then returns each one's outcome at once.
+// Empty when none ended within `timeout`, and at once when `workers` is empty. A worker that
+// ended before the call counts at once: pass only those still waited for. Throws
+// std::logic_error for a null or moved-from worker.
+std::vector<std::size_t> join_any(const std::vector<Worker*>& workers,
+                                  std::chrono::milliseconds timeout);
 
 // Python's multiprocessing.get_context(method).
 class Launcher {

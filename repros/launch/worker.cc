@@ -33,4 +33,16 @@ WorkerOutcome Worker::terminate(std::chrono::milliseconds grace) {
   return impl_->terminate(grace);
 }
 
+std::vector<std::size_t> join_any(const std::vector<Worker*>& workers,
+                                  std::chrono::milliseconds timeout) {
+  std::vector<Worker::Impl*> impls;
+  impls.reserve(workers.size());
+  for (Worker* w : workers) {
+    if (!w || !w->impl_) throw std::logic_error("join_any: a worker is null or was moved from");
+    impls.push_back(w->impl_.get());
+  }
+  if (impls.empty()) return {};
+  return Worker::Impl::wait_any(impls, timeout);
+}
+
 }  // namespace fc::launch

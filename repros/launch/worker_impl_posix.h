@@ -1,15 +1,18 @@
 // Worker::Impl: the parent's side of one running worker, whatever started it. It drains the
 // result pipe while it waits (a result may be larger than the pipe buffer) and learns how the
 // worker ended from waitpid (fork, spawn: the worker is our child) or from the forkserver's
-// status message (forkserver: the worker is the server's child).
+// status message (forkserver: the worker is the server's child). Waiting blocks in poll() on
+// the result pipe and the pidfd or status socket, for one worker or many at once.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "launch/fdio_posix.h"
 #include "launch/launch.h"
@@ -39,12 +42,26 @@ class Worker::Impl {
   std::optional<WorkerOutcome> join(std::chrono::milliseconds timeout);
   WorkerOutcome terminate(std::chrono::milliseconds grace);
 
+  // launch::join_any: the positions in `impls` of those that ended within `timeout`.
+  static std::vector<std::size_t> wait_any(const std::vector<Impl*>& impls,
+                                           std::chrono::milliseconds timeout);
+
  private:
   Impl(std::string name, StartMethod method, pid_t pid, detail::Fd result_fd,
        Clock::time_point started);
 
-  // Drains the result pipe and watches for the end until `deadline`; true once the end is seen.
+  // Drains every worker's result pipe and watches for their ends, all in one poll(), until one
+  // or more has ended or `deadline` passes; their positions in `impls`.
+  static std::vector<std::size_t> wait_any_until(const std::vector<Impl*>& impls,
+                                                 const detail::Deadline& deadline);
+  // wait_any_until for this worker alone; true once the end is seen.
   bool wait_for_end(const detail::Deadline& deadline);
+  // Takes what its result pipe holds now and checks for its end, without blocking; true once
+  // it ended (everything it wrote is then drained).
+  bool ended_now();
+  // The descriptor that becomes readable when it ends (pidfd, or the forkserver's status
+  // socket); -1 where there is none (no pidfd: a kernel before 5.3, or macOS).
+  int end_fd() const;
   void drain_result();
   bool check_ended();           // non-blocking
   bool check_child_ended();     // fork, spawn

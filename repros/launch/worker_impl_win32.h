@@ -1,8 +1,9 @@
 // Worker::Impl on Windows: the parent's side of one spawned worker (spawn is the only start
 // method there). It holds the worker's process handle and the read end of its result pipe.
-// join() waits on the process handle (WaitForSingleObject) in short slices and drains the pipe
-// between them: a result larger than the pipe's buffer would otherwise stall the worker before
-// it can end.
+// join() and join_any() wait on the process handles (WaitForMultipleObjects, every worker at
+// once) in slices growing from 1 to 50 ms and drain the pipes between them: an anonymous pipe
+// cannot be waited on, and a result larger than the pipe's buffer would otherwise stall the
+// worker before it can end.
 //
 // How a worker ended, without signals: exit code 0 with a result is kOk; a result saying
 // "error", or another exit code, is kError; an exception code such as 0xC0000005 (access
@@ -12,9 +13,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "launch/launch.h"
 #include "launch/win32.h"
@@ -41,11 +44,21 @@ class Worker::Impl {
   // wait for and the end is never "forced".
   WorkerOutcome terminate(std::chrono::milliseconds grace);
 
+  // launch::join_any: the positions in `impls` of those that ended within `timeout`.
+  static std::vector<std::size_t> wait_any(const std::vector<Impl*>& impls,
+                                           std::chrono::milliseconds timeout);
+
  private:
-  // Drains the result pipe and waits for the process until `deadline` (none: forever); true
-  // once it ended.
+  // Drains every worker's result pipe and waits for their processes until one or more has
+  // ended or `deadline` (none: forever) passes; their positions in `impls`.
+  static std::vector<std::size_t> wait_any_until(const std::vector<Impl*>& impls,
+                                                 std::optional<Clock::time_point> deadline);
+  // wait_any_until for this worker alone; true once it ended.
   bool wait_for_end(std::optional<Clock::time_point> deadline);
-  void drain_result();
+  // Checks for the end without waiting (and then drains the pipe); true once it ended.
+  bool ended_now();
+  // Takes what the result pipe holds now; true when it held something.
+  bool drain_result();
   const WorkerOutcome& finish();
 
   std::string name_;

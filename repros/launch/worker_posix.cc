@@ -89,30 +89,61 @@ void Worker::Impl::send_signal(int sig) {
   if (::kill(pid_, sig) != 0 && errno != ESRCH) detail::throw_errno("kill");
 }
 
-bool Worker::Impl::wait_for_end(const Deadline& deadline) {
-  int backoff_ms = 1;  // only without a pidfd (kernel < 5.3): re-check waitpid, growing slices
-  for (;;) {
-    if (!result_eof_) drain_result();
-    if (check_ended()) {
-      // Everything the worker wrote is in the pipe by now; don't wait for EOF, which another
-      // process that inherited the write end could hold back.
-      if (!result_eof_) drain_result();
-      return true;
-    }
-    if (deadline.expired()) return false;
+std::vector<std::size_t> Worker::Impl::wait_any(const std::vector<Impl*>& impls,
+                                                std::chrono::milliseconds timeout) {
+  return wait_any_until(impls, Deadline(timeout));
+}
 
-    struct pollfd fds[2];
-    nfds_t n = 0;
-    if (!result_eof_) fds[n++] = {result_fd_.get(), POLLIN, 0};
-    const int end_fd = method_ == StartMethod::kForkserver ? status_fd_.get() : pidfd_.get();
-    if (end_fd >= 0) fds[n++] = {end_fd, POLLIN, 0};
+bool Worker::Impl::wait_for_end(const Deadline& deadline) {
+  return !wait_any_until({this}, deadline).empty();
+}
+
+std::vector<std::size_t> Worker::Impl::wait_any_until(const std::vector<Impl*>& impls,
+                                                      const Deadline& deadline) {
+  // Only where a worker has no pidfd (kernel < 5.3, macOS) is its end found by asking waitpid
+  // again, in slices growing to 50 ms; otherwise poll() sleeps until something happens.
+  int backoff_ms = 1;
+  std::vector<struct pollfd> fds;
+  for (;;) {
+    std::vector<std::size_t> ended;
+    bool unwatchable_end = false;
+    fds.clear();
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      Impl& w = *impls[i];
+      if (w.ended_now()) {
+        ended.push_back(i);
+        continue;
+      }
+      if (!w.result_eof_) fds.push_back({w.result_fd_.get(), POLLIN, 0});
+      if (const int fd = w.end_fd(); fd >= 0)
+        fds.push_back({fd, POLLIN, 0});
+      else
+        unwatchable_end = true;
+    }
+    if (!ended.empty() || deadline.expired()) return ended;
+
     int timeout_ms = deadline.poll_timeout_ms();
-    if (end_fd < 0) {
+    if (unwatchable_end) {
       if (timeout_ms < 0 || timeout_ms > backoff_ms) timeout_ms = backoff_ms;
       backoff_ms = std::min(backoff_ms * 2, 50);
     }
-    if (::poll(fds, n, timeout_ms) < 0 && errno != EINTR) detail::throw_errno("poll");
+    // Whatever woke it (data, EOF, an end) is taken at the top of the next round.
+    if (::poll(fds.data(), static_cast<nfds_t>(fds.size()), timeout_ms) < 0 && errno != EINTR)
+      detail::throw_errno("poll");
   }
+}
+
+bool Worker::Impl::ended_now() {
+  if (!result_eof_) drain_result();
+  if (!check_ended()) return false;
+  // Everything the worker wrote is in the pipe by now; don't wait for EOF, which another
+  // process that inherited the write end could hold back.
+  if (!result_eof_) drain_result();
+  return true;
+}
+
+int Worker::Impl::end_fd() const {
+  return method_ == StartMethod::kForkserver ? status_fd_.get() : pidfd_.get();
 }
 
 void Worker::Impl::drain_result() {

@@ -57,45 +57,82 @@ WorkerOutcome Worker::Impl::terminate(std::chrono::milliseconds) {
   return finish();
 }
 
+std::vector<std::size_t> Worker::Impl::wait_any(const std::vector<Impl*>& impls,
+                                                std::chrono::milliseconds timeout) {
+  // Beyond a year is forever, as on POSIX; it also keeps now() + timeout from overflowing.
+  if (timeout > std::chrono::hours(24 * 365)) return wait_any_until(impls, std::nullopt);
+  return wait_any_until(impls, Clock::now() + std::max(timeout, std::chrono::milliseconds(0)));
+}
+
 bool Worker::Impl::wait_for_end(std::optional<Clock::time_point> deadline) {
+  return !wait_any_until({this}, deadline).empty();
+}
+
+std::vector<std::size_t> Worker::Impl::wait_any_until(const std::vector<Impl*>& impls,
+                                                      std::optional<Clock::time_point> deadline) {
   DWORD slice_ms = 1;
+  std::vector<HANDLE> handles;
   for (;;) {
-    drain_result();
-    if (ended_) return true;
+    std::vector<std::size_t> ended;
+    bool drained = false;
+    handles.clear();
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      Impl& w = *impls[i];
+      drained = w.drain_result() || drained;
+      if (w.ended_now()) {
+        ended.push_back(i);
+      } else if (handles.size() < MAXIMUM_WAIT_OBJECTS) {
+        handles.push_back(w.process_.get());
+      }
+    }
+    if (!ended.empty()) return ended;
+    if (deadline && Clock::now() >= *deadline) return ended;
+    // A worker writing its result is served again at once; otherwise the slices grow, since
+    // the pipes must be looked at now and then however long the wait.
+    slice_ms = drained ? 1 : slice_ms;
     DWORD wait = slice_ms;
     if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
-      wait = static_cast<DWORD>(std::clamp<long long>(left.count(), 0, slice_ms));
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      wait = static_cast<DWORD>(std::clamp<long long>(left, 0, slice_ms));
     }
-    if (::WaitForSingleObject(process_.get(), wait) == WAIT_OBJECT_0) {
-      ended_ = true;
-      ended_at_ = Clock::now();
-      ::GetExitCodeProcess(process_.get(), &exit_code_);
-      // Everything the worker wrote is in the pipe by now; don't wait for EOF.
-      drain_result();
-      return true;
-    }
-    if (deadline && Clock::now() >= *deadline) return false;
+    // WaitForMultipleObjects takes at most 64 handles: beyond them, workers are looked at only
+    // between slices (ended_now above), within 50 ms of their end.
+    ::WaitForMultipleObjects(static_cast<DWORD>(handles.size()), handles.data(), FALSE, wait);
     slice_ms = std::min<DWORD>(slice_ms * 2, 50);
   }
 }
 
-void Worker::Impl::drain_result() {
+bool Worker::Impl::ended_now() {
+  if (ended_) return true;
+  if (::WaitForSingleObject(process_.get(), 0) != WAIT_OBJECT_0) return false;
+  ended_ = true;
+  ended_at_ = Clock::now();
+  ::GetExitCodeProcess(process_.get(), &exit_code_);
+  // Everything the worker wrote is in the pipe by now; don't wait for EOF.
+  drain_result();
+  return true;
+}
+
+bool Worker::Impl::drain_result() {
+  bool got = false;
   while (result_) {
     DWORD available = 0;
     if (!::PeekNamedPipe(result_.get(), nullptr, 0, nullptr, &available, nullptr)) {
       result_.reset();  // broken pipe: every writer is gone and nothing is left
-      return;
+      break;
     }
-    if (available == 0) return;
+    if (available == 0) break;
     std::string chunk(available, '\0');
     DWORD n = 0;
     if (!::ReadFile(result_.get(), chunk.data(), available, &n, nullptr)) {
       result_.reset();
-      return;
+      break;
     }
     result_text_.append(chunk.data(), n);
+    got = got || n > 0;
   }
+  return got;
 }
 
 const WorkerOutcome& Worker::Impl::finish() {
