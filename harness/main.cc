@@ -1,6 +1,8 @@
 // forkcheck: reproduces the fork-safety failures of multiprocessing PyTorch programs, one process
 // per case under a watchdog, and shows the fixed behaviour under spawn and forkserver.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -16,18 +18,44 @@
 #include "harness/commands/run_command.h"
 #include "harness/commands/watch_command.h"
 #include "harness/common/usage_error.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
 #include "harness/version.h"
+#include "reports/text.h"
 
 namespace {
 
+// Messages may quote the command line or a child's output: escaped for the terminal.
 int usage_error(const std::string& what) {
-  std::cerr << "forkcheck: error: " << what << "\n";
+  std::cerr << "forkcheck: error: " << fc::reports::terminal_safe(what) << "\n";
   return 2;
 }
+
+// --timeout: a finite number of seconds, from half a second to a day. CLI11's Range lets "nan"
+// through (every comparison with NaN is false), and a NaN deadline would never pass.
+const CLI::Validator kTimeoutSeconds(
+    [](std::string& text) -> std::string {
+      const char* begin = text.c_str();
+      char* end = nullptr;
+      const double s = std::strtod(begin, &end);
+      if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < 0.5 || s > 86400.0)
+        return text + " is not a number of seconds from 0.5 to 86400 (a day)";
+      return {};
+    },
+    "SECONDS in [0.5, 86400]");
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything changes them: what every child of ours gets back (supervise/supervisor.h).
+  fc::harness::record_inherited_signals();
+  // A closed stdout (`forkcheck all | head -1`) fails a write; it never ends the run.
+  fc::harness::ignore_sigpipe();
+  // The guardian, once started, is waited for whichever way main() returns: nothing forkcheck
+  // started outlives it.
+  struct StopHelpers {
+    ~StopHelpers() { fc::harness::stop_guardian(); }
+  } stop_helpers;
   using fc::harness::RunOptions;
   CLI::App app{"forkcheck: fork-safety failures of multiprocessing PyTorch programs, reproduced"};
   app.set_version_flag("--version", fc::harness::kVersion);
@@ -42,7 +70,7 @@ int main(int argc, char** argv) {
   auto add_run_options = [&](CLI::App* sub) {
     sub->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
     sub->add_option("--timeout", opt.timeout_s, "seconds each variant may run (default 60)")
-        ->check(CLI::Range(0.5, 86400.0));
+        ->check(kTimeoutSeconds);
     sub->add_option("--only", opt.only, "run the variants matching this pattern (glob on case/variant)");
     sub->add_option("--jobs,-j", opt.jobs, "variants run at once (default: twice the number of CPUs)")
         ->check(CLI::Range(1, 64));
@@ -61,7 +89,7 @@ int main(int argc, char** argv) {
   auto* exec = app.add_subcommand("exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
   exec->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
   exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
-      ->check(CLI::Range(0.5, 86400.0));
+      ->check(kTimeoutSeconds);
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")->required();
 
   // `forkcheck bench`: start-up cost per start method, beside Python's (harness/bench_command.cc).
@@ -88,7 +116,7 @@ int main(int argc, char** argv) {
       "watch", "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
   watch->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
   watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
-      ->check(CLI::Range(0.5, 86400.0));
+      ->check(kTimeoutSeconds);
   watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
 
   try {
@@ -121,7 +149,7 @@ int main(int argc, char** argv) {
   } catch (const fc::harness::UsageError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
-    std::cerr << "forkcheck: " << e.what() << "\n";
+    std::cerr << "forkcheck: " << fc::reports::terminal_safe(e.what()) << "\n";
     return 1;
   }
 }

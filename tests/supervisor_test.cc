@@ -309,13 +309,14 @@ class SlowDebugger {
 };
 
 // `n` children that announce a step and hang in it, their stacks taken (by whatever debugger
-// FORKCHECK_STACKS names).
-std::vector<LaunchSpec> step_hangs(size_t n) {
+// FORKCHECK_STACKS names) within `budget_s`.
+std::vector<LaunchSpec> step_hangs(size_t n, double budget_s = 10) {
   LaunchSpec s;
   s.argv = {FC_FAULT_CHILD, "step-hang"};
   s.timeout_s = 30;
   s.grace_s = 0.5;
   s.collect_stacks = true;
+  s.stacks_budget_s = budget_s;
   return std::vector<LaunchSpec>(n, s);
 }
 

@@ -8,6 +8,7 @@
 #endif
 
 #include <algorithm>
+#include <vector>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -127,8 +128,8 @@ TEST(TreeActivity, AProcessComingOrGoingIsActivity) {
   EXPECT_TRUE(a.blocked());
 }
 
-TEST(TreeActivity, ATreeWatchedLessThanTheWindowIsJudgedOnWhatWasSeen) {
-  // A deadline shorter than the window: half a second, quiet from the first look.
+TEST(TreeActivity, ATreeWatchedLessThanTwoWindowsIsJudgedOnTheLaterHalf) {
+  // A deadline of half a second, quiet from the first look.
   TreeActivity a;
   const auto t0 = Clock::now();
   a.start(t0);
@@ -138,6 +139,17 @@ TEST(TreeActivity, ATreeWatchedLessThanTheWindowIsJudgedOnWhatWasSeen) {
   b.start(t0);
   feed(b, t0, 0.5, 20 * kMs);
   EXPECT_FALSE(b.blocked());
+  // A deadline of one second: its start (threads created, 30 ms of loading) is not held against
+  // it; the later half was quiet.
+  TreeActivity c;
+  c.start(t0);
+  auto t = t0 + 250ms;
+  c.look(t, 30 * kMs, /*membership_changed=*/true);
+  EXPECT_FALSE(c.blocked()) << "one look: it is all there is to judge";
+  t = feed(c, t, 0.75);
+  EXPECT_TRUE(c.blocked());
+  EXPECT_EQ(c.window(), std::chrono::duration_cast<Clock::duration>(500ms));
+  EXPECT_EQ(c.cpu_in_window_ns(), 0u);
 }
 
 TEST(TreeActivity, AShorterSpanCanBeQuietWhenTheWindowIsNot) {
@@ -154,10 +166,19 @@ TEST(TreeActivity, AShorterSpanCanBeQuietWhenTheWindowIsNot) {
 // ---- the tree itself, on real processes -------------------------------------------------
 
 // Blocks until `fd` has a byte (a child says it is ready).
-void wait_byte(int fd) {
+[[maybe_unused]] void wait_byte(int fd) {
   char c;
   ASSERT_EQ(::read(fd, &c, 1), 1);
 }
+
+// Kills the processes it holds when the test ends, passed or not.
+struct KillAtEnd {
+  std::vector<pid_t> pids;
+  ~KillAtEnd() {
+    for (pid_t p : pids) ::kill(p, SIGKILL);
+    for (pid_t p : pids) ::waitpid(p, nullptr, WNOHANG);
+  }
+};
 
 TEST(ProcessTree, FindsAGrandchildThatLeftTheGroupAndTheSession) {
   int ready[2];
@@ -168,26 +189,27 @@ TEST(ProcessTree, FindsAGrandchildThatLeftTheGroupAndTheSession) {
     const pid_t grandchild = ::fork();
     if (grandchild == 0) {
       ::setsid();
-      [[maybe_unused]] ssize_t n = ::write(ready[1], "g", 1);
+      const pid_t self = ::getpid();
+      [[maybe_unused]] ssize_t n = ::write(ready[1], &self, sizeof self);
       for (;;) ::pause();
     }
     for (;;) ::pause();
   }
-  wait_byte(ready[0]);
+  KillAtEnd cleanup{{child}};
+  pid_t grandchild = 0;
+  ASSERT_EQ(::read(ready[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+  cleanup.pids.push_back(grandchild);
+  ::close(ready[0]);
+  ::close(ready[1]);
   TreeLook look = look_at_tree({child});
   ASSERT_EQ(look.processes.size(), 2u);
-  pid_t grandchild = 0;
-  for (const auto& [pid, p] : look.processes)
-    if (pid != child) grandchild = pid;
+  ASSERT_TRUE(look.processes.count(grandchild));
   EXPECT_EQ(look.processes[grandchild].facts.ppid, child);
   EXPECT_EQ(look.processes[grandchild].facts.sid, grandchild);
   EXPECT_NE(look.processes[grandchild].facts.pgid, child);
   EXPECT_GT(look.processes[grandchild].facts.start_time, 0u);
-  ::kill(grandchild, SIGKILL);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  ::close(ready[0]);
-  ::close(ready[1]);
 }
 
 TEST(ProcessTree, ThreadCpuTimeMovesForABusyThreadAndNotForASleepingOne) {

@@ -9,6 +9,7 @@
 #include "harness/platform/zygote.h"
 #include "harness/version.h"
 #include "reports/reporter.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -17,11 +18,51 @@ double monotonic_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The run log's path in `out`, once the files an earlier run left there are gone: a run cut short
+// must not leave an older run's reports beside its own log. The command's input is checked
+// before a RunSession exists, so bad input never gets here.
+std::filesystem::path fresh_run_log(const std::filesystem::path& out) {
+  reports::remove_run_files(out);
+  return out / reports::kRunLogFileName;
+}
+
+// Text a child wrote (a variant's message carries the tail of its stderr), for the terminal.
+std::string shown(const nlohmann::json& v) { return reports::terminal_safe(reports::display(v)); }
+
 nlohmann::json base_record(const std::string& case_id, const nlohmann::json& planned) {
   nlohmann::json v = planned;
   v["type"] = "variant";
   v["case"] = case_id;
   return v;
+}
+
+// What the watchdog saw and did: whether the deadline passed, what it sent, what the tree was
+// doing when time was called (state, CPU in the last stall window, who waited in what), what the
+// watching measured (CPU, the longest still stretch), what was left and killed.
+nlohmann::json watchdog_record(const ChildResult& r) {
+  nlohmann::json w = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
+                      {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
+                      {"leftovers_killed", r.leftovers_killed},
+                      {"activity", {{"cpu_s", r.tree.cpu_s},
+                                    {"longest_still_s", r.tree.longest_still_s},
+                                    {"looks", r.tree.looks}}}};
+  if (r.called_after_s >= 0) {
+    const TreeFacts& t = r.tree;
+    w["tree"] = {{"state", t.blocked ? "blocked" : "working"},
+                 {"still_s", t.still_s},
+                 {"window_s", t.window_s},
+                 {"cpu_s_in_window", t.cpu_s_in_window},
+                 {"cpu_s", t.cpu_s},
+                 {"processes", t.processes},
+                 {"threads", t.threads},
+                 {"longest_still_s", t.longest_still_s},
+                 {"looks", t.looks},
+                 {"waiting_in", t.waiting_in}};
+    w["called_after_s"] = r.called_after_s;
+    w["deadline_to_end_s"] = r.duration_s - r.called_after_s;
+    if (exited_by_itself(r)) w["exited_by_itself"] = true;
+  }
+  return w;
 }
 
 }  // namespace
@@ -34,7 +75,7 @@ std::string now_iso8601() {
 }
 
 RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes)
-    : out_(out), log_(out / "run.jsonl"), started_(monotonic_s()) {
+    : out_(out), log_(fresh_run_log(out)), started_(monotonic_s()) {
   header["type"] = "run";
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
@@ -65,9 +106,10 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
                        {"truncated", r.out.truncated() || r.err.truncated()}};
   v["details"] = c.details;
   v["steps"] = r.steps;
-  v["watchdog"] = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
-                   {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
-                   {"leftovers_killed", r.leftovers_killed}};
+  v["watchdog"] = watchdog_record(r);
+  if (r.bad_channel_lines > 0)
+    v["protocol_error"] = {{"line", r.bad_channel_line}, {"why", r.bad_channel_why},
+                           {"lines", r.bad_channel_lines}};
   if (r.step_hang)
     v["hang"] = {{"pid", r.step_hang->pid}, {"step", r.step_hang->step},
                  {"within_s", r.step_hang->within_s}, {"waited_s", r.step_hang->waited_s}};
@@ -124,8 +166,8 @@ void RunSession::append_variant(const nlohmann::json& v) {
   ++done_;
   const bool matched = v["outcome"] == v["expected"];
   std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
-              std::max(total_, done_), v["case"].get<std::string>().c_str(),
-              v["name"].get<std::string>().c_str(), v["outcome"].get<std::string>().c_str(),
+              std::max(total_, done_), shown(v["case"]).c_str(), shown(v["name"]).c_str(),
+              v["outcome"].get<std::string>().c_str(),
               v["expected"].get<std::string>().c_str(), v["duration_s"].get<double>(),
               matched                       ? "as expected"
               : v.value("role", "") == "fix" ? "REGRESSION"
@@ -133,8 +175,14 @@ void RunSession::append_variant(const nlohmann::json& v) {
                                                  : "differs");
   if (!matched || v["outcome"] != "ok") {
     std::string m = v.value("message", "");
-    if (m.size() > 300) m = m.substr(0, 300) + "...";
-    std::printf("        %s\n", m.c_str());
+    if (m.size() > 300) {
+      size_t cut = 300;
+      while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+      m = m.substr(0, cut) + "...";
+    }
+    // Written by length: a NUL the child printed must not end the line there.
+    const std::string line = "        " + reports::terminal_safe(m) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
   std::fflush(stdout);
 }
@@ -153,10 +201,13 @@ nlohmann::json RunSession::finish(bool interrupted) {
     std::printf(" %s %d,", verdict.c_str(), n.get<int>());
   std::printf(" harness failures %d%s\n", s["harness_failures"].get<int>(),
               interrupted ? " (INTERRUPTED: a partial report)" : "");
-  for (const auto& c : report["cases"])
-    std::printf("  %-22s %-15s %s\n", c["id"].get<std::string>().c_str(),
-                c["verdict"].get<std::string>().c_str(),
-                c["verdict_reason"].get<std::string>().c_str());
+  for (const auto& c : report["cases"]) {
+    // The reason may quote a variant's message, and so a child's output: escaped (no NUL is left
+    // for %s to stop at) and written by length.
+    std::printf("  %-22s %-15s ", shown(c["id"]).c_str(), shown(c["verdict"]).c_str());
+    const std::string reason = shown(c["verdict_reason"]) + "\n";
+    std::fwrite(reason.data(), 1, reason.size(), stdout);
+  }
   for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
   std::fflush(stdout);
   return report;

@@ -22,4 +22,7 @@ std::vector<ProcessId> group_members(ProcessId pgid);
 // a run token); found even after they left every process group and session.
 std::vector<ProcessId> processes_with_env(const std::string& name, const std::string& value);
 
+// Whether `pid`'s initial environment has NAME=VALUE or NAME=VALUE-... (Windows: never known).
+bool started_with_env(ProcessId pid, const std::string& name, const std::string& value);
+
 }  // namespace fc::harness

@@ -57,9 +57,17 @@ std::vector<pid_t> group_members(pid_t pgid) {
   return pids;
 }
 
+bool started_with_env(pid_t pid, const std::string& name, const std::string& value) {
+  const std::string exact = name + "=" + value, prefix = exact + "-";
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string var;
+  while (std::getline(in, var, '\0'))
+    if (var == exact || var.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
 std::vector<pid_t> processes_with_env(const std::string& name, const std::string& value) {
   std::vector<pid_t> pids;
-  const std::string exact = name + "=" + value, prefix = exact + "-";
   DIR* d = ::opendir("/proc");
   if (!d) return pids;
   while (dirent* e = ::readdir(d)) {
@@ -68,14 +76,7 @@ std::vector<pid_t> processes_with_env(const std::string& name, const std::string
     if (pid <= 0 || *end != '\0') continue;
     auto s = read_stat(static_cast<pid_t>(pid));
     if (!s || s->state == 'Z' || s->state == 'X') continue;
-    std::ifstream in("/proc/" + std::string(e->d_name) + "/environ", std::ios::binary);
-    std::string var;
-    while (std::getline(in, var, '\0')) {
-      if (var == exact || var.compare(0, prefix.size(), prefix) == 0) {
-        pids.push_back(static_cast<pid_t>(pid));
-        break;
-      }
-    }
+    if (started_with_env(static_cast<pid_t>(pid), name, value)) pids.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(d);
   return pids;

@@ -104,6 +104,14 @@ std::vector<pid_t> group_members(pid_t pgid) {
   return pids;
 }
 
+bool started_with_env(pid_t pid, const std::string& name, const std::string& value) {
+  const std::string exact = name + "=" + value, prefix = exact + "-";
+  std::vector<char> buf;
+  for (const auto& var : initial_environment(pid, buf))
+    if (var == exact || var.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
 std::vector<pid_t> processes_with_env(const std::string& name, const std::string& value) {
   std::vector<pid_t> pids;
   const std::string exact = name + "=" + value, prefix = exact + "-";

@@ -5,7 +5,7 @@
 //                      the descendants it started: the live descendants of `pgid`, found through
 //                      parent ids in a Toolhelp snapshot. The supervisor itself asks its job
 //                      object instead, which no process can leave.
-//   processes_with_env nothing: another process's environment can only be read from its PEB
+//   processes_with_env, started_with_env  nothing: another process's environment can only be read from its PEB
 //                      (NtQueryInformationProcess and ReadProcessMemory, an undocumented layout),
 //                      and the job object already holds every process a run started.
 #include <map>
@@ -81,5 +81,7 @@ std::vector<ProcessId> group_members(ProcessId pgid) {
 }
 
 std::vector<ProcessId> processes_with_env(const std::string&, const std::string&) { return {}; }
+
+bool started_with_env(ProcessId, const std::string&, const std::string&) { return false; }
 
 }  // namespace fc::harness

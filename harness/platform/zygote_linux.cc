@@ -5,17 +5,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/platform/zygote.h"
 #include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
 #include "harness/supervise/reaper.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
+#include "launch/start_state_posix.h"
 
 namespace fc::harness {
 namespace {
@@ -71,16 +75,23 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   char** const envp_data = envp.data();
+  launch::detail::IgnoredSignals ignored;
+  for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
   try {
     bp::child c(
         bp::exe = program, bp::args = std::vector<std::string>{"--zygote"},
         bp::std_in<bp::null, bp::std_out> bp::null, bp::std_err > bp::null,
         bp::extend::on_exec_setup = [=](auto& exec) {
           exec.env = envp_data;
+          // What every child of ours starts with (supervisor.h); the zygote passes it on.
+          launch::detail::reset_signals(ignored);
+          launch::detail::cloexec_from_3(child_fd);
           ::fcntl(child_fd, F_SETFD, 0);
         });
     pid_ = c.id();
     c.detach();  // the Reaper reaps it
+    note_helper_process(pid_);
+    Reaper::instance().watch(pid_);
   } catch (const std::exception& e) {
     why_not_ = "cannot start " + program + " --zygote: " + e.what();
     return;
@@ -97,11 +108,27 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
     sock_ = ours.release();
     return;
   }
+  // Never ready: ended here (the destructor reaps it).
   ::kill(pid_, SIGKILL);
 }
 
 Zygote::~Zygote() {
   if (sock_ >= 0) ::close(sock_);  // the zygote exits when it reads EOF
+  if (pid_ <= 0) return;
+  // Waited for, so that it does not outlive forkcheck (a CI step that looks for leftovers right
+  // after forkcheck returned would see it); killed if it does not end in time.
+  Reaper& reaper = Reaper::instance();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool killed = false;
+  for (;;) {
+    reaper.reap();
+    if (reaper.take(pid_)) return;
+    if (!killed && std::chrono::steady_clock::now() >= until) {
+      ::kill(pid_, SIGKILL);  // our child, unreaped: the pid is still its own
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int out, int err,
@@ -112,8 +139,10 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
     why = why_not_;
     return std::nullopt;
   }
-  nlohmann::json request = {
-      {"argv", args}, {"fds", {"out", "err"}}, {"env", nlohmann::json::object()}};
+  nlohmann::json request = {{"argv", args},
+                            {"fds", {"out", "err"}},
+                            {"env", nlohmann::json::object()},
+                            {"ignored_signals", inherited_ignored_signals()}};
   std::vector<int> fds = {out, err};
   if (chan >= 0) {
     request["fds"].push_back("chan");

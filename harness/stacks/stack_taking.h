@@ -15,8 +15,9 @@ namespace fc::harness {
 
 class StackTaking {
  public:
-  // Chooses the debugger (FORKCHECK_STACKS, eu-stack, gdb) for `pids`, each given `time_limit_s`.
-  StackTaking(const std::vector<ProcessId>& pids, double time_limit_s);
+  // Chooses the debugger (FORKCHECK_STACKS, eu-stack, gdb) for `pids`; all of them are to run at
+  // once, within `budget_s` in all.
+  StackTaking(const std::vector<ProcessId>& pids, double budget_s);
 
   // The debugger commands, one per process; empty when the stacks need none (no debugger, no
   // process, FORKCHECK_STACKS=none or proc): complete() is then true at once.
@@ -27,9 +28,10 @@ class StackTaking {
 
   bool complete() const { return pending_ == 0; }
 
-  // The stacks: once complete(), or earlier (an interrupt), with what /proc says of the
-  // processes whose debugger had not finished, and a note naming them.
-  Stacks take();
+  // The stacks: once complete(), or earlier (an interrupt, the budget spent: `why_short` says
+  // which), with what /proc says of the processes whose debugger had not finished, and a note
+  // naming them.
+  Stacks take(const std::string& why_short = "forkcheck was interrupted before the debugger finished");
 
  private:
   struct Debugger {

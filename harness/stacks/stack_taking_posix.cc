@@ -4,6 +4,7 @@
 // where neither can. FORKCHECK_STACKS=eu-stack|gdb|proc|none picks one (tests
 // use it; so can a user whose debugger misbehaves).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "harness/stacks/stack_taking.h"
@@ -36,7 +37,8 @@ std::vector<pid_t> dedup(std::vector<pid_t> v) {
   return v;
 }
 
-// gdb knows no thread states and eu-stack no names either; the OS has both.
+// gdb knows no thread states and eu-stack no names either; the OS has both, and what each
+// thread is blocked in.
 void add_proc_facts(std::vector<ThreadStack>& threads, pid_t pid) {
   auto proc = proc_threads(pid);
   for (auto& t : threads)
@@ -44,6 +46,7 @@ void add_proc_facts(std::vector<ThreadStack>& threads, pid_t pid) {
       if (p.tid == t.tid) {
         t.state = p.state;
         t.wchan = p.wchan;
+        t.syscall = p.syscall;
         if (t.name.empty()) t.name = p.name;
       }
 }
@@ -59,8 +62,8 @@ constexpr const char* kOsThreadFacts = "thread names, states and wait channels f
 
 }  // namespace
 
-StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double time_limit_s)
-    : pids_(dedup(pids_in)), time_limit_s_(time_limit_s) {
+StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double budget_s)
+    : pids_(dedup(pids_in)), time_limit_s_(budget_s) {
   const char* env = std::getenv("FORKCHECK_STACKS");
   const std::string wanted = env && *env ? env : "auto";
   if (wanted == "none") {
@@ -101,7 +104,7 @@ StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double time_limi
   for (pid_t p : pids_) {
     LaunchSpec spec;
     spec.argv = debugger_argv(debugger_->name, debugger_->path, p);
-    spec.timeout_s = time_limit_s;
+    spec.timeout_s = budget_s;  // less when it starts late: the supervisor sets what is left
     spec.grace_s = 0.5;
     spec.channel = false;
     spec.capture_cap = 1u << 20;
@@ -122,8 +125,12 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
     // Attaching was refused or timed out: say why, and fall back to the OS's facts for this
     // process.
     std::string why = r.started ? r.err.last_lines(2) : r.start_error;
-    if (r.deadline_passed)
-      why = debugger_->name + " did not finish within " + std::to_string(time_limit_s_) + " s";
+    if (r.deadline_passed) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " did not finish within the stacks budget (%.1f s)",
+                    time_limit_s_);
+      why = debugger_->name + buf;
+    }
     refused_.push_back("pid " + std::to_string(pid) + ": " +
                        (why.empty() ? r.exit.describe() : why));
     threads = proc_threads(pid);
@@ -134,13 +141,12 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
   --pending_;
 }
 
-Stacks StackTaking::take() {
+Stacks StackTaking::take(const std::string& why_short) {
   if (debugger_ && pending_ > 0) {
     for (size_t i = 0; i < pids_.size(); ++i) {
       if (answered_[i]) continue;
       for (auto& t : proc_threads(pids_[i])) stacks_.threads.push_back(std::move(t));
-      refused_.push_back("pid " + std::to_string(pids_[i]) +
-                         ": forkcheck was interrupted before the debugger finished");
+      refused_.push_back("pid " + std::to_string(pids_[i]) + ": " + why_short);
     }
     pending_ = 0;
   }

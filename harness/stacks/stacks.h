@@ -25,6 +25,7 @@ struct ThreadStack {
   std::string name;
   std::string state;  // from the OS: S (sleeping), R, D, T...
   std::string wchan;  // the kernel function it waits in, from /proc (Linux only)
+  std::string syscall;  // the system call it is blocked in ("futex", "wait4"), from /proc (Linux)
   std::vector<StackFrame> frames;
 };
 
@@ -52,5 +53,9 @@ std::string function_name_only(const std::string& s);
 std::vector<ThreadStack> proc_threads(ProcessId pid);
 
 nlohmann::json to_json(const Stacks& s);
+
+// What the threads of `threads` wait in, counted: "futex (5), wait4 (1), running (1)": each
+// thread's system call, else its wait channel, else its state. Empty when nothing is known.
+std::string waiting_in(const std::vector<ThreadStack>& threads);
 
 }  // namespace fc::harness

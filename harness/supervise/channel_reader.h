@@ -1,5 +1,7 @@
 // Reads the repro channel (JSON lines, see repros/core/channel.h): keeps the case's result and the
-// hazardous steps that were announced and have not reported back yet.
+// hazardous steps that were announced and have not reported back yet. A line that is not a
+// forkcheck message (not JSON, not an object, an unknown "ev", a field of the wrong type) is kept,
+// first one only, with why: the variant is then a protocol-error, and nothing it said is thrown.
 #pragma once
 
 #include <chrono>
@@ -36,9 +38,15 @@ class ChannelReader {
   // Every step event with the harness's time (seconds since the child started), for the report.
   const nlohmann::json& step_log() const { return log_; }
   size_t bad_lines() const { return bad_lines_; }
+  // The first bad line (control bytes escaped, at most 1 KiB) and what was wrong with it.
+  const std::string& bad_line() const { return bad_line_; }
+  const std::string& bad_why() const { return bad_why_; }
+  // When a line last came: the tree is doing something.
+  std::optional<Clock::time_point> last_line_at() const { return last_line_at_; }
 
  private:
   void line(const std::string& text, Clock::time_point now);
+  void bad(const std::string& text, const std::string& why);
 
   Clock::time_point start_;
   std::string partial_;
@@ -47,6 +55,8 @@ class ChannelReader {
   std::map<std::pair<int, std::string>, OpenStep> open_;
   nlohmann::json log_ = nlohmann::json::array();
   size_t bad_lines_ = 0;
+  std::string bad_line_, bad_why_;
+  std::optional<Clock::time_point> last_line_at_;
 };
 
 }  // namespace fc::harness

@@ -11,6 +11,28 @@ std::string fmt_s(double s) {
   return buf;
 }
 
+// CPU time as a person reads it: "0.4 ms", "812 ms", "2.3 s".
+std::string fmt_cpu(double s) {
+  char buf[32];
+  if (s < 0.01) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "0.4 ms of CPU in the last 1.0 s; 3 processes, 7 threads waiting in futex (5), wait4 (2)"
+std::string tree_line(const TreeFacts& t) {
+  std::string s = fmt_cpu(t.cpu_s_in_window) + " of CPU in the last " + fmt_s(t.window_s) + "; " +
+                  plural(t.processes, "process", "processes") + ", " +
+                  plural(t.threads, "thread", "threads");
+  if (!t.waiting_in.empty()) s += (t.blocked ? " waiting in " : ": ") + t.waiting_in;
+  return s;
+}
+
 std::string escalation(const ChildResult& r) {
 #ifdef _WIN32
   // No signals on Windows: the polite request is Ctrl-Break, the end TerminateJobObject.
@@ -24,69 +46,114 @@ std::string escalation(const ChildResult& r) {
   return "";
 }
 
+// Why time was called, for a child that was then ended by forkcheck.
+std::string called_because(const ChildResult& r) {
+  const TreeFacts& t = r.tree;
+  if (r.step_hang) {
+    const auto& h = *r.step_hang;
+    return "pid " + std::to_string(h.pid) + " entered \"" + h.step +
+           "\" and did not come back within " + fmt_s(h.within_s) +
+           ", the whole tree blocked for " + fmt_s(t.still_s) + " (" + tree_line(t) +
+           "; called after " + fmt_s(h.waited_s) + ")";
+  }
+  if (t.blocked)
+    return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +
+           fmt_s(t.still_s) + " (" + tree_line(t) + ")";
+  return "still working when its " + fmt_s(r.timeout_s) + " deadline passed (" + tree_line(t) +
+         "): a timeout, not a hang";
+}
+
+// For a child that ended by itself after time was called, before forkcheck signalled it.
+std::string ended_by_itself(const ChildResult& r) {
+  const std::string what = r.step_hang ? "a stall was called on it" : "its " + fmt_s(r.timeout_s) + " deadline had passed";
+  return " (" + what + ", but it ended by itself " + fmt_s(r.duration_s - r.called_after_s) +
+         " later, before forkcheck signalled it)";
+}
+
 }  // namespace
+
+bool exited_by_itself(const ChildResult& r) {
+  return r.started && (r.step_hang || r.deadline_passed) && !r.sent_sigterm && !r.sent_sigkill &&
+         r.interrupted_by == 0;
+}
 
 Classified classify(const ChildResult& r, bool expect_result) {
   Classified c;
   c.details = r.early_details;
-  if (r.result) c.details.update(r.result->value("details", nlohmann::json::object()));
+  if (r.result) {
+    const auto& d = r.result->value("details", nlohmann::json::object());
+    if (d.is_object()) c.details.update(d);
+  }
   if (!r.started) {
     c.message = r.start_error;
     c.harness_error = true;
     return c;
   }
-  if (r.step_hang) {
-    const auto& h = *r.step_hang;
-    c.outcome = Outcome::kHang;
-    c.message = "pid " + std::to_string(h.pid) + " entered \"" + h.step +
-                "\" and did not come back within " + fmt_s(h.within_s) +
-                ", using no CPU (hung after " + fmt_s(h.waited_s) + ")" + escalation(r);
+  // Ended by forkcheck: what the tree was doing when time was called is the outcome.
+  if ((r.step_hang || r.deadline_passed) && (r.sent_sigterm || r.sent_sigkill)) {
+    c.outcome = r.step_hang || r.tree.blocked ? Outcome::kHang : Outcome::kTimeout;
+    c.message = called_because(r) + escalation(r);
+    if (r.bad_channel_lines > 0)
+      c.message += "; its channel also carried a line that is not a forkcheck message (" +
+                   r.bad_channel_why + ")";
     return c;
   }
-  if (r.deadline_passed) {
-    c.outcome = Outcome::kHang;
-    c.message = "did not finish within the " + fmt_s(r.timeout_s) + " deadline" + escalation(r);
-    return c;
-  }
+  // Otherwise the child's own end: it exited, or died of a signal that was not ours.
+  const std::string note = exited_by_itself(r) ? ended_by_itself(r) : "";
   if (r.exit.signal != 0) {
     c.outcome = Outcome::kCrash;
     c.message = r.exit.describe();
     std::string tail = r.err.last_lines(3);
     if (!tail.empty()) c.message += "; last output: " + tail;
+    c.message += note;
+    return c;
+  }
+  if (r.bad_channel_lines > 0) {
+    c.outcome = Outcome::kProtocolError;
+    c.message = "it sent " +
+                (r.bad_channel_lines == 1 ? std::string("a line") : std::to_string(r.bad_channel_lines) + " lines") +
+                " on its channel that " + (r.bad_channel_lines == 1 ? "is" : "are") +
+                " not a forkcheck message; the first: " + r.bad_channel_why + ": " +
+                r.bad_channel_line + " (" + r.exit.describe() + ")" + note;
+    c.harness_error = expect_result;  // a repro program that speaks nonsense is a bug
     return c;
   }
   if (r.result) {
-    auto o = parse_outcome(r.result->value("outcome", ""));
+    const std::string said = r.result->value("outcome", "");
+    auto o = parse_outcome(said);
     c.message = r.result->value("message", "");
     if (!o) {
-      c.message = "the case sent an unknown outcome: " + r.result->value("outcome", "");
+      c.outcome = Outcome::kProtocolError;
+      c.message = "the case sent an outcome forkcheck does not know: \"" + said + "\"" + note;
       c.harness_error = true;
       return c;
     }
     c.outcome = *o;
-    c.harness_error = c.details.value("case_failure", false);
+    const auto failure = c.details.find("case_failure");
+    c.harness_error = failure != c.details.end() && failure->is_boolean() && failure->get<bool>();
     if (r.exit.code != 0) {
       c.outcome = Outcome::kError;
       c.message = "the case reported " + std::string(to_string(*o)) + " but exited with " +
                   r.exit.describe();
     }
+    c.message += note;
     return c;
   }
   if (r.exit.code != 0) {
     c.outcome = Outcome::kError;
     std::string tail = r.err.last_lines(3);
-    c.message = tail.empty() ? r.exit.describe() : tail + " (" + r.exit.describe() + ")";
+    c.message = (tail.empty() ? r.exit.describe() : tail + " (" + r.exit.describe() + ")") + note;
     c.harness_error = expect_result;  // a repro program that dies without a result is a bug
     return c;
   }
   if (expect_result) {
     c.outcome = Outcome::kError;
-    c.message = "the repro program exited 0 without sending a result";
+    c.message = "the repro program exited 0 without sending a result" + note;
     c.harness_error = true;
     return c;
   }
   c.outcome = Outcome::kOk;
-  c.message = "exited 0";
+  c.message = "exited 0" + note;
   return c;
 }
 

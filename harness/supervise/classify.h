@@ -1,6 +1,10 @@
-// What a supervised child came to, in forkcheck's vocabulary. The harness's own observations
-// (a signal, a hung step, the deadline) come first; the case's result is believed only when the
-// process ended the way its result says.
+// What a supervised child came to, in forkcheck's vocabulary. When forkcheck called time (the
+// deadline, or a step stalled with the tree blocked) and then signalled the child, the outcome is
+// what the tree was doing then: `hang` (blocked) or `timeout` (still working). A child that ended
+// by itself before forkcheck signalled it gets the outcome of its own end, whenever that end was
+// noticed: a signal it did not get from us is a crash, a line on its channel that is not a
+// forkcheck message a protocol-error, and the case's result is believed only when the process
+// ended the way its result says.
 #pragma once
 
 #include <string>
@@ -21,5 +25,8 @@ struct Classified {
 
 // `expect_result`: the child is a repro program that must send a result on the channel.
 Classified classify(const ChildResult& r, bool expect_result);
+
+// Time was called on it (deadline or stall), but it ended by itself before forkcheck signalled it.
+bool exited_by_itself(const ChildResult& r);
 
 }  // namespace fc::harness

@@ -4,6 +4,7 @@
 // TerminateProcess included, the kernel closes that handle and kills every process in the job,
 // which is what the POSIX guardian does by hand when forkcheck is SIGKILLed.
 #include <random>
+#include <set>
 #include <string>
 
 #include "harness/platform/win32.h"
@@ -20,7 +21,18 @@ const std::string& run_token() {
 }
 
 void start_guardian() { (void)run_token(); }
+void guardian_track(ProcessId, std::uint64_t) {}
+void guardian_forget(ProcessId) {}
+void stop_guardian() {}
 
-void guardian_track_group(ProcessId) {}
+namespace {
+std::set<ProcessId>& helpers() {
+  static std::set<ProcessId> s;
+  return s;
+}
+}  // namespace
+
+void note_helper_process(ProcessId pid) { helpers().insert(pid); }
+bool is_helper_process(ProcessId pid) { return helpers().count(pid) > 0; }
 
 }  // namespace fc::harness

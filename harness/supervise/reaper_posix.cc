@@ -9,6 +9,8 @@
 #include <map>
 #include <type_traits>
 
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/interrupt.h"
 #include "harness/supervise/reaper.h"
 #include "launch/fdio_posix.h"
 
@@ -31,6 +33,7 @@ Reaper& Reaper::instance() {
 }
 
 Reaper::Reaper() {
+  record_inherited_signals();  // before SIGCHLD gets our handler
   // The self-pipe: close-on-exec, and non-blocking on both ends (a full pipe already means a
   // wake-up is pending; reap() drains it without blocking).
   auto ends = launch::detail::make_pipe();
@@ -66,9 +69,14 @@ void Reaper::reap() {
   while (::read(wake_read_, buf, sizeof buf) > 0) {
   }
   for (;;) {
+    // Who is about to be reaped, without reaping it yet (WNOWAIT): the guardian forgets it first,
+    // so that it never signals the group of a pid that reaping made free for reuse.
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) break;
+    const pid_t pid = info.si_pid;
+    guardian_forget(pid);
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) break;
+    if (::waitpid(pid, &status, WNOHANG) != pid) break;
     auto it = g_watched.find(pid);
     if (it != g_watched.end()) it->second = status;
   }

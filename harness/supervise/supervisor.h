@@ -1,9 +1,15 @@
 // The supervisor: runs child processes under a watchdog and tells the truth about how they ended.
 // Each child runs in its own process group with stdin from /dev/null, stdout and stderr into
-// capped captures, and a channel (a pipe) for structured messages. The watchdog ends a child when
-// its deadline passes or when a step it announced on the channel stops making progress:
-// SIGTERM (and SIGCONT) to the whole group, a grace period, SIGKILL to the group, then reap.
-// On Windows a job object holds the tree instead of a process group (supervisor_win32.cc).
+// capped captures, a channel (a pipe) for structured messages, an empty signal mask, the signal
+// dispositions forkcheck inherited and no other descriptor. Its whole tree (every process
+// descended from it, also those that left its group or session, and the orphans re-parented to
+// us) is looked at every launch::TreeActivity::kLookEvery. The watchdog calls time when the
+// deadline passes, or when a step the child announced on its channel is overdue while the whole
+// tree is blocked; it records whether the tree was blocked (hang) or working (timeout), takes the
+// stacks of every thread under one budget, then SIGTERM (and SIGCONT) to every process of the
+// tree, a grace period, SIGKILL, and reaps. Every process it signals is held by a pidfd (or its
+// pid and start time), so no signal reaches a process that is not ours.
+// On Windows a job object holds the tree instead (supervisor_win32.cc).
 #pragma once
 
 #include <cstddef>
@@ -28,19 +34,36 @@ struct LaunchSpec {
   double grace_s = 1.0;           // between SIGTERM and SIGKILL
   size_t capture_cap = 64 * 1024; // head and tail kept of stdout and of stderr, each
   bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
-  bool collect_stacks = true;     // take the stacks of a hung tree before killing it
-  double stacks_time_limit_s = 15;
+  bool collect_stacks = true;     // take the stacks of the tree before ending it
+  // All the stacks of one tree are taken at once, within this much time in all: a variant ends
+  // at most timeout_s + stacks_budget_s + grace_s (and reaping) after it started.
+  double stacks_budget_s = 5;
   // Fork the child from this program's zygote (harness/zygote.h) rather than exec it; ignored
   // when `env` is not empty (libraries read some variables as they load, before any fork).
   class Zygote* zygote = nullptr;
 };
 
-// A step that was announced and then made no progress past its allowance.
+// A step that was announced and then made no progress past its allowance, the whole tree blocked.
 struct StepHang {
   int pid = 0;
   std::string step;
   double within_s = 0;
   double waited_s = 0;  // from the announcement to the verdict
+};
+
+// What the supervisor saw of a child's tree when it called time (the deadline, or a stalled
+// step), or else when the child ended (launch/tree_activity.h has the rule).
+struct TreeFacts {
+  bool blocked = false;       // quiet through the stall window: a hang, not a timeout
+  double still_s = 0;         // how long the whole tree had been blocked
+  double window_s = 0;        // the span cpu_s_in_window covers (the stall window, or less)
+  double cpu_s_in_window = 0;
+  double cpu_s = 0;           // CPU the tree used while watched
+  double longest_still_s = 0;
+  std::size_t processes = 0, threads = 0, looks = 0;
+  // What its threads were waiting in, e.g. "futex (5), wait4 (1)" (Linux: /proc's syscall and
+  // wait channel of each thread); empty when unknown.
+  std::string waiting_in;
 };
 
 struct ChildResult {
@@ -54,6 +77,8 @@ struct ChildResult {
   double timeout_s = 0;  // the deadline it ran under
   bool deadline_passed = false;
   std::optional<StepHang> step_hang;
+  TreeFacts tree;  // as of the call (deadline or stall), else as of its end
+  double called_after_s = -1;  // when time was called (deadline or stall), from the start; -1: never
   bool sent_sigterm = false;
   bool sent_sigkill = false;
   std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
@@ -63,6 +88,8 @@ struct ChildResult {
   nlohmann::json early_details = nlohmann::json::object();  // details sent before the result
   nlohmann::json steps = nlohmann::json::array();
   size_t bad_channel_lines = 0;
+  std::string bad_channel_line;  // the first one, control bytes escaped, at most 1 KiB
+  std::string bad_channel_why;
   Stacks stacks;  // of a hung tree, taken before it was killed
 };
 

@@ -14,18 +14,24 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 
+#include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
 #include "harness/stacks/stack_taking.h"
 #include "harness/supervise/channel_reader.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/job_tree.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/step_watch.h"
 #include "harness/supervise/supervisor.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
+#include "launch/process_tree.h"
+#include "launch/start_state_posix.h"
+#include "launch/tree_activity.h"
 
 #ifdef __APPLE__
 extern char** environ;  // macOS's <unistd.h> does not declare it
@@ -34,15 +40,21 @@ extern char** environ;  // macOS's <unistd.h> does not declare it
 namespace fc::harness {
 namespace {
 
+using launch::TreeActivity;
 using std::chrono::duration;
 using std::chrono::milliseconds;
 
 // After the child itself ended, how long its descendants may keep the output pipes open.
 constexpr duration<double> kLinger{1.0};
+// After SIGKILL to what was left of a tree, how long to wait for it to be gone before the
+// variant is reported (a process in uninterruptible sleep dies when it wakes).
+constexpr int kKillWaitMs = 200;
 
 Clock::duration seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
 }
+
+double secs(Clock::duration d) { return duration<double>(d).count(); }
 
 struct Fd {
   int fd = -1;
@@ -79,13 +91,17 @@ struct Job {
   ChildResult r;
   Fd out, err, chan;
   Clock::time_point start, deadline, term_at;
-  std::optional<Clock::time_point> ended_at;  // the child itself was reaped
+  std::optional<Clock::time_point> ended_at;   // the child itself was reaped
+  std::optional<Clock::time_point> called_at;  // time was called: the deadline, or a stall
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  StepWatch steps;  // when an announced step is hung
+  std::unique_ptr<JobTree> tree;  // every process of it, held by handles
+  TreeActivity activity;          // whether that tree is working or blocked
   uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
-  // A hung job whose stacks are being taken: it is ended once its debuggers are done.
+  // Stacks being taken (after time was called): the job is ended once they are, or once their
+  // budget is spent.
   std::unique_ptr<StackTaking> taking;
+  Clock::time_point stacks_until;
   // A debugger taking the stacks of job `stacks_of` (its command `stacks_slot`): ours, not
   // reported. 0: not a debugger.
   uint64_t stacks_of = 0;
@@ -97,7 +113,7 @@ struct Job {
 
 using Jobs = std::list<std::unique_ptr<Job>>;
 
-// A debugger to start for a hung job, when fewer than --jobs debuggers run.
+// A debugger to start for a job whose time was called.
 struct DebuggerWanted {
   uint64_t owner = 0;
   size_t slot = 0;
@@ -105,21 +121,24 @@ struct DebuggerWanted {
 };
 using DebuggersWanted = std::deque<DebuggerWanted>;
 
-// Whether it needs a CPU now: not while parked in a step with its whole process group idle,
-// not while its stacks are taken or it ends; debuggers are counted apart.
-bool needs_cpu(Job& j, Clock::time_point now) {
+// Whether it needs a CPU now: not while parked in a step with its whole tree quiet, not while its
+// stacks are taken or it ends; debuggers are counted apart.
+bool needs_cpu(const Job& j) {
   if (j.ended_at || j.terminating || j.taking || j.stacks_of) return false;
-  return !j.steps.idle_in_steps(*j.channel, now, [&]() -> std::optional<uint64_t> {
-    uint64_t total = 0;
-    for (pid_t p : group_members(j.r.pid)) total += cpu_ticks(p).value_or(0);
-    return total;
-  });
+  return !StepWatch::parked(*j.channel, j.activity);
 }
 
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
   auto p = bp::search_path(name);
   return p.empty() ? name : p.string();
+}
+
+// A look at the job's tree, fed to its activity.
+void look(Job& j, Clock::time_point now) {
+  const launch::TreeChange change = j.tree->look();
+  if (!j.activity.started()) j.activity.start(now);
+  else j.activity.look(now, change.cpu_ns, change.membership_changed);
 }
 
 std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
@@ -163,6 +182,9 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   char** const envp_data = envp.data();
+  // The signal dispositions forkcheck inherited, as the child will get them back.
+  launch::detail::IgnoredSignals ignored;
+  for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
 
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
@@ -179,7 +201,10 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   }
   if (job->r.started_via.empty()) {
     try {
-      // Runs in the child between fork and exec; the harness is single-threaded, so this is safe.
+      // Runs in the child between fork and exec (the harness is single-threaded, and everything
+      // here is async-signal-safe): its own group, its stdio, an empty signal mask and the
+      // dispositions forkcheck inherited (not its SIGPIPE, which it ignores), and no descriptor
+      // but stdio and the channel.
       auto setup = [=](auto& exec) {
         exec.env = envp_data;  // prepared before the fork: nothing is allocated here
         ::setpgid(0, 0);
@@ -188,6 +213,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
 #endif
         ::dup2(out_w, STDOUT_FILENO);
         ::dup2(err_w, STDERR_FILENO);
+        launch::detail::reset_signals(ignored);
+        launch::detail::cloexec_from_3(with_channel ? chan_w : -1);
         if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
       };
       bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,
@@ -203,13 +230,19 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   }
   ::setpgid(job->r.pid, job->r.pid);  // also here, so the group exists before we signal it
   Reaper::instance().watch(job->r.pid);
-  guardian_track_group(job->r.pid);
+  // Our child, unreaped (only the Reaper reaps, and only in the loop): its start time read now
+  // names it, also if it has already exited.
+  auto facts = launch::process_facts(job->r.pid);
+  const std::uint64_t start_time = facts ? facts->start_time : 0;
+  guardian_track(job->r.pid, start_time);
+  job->tree = std::make_unique<JobTree>(job->r.pid, start_time, job->token);
   job->r.started = true;
   job->deadline = job->start + seconds(spec.timeout_s);
   job->out = std::move(out.read);
   job->err = std::move(err.read);
   if (with_channel) job->chan = std::move(chan.read);
   job->channel = std::make_unique<ChannelReader>(job->start);
+  look(*job, job->start);
   return job;
 }
 
@@ -228,39 +261,36 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   }
 }
 
-void signal_group(Job& job, int sig) { ::kill(-job.r.pid, sig); }
+// What the tree was doing, as of the last look: the facts a report shows beside the outcome.
+TreeFacts tree_facts(const Job& j) {
+  TreeFacts t;
+  const TreeActivity& a = j.activity;
+  t.blocked = a.blocked();
+  t.still_s = secs(a.still_for());
+  t.window_s = secs(a.window());
+  t.cpu_s_in_window = static_cast<double>(a.cpu_in_window_ns()) / 1e9;
+  t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
+  t.longest_still_s = secs(a.longest_still());
+  t.looks = a.looks();
+  std::vector<ThreadStack> threads;
+  for (const auto& [pid, p] : j.tree->last_look().processes) {
+    if (p.facts.zombie()) continue;
+    ++t.processes;
+    t.threads += p.threads.size();
+    for (auto& th : proc_threads(pid)) threads.push_back(std::move(th));
+  }
+  t.waiting_in = waiting_in(threads);
+  return t;
+}
 
 void terminate(Job& job, Clock::time_point now) {
   job.terminating = true;
   job.term_at = now;
-  // Also when the child itself ended while its stacks were taken: what is left of its group
-  // gets SIGTERM and its grace too. Only a signal the child got is reported as sent.
-  signal_group(job, SIGTERM);
-  signal_group(job, SIGCONT);  // a stopped process cannot act on SIGTERM
+  // Also when the child itself ended while its stacks were taken: what is left of its tree gets
+  // SIGTERM and its grace too. Only a signal the child got is reported as sent.
+  job.tree->signal_all(SIGTERM);
+  job.tree->signal_all(SIGCONT);  // a stopped process cannot act on SIGTERM
   if (!job.ended_at) job.r.sent_sigterm = true;
-}
-
-void stacks_taken(Job& job, Clock::time_point now) {
-  job.r.stacks = job.taking->take();
-  job.taking.reset();
-  terminate(job, now);
-}
-
-// A hang: the stacks of the tree while it is still stuck, then SIGTERM. The debuggers run as
-// jobs of this loop (started by start_debuggers), so that other children's watchdogs keep their
-// time meanwhile.
-void escalate(Job& job, DebuggersWanted& wanted, Clock::time_point now) {
-  if (job.terminating || job.taking) return;
-  if (!job.spec->collect_stacks || interrupted()) {
-    terminate(job, now);
-    return;
-  }
-  job.taking =
-      std::make_unique<StackTaking>(group_members(job.r.pid), job.spec->stacks_time_limit_s);
-  const auto& commands = job.taking->commands();
-  for (size_t i = 0; i < commands.size(); ++i)
-    wanted.push_back({job.serial, i, std::make_unique<LaunchSpec>(commands[i])});
-  if (job.taking->complete()) stacks_taken(job, now);
 }
 
 Job* find_serial(Jobs& running, uint64_t serial) {
@@ -269,60 +299,119 @@ Job* find_serial(Jobs& running, uint64_t serial) {
   return nullptr;
 }
 
-// Starts the debuggers hung jobs want, at most `max` at once: gdb on a libtorch process takes
-// hundreds of MiB, and each one holds pipes.
+// The stacks are in (or their budget is spent): the tree is ended. Debuggers still running for
+// it are ended too; what they would have said is replaced by what /proc says, with the reason.
+void stacks_taken(Jobs& running, Job& job, Clock::time_point now, const std::string& why_short) {
+  job.r.stacks = job.taking->take(why_short);
+  job.taking.reset();
+  for (auto& d : running)
+    if (d->stacks_of == job.serial && !d->terminating && !d->ended_at) terminate(*d, now);
+  terminate(job, now);
+}
+
+// Time is called: the stacks of every process of the tree, all at once and within the budget,
+// then SIGTERM. The debuggers run as jobs of this loop (started by start_debuggers), so that
+// other children's watchdogs keep their time meanwhile.
+void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+  if (job.terminating || job.taking) return;
+  if (!job.spec->collect_stacks || interrupted() || job.stacks_of) {
+    terminate(job, now);
+    return;
+  }
+  std::vector<ProcessId> pids;
+  for (const auto& [pid, p] : job.tree->last_look().processes)
+    if (!p.facts.zombie()) pids.push_back(pid);
+  job.taking = std::make_unique<StackTaking>(pids, job.spec->stacks_budget_s);
+  job.stacks_until = now + seconds(job.spec->stacks_budget_s);
+  const auto& commands = job.taking->commands();
+  for (size_t i = 0; i < commands.size(); ++i)
+    wanted.push_back({job.serial, i, std::make_unique<LaunchSpec>(commands[i])});
+  if (job.taking->complete()) stacks_taken(running, job, now, "");
+}
+
+// Starts the debuggers jobs want: every debugger of one tree at once (one budget for them all),
+// at most `max` trees at once (gdb on a libtorch process takes hundreds of MiB, and each one
+// holds pipes). A tree that waits spends its budget waiting: the deadline still bounds it.
 void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::time_point now) {
-  size_t debugging = 0;
-  for (const auto& j : running) debugging += j->stacks_of ? 1 : 0;
-  while (debugging < max && !wanted.empty()) {
-    DebuggerWanted w = std::move(wanted.front());
-    wanted.pop_front();
+  std::set<uint64_t> debugged;
+  for (const auto& j : running)
+    if (j->stacks_of) debugged.insert(j->stacks_of);
+  while (!wanted.empty()) {
+    DebuggerWanted& w = wanted.front();
     Job* owner = find_serial(running, w.owner);
-    if (!owner || !owner->taking) continue;  // ended meanwhile (an interrupt)
-    auto debugger = start_job(owner->index, *w.spec);
-    debugger->own_spec = std::move(w.spec);
-    if (!debugger->r.started) {
-      owner->taking->add_result(w.slot, debugger->r);
-      if (owner->taking->complete()) stacks_taken(*owner, now);
+    if (!owner || !owner->taking) {  // ended meanwhile (an interrupt, the budget)
+      wanted.pop_front();
       continue;
     }
-    debugger->stacks_of = w.owner;
-    debugger->stacks_slot = w.slot;
+    if (!debugged.count(w.owner) && debugged.size() >= max) break;
+    DebuggerWanted d = std::move(w);
+    wanted.pop_front();
+    const double left = secs(owner->stacks_until - now);
+    d.spec->timeout_s = std::max(0.1, left);
+    auto debugger = start_job(owner->index, *d.spec);
+    debugger->own_spec = std::move(d.spec);
+    if (!debugger->r.started) {
+      owner->taking->add_result(d.slot, debugger->r);
+      if (owner->taking->complete()) stacks_taken(running, *owner, now, "");
+      continue;
+    }
+    debugger->stacks_of = d.owner;
+    debugger->stacks_slot = d.slot;
     running.push_back(std::move(debugger));
-    ++debugging;
+    debugged.insert(d.owner);
   }
 }
 
-void watchdog(Job& job, DebuggersWanted& wanted, Clock::time_point now) {
-  if (job.ended_at || job.taking) return;
+// Time is called on a job: the deadline passed, or a step stalled with its tree blocked. One
+// last look first, so that what the report says of the tree is as of this moment.
+void call_time(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+  look(job, now);
+  job.called_at = now;
+  job.r.called_after_s = secs(now - job.start);
+  job.r.tree = tree_facts(job);
+  escalate(running, job, wanted, now);
+}
+
+void watchdog(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+  if (job.ended_at) return;
+  if (job.taking) {
+    if (now >= job.stacks_until) {
+      char why[96];
+      std::snprintf(why, sizeof why, "the stacks budget (%.1f s) was spent before its debugger finished",
+                    job.spec->stacks_budget_s);
+      stacks_taken(running, job, now, why);
+    }
+    return;
+  }
   if (job.terminating) {
     if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) {
-      signal_group(job, SIGKILL);
+      job.tree->signal_all(SIGKILL);
       job.r.sent_sigkill = true;
     }
     return;
   }
   if (now >= job.deadline) {
     job.r.deadline_passed = true;
-    escalate(job, wanted, now);
+    call_time(running, job, wanted, now);
     return;
   }
-  if (auto hang = job.steps.check(*job.channel, now)) {
+  if (job.stacks_of) return;
+  if (auto hang = StepWatch::check(*job.channel, job.activity, now)) {
     job.r.step_hang = *hang;
-    escalate(job, wanted, now);
+    call_time(running, job, wanted, now);
   }
 }
 
 // The earliest moment the watchdog needs to look at this job again.
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
-  if (job.taking) return now + std::chrono::seconds(1);  // its debuggers' ends wake the loop
+  if (job.taking) return std::min(job.stacks_until, now + std::chrono::seconds(1));
   if (job.ended_at) return std::max(*job.ended_at + seconds(kLinger.count()), now);
   // Killed: waiting to reap it (a process in uninterruptible sleep may take a while).
   if (job.r.sent_sigkill) return now + milliseconds(50);
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  if (due == Clock::time_point::max()) return job.deadline;
-  return std::min(job.deadline, std::max(due, now + milliseconds(50)));
+  Clock::time_point t = StepWatch::next_due(*job.channel, job.deadline);
+  if (!job.stacks_of) t = std::min(t, job.activity.next_look());
+  return std::max(t, now);
 }
 
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
@@ -334,20 +423,51 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
     return;
   }
   auto len = static_cast<size_t>(n);
+  job.activity.output(now);  // the tree is doing something
   if (which == 0) job.r.out.append(buf, len);
   else if (which == 1) job.r.err.append(buf, len);
   else job.channel->feed(buf, len, now);
 }
 
+// Orphans the kernel re-parented to us (a child subreaper): each goes to the tree that claims it
+// (seen in it before, or started with its token); with one job running, to that one. Others are
+// strays: ours (they descend from something we started), killed when the run ends.
+void adopt_orphans(Jobs& running, std::map<ProcessId, ProcessHandle>& strays) {
+  std::set<ProcessId> known;
+  size_t children = 0;
+  Job* only = nullptr;
+  for (const auto& j : running) {
+    if (!j->r.started) continue;
+    known.insert(j->r.pid);
+    if (!j->stacks_of) {
+      ++children;
+      only = j.get();
+    }
+  }
+  for (ProcessId p : launch::child_processes(::getpid())) {
+    if (known.count(p) || is_helper_process(p) || strays.count(p)) continue;
+    auto f = launch::process_facts(p);
+    if (!f || f->zombie() || f->ppid != ::getpid()) continue;
+    Job* owner = nullptr;
+    for (auto& j : running)
+      if (j->tree && !j->stacks_of && j->tree->claims(*f)) owner = j.get();
+    if (!owner && children == 1) owner = only;
+    if (owner) {
+      owner->tree->adopt(p);
+    } else if (auto h = ProcessHandle::open(p, f->start_time)) {
+      strays.emplace(p, std::move(*h));
+    }
+  }
+}
+
 void finish(Job& job, Clock::time_point now) {
-  // Whatever of its tree outlived the child is killed now, in its process group or out of it
-  // (a grandchild that called setsid still carries the job's token): nothing is left behind.
-  auto left = group_members(job.r.pid);
-  for (pid_t p : processes_with_env(kRunTokenVar, job.token))
-    if (std::find(left.begin(), left.end(), p) == left.end()) left.push_back(p);
+  // Whatever of its tree outlived the child is killed now, in its process group or out of it (a
+  // grandchild that called setsid is found through child links, or among the orphans re-parented
+  // to us, or by the job's token): nothing is left behind, and no stranger is touched.
+  auto left = job.tree->leftovers();
   if (!left.empty()) {
-    signal_group(job, SIGKILL);
-    for (pid_t p : left) ::kill(p, SIGKILL);
+    job.tree->signal_all(SIGKILL, /*spare_root=*/true);
+    job.tree->wait_ended(kKillWaitMs);
     job.r.leftovers_killed.assign(left.begin(), left.end());
   }
   job.out.reset();
@@ -355,10 +475,16 @@ void finish(Job& job, Clock::time_point now) {
   job.chan.reset();
   job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
   (void)now;
+  // Time was never called: no state to report, but what the watching measured.
+  job.r.tree.cpu_s = static_cast<double>(job.activity.cpu_total_ns()) / 1e9;
+  job.r.tree.longest_still_s = secs(job.activity.longest_still());
+  job.r.tree.looks = job.activity.looks();
   job.r.result = job.channel->result();
   job.r.early_details = job.channel->early_details();
   job.r.steps = job.channel->step_log();
   job.r.bad_channel_lines = job.channel->bad_lines();
+  job.r.bad_channel_line = job.channel->bad_line();
+  job.r.bad_channel_why = job.channel->bad_why();
 }
 
 }  // namespace
@@ -369,7 +495,9 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
   Jobs running;  // the specs' jobs, and debuggers taking stacks
   DebuggersWanted wanted;
+  std::map<ProcessId, ProcessHandle> strays;  // orphans no tree claimed
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
+  Clock::time_point next_adoption = Clock::now();
 
   while (!pending.empty() || !running.empty()) {
     if (interrupted()) {
@@ -383,18 +511,16 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       wanted.clear();
       for (auto& j : running) {
         if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
-        if (j->taking) stacks_taken(*j, Clock::now());  // with what the debuggers gave so far
-        if (!j->terminating && !j->ended_at) escalate(*j, wanted, Clock::now());
+        if (j->taking) stacks_taken(running, *j, Clock::now(), "forkcheck was interrupted before the debugger finished");
+        if (!j->terminating && !j->ended_at) escalate(running, *j, wanted, Clock::now());
       }
     }
     start_debuggers(running, wanted, max_jobs, Clock::now());
-    // A parked child (an announced step gone still, its group idle) or one that is ending needs
-    // no CPU: it does not hold a slot, so an expected hang waits for its watchdog beside working
-    // variants.
+    // A parked child (an announced step, its tree quiet) or one that is ending needs no CPU: it
+    // does not hold a slot, so an expected hang waits for its watchdog beside working variants.
     size_t busy = 0, ours = 0;
-    const auto looked = Clock::now();
     for (const auto& j : running) {
-      busy += needs_cpu(*j, looked) ? 1 : 0;
+      busy += needs_cpu(*j) ? 1 : 0;
       ours += j->stacks_of ? 0 : 1;
     }
     while (may_start(busy, ours, max_jobs) && !pending.empty()) {
@@ -439,17 +565,30 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     }
     reaper.reap();
 
+    // Exits first: a child that exited by itself before its deadline was acted on is judged by
+    // its own exit, even when the exit is noticed just after the deadline.
+    for (auto& j : running) {
+      if (j->ended_at) continue;
+      if (auto status = reaper.take(j->r.pid)) {
+        j->r.exit = ExitStatus::from_wait_status(*status);
+        j->ended_at = now;
+        j->tree->root_reaped();
+      }
+    }
+    // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.
+    if (now >= next_adoption) {
+      adopt_orphans(running, strays);
+      next_adoption = now + TreeActivity::kLookEvery;
+    }
+    for (auto& j : running)
+      if (!j->ended_at && !j->called_at && !j->stacks_of && j->activity.look_due(now)) look(*j, now);
+
     for (auto it = running.begin(); it != running.end();) {
       Job& j = **it;
-      if (!j.ended_at) {
-        if (auto status = reaper.take(j.r.pid)) {
-          j.r.exit = ExitStatus::from_wait_status(*status);
-          j.ended_at = now;
-        }
-      }
-      watchdog(j, wanted, now);
+      watchdog(running, j, wanted, now);
       if (!j.taking && j.ended_at &&
           (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
+        adopt_orphans(running, strays);  // what the child left behind, as of now
         finish(j, now);
         size_t index = j.index;
         ChildResult r = std::move(j.r);
@@ -460,17 +599,21 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           done(index, std::move(r));
           continue;
         }
-        // A debugger ended: its hung job is ended once all of its debuggers are.
+        // A debugger ended: its job is ended once all of its debuggers are.
         Job* owner = find_serial(running, stacks_of);
         if (owner && owner->taking) {
           owner->taking->add_result(slot, r);
-          if (owner->taking->complete()) stacks_taken(*owner, now);
+          if (owner->taking->complete()) stacks_taken(running, *owner, now, "");
         }
         continue;
       }
       ++it;
     }
   }
+  // Strays: SIGKILL through their handles, then reaped (they are our children).
+  for (auto& [pid, h] : strays) h.signal(SIGKILL);
+  for (auto& [pid, h] : strays)
+    for (int i = 0; i < 100 && !h.ended(); ++i) ::usleep(2000);
   reaper.reap();
 }
 

@@ -23,7 +23,10 @@
 // it, and dies of it by default; it reaches only a child on forkcheck's console), and after the
 // grace period TerminateJobObject ends the whole tree at once. Without a shared console there is
 // nothing polite to send and the tree is terminated at once. ChildResult's sent_sigterm and
-// sent_sigkill record those two steps. Stacks are not collected (stacks_win32.cc).
+// sent_sigkill record those two steps. Whether the tree was blocked (a hang) or working (a
+// timeout) when time was called comes from the job's accounting (every process it ever held,
+// the ended ones too), looked at every TreeActivity::kLookEvery, by the rule every platform uses
+// (launch/tree_activity.h). Stacks are walked with dbghelp (stacks/dbghelp_win32.cc).
 //
 // Threads are harmless here: Windows has no fork(), so the POSIX supervisor's reason to stay
 // single-threaded does not apply.
@@ -50,6 +53,10 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/step_watch.h"
 #include "harness/supervise/supervisor.h"
+#include "launch/tree_activity.h"
+
+// Toolhelp's header needs <windows.h> first; win32.h is the one place that includes it.
+#include <tlhelp32.h>
 
 namespace fc::harness {
 namespace {
@@ -234,23 +241,39 @@ struct Job {
   std::optional<Clock::time_point> ended_at;  // the child itself ended
   bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  StepWatch steps;  // when an announced step is hung
+  launch::TreeActivity activity;  // whether the job's tree is working or blocked
+  std::uint64_t cpu_100ns = 0;    // the job's CPU time at the last look
+  DWORD processes_total = 0, processes_active = 0;
+  bool called = false;  // time was called (the deadline, or a stalled step)
 
   bool pipes_open() const { return open[0] || open[1] || open[2]; }
 };
 
-// Whether it needs a CPU now: not while parked in a step with its whole tree idle (the job
-// object's accounting counts every process it ever held, the ended ones too), nor ending.
-bool needs_cpu(Job& j, Clock::time_point now) {
+// A look at the job's accounting, fed to its activity: its CPU time since the last look, and
+// whether a process came (TotalProcesses grew) or went (ActiveProcesses changed).
+void look(Job& j, Clock::time_point now) {
+  JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
+  if (!::QueryInformationJobObject(j.job.get(), JobObjectBasicAccountingInformation, &info,
+                                   sizeof info, nullptr))
+    return;
+  const std::uint64_t cpu = static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
+                            static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart);
+  const bool changed = info.TotalProcesses != j.processes_total ||
+                       info.ActiveProcesses != j.processes_active;
+  if (!j.activity.started()) {
+    j.activity.start(now);
+  } else {
+    j.activity.look(now, (cpu >= j.cpu_100ns ? cpu - j.cpu_100ns : 0) * 100, changed);
+  }
+  j.cpu_100ns = cpu;
+  j.processes_total = info.TotalProcesses;
+  j.processes_active = info.ActiveProcesses;
+}
+
+// Whether it needs a CPU now: not while parked in a step with its whole tree quiet, nor ending.
+bool needs_cpu(const Job& j) {
   if (j.ended_at || j.terminating) return false;
-  return !j.steps.idle_in_steps(*j.channel, now, [&]() -> std::optional<std::uint64_t> {
-    JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
-    if (!::QueryInformationJobObject(j.job.get(), JobObjectBasicAccountingInformation, &info,
-                                     sizeof info, nullptr))
-      return std::nullopt;
-    return static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
-           static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart);
-  });
+  return !StepWatch::parked(*j.channel, j.activity);
 }
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
@@ -349,6 +372,7 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   if (spec.channel) job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
   for (int k = 0; k < 3; ++k) job->open[k] = job->readers[k] != nullptr;
   job->channel = std::make_unique<ChannelReader>(job->start);
+  look(*job, job->start);
   return job;
 }
 
@@ -358,12 +382,43 @@ void drain(Job& job, Clock::time_point now) {
     std::string bytes;
     const bool eof = job.readers[k]->take(bytes);
     if (!bytes.empty()) {
+      job.activity.output(now);  // the tree is doing something
       if (k == 0) job.r.out.append(bytes.data(), bytes.size());
       else if (k == 1) job.r.err.append(bytes.data(), bytes.size());
       else job.channel->feed(bytes.data(), bytes.size(), now);
     }
     if (eof) job.open[k] = false;
   }
+}
+
+// The threads of the job's processes, from one Toolhelp snapshot.
+std::size_t thread_count(const std::vector<ProcessId>& pids) {
+  Handle snapshot(::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0));
+  if (!snapshot) return 0;
+  std::size_t n = 0;
+  THREADENTRY32 e{};
+  e.dwSize = sizeof e;
+  for (BOOL ok = ::Thread32First(snapshot.get(), &e); ok; ok = ::Thread32Next(snapshot.get(), &e))
+    if (std::find(pids.begin(), pids.end(), static_cast<ProcessId>(e.th32OwnerProcessID)) != pids.end())
+      ++n;
+  return n;
+}
+
+// What the tree was doing as of the last look.
+TreeFacts tree_facts(const Job& j) {
+  TreeFacts t;
+  const launch::TreeActivity& a = j.activity;
+  t.blocked = a.blocked();
+  t.still_s = duration<double>(a.still_for()).count();
+  t.window_s = duration<double>(a.window()).count();
+  t.cpu_s_in_window = static_cast<double>(a.cpu_in_window_ns()) / 1e9;
+  t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
+  t.longest_still_s = duration<double>(a.longest_still()).count();
+  t.looks = a.looks();
+  const auto pids = job_processes(j.job.get());
+  t.processes = pids.size();
+  t.threads = thread_count(pids);
+  return t;
 }
 
 void terminate_tree(Job& job) {
@@ -375,7 +430,7 @@ void terminate_tree(Job& job) {
 void escalate(Job& job) {
   if (job.terminating) return;
   if (job.spec->collect_stacks && !interrupted())
-    job.r.stacks = collect_stacks(job_processes(job.job.get()), job.spec->stacks_time_limit_s);
+    job.r.stacks = collect_stacks(job_processes(job.job.get()), job.spec->stacks_budget_s);
   job.terminating = true;
   job.term_at = Clock::now();
   if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job.r.pid)))
@@ -390,14 +445,22 @@ void watchdog(Job& job, Clock::time_point now) {
     if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) terminate_tree(job);
     return;
   }
+  // Time is called: one last look first, so that what the report says of the tree is as of now.
+  auto call_time = [&] {
+    look(job, now);
+    job.called = true;
+    job.r.called_after_s = duration<double>(now - job.start).count();
+    job.r.tree = tree_facts(job);
+    escalate(job);
+  };
   if (now >= job.deadline) {
     job.r.deadline_passed = true;
-    escalate(job);
+    call_time();
     return;
   }
-  if (auto hang = job.steps.check(*job.channel, now)) {
+  if (auto hang = StepWatch::check(*job.channel, job.activity, now)) {
     job.r.step_hang = *hang;
-    escalate(job);
+    call_time();
   }
 }
 
@@ -405,9 +468,8 @@ void watchdog(Job& job, Clock::time_point now) {
 Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = job.steps.next_due(*job.channel, now, Clock::time_point::max());
-  if (due == Clock::time_point::max()) return job.deadline;
-  return std::min(job.deadline, std::max(due, now + milliseconds(50)));
+  const auto due = std::min(StepWatch::next_due(*job.channel, job.deadline), job.activity.next_look());
+  return std::max(due, now);
 }
 
 void finish(Job& job, Clock::time_point now) {
@@ -429,6 +491,12 @@ void finish(Job& job, Clock::time_point now) {
   job.r.early_details = job.channel->early_details();
   job.r.steps = job.channel->step_log();
   job.r.bad_channel_lines = job.channel->bad_lines();
+  job.r.bad_channel_line = job.channel->bad_line();
+  job.r.bad_channel_why = job.channel->bad_why();
+  // Time was never called: no state to report, but what the watching measured.
+  job.r.tree.cpu_s = static_cast<double>(job.activity.cpu_total_ns()) / 1e9;
+  job.r.tree.longest_still_s = duration<double>(job.activity.longest_still()).count();
+  job.r.tree.looks = job.activity.looks();
 }
 
 }  // namespace
@@ -457,9 +525,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     }
     // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
     // not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    const auto looked = Clock::now();
     auto busy = static_cast<size_t>(std::count_if(
-        running.begin(), running.end(), [&](const auto& j) { return needs_cpu(*j, looked); }));
+        running.begin(), running.end(), [&](const auto& j) { return needs_cpu(*j); }));
     while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();
@@ -498,6 +565,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         j.r.exit = ExitStatus::from_wait_status(static_cast<int>(code));
         j.ended_at = now;
       }
+      if (!j.ended_at && !j.called && j.activity.look_due(now)) look(j, now);
       watchdog(j, now);
       if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
         finish(j, now);

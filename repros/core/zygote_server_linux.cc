@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "core/zygote_server.h"
 #include "launch/fdio_posix.h"
 #include "launch/ptracer.h"
+#include "launch/start_state_posix.h"
 
 namespace fc {
 namespace {
@@ -62,10 +64,35 @@ bool put_run_token(const std::string& token) {
   return true;
 }
 
-// In the command's process: become what a fresh exec by the harness would have made, then run.
+// The descriptors this program opened before it began to serve (as its libraries loaded): an
+// exec'd copy would have them too, so the forked commands keep them.
+std::vector<int> g_own_fds;
+
+std::vector<int> open_fds_from_3() {
+  std::vector<int> fds;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int dir_fd = ::dirfd(d);
+    while (dirent* e = ::readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd >= 3 && fd != dir_fd) fds.push_back(fd);
+    }
+    ::closedir(d);
+  }
+  return fds;
+}
+
+// In the command's process: become what a fresh exec by the harness would have made, then run:
+// its own process group, stdio and channel from the harness and no other descriptor of the
+// zygote's, an empty signal mask and the dispositions the harness inherited.
 [[noreturn]] void become_and_run(const nlohmann::json& request, std::vector<Fd>& fds,
                                  const std::function<int(const std::vector<std::string>&)>& run) {
   ::setpgid(0, 0);
+  launch::detail::IgnoredSignals ignored;
+  for (const auto& sig : request.value("ignored_signals", nlohmann::json::array()))
+    if (sig.is_number_integer() && sig.get<int>() > 0 &&
+        sig.get<int>() < launch::detail::IgnoredSignals::kCount)
+      ignored.ignored[sig.get<int>()] = true;
+  launch::detail::reset_signals(ignored);
   launch::allow_supervisor_ptrace();  // a new task: the harness's debugger may attach to it
   const auto& names = request.at("fds");
   int chan = -1;
@@ -82,6 +109,9 @@ bool put_run_token(const std::string& token) {
   const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null >= 0) ::dup2(null, STDIN_FILENO);
   if (null > STDIN_FILENO) ::close(null);
+  std::vector<int> keep = g_own_fds;
+  if (chan >= 0) keep.push_back(chan);
+  launch::detail::close_from_3(keep.data(), keep.size());
   ::unsetenv("FORKCHECK_CHANNEL_FD");
   if (chan >= 0) {
     launch::detail::set_cloexec(chan, false);  // inherited by workers, as under exec
@@ -113,6 +143,8 @@ int serve_zygote(const char* argv0,
   }
   Fd sock(std::atoi(fd_text));
   launch::detail::set_cloexec(sock.get(), true);
+  g_own_fds = open_fds_from_3();
+  g_own_fds.erase(std::remove(g_own_fds.begin(), g_own_fds.end(), sock.get()), g_own_fds.end());
   ::unsetenv("FORKCHECK_ZYGOTE_FD");
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the harness
   if (::getppid() == 1) return 1;      // it died before we asked

@@ -52,13 +52,18 @@ TreeActivity::Clock::duration TreeActivity::covered(Clock::duration span, std::u
   return last_ - from;
 }
 
+TreeActivity::Clock::duration TreeActivity::judged(Clock::duration span) const {
+  const Clock::duration half = (last_ - first_) / 2;
+  return std::min(span, std::max<Clock::duration>(half, kLookEvery));
+}
+
 bool TreeActivity::quiet_over(Clock::duration span) const {
   if (!started_ || looks_ < 2) return false;  // not one interval seen yet
   std::uint64_t cpu = 0;
   bool eventful = false;
-  const Clock::duration seen = covered(span, cpu, eventful);
-  // The span itself, or all the time watched when that is shorter.
-  const bool whole = seen >= span || last_ - seen <= first_;
+  const Clock::duration want = judged(span);
+  const Clock::duration seen = covered(want, cpu, eventful);
+  const bool whole = seen >= want || last_ - seen <= first_;
   const double allowed_ns = kIdleShare * std::chrono::duration<double, std::nano>(seen).count();
   return whole && !eventful && static_cast<double>(cpu) < allowed_ns;
 }
@@ -70,14 +75,14 @@ TreeActivity::Clock::duration TreeActivity::still_for() const {
 std::uint64_t TreeActivity::cpu_in_window_ns() const {
   std::uint64_t cpu = 0;
   bool eventful = false;
-  covered(kStallWindow, cpu, eventful);
+  covered(judged(kStallWindow), cpu, eventful);
   return cpu;
 }
 
 TreeActivity::Clock::duration TreeActivity::window() const {
   std::uint64_t cpu = 0;
   bool eventful = false;
-  return covered(kStallWindow, cpu, eventful);
+  return covered(judged(kStallWindow), cpu, eventful);
 }
 
 }  // namespace fc::launch

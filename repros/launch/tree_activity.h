@@ -45,8 +45,9 @@ class TreeActivity {
   Clock::time_point next_look() const { return last_ + kLookEvery; }
   Clock::time_point last_look() const { return last_; }
 
-  // Whether the tree was quiet through the last `span` before the last look (or since watching
-  // began, when that is shorter): under kIdleShare of one CPU, nobody came or went, no output.
+  // Whether the tree was quiet through the last `span` before the last look (or the later half of
+  // the time watched, when that is shorter): under kIdleShare of one CPU, nobody came or went, no
+  // output.
   bool quiet_over(Clock::duration span) const;
   // Blocked: quiet through the stall window, as of the last look.
   bool blocked() const { return quiet_over(kStallWindow); }
@@ -69,6 +70,8 @@ class TreeActivity {
   };
   // The looks that lie within `span` of the last one; the span they cover.
   Clock::duration covered(Clock::duration span, std::uint64_t& cpu, bool& eventful) const;
+  // `span`, or the later half of the time watched when that is shorter (at least one look).
+  Clock::duration judged(Clock::duration span) const;
 
   bool started_ = false;
   Clock::time_point first_, last_;

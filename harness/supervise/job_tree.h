@@ -1,0 +1,68 @@
+// Every process of one supervised child's tree, as the POSIX supervisor finds and signals it.
+// Found through child links from the child (launch/process_tree.h: also those that changed their
+// process group or session), plus the orphans of the tree that the kernel re-parented to us (a
+// child subreaper) and the supervisor handed over (adopt), plus, when it ends, every process
+// started with the job's run token. Each process found is held by a ProcessHandle (a pidfd, or its
+// pid and start time) from the moment it is seen: a signal goes through that handle, so it never
+// reaches a process that got the pid later. The process group is signalled as a whole only while
+// the child itself is not reaped, since until then its pid (the group's id) cannot be reused.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/platform/process_handle.h"
+#include "launch/process_tree.h"
+
+namespace fc::harness {
+
+class JobTree {
+ public:
+  // `root`: our child, not yet reaped, leader of its own process group; `token`: its
+  // FORKCHECK_RUN value, which its descendants inherit.
+  JobTree(ProcessId root, std::uint64_t root_start_time, std::string token);
+
+  ProcessId root() const { return root_; }
+  const std::string& token() const { return token_; }
+  // The child was reaped: from now on its group is not signalled as a whole.
+  void root_reaped() { root_reaped_ = true; }
+
+  // Whether an orphan re-parented to us is of this tree: seen in it before, or started with its
+  // token.
+  bool claims(const launch::ProcessFacts& orphan) const;
+  void adopt(ProcessId orphan);
+
+  // Looks at the tree now: the change since the previous look (the first: none), and a handle
+  // for every process not seen before.
+  launch::TreeChange look();
+  const launch::TreeLook& last_look() const { return last_; }
+
+  // Sends `sig` to every live process of the tree (the child too unless `spare_root`), through
+  // their handles, and to the group while the child is unreaped; returns the pids reached.
+  std::vector<ProcessId> signal_all(int sig, bool spare_root = false);
+
+  // What is left of the tree besides the child: a fresh look, and every process started with the
+  // job's token (a grandchild that called setsid and was re-parented elsewhere, on a system
+  // without a subreaper). Each gets a handle.
+  std::vector<ProcessId> leftovers();
+
+  // Waits up to `ms` for every process signalled so far to end; the pids still alive.
+  std::vector<ProcessId> wait_ended(int ms) const;
+
+ private:
+  void hold(const launch::ProcessFacts& f);
+
+  ProcessId root_;
+  std::string token_;
+  bool root_reaped_ = false;
+  std::vector<ProcessId> orphans_;
+  std::map<ProcessId, ProcessHandle> handles_;
+  std::set<std::pair<ProcessId, std::uint64_t>> seen_;  // (pid, start time) of every member ever
+  launch::TreeLook last_;
+  bool looked_ = false;
+};
+
+}  // namespace fc::harness
