@@ -281,9 +281,9 @@ if [ $failed -eq 0 ]; then
         -I"$work/generated" -isystem "$inc")
   if "$cxx" "${link[@]}" tests/win32/smoke_child.cc -o "$work/smoke_child.exe" &&
      "$cxx" "${link[@]}" tests/win32/supervisor_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -ldbghelp -o "$work/supervisor_smoke.exe" &&
+            "$build/reports/libfc_reports.a" "$work/libfc_launch.a" -ldbghelp -o "$work/supervisor_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/repro_smoke.cc "$work/libfc_harness.a" \
-            "$work/libfc_launch.a" -ldbghelp -o "$work/repro_smoke.exe" &&
+            "$build/reports/libfc_reports.a" "$work/libfc_launch.a" -ldbghelp -o "$work/repro_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/shared_lock_smoke.cc repros/cases/shared_lock_win32.cc \
             repros/cases/shared_memory_win32.cc "$build/repros/core/libfc_repro_core.a" \
             "$work/libfc_launch.a" -o "$work/shared_lock_smoke.exe" &&

@@ -2,6 +2,7 @@
 // mid-run. Each test checks the outcome, the timing, and that nothing the run started is alive.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -233,6 +234,68 @@ TEST(NothingLost, SigkillMidRunLeavesNoStaleReportAndAReadableRunLog) {
   EXPECT_GE(variants, 1u);
   // Without forkcheck, its guardian kills what the run had started.
   expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+// `forkcheck run ... | head -1`: the reader goes away after one line. forkcheck ignores SIGPIPE:
+// the console stops, the run does not, the reports are written and the exit status is the run's.
+TEST(ClosedStdout, RunPipedIntoHeadLeavesACompleteReport) {
+  auto out = fresh_dir("head");
+  Forkcheck fc({"run", "gomp-fork-hang", "static-init-fork", "--out", out.string()});
+  ASSERT_TRUE(fc.wait_progress_lines(1, 120)) << fc.seen;
+  ::close(fc.out);  // as head -1 does after its line
+  fc.out = -1;
+  const pid_t pid = fc.pid;
+  const int status = fc.wait_exit(120);
+  ASSERT_NE(status, -1) << "forkcheck did not end";
+  ASSERT_TRUE(WIFEXITED(status)) << "forkcheck died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "every variant behaved: the run's own exit status";
+  auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_TRUE(report["run"].contains("finished_at"));
+  size_t variants = 0, interrupted = 0;
+  for (const auto& c : report["cases"])
+    for (const auto& v : c["variants"]) {
+      ++variants;
+      interrupted += v.value("interrupted", false) ? 1 : 0;
+    }
+  EXPECT_EQ(report["cases"].size(), 2u);
+  EXPECT_GE(variants, 9u) << "every variant of both cases";
+  EXPECT_EQ(interrupted, 0u);
+  EXPECT_EQ(report["summary"]["ok"], true);
+  for (const char* f : {"report.html", "junit.xml", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+  expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+// Whatever forkcheck started (variants, the zygotes, the guardian) ends before forkcheck does, and
+// is reaped by it. The test makes itself a child subreaper first: anything forkcheck left, alive
+// or a zombie, would be re-parented to the test and show among its children.
+TEST(Helpers, NothingForkcheckStartedOutlivesIt) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  auto out = fresh_dir("helpers");
+  pid_t pid = -1;
+  {
+    Forkcheck fc({"run", "graceful-shutdown", "gomp-fork-hang", "--out", out.string()});
+    pid = fc.pid;
+    const int status = fc.wait_exit(120);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+  }
+  std::vector<std::string> left;
+  for (const auto& t : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream in(t.path() / "children");
+    int child;
+    while (in >> child) {
+      std::ifstream cmd("/proc/" + std::to_string(child) + "/cmdline");
+      std::string c((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+      for (auto& ch : c) ch = ch == '\0' ? ' ' : ch;
+      left.push_back(std::to_string(child) + " (" + c + ")");
+    }
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  for (const auto& l : left) ADD_FAILURE() << "left by forkcheck " << pid << ": " << l;
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
   fs::remove_all(out);
 }
 

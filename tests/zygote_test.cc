@@ -237,3 +237,42 @@ TEST(Zygote, OffMeansNone) {
 
 }  // namespace
 }  // namespace fc::harness
+
+namespace fc::harness {
+namespace {
+
+// A copy forked by the zygote starts as an exec'd one does: stdio and the channel only, an empty
+// signal mask, the same dispositions; whatever descriptors and mask the supervising process has.
+TEST(Zygote, CopyStartsWithWhatAnExecdChildStartsWith) {
+  const int leaked = ::open("/dev/null", O_RDONLY);  // not close-on-exec, in the supervisor
+  ASSERT_GE(leaked, 0);
+  sigset_t usr1, old;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  ASSERT_EQ(::sigprocmask(SIG_BLOCK, &usr1, &old), 0);
+
+  Zygote z(FC_REPRO);
+  ASSERT_TRUE(z.ready()) << z.why_not();
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO, "--start-state"};
+  auto execd = supervise(spec);
+  spec.zygote = &z;
+  auto forked = supervise(spec);
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  ::close(leaked);
+
+  ASSERT_EQ(execd.started_via, "exec");
+  ASSERT_EQ(forked.started_via, "zygote") << forked.start_note;
+  const auto e = nlohmann::json::parse(execd.out.text(), nullptr, false);
+  const auto f = nlohmann::json::parse(forked.out.text(), nullptr, false);
+  ASSERT_TRUE(e.is_object()) << execd.out.text() << execd.err.text();
+  ASSERT_TRUE(f.is_object()) << forked.out.text() << forked.err.text();
+  EXPECT_EQ(e["fds"].size(), 4u) << "stdin, stdout, stderr, the channel: " << e["fds"].dump();
+  EXPECT_EQ(f["fds"].size(), 4u) << "stdin, stdout, stderr, the channel: " << f["fds"].dump();
+  EXPECT_EQ(e["blocked"], nlohmann::json::array());
+  EXPECT_EQ(f["blocked"], nlohmann::json::array());
+  EXPECT_EQ(f["ignored"], e["ignored"]);
+}
+
+}  // namespace
+}  // namespace fc::harness

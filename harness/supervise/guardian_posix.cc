@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ struct Message {
   std::int32_t pid;
   std::uint64_t start_time;
 };
-constexpr std::int32_t kTrack = 1, kForget = 2;
+constexpr std::int32_t kTrack = 1, kForget = 2, kStop = 3;
 
 int g_sock = -1;           // forkcheck's end
 ProcessId g_guardian = -1;  // its pid, while it runs
@@ -65,7 +66,10 @@ void sweep(std::map<ProcessId, ProcessHandle>& tracked) {
   }
 }
 
-[[noreturn]] void guardian_main(int sock) {
+// Runs in the guardian. It learns that forkcheck is gone from its pidfd (Linux) or from EOF on the
+// socket: not EOF alone, since a process forked from forkcheck without an exec would hold the
+// socket open.
+[[noreturn]] void guardian_main(int sock, pid_t forkcheck) {
   ::setsid();  // out of forkcheck's process group and terminal: a Ctrl-C does not reach us
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   // Nothing of forkcheck's but the socket: a pipe forkcheck writes to (`forkcheck all | head`)
@@ -74,16 +78,20 @@ void sweep(std::map<ProcessId, ProcessHandle>& tracked) {
   for (int fd = 0; fd < 3 && null >= 0; ++fd) ::dup2(null, fd);
   const int keep[] = {sock};
   launch::detail::close_from_3(keep, 1);
+  const launch::detail::Fd parent = launch::detail::open_pidfd(forkcheck);
   std::map<ProcessId, ProcessHandle> tracked;
-  for (;;) {
+  while (::getppid() == forkcheck) {  // else forkcheck died before we got here
+    pollfd fds[2] = {{sock, POLLIN, 0}, {parent.get(), POLLIN, 0}};
+    const int rc = ::poll(fds, parent ? 2 : 1, -1);
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc < 0 || (fds[1].revents & POLLIN)) break;  // forkcheck has exited
     Message m{};
-    std::vector<launch::detail::Fd> fds;
-    const ssize_t n = launch::detail::recv_with_fds(sock, &m, sizeof m, fds);
-    if (n != static_cast<ssize_t>(sizeof m)) break;  // EOF: forkcheck is gone (or said goodbye)
+    std::vector<launch::detail::Fd> received;
+    const ssize_t n = launch::detail::recv_with_fds(sock, &m, sizeof m, received);
+    if (n != static_cast<ssize_t>(sizeof m) || m.op == kStop) break;
     if (m.op == kForget) {
       tracked.erase(m.pid);
     } else if (m.op == kTrack) {
-      // The pidfd forkcheck opened names its child for good; without one, pid and start time.
       auto h = ProcessHandle::open(m.pid, m.start_time);
       tracked.erase(m.pid);
       if (h) tracked.emplace(m.pid, std::move(*h));
@@ -125,10 +133,11 @@ void start_guardian() {
   } catch (const std::exception&) {
     return;  // no guardian, as when fork() fails below
   }
+  const pid_t forkcheck = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ours.reset();
-    guardian_main(theirs.get());
+    guardian_main(theirs.get(), forkcheck);
   }
   if (pid < 0) return;
   g_sock = ours.release();
@@ -152,7 +161,8 @@ void guardian_forget(ProcessId pid) {
 
 void stop_guardian() {
   if (g_sock < 0) return;
-  ::close(g_sock);  // EOF: it sweeps and exits
+  send(Message{kStop, 0, 0});  // it sweeps and exits
+  ::close(g_sock);
   g_sock = -1;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   Reaper& reaper = Reaper::instance();

@@ -26,6 +26,7 @@ class JobTree {
   JobTree(ProcessId root, std::uint64_t root_start_time, std::string token);
 
   ProcessId root() const { return root_; }
+  std::uint64_t root_start_time() const { return root_start_time_; }
   const std::string& token() const { return token_; }
   // The child was reaped: from now on its group is not signalled as a whole.
   void root_reaped() { root_reaped_ = true; }
@@ -56,6 +57,7 @@ class JobTree {
   void hold(const launch::ProcessFacts& f);
 
   ProcessId root_;
+  std::uint64_t root_start_time_;
   std::string token_;
   bool root_reaped_ = false;
   std::vector<ProcessId> orphans_;

@@ -12,7 +12,7 @@
 namespace fc::harness {
 
 JobTree::JobTree(ProcessId root, std::uint64_t root_start_time, std::string token)
-    : root_(root), token_(std::move(token)) {
+    : root_(root), root_start_time_(root_start_time), token_(std::move(token)) {
   seen_.emplace(root, root_start_time);
   // Our child, unreaped: its pid cannot be reused, so this handle is the child itself.
   if (auto h = ProcessHandle::open(root, root_start_time)) handles_.emplace(root, std::move(*h));

@@ -430,28 +430,33 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
 }
 
 // Orphans the kernel re-parented to us (a child subreaper): each goes to the tree that claims it
-// (seen in it before, or started with its token); with one job running, to that one. Others are
-// strays: ours (they descend from something we started), killed when the run ends.
+// (seen in it before, or started with its token). One that no tree claims (it left without a
+// token, between two looks) goes to the only tree running; with several, it is a stray, killed
+// when the run ends. A child in our own process group is not an orphan of a tree (every tree's
+// root leads a group of its own, the escapers leave theirs): it is a child the program embedding
+// the supervisor started itself, and is left alone.
 void adopt_orphans(Jobs& running, std::map<ProcessId, ProcessHandle>& strays) {
   std::set<ProcessId> known;
-  size_t children = 0;
+  size_t trees = 0;
   Job* only = nullptr;
   for (const auto& j : running) {
     if (!j->r.started) continue;
     known.insert(j->r.pid);
     if (!j->stacks_of) {
-      ++children;
+      ++trees;
       only = j.get();
     }
   }
-  for (ProcessId p : launch::child_processes(::getpid())) {
+  const pid_t self = ::getpid(), our_group = ::getpgrp();
+  for (ProcessId p : launch::child_processes(self)) {
     if (known.count(p) || is_helper_process(p) || strays.count(p)) continue;
     auto f = launch::process_facts(p);
-    if (!f || f->zombie() || f->ppid != ::getpid()) continue;
+    if (!f || f->zombie() || f->ppid != self) continue;
     Job* owner = nullptr;
     for (auto& j : running)
       if (j->tree && !j->stacks_of && j->tree->claims(*f)) owner = j.get();
-    if (!owner && children == 1) owner = only;
+    if (!owner && f->pgid == our_group) continue;
+    if (!owner && trees == 1) owner = only;
     if (owner) {
       owner->tree->adopt(p);
     } else if (auto h = ProcessHandle::open(p, f->start_time)) {

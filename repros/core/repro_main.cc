@@ -1,8 +1,9 @@
 // main() of the repro programs: `--list` prints the catalog this program holds; `--run CASE
 // --variant NAME` runs one variant and sends its result on the harness's channel; `--env` sends
 // the environment fingerprint of this program (what it loads, see core/environment.h); `--zygote`
-// serves those same commands in forked copies of itself (core/zygote_server.h). A spawned
-// worker never gets past launch::init().
+// serves those same commands in forked copies of itself (core/zygote_server.h); `--start-state`
+// prints what this process started with (core/start_state.h: descriptors, signal mask and
+// dispositions), for the tests of the zygote. A spawned worker never gets past launch::init().
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "core/bench.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/start_state.h"
 #include "core/environment.h"
 #include "core/zygote_server.h"
 #include "launch/launch.h"
@@ -24,7 +26,7 @@ namespace {
 
 int usage(const char* argv0, const std::string& why) {
   std::cerr << argv0 << ": " << why << " (usage: " << argv0
-            << " --list | --env | --run CASE --variant NAME)\n";
+            << " --list | --env | --start-state | --run CASE --variant NAME)\n";
   return 2;
 }
 
@@ -39,7 +41,7 @@ int command(const char* argv0, const std::vector<std::string>& args) {
   const int argc = static_cast<int>(args.size()) + 1;
   auto arg = [&](int i) { return args[static_cast<size_t>(i - 1)]; };
   std::string case_id, variant_name, native_program;
-  bool list = false, env = false, bench = false;
+  bool list = false, env = false, bench = false, start_state = false;
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {
     std::string a = arg(i);
@@ -49,6 +51,8 @@ int command(const char* argv0, const std::vector<std::string>& args) {
       env = true;
     } else if (a == "--bench") {
       bench = true;
+    } else if (a == "--start-state") {
+      start_state = true;
     } else if (a == "--repeat" && i + 1 < argc) {
       repeat = std::max(1, std::atoi(arg(++i).c_str()));
     } else if (a == "--native-program" && i + 1 < argc) {
@@ -61,6 +65,10 @@ int command(const char* argv0, const std::vector<std::string>& args) {
   }
   if (list) {
     std::cout << fc::catalog_json(self_path(argv0)).dump(2) << std::endl;
+    return 0;
+  }
+  if (start_state) {  // for the tests: what this process started with
+    std::cout << fc::start_state().dump() << std::endl;
     return 0;
   }
   if (env) {

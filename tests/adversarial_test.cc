@@ -1,0 +1,432 @@
+// The supervisor against hostile children (tests/adversarial/*.c, one behaviour each): busy at
+// the deadline, a parent waiting for a busy child, an exit in the grace period or while the
+// stacks are taken, a setpgid escaper, a zombie leader with an environment-less daemon, nonsense
+// on the channel, a probe of the descriptors and signals a child starts with, a tree whose stacks
+// take too long, and, through the forkcheck executable, a closed stdout, a killed guardian and a
+// pid reused by a decoy in a PID namespace. Each test asserts the outcome, that nothing of the
+// tree is left, and that a bystander (a process of ours outside every tree, in our own process
+// group) lived: nothing outside a tree received a signal.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/platform/process_info.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/guardian.h"
+#include "harness/supervise/supervisor.h"
+#include "launch/process_tree.h"
+#include "slow_debugger.h"
+
+namespace fc::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string hostile(const char* name) { return std::string(FC_ADVERSARIAL_DIR) + "/" + name; }
+
+bool alive(pid_t pid) {
+  auto f = launch::process_facts(pid);
+  return f && !f->zombie();
+}
+
+// Waits briefly for `pid` to be gone (a killed process is reaped by its new parent in a moment).
+bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 200 && alive(pid); ++i) std::this_thread::sleep_for(5ms);
+  return !alive(pid);
+}
+
+// A process of ours outside every tree, in our own process group: it must outlive each test.
+class Bystander {
+ public:
+  Bystander() {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      for (;;) ::pause();
+    }
+  }
+  ~Bystander() {
+    EXPECT_TRUE(alive(pid_)) << "the bystander (pid " << pid_ << ") received a signal";
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  Bystander(const Bystander&) = delete;
+  Bystander& operator=(const Bystander&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Nothing any job of this test process started is alive (each carries the run token).
+void expect_nothing_left() {
+  std::vector<ProcessId> left;
+  for (int i = 0; i < 100; ++i) {
+    left = processes_with_env(kRunTokenVar, run_token());
+    if (left.empty()) return;
+    std::this_thread::sleep_for(10ms);
+  }
+  for (ProcessId p : left) ADD_FAILURE() << "pid " << p << " of a supervised tree is still alive";
+}
+
+LaunchSpec spec(std::vector<std::string> argv, double timeout_s, bool stacks = false) {
+  LaunchSpec s;
+  s.argv = std::move(argv);
+  s.timeout_s = timeout_s;
+  s.grace_s = 0.5;
+  s.collect_stacks = stacks;
+  return s;
+}
+
+TEST(Adversarial, BusyAtTheDeadlineIsATimeoutNotAHang) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("busy")}, 1.5));
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kTimeout) << c.message;
+  EXPECT_FALSE(r.tree.blocked);
+  EXPECT_GT(r.tree.cpu_s_in_window, 0.5 * r.tree.window_s) << "it computed through the window";
+  EXPECT_NE(c.message.find("still working"), std::string::npos) << c.message;
+  EXPECT_TRUE(r.sent_sigterm);
+  EXPECT_EQ(r.exit.signal, SIGTERM);
+  expect_nothing_left();
+}
+
+TEST(Adversarial, AParentWaitingForABusyChildIsATimeout) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("busy"), "parent"}, 1.5));
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kTimeout) << c.message;
+  EXPECT_EQ(r.tree.processes, 2u) << "the parent and its busy child";
+  expect_nothing_left();
+}
+
+TEST(Adversarial, ABlockedTreeIsAHangAndSaysWhatItsThreadsWaitIn) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("blocked_tree"), "3"}, 1.5));
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
+  EXPECT_TRUE(r.tree.blocked);
+  EXPECT_EQ(r.tree.processes, 3u);
+  EXPECT_EQ(r.tree.waiting_in, "pause (3)");
+  EXPECT_LT(r.tree.cpu_s_in_window, 0.01 * r.tree.window_s);
+  expect_nothing_left();
+}
+
+TEST(Adversarial, AnExitInTheGracePeriodIsRecordedAndTheOutcomeIsTheTrees) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("exits_in_grace")}, 1.5));
+  const auto c = classify(r, false);
+  // Ended because it was signalled: a hang (it was blocked), with its own exit recorded.
+  EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
+  EXPECT_TRUE(r.sent_sigterm);
+  EXPECT_FALSE(r.sent_sigkill) << "it ended within the grace period";
+  EXPECT_EQ(r.exit.code, 7);
+  EXPECT_EQ(r.exit.signal, 0);
+  EXPECT_FALSE(exited_by_itself(r));
+  expect_nothing_left();
+}
+
+TEST(Adversarial, AnExitWhileTheStacksAreTakenIsItsOwnOutcome) {
+  // Blocked at its deadline (1.5 s), its stacks take 2 s; it exits by itself at 2.5 s, before
+  // forkcheck signalled it: its outcome is its own exit (ok), not a hang.
+  Bystander bystander;
+  ChildResult r;
+  {
+    SlowDebugger debugger(2, "slow eu-stack: gave up");
+    r = supervise(spec({FC_FAULT_CHILD, "sleep", "2.5"}, 1.5, /*stacks=*/true));
+  }
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kOk) << c.message;
+  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_TRUE(exited_by_itself(r));
+  EXPECT_FALSE(r.sent_sigterm);
+  EXPECT_NE(c.message.find("before forkcheck signalled it"), std::string::npos) << c.message;
+  expect_nothing_left();
+}
+
+TEST(Adversarial, ASetpgidEscaperIsPartOfTheTreeAndEndsWithIt) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("setpgid_escaper"), "stay"}, 1.5));
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
+  EXPECT_EQ(r.tree.processes, 2u) << "the escaper was found outside the child's group";
+  const pid_t escaper = std::atoi(r.out.text().c_str());
+  ASSERT_GT(escaper, 0) << r.out.text();
+  EXPECT_TRUE(gone_soon(escaper));
+  expect_nothing_left();
+}
+
+TEST(Adversarial, ASetpgidEscaperLeftBehindIsKilled) {
+  Bystander bystander;
+  auto r = supervise(spec({hostile("setpgid_escaper"), "leave"}, 30));
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kOk);
+  const pid_t escaper = std::atoi(r.out.text().c_str());
+  ASSERT_GT(escaper, 0) << r.out.text();
+  ASSERT_EQ(r.leftovers_killed.size(), 1u);
+  EXPECT_EQ(r.leftovers_killed[0], escaper);
+  EXPECT_TRUE(gone_soon(escaper));
+  expect_nothing_left();
+}
+
+// The daemon has no run token (an empty environment), left the group and the session, and its
+// parent is a zombie leader: it is found because it was seen in the tree, or re-parented to us.
+TEST(Adversarial, AZombieLeadersTokenlessDaemonIsKilled) {
+  for (const char* mode : {"block", "exit"}) {
+    SCOPED_TRACE(mode);
+    Bystander bystander;
+    auto r = supervise(spec({hostile("zombie_leader"), mode}, 1.5));
+    const pid_t daemon = std::atoi(r.out.text().c_str());
+    ASSERT_GT(daemon, 0) << r.out.text();
+    EXPECT_FALSE(started_with_env(daemon, kRunTokenVar, run_token())) << "it must have no token";
+    const auto c = classify(r, false);
+    EXPECT_EQ(c.outcome, std::string(mode) == "block" ? Outcome::kHang : Outcome::kOk) << c.message;
+    EXPECT_TRUE(gone_soon(daemon)) << "the daemon (pid " << daemon << ") survived";
+    expect_nothing_left();
+  }
+}
+
+// Nonsense on the channel makes that variant a protocol-error naming what it sent; the run goes
+// on: the variant after it ends as it should.
+class BadChannel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BadChannel, IsAProtocolErrorAndTheRunGoesOn) {
+  Bystander bystander;
+  std::vector<LaunchSpec> specs = {spec({hostile("bad_channel"), GetParam()}, 30),
+                                   spec({FC_FAULT_CHILD, "result", "ok"}, 30)};
+  std::vector<ChildResult> results(2);
+  Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) { results[i] = std::move(r); });
+  const auto bad = classify(results[0], true);
+  EXPECT_EQ(bad.outcome, Outcome::kProtocolError) << bad.message;
+  EXPECT_FALSE(results[0].bad_channel_why.empty());
+  EXPECT_LE(results[0].bad_channel_line.size(), 1100u);
+  if (std::string(GetParam()) != "huge") {
+    EXPECT_NE(bad.message.find(results[0].bad_channel_line), std::string::npos) << bad.message;
+  }
+  EXPECT_EQ(classify(results[1], true).outcome, Outcome::kOk);
+  expect_nothing_left();
+}
+
+INSTANTIATE_TEST_SUITE_P(Adversarial, BadChannel,
+                         ::testing::Values(R"({"ev":"result","outcome":3})", "not json at all",
+                                           R"([1,2,3])", R"({"ev":"bogus"})",
+                                           R"({"ev":"step","pid":"x","step":"s"})",
+                                           R"({"ev":"step","pid":1,"step":"s","within_s":-1})",
+                                           R"({"ev":"details","details":[1]})",
+                                           R"({"ev":"result","details":"x"})",
+                                           "\x1b[31m{\"ev\":", "huge"));
+
+TEST(Adversarial, TheStacksOfATreeAreTakenAllAtOnceWithinTheirBudget) {
+  // Four blocked processes, a debugger that takes 1.5 s per process: one after another that
+  // would be 6 s; all at once, 1.5 s.
+  Bystander bystander;
+  ChildResult r;
+  SlowDebugger debugger(1.5, "slow eu-stack: done");
+  auto s = spec({hostile("blocked_tree"), "4"}, 1.5, /*stacks=*/true);
+  s.stacks_budget_s = 5;
+  r = supervise(s);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_EQ(debugger.runs(), 4);
+  EXPECT_EQ(debugger.most_at_once(), 4);
+  EXPECT_LT(r.duration_s, 1.5 + 1.5 + 1.5) << "deadline, the debuggers once, and some slack";
+  expect_nothing_left();
+}
+
+TEST(Adversarial, TheDeadlineBoundsTheVariantStacksIncluded) {
+  // A debugger that would take 30 s: the budget (1 s) ends it, and the variant ends within its
+  // timeout + the budget + the grace period, with what /proc says and why.
+  Bystander bystander;
+  SlowDebugger debugger(30, "never seen");
+  auto s = spec({hostile("blocked_tree"), "2"}, 1.0, /*stacks=*/true);
+  s.stacks_budget_s = 1.0;
+  const auto t0 = Clock::now();
+  auto r = supervise(s);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_LT(took, 1.0 + 1.0 + 0.5 + 1.0);
+  EXPECT_NE(r.stacks.note.find("budget"), std::string::npos) << r.stacks.note;
+  EXPECT_EQ(r.stacks.threads.size(), 2u) << "each process's threads, from /proc";
+  expect_nothing_left();
+}
+
+// ---- through the forkcheck executable --------------------------------------------------------
+
+struct Ran {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs forkcheck with `args`; its stdout is a pipe that is closed at once when `close_stdout`.
+// `during(pid)` runs while it does.
+template <typename F>
+Ran forkcheck(const std::vector<std::string>& args, bool close_stdout, F during) {
+  int out[2], err[2];
+  EXPECT_EQ(::pipe(out), 0);
+  EXPECT_EQ(::pipe(err), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv = {const_cast<char*>(FC_FORKCHECK)};
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(FC_FORKCHECK, argv.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  if (close_stdout) ::close(out[0]);
+  during(pid);
+  Ran r;
+  auto drain = [](int fd, std::string& into) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) into.append(buf, static_cast<size_t>(n));
+  };
+  if (!close_stdout) drain(out[0], r.out);
+  drain(err[0], r.err);
+  ::waitpid(pid, &r.status, 0);
+  if (!close_stdout) ::close(out[0]);
+  ::close(err[0]);
+  return r;
+}
+
+nlohmann::json read_report(const fs::path& dir) {
+  std::ifstream in(dir / "report.json");
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::path(testing::TempDir()) / ("adversarial-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(Adversarial, AClosedStdoutStopsTheConsoleNotTheRun) {
+  Bystander bystander;
+  const fs::path out = fresh_dir("closed-stdout");
+  // A command that floods its output, so forkcheck writes a long line to the closed pipe.
+  Ran r = forkcheck({"exec", "--out", out.string(), "--", FC_FAULT_CHILD, "exit-message", "3",
+                     "a failure message"},
+                    /*close_stdout=*/true, [](pid_t) {});
+  ASSERT_TRUE(WIFEXITED(r.status)) << "forkcheck died of signal " << WTERMSIG(r.status) << ": "
+                                   << r.err;
+  EXPECT_EQ(WEXITSTATUS(r.status), 1) << "the command failed: exit status 1, as with stdout open";
+  const auto report = read_report(out);
+  ASSERT_FALSE(report.is_discarded()) << "no report.json";
+  EXPECT_TRUE(report["run"].contains("finished_at")) << "the run log has its end line";
+  EXPECT_NE(report["run"].value("complete", true), false);
+  EXPECT_EQ(report["cases"][0]["variants"][0]["outcome"], "error");
+  for (const char* f : {"report.html", "junit.xml", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+  fs::remove_all(out);
+}
+
+// The guardian: forkcheck's child in a session of its own.
+pid_t guardian_of(pid_t forkcheck_pid) {
+  for (int i = 0; i < 200; ++i) {
+    for (ProcessId c : launch::child_processes(forkcheck_pid)) {
+      auto f = launch::process_facts(c);
+      if (f && f->sid == c && !f->zombie()) return c;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  return 0;
+}
+
+TEST(Adversarial, AKilledGuardianDoesNotKillForkcheck) {
+  Bystander bystander;
+  const fs::path out = fresh_dir("guardian");
+  pid_t guardian = 0;
+  Ran r = forkcheck({"exec", "--out", out.string(), "--", FC_FAULT_CHILD, "sleep", "1.5"},
+                    /*close_stdout=*/false, [&](pid_t pid) {
+                      guardian = guardian_of(pid);
+                      if (guardian > 0) ::kill(guardian, SIGKILL);
+                    });
+  ASSERT_GT(guardian, 0) << "no guardian found";
+  ASSERT_TRUE(WIFEXITED(r.status)) << "forkcheck died of signal " << WTERMSIG(r.status);
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("the guardian process is gone"), std::string::npos) << r.err;
+  const auto report = read_report(out);
+  ASSERT_FALSE(report.is_discarded());
+  EXPECT_EQ(report["cases"][0]["variants"][0]["outcome"], "ok");
+  fs::remove_all(out);
+}
+
+// What a child of forkcheck starts with, whatever forkcheck itself was started with: here a
+// blocked SIGUSR1, an ignored SIGUSR2, and a descriptor that is not close-on-exec.
+TEST(Adversarial, AChildStartsWithOnlyStdioAnEmptyMaskAndTheInheritedDispositions) {
+  Bystander bystander;
+  const fs::path out = fresh_dir("start-state");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGUSR1);
+    ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+    ::signal(SIGUSR2, SIG_IGN);
+    ::signal(SIGPIPE, SIG_DFL);
+    const int leaked = ::open("/dev/null", O_RDONLY);  // not close-on-exec
+    ::dup2(leaked, 9);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::execl(FC_FORKCHECK, FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
+            hostile("start_state_probe").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const auto report = read_report(out);
+  ASSERT_FALSE(report.is_discarded());
+  const auto probe = nlohmann::json::parse(
+      report["cases"][0]["variants"][0].value("stdout", std::string()), nullptr, false);
+  ASSERT_TRUE(probe.is_object()) << report["cases"][0]["variants"][0].value("stdout", std::string());
+  std::vector<std::string> fds;
+  for (const auto& [fd, target] : probe["fds"].items()) fds.push_back(fd + " -> " + target.get<std::string>());
+  EXPECT_EQ(probe["fds"].size(), 3u) << "only stdin, stdout and stderr: " << ::testing::PrintToString(fds);
+  EXPECT_EQ(probe["blocked"], "0000000000000000") << "the mask is empty";
+  const unsigned long long ignored = std::stoull(probe["ignored"].get<std::string>(), nullptr, 16);
+  EXPECT_TRUE(ignored & (1ull << (SIGUSR2 - 1))) << "SIGUSR2 was ignored when forkcheck started";
+  EXPECT_FALSE(ignored & (1ull << (SIGPIPE - 1))) << "forkcheck's own SIG_IGN of SIGPIPE leaked";
+  fs::remove_all(out);
+}
+
+// A pid reused by a decoy, in a PID namespace of its own (tests/adversarial/pid_reuse_probe.cc
+// says how). Needs root (or a user namespace) for unshare; skipped with the reason otherwise.
+class PidReuse : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PidReuse, TheDecoyLives) {
+  if (std::system("unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no PID namespace here (unshare --pid needs root): the decoy cannot be placed";
+  const std::string cmd = std::string("unshare --pid --fork --mount-proc ") + FC_PID_REUSE_PROBE +
+                          " " + GetParam() + " " + FC_FAULT_CHILD + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) text += buf;
+  const int status = ::pclose(p);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << "ns_last_pid is not writable: " << text;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  EXPECT_NE(text.find("lived"), std::string::npos) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Adversarial, PidReuse, ::testing::Values("guardian", "linger"));
+
+}  // namespace
+}  // namespace fc::harness
