@@ -133,6 +133,9 @@ std::string tree_facts(const nlohmann::json& v) {
   if (const auto* n = number_at(*tree, "processes")) facts.push_back(how_many(*n, "process", "processes"));
   if (const auto* n = number_at(*tree, "threads")) facts.push_back(how_many(*n, "thread", "threads"));
   for (size_t i = 0; i < facts.size(); ++i) line += (i == 0 ? ": " : ", ") + facts[i];
+  // What the threads were waiting in, from /proc: "futex (5), wait4 (2)".
+  const std::string waits = field(*tree, "waiting_in");
+  if (!waits.empty()) line += (state == "blocked" ? " waiting in " : "; in ") + waits;
   return line;
 }
 

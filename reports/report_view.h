@@ -38,8 +38,9 @@ std::string mismatch_meaning(const nlohmann::json& variant);
 
 // What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
 // same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
-// threads", "still working at the deadline: 812 ms of CPU in the last 1.0 s, 2 processes, 5
-// threads". "" when the variant has no such record.
+// threads waiting in futex (5), wait4 (2)", "still working at the deadline: 812 ms of CPU in the
+// last 1.0 s, 2 processes, 5 threads; in running (1), futex (4)". "" when the variant has no
+// such record.
 std::string tree_facts(const nlohmann::json& variant);
 
 // When variant.watchdog.exited_by_itself: that the child ended on its own after the watchdog had

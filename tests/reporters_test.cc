@@ -503,6 +503,11 @@ TEST(ReportView, TreeFactsInOneLine) {
   EXPECT_EQ(tree_facts(v).rfind("working when last looked at: ", 0), 0u) << tree_facts(v);
   v["watchdog"]["tree"] = {{"state", "blocked"}, {"cpu_s_in_window", 0.0}};
   EXPECT_EQ(tree_facts(v), "blocked: 0 ms of CPU");
+  // What the threads waited in, when the supervisor could tell (/proc's syscall of each).
+  v["watchdog"]["tree"]["waiting_in"] = "futex (2), wait4 (1)";
+  EXPECT_EQ(tree_facts(v), "blocked: 0 ms of CPU waiting in futex (2), wait4 (1)");
+  v["watchdog"]["tree"]["state"] = "working";
+  EXPECT_EQ(tree_facts(v).substr(tree_facts(v).find(';')), "; in futex (2), wait4 (1)");
 }
 
 TEST(ReportView, ExitedByItselfOnlyWhenTrueAndSaysWhatHadPassed) {

@@ -8,6 +8,7 @@
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/supervisor.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -55,7 +56,8 @@ Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes)
 
 Catalog load_catalog_reporting_errors(Zygotes* zygotes) {
   Catalog cat = load_catalog(repro_programs(), zygotes);
-  for (const auto& e : cat.errors) std::cerr << "forkcheck: " << e << "\n";
+  // An error may quote a repro program's stderr: shown with its control bytes escaped.
+  for (const auto& e : cat.errors) std::cerr << "forkcheck: " << reports::terminal_safe(e) << "\n";
   return cat;
 }
 
