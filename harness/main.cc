@@ -20,6 +20,8 @@
 #include "harness/common/usage_error.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/own_process.h"
+#include "harness/supervise/supervisor.h"
 #include "harness/version.h"
 #include "reports/text.h"
 
@@ -51,6 +53,14 @@ int main(int argc, char** argv) {
   fc::harness::record_inherited_signals();
   // A closed stdout (`forkcheck all | head -1`) fails a write; it never ends the run.
   fc::harness::ignore_sigpipe();
+  // Started with a standard descriptor closed, the next pipe or socket would take its number and
+  // a stray write to it would corrupt the supervisor's plumbing: /dev/null takes the place.
+  fc::harness::open_closed_stdio();
+  // A tree of thousands of processes is held by a pidfd each: room for them (the children get
+  // the limit forkcheck was started with back).
+  fc::harness::raise_descriptor_limit();
+  // forkcheck starts no child but through the supervisor: every child of its process is a tree's.
+  fc::harness::claim_every_child();
   // The guardian, once started, is waited for whichever way main() returns: nothing forkcheck
   // started outlives it.
   struct StopHelpers {

@@ -346,20 +346,22 @@ double own_cpu_s() {
 }
 
 TEST(Supervisor, ChildThatEndsWhileItsStacksAreTakenDoesNotMakeTheLoopSpin) {
-  // Called hung at ~0.5 s, its (slow, 4 s) debugger starts; the child exits on its own at 1 s.
-  // Waiting for the debugger must not be a busy loop.
+  // Called hung once its tree was still for a whole window (~1.25 s), its (slow, 4 s) debugger
+  // starts; the child exits on its own at 2.5 s. Waiting for the debugger must not be a busy loop.
   ChildResult r;
   double cpu = 0;
   {
     SlowDebugger debugger(4, "slow eu-stack: gave up");
     const double cpu0 = own_cpu_s();
-    r = run_child({"step-hang-exit", "1"}, /*timeout_s=*/30, /*grace_s=*/0.5, /*stacks=*/true);
+    r = run_child({"step-hang-exit", "2.5"}, /*timeout_s=*/30, /*grace_s=*/0.5, /*stacks=*/true);
     cpu = own_cpu_s() - cpu0;
   }
   ASSERT_TRUE(r.step_hang.has_value());
-  EXPECT_GE(r.duration_s, 0.9);
+  EXPECT_GE(r.duration_s, 2.4);
   EXPECT_LT(cpu, 0.5) << "the supervisor used " << cpu << " s of CPU in " << r.duration_s << " s";
   EXPECT_FALSE(r.sent_sigterm);  // it had ended: no signal reached it
+  EXPECT_TRUE(exited_by_itself(r));
+  EXPECT_EQ(classify(r, true).outcome, Outcome::kError) << "its own end: exit 0 without a result";
   expect_group_gone(r);
 }
 

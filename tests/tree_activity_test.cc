@@ -150,6 +150,10 @@ TEST(TreeActivity, ATreeWatchedLessThanTwoWindowsIsJudgedOnTheLaterHalf) {
   EXPECT_TRUE(c.blocked());
   EXPECT_EQ(c.window(), std::chrono::duration_cast<Clock::duration>(500ms));
   EXPECT_EQ(c.cpu_in_window_ns(), 0u);
+  // A stalled step asks for a whole window: half a second of stillness is not enough.
+  EXPECT_FALSE(c.blocked_through_window());
+  feed(c, t, 0.5);
+  EXPECT_TRUE(c.blocked_through_window());
 }
 
 TEST(TreeActivity, AShorterSpanCanBeQuietWhenTheWindowIsNot) {

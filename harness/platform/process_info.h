@@ -22,6 +22,13 @@ std::vector<ProcessId> group_members(ProcessId pgid);
 // a run token); found even after they left every process group and session.
 std::vector<ProcessId> processes_with_env(const std::string& name, const std::string& value);
 
+// The same among `ancestor`'s descendants only, where the system keeps every one of them there
+// (Linux: forkcheck is a child subreaper, so its descendants' orphans come back to it): no other
+// process's environment is read (a stranger's /proc/PID/environ may block on its memory map).
+// Elsewhere, processes_with_env().
+std::vector<ProcessId> descendants_with_env(ProcessId ancestor, const std::string& name,
+                                            const std::string& value);
+
 // Whether `pid`'s initial environment has NAME=VALUE or NAME=VALUE-... (Windows: never known).
 bool started_with_env(ProcessId pid, const std::string& name, const std::string& value);
 

@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "harness/platform/process_info.h"
+#include "launch/process_tree.h"
 
 namespace fc::harness {
 namespace {
@@ -36,8 +38,9 @@ std::optional<Stat> read_stat(pid_t pid) {
 }  // namespace
 
 std::optional<uint64_t> cpu_ticks(pid_t pid) {
+  auto f = launch::process_facts(pid);
   auto s = read_stat(pid);
-  if (!s || s->state == 'Z' || s->state == 'X') return std::nullopt;
+  if (!f || f->zombie() || !s) return std::nullopt;
   return s->utime + s->stime;
 }
 
@@ -74,12 +77,30 @@ std::vector<pid_t> processes_with_env(const std::string& name, const std::string
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    auto s = read_stat(static_cast<pid_t>(pid));
-    if (!s || s->state == 'Z' || s->state == 'X') continue;
+    auto f = launch::process_facts(static_cast<pid_t>(pid));
+    if (!f || f->zombie()) continue;
     if (started_with_env(static_cast<pid_t>(pid), name, value)) pids.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(d);
   return pids;
+}
+
+std::vector<pid_t> descendants_with_env(pid_t ancestor, const std::string& name,
+                                        const std::string& value) {
+  std::vector<pid_t> found, todo = {ancestor};
+  std::set<pid_t> seen;
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (launch::ProcessId c : launch::child_processes(p)) {
+      if (!seen.insert(c).second) continue;
+      auto f = launch::process_facts(c);
+      if (!f || f->ppid != p) continue;
+      todo.push_back(c);
+      if (!f->zombie() && started_with_env(c, name, value)) found.push_back(c);
+    }
+  }
+  return found;
 }
 
 }  // namespace fc::harness

@@ -112,6 +112,12 @@ bool started_with_env(pid_t pid, const std::string& name, const std::string& val
   return false;
 }
 
+// macOS has no subreaper: a descendant's orphan goes to launchd, out of reach of a walk down
+// from forkcheck. Every process is looked at.
+std::vector<pid_t> descendants_with_env(pid_t, const std::string& name, const std::string& value) {
+  return processes_with_env(name, value);
+}
+
 std::vector<pid_t> processes_with_env(const std::string& name, const std::string& value) {
   std::vector<pid_t> pids;
   const std::string exact = name + "=" + value, prefix = exact + "-";

@@ -84,4 +84,8 @@ std::vector<ProcessId> processes_with_env(const std::string&, const std::string&
 
 bool started_with_env(ProcessId, const std::string&, const std::string&) { return false; }
 
+std::vector<ProcessId> descendants_with_env(ProcessId, const std::string&, const std::string&) {
+  return {};
+}
+
 }  // namespace fc::harness

@@ -16,6 +16,7 @@
 #include "harness/platform/zygote.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/own_process.h"
 #include "harness/supervise/reaper.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
@@ -77,6 +78,7 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   char** const envp_data = envp.data();
   launch::detail::IgnoredSignals ignored;
   for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
+  const std::uint64_t nofile = inherited_descriptor_limit();
   try {
     bp::child c(
         bp::exe = program, bp::args = std::vector<std::string>{"--zygote"},
@@ -85,6 +87,7 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
           exec.env = envp_data;
           // What every child of ours starts with (supervisor.h); the zygote passes it on.
           launch::detail::reset_signals(ignored);
+          launch::detail::restore_descriptor_limit(nofile);
           launch::detail::cloexec_from_3(child_fd);
           ::fcntl(child_fd, F_SETFD, 0);
         });

@@ -152,8 +152,13 @@ Stacks StackTaking::take(const std::string& why_short) {
   }
   if (debugger_) {
     stacks_.method = refused_.size() == pids_.size() ? "proc" : debugger_->name;
-    for (const auto& r : refused_)
-      stacks_.note += (stacks_.note.empty() ? debugger_->name + " could not attach to " : "; ") + r;
+    // Each process's reason, the first few of them: a tree of hundreds must not make a note of
+    // tens of KiB.
+    constexpr size_t kNamed = 5;
+    for (size_t i = 0; i < refused_.size() && i < kNamed; ++i)
+      stacks_.note += (i == 0 ? debugger_->name + " could not attach to " : "; ") + refused_[i];
+    if (refused_.size() > kNamed)
+      stacks_.note += "; and " + std::to_string(refused_.size() - kNamed) + " more processes";
   }
   return std::move(stacks_);
 }

@@ -9,6 +9,30 @@ namespace {
 
 constexpr size_t kMaxLine = 16u << 20;  // a result larger than this is not a result
 constexpr size_t kShownBytes = 1024;    // of a bad line, in the report
+constexpr int kMaxDepth = 64;           // nested objects and arrays: no message needs more
+constexpr double kMaxWithin = 86400;    // a step's allowance: a day
+
+// Whether `text` nests objects and arrays deeper than kMaxDepth: checked before parsing, since
+// copying and destroying a parsed value recurse as deep as it nests (a line of 100,000 '['
+// would overflow the stack).
+bool too_deep(const std::string& text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth) return true;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
 
 // Why `j[key]` is not what a message may hold there (`type` names it); "" when it is, or absent.
 std::string wrong_type(const nlohmann::json& j, const char* key, const char* type,
@@ -38,7 +62,8 @@ std::string check(const nlohmann::json& j, const std::string& ev) {
     need("within_s", "a number", &J::is_number);
     if (why.empty() && j.contains("within_s")) {
       const double w = j["within_s"].get<double>();
-      if (!std::isfinite(w) || w <= 0) why = "\"within_s\" is not a positive number";
+      if (!std::isfinite(w) || w <= 0 || w > kMaxWithin)
+        why = "\"within_s\" is not a number of seconds from 0 to a day";
     }
   } else {
     return "unknown \"ev\": \"" + ev + "\"";
@@ -51,11 +76,17 @@ std::string check(const nlohmann::json& j, const std::string& ev) {
 void ChannelReader::feed(const char* data, size_t n, Clock::time_point now) {
   last_line_at_ = now;
   partial_.append(data, n);
-  size_t pos;
-  while ((pos = partial_.find('\n')) != std::string::npos) {
-    line(partial_.substr(0, pos), now);
-    partial_.erase(0, pos + 1);
+  // Lines are taken from the front in one pass and erased once: a flood of newlines costs the
+  // supervisor linear time, not quadratic.
+  size_t start = 0, pos;
+  while ((pos = partial_.find('\n', start)) != std::string::npos) {
+    // After the first bad line the child is a protocol-error whatever it says next: its lines are
+    // only counted.
+    if (bad_lines_ > 0) ++bad_lines_;
+    else line(partial_.substr(start, pos - start), now);
+    start = pos + 1;
   }
+  partial_.erase(0, start);
   if (partial_.size() > kMaxLine) {
     bad(partial_, "a line longer than 16 MiB");
     partial_.clear();
@@ -70,6 +101,7 @@ void ChannelReader::bad(const std::string& text, const std::string& why) {
 }
 
 void ChannelReader::line(const std::string& text, Clock::time_point now) {
+  if (too_deep(text)) return bad(text, "nested deeper than 64 levels");
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return bad(text, "not JSON");
   if (!j.is_object()) return bad(text, "not a JSON object");

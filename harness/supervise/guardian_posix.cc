@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <string>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -30,11 +31,16 @@ namespace {
 // the guardian reads kTrack the pid is the child's, or gone, or (reaped and reused) fails the
 // start time check.
 struct Message {
-  std::int32_t op;  // kTrack or kForget
+  std::int32_t op;  // kTrackLeader, kTrackMember, kForget or kStop
   std::int32_t pid;
   std::uint64_t start_time;
 };
-constexpr std::int32_t kTrack = 1, kForget = 2, kStop = 3;
+constexpr std::int32_t kTrackLeader = 1, kForget = 2, kStop = 3, kTrackMember = 4;
+
+struct Tracked {
+  ProcessHandle handle;
+  bool group_leader;
+};
 
 int g_sock = -1;           // forkcheck's end
 ProcessId g_guardian = -1;  // its pid, while it runs
@@ -45,24 +51,27 @@ std::set<ProcessId>& helpers() {
   return s;
 }
 
-// Kills what the run left: each tracked child (and its group, while the child is unreaped), and
-// every process started with the run's token. Twice: one being killed may have forked a moment
-// before.
-void sweep(std::map<ProcessId, ProcessHandle>& tracked) {
-  for (int round = 0; round < 2; ++round) {
-    for (auto& [pid, h] : tracked) {
+// Kills what the run left: each tracked process (and a leader's group, while the leader is
+// unreaped), and every process started with the run's token. Round after round, until a round
+// finds nothing alive: one being killed may have forked a moment before.
+void sweep(std::map<ProcessId, Tracked>& tracked) {
+  for (int round = 0; round < 50; ++round) {
+    bool found = false;
+    for (auto& [pid, t] : tracked) {
       // Signal 0 through the handle: it still exists (alive, or a zombie nobody reaped), so the
       // group's id is still its pid, and no stranger's.
-      if (h.signal(0)) ::kill(-pid, SIGKILL);
-      h.signal(SIGKILL);
+      if (t.group_leader && t.handle.signal(0)) ::kill(-pid, SIGKILL);
+      if (!t.handle.ended()) found = t.handle.signal(SIGKILL) || found;
     }
     for (ProcessId p : processes_with_env(kRunTokenVar, run_token())) {
       if (p == ::getpid()) continue;
       auto f = launch::process_facts(p);
       if (!f) continue;
       auto h = ProcessHandle::open(p, f->start_time);
-      if (h && started_with_env(p, kRunTokenVar, run_token())) h->signal(SIGKILL);
+      if (h && started_with_env(p, kRunTokenVar, run_token()) && h->signal(SIGKILL)) found = true;
     }
+    if (!found) return;
+    ::usleep(2000);
   }
 }
 
@@ -79,7 +88,7 @@ void sweep(std::map<ProcessId, ProcessHandle>& tracked) {
   const int keep[] = {sock};
   launch::detail::close_from_3(keep, 1);
   const launch::detail::Fd parent = launch::detail::open_pidfd(forkcheck);
-  std::map<ProcessId, ProcessHandle> tracked;
+  std::map<ProcessId, Tracked> tracked;
   while (::getppid() == forkcheck) {  // else forkcheck died before we got here
     pollfd fds[2] = {{sock, POLLIN, 0}, {parent.get(), POLLIN, 0}};
     const int rc = ::poll(fds, parent ? 2 : 1, -1);
@@ -90,25 +99,50 @@ void sweep(std::map<ProcessId, ProcessHandle>& tracked) {
     const ssize_t n = launch::detail::recv_with_fds(sock, &m, sizeof m, received);
     if (n != static_cast<ssize_t>(sizeof m) || m.op == kStop) break;
     if (m.op == kForget) {
-      tracked.erase(m.pid);
-    } else if (m.op == kTrack) {
+      auto it = tracked.find(m.pid);
+      if (it != tracked.end() && (m.start_time == 0 || it->second.handle.start_time() == m.start_time))
+        tracked.erase(it);
+    } else if (m.op == kTrackLeader || m.op == kTrackMember) {
       auto h = ProcessHandle::open(m.pid, m.start_time);
       tracked.erase(m.pid);
-      if (h) tracked.emplace(m.pid, std::move(*h));
+      if (h) tracked.emplace(m.pid, Tracked{std::move(*h), m.op == kTrackLeader});
     }
   }
   sweep(tracked);
   ::_exit(0);
 }
 
+// Bytes of messages the guardian has not taken yet: forkcheck never blocks on it (a stopped
+// guardian would otherwise stall every watchdog); it keeps them, in order, and sends them later.
+std::string& backlog() {
+  static std::string bytes;
+  return bytes;
+}
+
 void send(const Message& m) {
   if (g_sock < 0) return;
-  if (!launch::detail::send_all(g_sock, &m, sizeof m) && !g_said_unguarded) {
-    // forkcheck goes on (SIGPIPE is ignored); what it starts from now is reaped by it alone.
-    g_said_unguarded = true;
-    std::fprintf(stderr,
-                 "forkcheck: the guardian process is gone: should forkcheck itself be killed, "
-                 "what it started may outlive it\n");
+  std::string& q = backlog();
+  q.append(reinterpret_cast<const char*>(&m), sizeof m);
+  while (!q.empty()) {
+    const ssize_t n =
+        ::send(g_sock, q.data(), q.size(), MSG_DONTWAIT | launch::detail::send_nosignal_flags());
+    if (n > 0) {
+      q.erase(0, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;  // later
+    // Gone (EPIPE): forkcheck goes on (SIGPIPE is ignored); what it starts from now is reaped by
+    // it alone.
+    q.clear();
+    if (!g_said_unguarded) {
+      g_said_unguarded = true;
+      std::fprintf(stderr,
+                   "forkcheck: the guardian process is gone: should forkcheck itself be killed, "
+                   "what it started may outlive it\n");
+    }
+    ::close(g_sock);
+    g_sock = -1;
+    return;
   }
 }
 
@@ -146,23 +180,21 @@ void start_guardian() {
   Reaper::instance().watch(pid);
 }
 
-void guardian_track(ProcessId pid, std::uint64_t start_time) {
-  if (g_sock < 0) return;
-  const Message m{kTrack, pid, start_time};
-  // The guardian opens its own pidfd from pid and start time: the child is ours and unreaped, so
-  // its pid cannot have been reused in between.
-  send(m);
+void guardian_track(ProcessId pid, std::uint64_t start_time, bool group_leader) {
+  // The guardian opens its own handle from pid and start time: should the process have ended and
+  // its pid been reused by then, the start time does not match and it is not tracked.
+  send(Message{group_leader ? kTrackLeader : kTrackMember, pid, start_time});
 }
 
-void guardian_forget(ProcessId pid) {
-  if (g_sock < 0 || pid == g_guardian) return;
-  send(Message{kForget, pid, 0});
+void guardian_forget(ProcessId pid, std::uint64_t start_time) {
+  if (pid == g_guardian) return;
+  send(Message{kForget, pid, start_time});
 }
 
 void stop_guardian() {
   if (g_sock < 0) return;
-  send(Message{kStop, 0, 0});  // it sweeps and exits
-  ::close(g_sock);
+  send(Message{kStop, 0, 0});  // it sweeps and exits (or sees forkcheck's end, or EOF)
+  if (g_sock >= 0) ::close(g_sock);
   g_sock = -1;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   Reaper& reaper = Reaper::instance();

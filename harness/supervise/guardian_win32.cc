@@ -21,8 +21,8 @@ const std::string& run_token() {
 }
 
 void start_guardian() { (void)run_token(); }
-void guardian_track(ProcessId, std::uint64_t) {}
-void guardian_forget(ProcessId) {}
+void guardian_track(ProcessId, std::uint64_t, bool) {}
+void guardian_forget(ProcessId, std::uint64_t) {}
 void stop_guardian() {}
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/reaper.h"
-#include "launch/start_state_posix.h"
+#include "harness/supervise/own_process.h"
 
 namespace fc::harness {
 namespace {
@@ -16,29 +16,7 @@ void on_interrupt(int sig) {
   Reaper::wake_from_signal_handler();
 }
 
-bool g_recorded = false;
-launch::detail::IgnoredSignals g_inherited;
-
 }  // namespace
-
-void record_inherited_signals() {
-  if (g_recorded) return;
-  g_recorded = true;
-  g_inherited = launch::detail::IgnoredSignals::of_this_process();
-}
-
-std::vector<int> inherited_ignored_signals() {
-  record_inherited_signals();
-  std::vector<int> out;
-  for (int sig = 1; sig < launch::detail::IgnoredSignals::kCount; ++sig)
-    if (g_inherited.ignored[sig]) out.push_back(sig);
-  return out;
-}
-
-void ignore_sigpipe() {
-  record_inherited_signals();
-  ::signal(SIGPIPE, SIG_IGN);
-}
 
 void install_interrupt_handlers() {
   record_inherited_signals();

@@ -40,11 +40,6 @@ BOOL WINAPI on_console_event(DWORD type) {
 
 }  // namespace
 
-// Windows has no dispositions to hand down and no SIGPIPE: a write to a closed pipe fails.
-void record_inherited_signals() {}
-std::vector<int> inherited_ignored_signals() { return {}; }
-void ignore_sigpipe() {}
-
 void install_interrupt_handlers() {
   Reaper::instance();  // the wake-up event must exist before an event can arrive
   ::SetConsoleCtrlHandler(on_console_event, TRUE);

@@ -28,16 +28,18 @@ class JobTree {
   ProcessId root() const { return root_; }
   std::uint64_t root_start_time() const { return root_start_time_; }
   const std::string& token() const { return token_; }
-  // The child was reaped: from now on its group is not signalled as a whole.
+  // The child was reaped: from now on its group is not signalled as a whole, and the tree is
+  // not walked from its pid. (The supervisor holds it unreaped until its leftovers are killed.)
   void root_reaped() { root_reaped_ = true; }
 
   // Whether an orphan re-parented to us is of this tree: seen in it before, or started with its
   // token.
   bool claims(const launch::ProcessFacts& orphan) const;
-  void adopt(ProcessId orphan);
+  void adopt(const launch::ProcessFacts& orphan);
 
-  // Looks at the tree now: the change since the previous look (the first: none), and a handle
-  // for every process not seen before.
+  // Looks at the tree now: the change since the previous look (the first: none); a handle for
+  // every process not seen before (the guardian is told of it), and none kept for those that
+  // ended (a tree that forks thousands of short-lived processes must not cost a descriptor each).
   launch::TreeChange look();
   const launch::TreeLook& last_look() const { return last_; }
 
@@ -46,8 +48,8 @@ class JobTree {
   std::vector<ProcessId> signal_all(int sig, bool spare_root = false);
 
   // What is left of the tree besides the child: a fresh look, and every process started with the
-  // job's token (a grandchild that called setsid and was re-parented elsewhere, on a system
-  // without a subreaper). Each gets a handle.
+  // job's token among our descendants (elsewhere than Linux: among all processes, since an orphan
+  // goes to launchd there). Each gets a handle.
   std::vector<ProcessId> leftovers();
 
   // Waits up to `ms` for every process signalled so far to end; the pids still alive.
@@ -55,12 +57,13 @@ class JobTree {
 
  private:
   void hold(const launch::ProcessFacts& f);
+  void drop(std::map<ProcessId, ProcessHandle>::iterator it);
 
   ProcessId root_;
   std::uint64_t root_start_time_;
   std::string token_;
   bool root_reaped_ = false;
-  std::vector<ProcessId> orphans_;
+  std::vector<std::pair<ProcessId, std::uint64_t>> orphans_;  // adopted: pid, start time
   std::map<ProcessId, ProcessHandle> handles_;
   std::set<std::pair<ProcessId, std::uint64_t>> seen_;  // (pid, start time) of every member ever
   launch::TreeLook last_;

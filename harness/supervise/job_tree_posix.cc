@@ -1,5 +1,6 @@
 #include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,28 +24,48 @@ bool JobTree::claims(const launch::ProcessFacts& orphan) const {
          started_with_env(orphan.pid, kRunTokenVar, token_);
 }
 
-void JobTree::adopt(ProcessId orphan) {
-  if (std::find(orphans_.begin(), orphans_.end(), orphan) == orphans_.end())
-    orphans_.push_back(orphan);
+void JobTree::adopt(const launch::ProcessFacts& orphan) {
+  for (const auto& o : orphans_)
+    if (o.first == orphan.pid && o.second == orphan.start_time) return;
+  orphans_.emplace_back(orphan.pid, orphan.start_time);
 }
 
 void JobTree::hold(const launch::ProcessFacts& f) {
   seen_.emplace(f.pid, f.start_time);
   auto it = handles_.find(f.pid);
   if (it != handles_.end() && it->second.start_time() == f.start_time) return;
-  if (it != handles_.end()) handles_.erase(it);  // a process of ours that ended; another has its pid
-  if (auto h = ProcessHandle::open(f.pid, f.start_time)) handles_.emplace(f.pid, std::move(*h));
+  if (it != handles_.end()) drop(it);  // a process of ours that ended; another has its pid
+  if (auto h = ProcessHandle::open(f.pid, f.start_time)) {
+    handles_.emplace(f.pid, std::move(*h));
+    if (f.pid != root_) guardian_track(f.pid, f.start_time, /*group_leader=*/false);
+  }
+}
+
+void JobTree::drop(std::map<ProcessId, ProcessHandle>::iterator it) {
+  guardian_forget(it->first, it->second.start_time());
+  handles_.erase(it);
 }
 
 launch::TreeChange JobTree::look() {
-  std::vector<ProcessId> roots = {root_};
-  roots.insert(roots.end(), orphans_.begin(), orphans_.end());
-  launch::TreeLook now = launch::look_at_tree(roots);
-  // An orphan that is gone is forgotten (its pid may come back as a stranger).
+  // Walked only from processes that are still the ones we knew: the child while unreaped, each
+  // adopted orphan while it has the start time it was adopted with (either may have been reaped
+  // and its pid given to a stranger).
+  std::vector<ProcessId> roots;
+  if (!root_reaped_) roots.push_back(root_);
   orphans_.erase(std::remove_if(orphans_.begin(), orphans_.end(),
-                                [&](ProcessId p) { return !now.processes.count(p); }),
+                                [](const auto& o) {
+                                  auto f = launch::process_facts(o.first);
+                                  return !f || f->start_time != o.second;
+                                }),
                  orphans_.end());
+  for (const auto& o : orphans_) roots.push_back(o.first);
+  launch::TreeLook now = launch::look_at_tree(roots);
   for (const auto& [pid, p] : now.processes) hold(p.facts);
+  for (auto it = handles_.begin(); it != handles_.end();) {
+    auto next = std::next(it);
+    if (it->first != root_ && !now.processes.count(it->first) && it->second.ended()) drop(it);
+    it = next;
+  }
   launch::TreeChange change;
   if (looked_) change = launch::compare_looks(last_, now);
   last_ = std::move(now);
@@ -65,15 +86,16 @@ std::vector<ProcessId> JobTree::signal_all(int sig, bool spare_root) {
 
 std::vector<ProcessId> JobTree::leftovers() {
   look();
-  for (ProcessId p : processes_with_env(kRunTokenVar, token_)) {
+  for (ProcessId p : descendants_with_env(::getpid(), kRunTokenVar, token_)) {
     auto f = launch::process_facts(p);
     if (!f || f->zombie()) continue;
     auto h = ProcessHandle::open(p, f->start_time);
     // The token read after the handle was opened: the handle names the process that has it.
     if (h && started_with_env(p, kRunTokenVar, token_) && !h->ended()) {
       seen_.emplace(p, f->start_time);
-      handles_.erase(p);
+      if (auto old = handles_.find(p); old != handles_.end()) drop(old);
       handles_.emplace(p, std::move(*h));
+      guardian_track(p, f->start_time, /*group_leader=*/false);
     }
   }
   std::vector<ProcessId> left;

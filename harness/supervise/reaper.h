@@ -2,6 +2,11 @@
 // harness makes itself a child subreaper, the orphans of their trees that the kernel re-parents to
 // it (macOS has no subreaper: launchd reaps those).
 // SIGCHLD wakes the supervisor's poll loop through a self-pipe.
+// A child may be held: once it exits its status is known (take()), but it stays an unreaped zombie
+// until release(), so that its pid, and the id of the process group it leads, cannot be reused
+// meanwhile: the supervisor can still signal that group as a whole while it ends what the child
+// left behind. Every child of this process is the Reaper's: it reaps them all, so a program that
+// embeds the supervisor starts no child of its own that it means to wait for.
 // On Windows (reaper_win32.cc) there are no zombies to reap, the supervisor waits on process
 // handles: reap() and take() do nothing there, and wake_from_signal_handler() sets an event.
 #pragma once
@@ -18,8 +23,10 @@ class Reaper {
 
   int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD (POSIX; -1 on Windows)
   void watch(ProcessId pid);                  // keep this child's status for take()
-  void reap();                                // waitpid(-1, WNOHANG) until nothing is left
-  std::optional<int> take(ProcessId pid);     // the raw wait status, once reaped
+  void hold(ProcessId pid);                   // watch(), and leave it unreaped until release()
+  void release(ProcessId pid);                // reap a held child (once it has exited)
+  void reap();                                // every exited child but the held ones
+  std::optional<int> take(ProcessId pid);     // the raw wait status, once it exited
   static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
 
  private:

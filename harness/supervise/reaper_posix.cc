@@ -7,12 +7,15 @@
 
 #include <cerrno>
 #include <map>
+#include <set>
 #include <type_traits>
 
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/own_process.h"
 #include "harness/supervise/reaper.h"
 #include "launch/fdio_posix.h"
+#include "launch/process_tree.h"
 
 // The shared headers name processes by ProcessId (process_id.h): it must be pid_t itself here.
 static_assert(std::is_same_v<pid_t, fc::harness::ProcessId>, "pid_t is not int: see process_id.h");
@@ -22,6 +25,7 @@ namespace {
 
 int g_wake_write = -1;
 std::map<pid_t, std::optional<int>> g_watched;
+std::set<pid_t> g_held;
 
 void on_sigchld(int) { Reaper::wake_from_signal_handler(); }
 
@@ -64,21 +68,79 @@ void Reaper::wake_from_signal_handler() {
 
 void Reaper::watch(pid_t pid) { g_watched.emplace(pid, std::nullopt); }
 
+void Reaper::hold(pid_t pid) {
+  watch(pid);
+  g_held.insert(pid);
+}
+
+void Reaper::release(pid_t pid) {
+  if (!g_held.erase(pid)) return;
+  g_watched.erase(pid);
+  guardian_forget(pid);  // before reaping frees its pid for reuse
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+namespace {
+
+// A wait status (as waitpid gives it) from what waitid said.
+int wait_status_of(const siginfo_t& info) {
+  switch (info.si_code) {
+    case CLD_EXITED: return (info.si_status & 0xff) << 8;
+    case CLD_KILLED: return info.si_status & 0x7f;
+    case CLD_DUMPED: return (info.si_status & 0x7f) | 0x80;
+    default: return 0;
+  }
+}
+
+// Reaps `pid` if it has exited, telling the guardian first; its wait status, or nullopt.
+std::optional<int> reap_one(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != pid)
+    return std::nullopt;
+  guardian_forget(pid);  // before reaping frees its pid for reuse
+  int status = 0;
+  if (::waitpid(pid, &status, WNOHANG) != pid) return std::nullopt;
+  return status;
+}
+
+}  // namespace
+
 void Reaper::reap() {
   char buf[64];
   while (::read(wake_read_, buf, sizeof buf) > 0) {
   }
-  for (;;) {
-    // Who is about to be reaped, without reaping it yet (WNOWAIT): the guardian forgets it first,
-    // so that it never signals the group of a pid that reaping made free for reuse.
+  // The held ones: their status, without reaping them.
+  for (pid_t pid : g_held) {
+    auto it = g_watched.find(pid);
+    if (it == g_watched.end() || it->second) continue;
     siginfo_t info{};
-    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) break;
-    const pid_t pid = info.si_pid;
-    guardian_forget(pid);
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) != pid) break;
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      it->second = wait_status_of(info);
+  }
+  auto record = [](pid_t pid, int status) {
     auto it = g_watched.find(pid);
     if (it != g_watched.end()) it->second = status;
+  };
+  if (g_held.empty()) {
+    // Who is about to be reaped, without reaping it yet (WNOWAIT): the guardian forgets it first,
+    // so that it never signals the group of a pid that reaping made free for reuse.
+    for (;;) {
+      siginfo_t info{};
+      if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) break;
+      auto status = reap_one(info.si_pid);
+      if (!status) break;
+      record(info.si_pid, *status);
+    }
+    return;
+  }
+  // With children held, waitid(P_ALL) could keep naming a held zombie: each other child instead.
+  for (launch::ProcessId pid : launch::child_processes(::getpid())) {
+    if (g_held.count(pid)) continue;
+    if (auto status = reap_one(pid)) record(pid, *status);
   }
 }
 
@@ -86,7 +148,7 @@ std::optional<int> Reaper::take(pid_t pid) {
   auto it = g_watched.find(pid);
   if (it == g_watched.end() || !it->second) return std::nullopt;
   int status = *it->second;
-  g_watched.erase(it);
+  if (!g_held.count(pid)) g_watched.erase(it);  // a held one is erased by release()
   return status;
 }
 

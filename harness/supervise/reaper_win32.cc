@@ -24,6 +24,10 @@ void Reaper::wake_from_signal_handler() { ::SetEvent(win32::wake_event()); }
 
 void Reaper::watch(ProcessId) {}
 
+void Reaper::hold(ProcessId) {}
+
+void Reaper::release(ProcessId) {}
+
 void Reaper::reap() {}
 
 std::optional<int> Reaper::take(ProcessId) { return std::nullopt; }

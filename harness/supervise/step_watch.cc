@@ -16,7 +16,7 @@ Clock::duration seconds(double s) {
 std::optional<StepHang> StepWatch::check(ChannelReader& channel,
                                          const launch::TreeActivity& activity,
                                          Clock::time_point now) {
-  if (!activity.blocked()) return std::nullopt;
+  if (!activity.blocked_through_window()) return std::nullopt;
   auto& steps = channel.open_steps();
   for (auto it = steps.begin(); it != steps.end();) {
     auto facts = launch::process_facts(it->second.pid);

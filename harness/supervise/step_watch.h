@@ -1,7 +1,7 @@
 // When an announced step is hung (the watchdog's rule, on every platform): it is overdue, its
 // allowance gone without a report back, and the child's whole tree is blocked (launch/
-// tree_activity.h: under 1% of one CPU, nobody coming or going, no output, through the stall
-// window). One busy worker beside a stuck step is enough for the step not to be called hung: a
+// tree_activity.h: under 1% of one CPU, nobody coming or going, no output) through a whole stall
+// window. One busy worker beside a stuck step is enough for the step not to be called hung: a
 // slow step that is still working never is. A truly stuck step is thus called at its allowance
 // (1.5 s by default) when the tree went still at once, or one stall window after it went still.
 #pragma once

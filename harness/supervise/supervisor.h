@@ -106,4 +106,10 @@ class Supervisor {
 // Runs one spec to its end.
 ChildResult supervise(const LaunchSpec& spec);
 
+// Every child of this process is a supervised tree's (forkcheck itself starts none but through
+// the supervisor). Without it, a child in this process's own process group that no tree claims is
+// left alone, as a child the embedding program may have started itself; with it, such a child (an
+// escaper that joined forkcheck's group and dropped the run token) is ended with its tree.
+void claim_every_child();
+
 }  // namespace fc::harness

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
@@ -23,6 +24,7 @@
 #include "harness/supervise/channel_reader.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/own_process.h"
 #include "harness/supervise/job_tree.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/step_watch.h"
@@ -46,9 +48,18 @@ using std::chrono::milliseconds;
 
 // After the child itself ended, how long its descendants may keep the output pipes open.
 constexpr duration<double> kLinger{1.0};
-// After SIGKILL to what was left of a tree, how long to wait for it to be gone before the
-// variant is reported (a process in uninterruptible sleep dies when it wakes).
-constexpr int kKillWaitMs = 200;
+// Ending what a tree left behind: rounds of SIGKILL (to its group, while its leader is held
+// unreaped, and to every process seen) and a fresh look, until a look finds nothing alive; each
+// round waits this long for what it killed to be gone (a process in uninterruptible sleep dies
+// when it wakes).
+constexpr int kKillRounds = 20;
+constexpr int kKillWaitMs = 20;
+// Debuggers of one tree running at once: a tree of hundreds of processes must not start hundreds
+// of debuggers (descriptors, memory: gdb takes hundreds of MiB on a libtorch process).
+const size_t kDebuggersPerTree = std::max(2u, std::thread::hardware_concurrency());
+// forkcheck's own process starts no child but through the supervisor: every child of ours is a
+// tree's (claim_every_child).
+bool g_claim_every_child = false;
 
 Clock::duration seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
@@ -185,6 +196,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   // The signal dispositions forkcheck inherited, as the child will get them back.
   launch::detail::IgnoredSignals ignored;
   for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
+  const std::uint64_t nofile = inherited_descriptor_limit();  // 0: nothing to give back
 
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
@@ -203,8 +215,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
     try {
       // Runs in the child between fork and exec (the harness is single-threaded, and everything
       // here is async-signal-safe): its own group, its stdio, an empty signal mask and the
-      // dispositions forkcheck inherited (not its SIGPIPE, which it ignores), and no descriptor
-      // but stdio and the channel.
+      // dispositions forkcheck inherited (not its SIGPIPE, which it ignores), the descriptor
+      // limit it inherited (not its raised one), and no descriptor but stdio and the channel.
       auto setup = [=](auto& exec) {
         exec.env = envp_data;  // prepared before the fork: nothing is allocated here
         ::setpgid(0, 0);
@@ -214,6 +226,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
         ::dup2(out_w, STDOUT_FILENO);
         ::dup2(err_w, STDERR_FILENO);
         launch::detail::reset_signals(ignored);
+        launch::detail::restore_descriptor_limit(nofile);
         launch::detail::cloexec_from_3(with_channel ? chan_w : -1);
         if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
       };
@@ -229,12 +242,13 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
     }
   }
   ::setpgid(job->r.pid, job->r.pid);  // also here, so the group exists before we signal it
-  Reaper::instance().watch(job->r.pid);
+  // Held unreaped until what it leaves behind is ended: its pid, and its group's id, stay ours.
+  Reaper::instance().hold(job->r.pid);
   // Our child, unreaped (only the Reaper reaps, and only in the loop): its start time read now
   // names it, also if it has already exited.
   auto facts = launch::process_facts(job->r.pid);
   const std::uint64_t start_time = facts ? facts->start_time : 0;
-  guardian_track(job->r.pid, start_time);
+  guardian_track(job->r.pid, start_time, /*group_leader=*/true);
   job->tree = std::make_unique<JobTree>(job->r.pid, start_time, job->token);
   job->r.started = true;
   job->deadline = job->start + seconds(spec.timeout_s);
@@ -283,7 +297,22 @@ TreeFacts tree_facts(const Job& j) {
   return t;
 }
 
+// Whether the child has exited by now (it is held unreaped: its status is there to take).
+bool exited(Job& job, Clock::time_point now) {
+  if (job.ended_at) return true;
+  Reaper& reaper = Reaper::instance();
+  reaper.reap();
+  if (auto status = reaper.take(job.r.pid)) {
+    job.r.exit = ExitStatus::from_wait_status(*status);
+    job.ended_at = now;
+  }
+  return job.ended_at.has_value();
+}
+
 void terminate(Job& job, Clock::time_point now) {
+  // An exit that comes just before the signal is the child's own: looked at last, so that "SIGTERM
+  // ended it" is never said of a child that had already exited.
+  exited(job, now);
   job.terminating = true;
   job.term_at = now;
   // Also when the child itself ended while its stacks were taken: what is left of its tree gets
@@ -329,25 +358,28 @@ void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poin
   if (job.taking->complete()) stacks_taken(running, job, now, "");
 }
 
-// Starts the debuggers jobs want: every debugger of one tree at once (one budget for them all),
-// at most `max` trees at once (gdb on a libtorch process takes hundreds of MiB, and each one
-// holds pipes). A tree that waits spends its budget waiting: the deadline still bounds it.
+// Starts the debuggers jobs want: up to kDebuggersPerTree of one tree at once (one budget for
+// them all), at most `max` trees at once. A tree that waits spends its budget waiting: the
+// deadline still bounds it; what is not started when the budget is spent is taken from /proc.
 void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::time_point now) {
-  std::set<uint64_t> debugged;
+  std::map<uint64_t, size_t> per_tree;
   for (const auto& j : running)
-    if (j->stacks_of) debugged.insert(j->stacks_of);
-  while (!wanted.empty()) {
-    DebuggerWanted& w = wanted.front();
-    Job* owner = find_serial(running, w.owner);
+    if (j->stacks_of && !j->ended_at) ++per_tree[j->stacks_of];
+  for (auto it = wanted.begin(); it != wanted.end();) {
+    Job* owner = find_serial(running, it->owner);
     if (!owner || !owner->taking) {  // ended meanwhile (an interrupt, the budget)
-      wanted.pop_front();
+      it = wanted.erase(it);
       continue;
     }
-    if (!debugged.count(w.owner) && debugged.size() >= max) break;
-    DebuggerWanted d = std::move(w);
-    wanted.pop_front();
-    const double left = secs(owner->stacks_until - now);
-    d.spec->timeout_s = std::max(0.1, left);
+    const bool tree_started = per_tree.count(it->owner) > 0;
+    if ((!tree_started && per_tree.size() >= max) || per_tree[it->owner] >= kDebuggersPerTree) {
+      if (!tree_started) per_tree.erase(it->owner);
+      ++it;
+      continue;
+    }
+    DebuggerWanted d = std::move(*it);
+    it = wanted.erase(it);
+    d.spec->timeout_s = std::max(0.1, secs(owner->stacks_until - now));
     auto debugger = start_job(owner->index, *d.spec);
     debugger->own_spec = std::move(d.spec);
     if (!debugger->r.started) {
@@ -358,7 +390,7 @@ void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::
     debugger->stacks_of = d.owner;
     debugger->stacks_slot = d.slot;
     running.push_back(std::move(debugger));
-    debugged.insert(d.owner);
+    ++per_tree[d.owner];
   }
 }
 
@@ -409,7 +441,11 @@ Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
   // Killed: waiting to reap it (a process in uninterruptible sleep may take a while).
   if (job.r.sent_sigkill) return now + milliseconds(50);
   if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  Clock::time_point t = StepWatch::next_due(*job.channel, job.deadline);
+  // A step already overdue is checked at each look (its tree working, or not looked at since):
+  // its due time, passed, is no reason to wake.
+  Clock::time_point t = job.deadline;
+  const Clock::time_point due = StepWatch::next_due(*job.channel, job.deadline);
+  if (due > now) t = std::min(t, due);
   if (!job.stacks_of) t = std::min(t, job.activity.next_look());
   return std::max(t, now);
 }
@@ -429,13 +465,17 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
   else job.channel->feed(buf, len, now);
 }
 
+// A process of ours that no tree claimed, held until the run ends.
+using Strays = std::map<std::pair<ProcessId, std::uint64_t>, ProcessHandle>;
+
 // Orphans the kernel re-parented to us (a child subreaper): each goes to the tree that claims it
 // (seen in it before, or started with its token). One that no tree claims (it left without a
 // token, between two looks) goes to the only tree running; with several, it is a stray, killed
-// when the run ends. A child in our own process group is not an orphan of a tree (every tree's
-// root leads a group of its own, the escapers leave theirs): it is a child the program embedding
-// the supervisor started itself, and is left alone.
-void adopt_orphans(Jobs& running, std::map<ProcessId, ProcessHandle>& strays) {
+// when the run ends. A child in our own process group is not taken for an orphan of a tree (every
+// tree's root leads a group of its own) unless every child of ours is a tree's
+// (claim_every_child: forkcheck itself); in a program that embeds the supervisor it may be a child
+// of the program's own.
+void adopt_orphans(Jobs& running, Strays& strays) {
   std::set<ProcessId> known;
   size_t trees = 0;
   Job* only = nullptr;
@@ -447,39 +487,59 @@ void adopt_orphans(Jobs& running, std::map<ProcessId, ProcessHandle>& strays) {
       only = j.get();
     }
   }
+  for (auto it = strays.begin(); it != strays.end();)  // gone: its pid may be reused
+    it = it->second.ended() ? strays.erase(it) : std::next(it);
   const pid_t self = ::getpid(), our_group = ::getpgrp();
   for (ProcessId p : launch::child_processes(self)) {
-    if (known.count(p) || is_helper_process(p) || strays.count(p)) continue;
+    if (known.count(p) || is_helper_process(p)) continue;
     auto f = launch::process_facts(p);
-    if (!f || f->zombie() || f->ppid != self) continue;
+    if (!f || f->zombie() || f->ppid != self || strays.count({p, f->start_time})) continue;
     Job* owner = nullptr;
     for (auto& j : running)
       if (j->tree && !j->stacks_of && j->tree->claims(*f)) owner = j.get();
-    if (!owner && f->pgid == our_group) continue;
-    if (!owner && trees == 1) owner = only;
+    if (!owner && f->pgid == our_group && !g_claim_every_child) continue;
+    // Of this run but of no tree running (an earlier variant's): a stray, not the only tree's.
+    const bool earlier_job = !owner && started_with_env(p, kRunTokenVar, run_token());
+    if (!owner && trees == 1 && !earlier_job) owner = only;
     if (owner) {
-      owner->tree->adopt(p);
+      owner->tree->adopt(*f);
     } else if (auto h = ProcessHandle::open(p, f->start_time)) {
-      strays.emplace(p, std::move(*h));
+      strays.emplace(std::make_pair(p, f->start_time), std::move(*h));
     }
   }
 }
 
-void finish(Job& job, Clock::time_point now) {
+void finish(Jobs& running, Strays& strays, Job& job) {
   // Whatever of its tree outlived the child is killed now, in its process group or out of it (a
   // grandchild that called setsid is found through child links, or among the orphans re-parented
-  // to us, or by the job's token): nothing is left behind, and no stranger is touched.
-  auto left = job.tree->leftovers();
-  if (!left.empty()) {
-    job.tree->signal_all(SIGKILL, /*spare_root=*/true);
+  // to us, or by the job's token), in rounds until a fresh look finds nothing: nothing is left
+  // behind, and no stranger is touched. The child is still held unreaped, so its group's id is
+  // still ours: the group is killed as a whole each round, which reaches at once what its members
+  // fork meanwhile.
+  std::set<ProcessId> killed;
+  // First what is there now (named in the report), and the group as a whole, whatever a look saw
+  // of it: a chain of short-lived processes in it is always a generation ahead of a look, but
+  // none escapes a group kill.
+  adopt_orphans(running, strays);
+  for (ProcessId p : job.tree->leftovers()) killed.insert(p);
+  for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
+  job.tree->signal_all(SIGKILL);
+  job.tree->wait_ended(kKillWaitMs);
+  for (int round = 0; round < kKillRounds; ++round) {
+    adopt_orphans(running, strays);
+    const auto left = job.tree->leftovers();
+    if (left.empty()) break;
+    killed.insert(left.begin(), left.end());
+    job.tree->signal_all(SIGKILL);
     job.tree->wait_ended(kKillWaitMs);
-    job.r.leftovers_killed.assign(left.begin(), left.end());
   }
+  job.r.leftovers_killed.assign(killed.begin(), killed.end());
+  Reaper::instance().release(job.r.pid);
+  job.tree->root_reaped();
   job.out.reset();
   job.err.reset();
   job.chan.reset();
   job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
-  (void)now;
   // Time was never called: no state to report, but what the watching measured.
   job.r.tree.cpu_s = static_cast<double>(job.activity.cpu_total_ns()) / 1e9;
   job.r.tree.longest_still_s = secs(job.activity.longest_still());
@@ -500,7 +560,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
   Jobs running;  // the specs' jobs, and debuggers taking stacks
   DebuggersWanted wanted;
-  std::map<ProcessId, ProcessHandle> strays;  // orphans no tree claimed
+  Strays strays;  // orphans no tree claimed
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
   Clock::time_point next_adoption = Clock::now();
 
@@ -574,10 +634,9 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     // its own exit, even when the exit is noticed just after the deadline.
     for (auto& j : running) {
       if (j->ended_at) continue;
-      if (auto status = reaper.take(j->r.pid)) {
+      if (auto status = reaper.take(j->r.pid)) {  // exited; held unreaped until finish()
         j->r.exit = ExitStatus::from_wait_status(*status);
         j->ended_at = now;
-        j->tree->root_reaped();
       }
     }
     // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.
@@ -593,8 +652,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       watchdog(running, j, wanted, now);
       if (!j.taking && j.ended_at &&
           (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
-        adopt_orphans(running, strays);  // what the child left behind, as of now
-        finish(j, now);
+        finish(running, strays, j);
         size_t index = j.index;
         ChildResult r = std::move(j.r);
         const uint64_t stacks_of = j.stacks_of;
@@ -616,11 +674,13 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     }
   }
   // Strays: SIGKILL through their handles, then reaped (they are our children).
-  for (auto& [pid, h] : strays) h.signal(SIGKILL);
-  for (auto& [pid, h] : strays)
+  for (auto& [key, h] : strays) h.signal(SIGKILL);
+  for (auto& [key, h] : strays)
     for (int i = 0; i < 100 && !h.ended(); ++i) ::usleep(2000);
   reaper.reap();
 }
+
+void claim_every_child() { g_claim_every_child = true; }
 
 ChildResult supervise(const LaunchSpec& spec) {
   ChildResult out;

@@ -17,6 +17,13 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
   look.at = std::chrono::steady_clock::now();
   std::vector<ProcessId> todo(roots.begin(), roots.end());
   std::set<ProcessId> seen;
+  const auto table = all_children();  // one pass for the whole look, where that is cheaper
+  auto children_of = [&](ProcessId pid) {
+    if (!table) return child_processes(pid);
+    std::vector<ProcessId> out;
+    for (auto [it, end] = table->equal_range(pid); it != end; ++it) out.push_back(it->second);
+    return out;
+  };
   while (!todo.empty()) {
     const ProcessId pid = todo.back();
     todo.pop_back();
@@ -29,7 +36,7 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
     look.processes.emplace(pid, std::move(p));
     // A child found through a parent that ended since may have been reused by a stranger: its
     // parent must still be the process it was found under.
-    for (ProcessId child : child_processes(pid)) {
+    for (ProcessId child : children_of(pid)) {
       auto cf = process_facts(child);
       if (cf && cf->ppid == pid) todo.push_back(child);
     }

@@ -36,6 +36,11 @@ std::optional<ProcessFacts> process_facts(ProcessId pid);
 // that started before their parent (a reused parent id) left out.
 std::vector<ProcessId> child_processes(ProcessId pid);
 
+// Every process's children at once, from one pass over the process table, where asking per
+// process would cost a pass each (Linux without /proc/PID/task/TID/children); nullopt where
+// child_processes is used instead (Linux with them, macOS, Windows).
+std::optional<std::multimap<ProcessId, ProcessId>> all_children();
+
 // The CPU time each thread of `pid` has used, in nanoseconds, by thread id. Linux: every
 // thread's schedstat (exact), else its stat (clock ticks); macOS and Windows: the process's
 // total under thread id 0. Empty when it is gone.

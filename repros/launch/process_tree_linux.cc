@@ -61,8 +61,12 @@ bool stat_fields(const std::string& text, std::vector<std::string>& fields) {
 
 const long kTicksPerSecond = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
 
+// /proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN; without it, every process's parent is
+// read instead. FORKCHECK_PROC_CHILDREN=0 takes that way here too (the tests run both).
 bool have_children_files() {
   static const bool have = [] {
+    const char* env = std::getenv("FORKCHECK_PROC_CHILDREN");
+    if (env && std::string(env) == "0") return false;
     return ::access(("/proc/self/task/" + std::to_string(::getpid()) + "/children").c_str(),
                     R_OK) == 0;
   }();
@@ -81,6 +85,18 @@ std::optional<ProcessFacts> process_facts(ProcessId pid) {
   p.pgid = std::atoi(f[5].c_str());
   p.sid = std::atoi(f[6].c_str());
   p.start_time = std::strtoull(f[22].c_str(), nullptr, 10);
+  if (p.zombie()) {
+    // A leader that ended by pthread_exit shows Z while its other threads run: the process is
+    // alive as long as any of them is; it takes their state.
+    const std::string task = "/proc/" + std::to_string(pid) + "/task";
+    for_each_number_entry(task, [&](int tid) {
+      std::vector<std::string> t;
+      if (tid != pid && p.zombie() &&
+          stat_fields(read_small(task + "/" + std::to_string(tid) + "/stat"), t) && !t[3].empty() &&
+          t[3][0] != 'Z' && t[3][0] != 'X')
+        p.state = t[3][0];
+    });
+  }
   return p;
 }
 
@@ -105,6 +121,17 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
     if (stat_fields(read_small("/proc/" + std::to_string(p) + "/stat"), f) &&
         std::atoi(f[4].c_str()) == pid)
       out.push_back(p);
+  });
+  return out;
+}
+
+std::optional<std::multimap<ProcessId, ProcessId>> all_children() {
+  if (have_children_files()) return std::nullopt;
+  std::multimap<ProcessId, ProcessId> out;
+  std::vector<std::string> f;
+  for_each_number_entry("/proc", [&](int p) {
+    if (stat_fields(read_small("/proc/" + std::to_string(p) + "/stat"), f))
+      out.emplace(std::atoi(f[4].c_str()), p);
   });
   return out;
 }

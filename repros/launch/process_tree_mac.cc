@@ -54,6 +54,8 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
   return {};
 }
 
+std::optional<std::multimap<ProcessId, ProcessId>> all_children() { return std::nullopt; }
+
 std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
   proc_taskinfo info{};
   if (::proc_pidinfo(pid, PROC_PIDTASKINFO, 0, &info, sizeof info) != static_cast<int>(sizeof info))

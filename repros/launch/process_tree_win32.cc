@@ -71,6 +71,9 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
   return out;
 }
 
+// Windows: asked per process (trees looked at here are a pool's workers, a process or two each).
+std::optional<std::multimap<ProcessId, ProcessId>> all_children() { return std::nullopt; }
+
 std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
   auto t = times_of(pid);
   if (!t) return {};

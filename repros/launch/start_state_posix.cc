@@ -79,6 +79,14 @@ void reset_signals(const IgnoredSignals& ignored) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+void restore_descriptor_limit(std::uint64_t soft) {
+  if (soft == 0) return;
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  lim.rlim_cur = static_cast<rlim_t>(soft);
+  ::setrlimit(RLIMIT_NOFILE, &lim);
+}
+
 void cloexec_from_3(int keep) {
 #if defined(SYS_close_range) && defined(__linux__)
   constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstddef>
+#include <cstdint>
 
 namespace fc::launch::detail {
 
@@ -19,6 +20,9 @@ struct IgnoredSignals {
 // Every signal to SIG_DFL but those `ignored` (SIG_IGN, as exec would have kept them), and an
 // empty signal mask.
 void reset_signals(const IgnoredSignals& ignored);
+
+// The soft descriptor limit set back to `soft` (0: left as it is).
+void restore_descriptor_limit(std::uint64_t soft);
 
 // Every descriptor from 3 up close-on-exec, but `keep` (-1: none). Linux 5.11+: close_range;
 // else each one /proc/self/fd lists (Linux) or each one up to the descriptor limit.

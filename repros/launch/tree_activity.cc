@@ -57,13 +57,13 @@ TreeActivity::Clock::duration TreeActivity::judged(Clock::duration span) const {
   return std::min(span, std::max<Clock::duration>(half, kLookEvery));
 }
 
-bool TreeActivity::quiet_over(Clock::duration span) const {
+bool TreeActivity::quiet_over(Clock::duration span, bool whole_span) const {
   if (!started_ || looks_ < 2) return false;  // not one interval seen yet
   std::uint64_t cpu = 0;
   bool eventful = false;
-  const Clock::duration want = judged(span);
+  const Clock::duration want = whole_span ? span : judged(span);
   const Clock::duration seen = covered(want, cpu, eventful);
-  const bool whole = seen >= want || last_ - seen <= first_;
+  const bool whole = seen >= want || (!whole_span && last_ - seen <= first_);
   const double allowed_ns = kIdleShare * std::chrono::duration<double, std::nano>(seen).count();
   return whole && !eventful && static_cast<double>(cpu) < allowed_ns;
 }

@@ -48,9 +48,13 @@ class TreeActivity {
   // Whether the tree was quiet through the last `span` before the last look (or the later half of
   // the time watched, when that is shorter): under kIdleShare of one CPU, nobody came or went, no
   // output.
-  bool quiet_over(Clock::duration span) const;
-  // Blocked: quiet through the stall window, as of the last look.
+  // `whole`: the span itself must have been watched, the later-half rule does not apply.
+  bool quiet_over(Clock::duration span, bool whole = false) const;
+  // Blocked: quiet through the stall window, as of the last look (a short watch: its later half).
   bool blocked() const { return quiet_over(kStallWindow); }
+  // Quiet through a whole stall window, however long it was watched: what a stalled step needs
+  // (a step may be overdue long before a deadline, and the tree be still for less than a window).
+  bool blocked_through_window() const { return quiet_over(kStallWindow, /*whole=*/true); }
   // How long the tree had been blocked as of the last look (zero when it is working).
   Clock::duration still_for() const;
   Clock::duration longest_still() const { return longest_still_; }

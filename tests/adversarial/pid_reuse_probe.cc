@@ -8,9 +8,14 @@
 //             guardian sweeps. A guardian that remembered every group it was told of killed the
 //             decoy; one that forgot A when A was reaped does not.
 //   linger    the supervisor runs C, which leaves a grandchild (in a session of its own) holding
-//             its stdout and exits; while the supervisor lingers for the grandchild, the decoy
-//             takes C's pid and group. A finish() that signalled C's group after C was reaped
-//             killed the decoy; now the group is never signalled once its leader is reaped.
+//             its stdout and exits; while the supervisor lingers for the grandchild, a decoy tries
+//             to take C's pid and group. A finish() that signalled C's group after C was reaped
+//             killed such a decoy; now C is held unreaped until its tree is ended, so its pid
+//             cannot be taken at all meanwhile: the decoy gets another one, and lives.
+//   orphan    C's grandchild G is re-parented to the supervisor (a subreaper), adopted by C's tree,
+//             exits and is reaped; a decoy with a child of its own takes G's pid; at C's deadline
+//             the tree is ended. A tree walked from G's bare pid took in the decoy and its child
+//             and killed them; now an orphan is walked only while it has its start time.
 // Exit status 0 when the decoy lived and nothing of the supervised trees is left; 1 with what
 // went wrong on stderr; 77 when ns_last_pid cannot be written (no such namespace here).
 #include <fcntl.h>
@@ -50,15 +55,29 @@ bool set_last_pid(pid_t pid) {
   return ok;
 }
 
-// A process with pid `want`, leading a group of its own, that waits to be killed; 0 on failure.
-pid_t place_decoy(pid_t want) {
+// A process that asks for pid `want` (it may get another one), leads a group of its own and waits
+// to be killed; with `with_child`, it has a child of its own in its group, waiting too. Its pid.
+pid_t place_decoy(pid_t want, bool with_child = false) {
   if (!set_last_pid(want - 1)) return 0;
   const pid_t d = ::fork();
   if (d == 0) {
     ::setpgid(0, 0);
+    if (with_child && ::fork() == 0) {
+      for (;;) ::pause();
+    }
     for (;;) ::pause();
   }
-  return d == want ? d : 0;
+  return d;
+}
+
+// The decoy's child, if it has one.
+pid_t child_of(pid_t decoy) {
+  for (int i = 0; i < 100; ++i) {
+    auto kids = fc::launch::child_processes(decoy);
+    if (!kids.empty()) return kids.front();
+    std::this_thread::sleep_for(5ms);
+  }
+  return 0;
 }
 
 bool alive(pid_t pid) {
@@ -83,7 +102,8 @@ LaunchSpec spec(const char* fault_child, std::initializer_list<const char*> args
                                    spec(fault_child, {"hang"}, 30)};
   Supervisor().run(specs, 2, [&](size_t i, ChildResult&& r) {
     if (i != 0) return;
-    const pid_t decoy = place_decoy(r.pid);  // A is reaped: its pid is free
+    pid_t decoy = place_decoy(r.pid);  // A is reaped: its pid is free
+    if (decoy != r.pid) decoy = 0;
     [[maybe_unused]] ssize_t n = ::write(report, &decoy, sizeof decoy);
     std::this_thread::sleep_for(300ms);  // B is running, its guardian entry live
     ::kill(::getpid(), SIGKILL);
@@ -130,68 +150,94 @@ int guardian_scenario(const char* fault_child) {
   return 0;
 }
 
-// F, in the linger scenario: supervises C (pid `c`), which leaves a grandchild holding its stdout;
-// 0 when the grandchild was named and killed.
-int supervise_the_orphan_maker(const char* fault_child, pid_t c) {
+// F, in the linger and orphan scenarios: supervises C (pid `c`); 0 when its tree was ended as
+// `mode` expects.
+int supervise_c(const char* program, const char* mode, pid_t c) {
   fc::harness::start_guardian();
   if (!set_last_pid(c - 1)) return 77;
-  ChildResult r = fc::harness::supervise(spec(fault_child, {"orphan"}, 30));
+  const bool linger = std::string(mode) == "linger";
+  ChildResult r = fc::harness::supervise(linger ? spec(program, {"orphan"}, 30)
+                                                : spec(program, {}, 2.5));
   if (r.pid != c) return fail("the child got pid " + std::to_string(r.pid) + ", not " + std::to_string(c));
-  const pid_t grandchild = std::atoi(r.out.text().c_str());
-  if (grandchild <= 0 || alive(grandchild)) return fail("the grandchild " + std::to_string(grandchild) + " was left");
-  if (r.leftovers_killed.size() != 1 || r.leftovers_killed[0] != grandchild)
-    return fail("leftovers_killed does not name the grandchild");
-  std::printf("linger: the grandchild %d was killed\n", grandchild);
+  if (linger) {
+    const pid_t grandchild = std::atoi(r.out.text().c_str());
+    if (grandchild <= 0 || alive(grandchild))
+      return fail("the grandchild " + std::to_string(grandchild) + " was left");
+    if (r.leftovers_killed.size() != 1 || r.leftovers_killed[0] != grandchild)
+      return fail("leftovers_killed does not name the grandchild");
+    std::printf("linger: the grandchild %d was killed\n", grandchild);
+  } else if (!r.deadline_passed) {
+    return fail("the child ended before its deadline");
+  }
   std::fflush(stdout);
   return 0;
 }
 
-int linger_scenario(const char* fault_child) {
+// linger: C exits, leaving its grandchild; the decoy asks for C's pid once C is a zombie.
+// orphan: C's grandchild G (pid c + 2) is adopted, exits and is reaped; the decoy, with a child,
+// asks for G's pid.
+int decoy_scenario(const char* program, const std::string& mode) {
   const pid_t c = 500;
+  const pid_t target = mode == "linger" ? c : c + 2;
   int p[2];
   if (::pipe(p) != 0) return fail("pipe");
-  // M: waits for C to be started and reaped, then puts the decoy at its pid while the supervisor
-  // lingers for C's grandchild. Not the supervisor's own child: a stranger to it.
+  // M: not the supervisor's own child, a stranger to it.
   const pid_t m = ::fork();
   if (m == 0) {
     ::close(p[0]);
     const auto until = std::chrono::steady_clock::now() + 10s;
-    while (!fc::launch::process_facts(c) && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(1ms);  // not started yet
-    while (fc::launch::process_facts(c) && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(1ms);  // running, then a zombie until reaped
-    const pid_t decoy = place_decoy(c);
+    auto facts = [&] { return fc::launch::process_facts(target); };
+    while (!facts() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+    // linger: until C has exited (the supervisor holds it, a zombie); orphan: until G is reaped.
+    while (std::chrono::steady_clock::now() < until) {
+      auto f = facts();
+      if (mode == "linger" ? (f && f->zombie()) : !f) break;
+      std::this_thread::sleep_for(1ms);
+    }
+    const pid_t decoy = place_decoy(target, /*with_child=*/mode == "orphan");
     [[maybe_unused]] ssize_t n = ::write(p[1], &decoy, sizeof decoy);
     ::_exit(0);
   }
   ::close(p[1]);
   std::this_thread::sleep_for(20ms);
   const pid_t f = ::fork();
-  if (f == 0) ::_exit(supervise_the_orphan_maker(fault_child, c));
+  if (f == 0) ::_exit(supervise_c(program, mode.c_str(), c));
   int status = 0;
   ::waitpid(f, &status, 0);
   pid_t decoy = 0;
   const bool placed = ::read(p[0], &decoy, sizeof decoy) == static_cast<ssize_t>(sizeof decoy) && decoy > 0;
+  const pid_t decoys_child = placed && mode == "orphan" ? child_of(decoy) : 0;
   const bool decoy_lived = placed && alive(decoy);
-  if (placed) ::kill(decoy, SIGKILL);
+  const bool child_lived = decoys_child == 0 || alive(decoys_child);
+  if (placed) ::kill(-decoy, SIGKILL);
   while (::waitpid(-1, nullptr, 0) > 0) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 77) return 77;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("the supervisor's side failed");
-  if (!placed) return fail("could not place the decoy at pid " + std::to_string(c));
+  if (!placed) return fail("could not place the decoy");
   if (!decoy_lived) return fail("the decoy (pid " + std::to_string(decoy) + ") was killed");
-  std::printf("linger: decoy pid %d lived\n", decoy);
+  if (!child_lived) return fail("the decoy's child (pid " + std::to_string(decoys_child) + ") was killed");
+  if (mode == "linger") {
+    if (decoy == c) return fail("the decoy took the pid of a child the supervisor had not finished with");
+    std::printf("linger: pid %d was still held while its tree was ended; the decoy got pid %d and lived\n",
+                c, decoy);
+  } else {
+    if (decoy != target || decoys_child == 0) return fail("the decoy did not take the orphan's pid");
+    std::printf("orphan: decoy pid %d (the reaped orphan's) and its child %d lived\n", decoy,
+                decoys_child);
+  }
   return 0;
 }
 
 }  // namespace
 
+// pid_reuse_probe guardian|linger FAULT_CHILD, or pid_reuse_probe orphan ORPHAN_MAKER.
 int main(int argc, char** argv) {
-  if (argc < 3) return fail("usage: pid_reuse_probe guardian|linger FAULT_CHILD");
+  if (argc < 3) return fail("usage: pid_reuse_probe guardian|linger|orphan PROGRAM");
   if (::getpid() != 1) return fail("must run as PID 1 of a new PID namespace");
   if (!set_last_pid(100)) return 77;
   const std::string mode = argv[1];
   if (mode == "guardian") return guardian_scenario(argv[2]);
-  if (mode == "linger") return linger_scenario(argv[2]);
+  if (mode == "linger" || mode == "orphan") return decoy_scenario(argv[2], mode);
   return fail("unknown mode " + mode);
 }

@@ -1,8 +1,8 @@
 // Hostile: a zombie group leader with a daemon. The child forks G, which leads a group of its own
 // and forks D; D leaves for a session of its own, drops its stdio and re-executes itself with an
 // EMPTY environment (no run token to be found by), then blocks. G exits and the child never reaps
-// it: a zombie leader whose daemon lives on. The child prints D's pid; "block": it then blocks,
-// "exit": it exits at once.
+// it: a zombie leader whose daemon lives on. The child prints D's pid (and writes it to argv[2]
+// when given); "block": it then blocks, "exit": it exits at once.
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +42,13 @@ int main(int argc, char** argv) {
   usleep(50 * 1000);  // D has re-executed itself
   printf("%d\n", (int)d);
   fflush(stdout);
+  if (argc > 2) {
+    FILE* f = fopen(argv[2], "w");
+    if (f) {
+      fprintf(f, "%d\n", (int)d);
+      fclose(f);
+    }
+  }
   if (argc > 1 && strcmp(argv[1], "exit") == 0) return 0;
   for (;;) pause();
 }
