@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,20 +15,21 @@
 namespace fc::launch {
 namespace {
 
-// The start of a small /proc file (stat, schedstat, children); empty when it cannot be read.
+// A small /proc file (stat, schedstat, children), up to `max` bytes; empty when it cannot be
+// read. Read through a buffer on the stack: a tree is looked at four times a second, and each look
+// reads a few files per thread, so nothing is allocated but the result.
 std::string read_small(const std::string& path, size_t max = 4096) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
-  std::string out(max, '\0');
-  size_t got = 0;
-  while (got < max) {
-    const ssize_t n = ::read(fd, out.data() + got, max - got);
+  std::string out;
+  char buf[4096];
+  while (out.size() < max) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, max - out.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    got += static_cast<size_t>(n);
+    out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
-  out.resize(got);
   return out;
 }
 
