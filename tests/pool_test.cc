@@ -299,7 +299,7 @@ TEST_P(PoolEnds, WaitingOnABlockedWorkerCostsTheParentAlmostNoCpu) {
   RecordProperty("parent_cpu_us", static_cast<int>(used_ms * 1e3));
   EXPECT_EQ(pool.outcome, fc::Outcome::kHang) << pool.message;
   EXPECT_GE(waited, 2.0);
-  EXPECT_LT(used_ms, 4.0);
+  EXPECT_LT(used_ms, 5.0);  // 1.4 to 1.9 ms measured; 10 ms slices cost 7 to 8
 }
 
 INSTANTIATE_TEST_SUITE_P(EachStartMethod, PoolEnds,
