@@ -21,6 +21,7 @@
 
 #include "core/pool.h"
 #include "launch/launch.h"
+#include "own_cpu.h"
 
 namespace fc {
 // Outcomes by name in failure messages, not as bytes.
@@ -171,16 +172,7 @@ TEST_P(PoolEnds, AnExitWithoutACrashIsAnErrorWithItsCode) {
 constexpr std::chrono::milliseconds kShortDeadline(2000);
 constexpr std::chrono::milliseconds kGrace(1000);
 
-double cpu_seconds(const struct timeval& tv) {
-  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
-}
-
-// This process's own CPU time (every thread, no children), in seconds.
-double own_cpu_s() {
-  struct rusage ru {};
-  ::getrusage(RUSAGE_SELF, &ru);
-  return cpu_seconds(ru.ru_utime) + cpu_seconds(ru.ru_stime);
-}
+using fc::own_cpu_s;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -20,6 +20,7 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/supervisor.h"
+#include "own_cpu.h"
 #include "slow_debugger.h"
 
 namespace fc::harness {
@@ -336,13 +337,6 @@ int interrupt_while_stacks_are_taken() {
 TEST(SupervisorDeathTest, InterruptWhileStacksAreTakenEndsAtOnceAndSaysSo) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::_Exit(interrupt_while_stacks_are_taken()), ::testing::ExitedWithCode(0), "");
-}
-
-double own_cpu_s() {
-  rusage ru{};
-  ::getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 TEST(Supervisor, ChildThatEndsWhileItsStacksAreTakenDoesNotMakeTheLoopSpin) {

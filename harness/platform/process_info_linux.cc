@@ -35,6 +35,19 @@ std::optional<Stat> read_stat(pid_t pid) {
   return s;
 }
 
+// Calls f(pid) for every process /proc lists.
+template <typename F>
+void for_each_pid(F f) {
+  DIR* d = ::opendir("/proc");
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid > 0 && *end == '\0') f(static_cast<pid_t>(pid));
+  }
+  ::closedir(d);
+}
+
 }  // namespace
 
 std::optional<uint64_t> cpu_ticks(pid_t pid) {
@@ -46,17 +59,10 @@ std::optional<uint64_t> cpu_ticks(pid_t pid) {
 
 std::vector<pid_t> group_members(pid_t pgid) {
   std::vector<pid_t> pids;
-  DIR* d = ::opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = ::readdir(d)) {
-    char* end = nullptr;
-    long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    auto s = read_stat(static_cast<pid_t>(pid));
-    if (s && s->pgrp == pgid && s->state != 'Z' && s->state != 'X')
-      pids.push_back(static_cast<pid_t>(pid));
-  }
-  ::closedir(d);
+  for_each_pid([&](pid_t pid) {
+    auto s = read_stat(pid);
+    if (s && s->pgrp == pgid && s->state != 'Z' && s->state != 'X') pids.push_back(pid);
+  });
   return pids;
 }
 
@@ -71,17 +77,10 @@ bool started_with_env(pid_t pid, const std::string& name, const std::string& val
 
 std::vector<pid_t> processes_with_env(const std::string& name, const std::string& value) {
   std::vector<pid_t> pids;
-  DIR* d = ::opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = ::readdir(d)) {
-    char* end = nullptr;
-    long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    auto f = launch::process_facts(static_cast<pid_t>(pid));
-    if (!f || f->zombie()) continue;
-    if (started_with_env(static_cast<pid_t>(pid), name, value)) pids.push_back(static_cast<pid_t>(pid));
-  }
-  ::closedir(d);
+  for_each_pid([&](pid_t pid) {
+    auto f = launch::process_facts(pid);
+    if (f && !f->zombie() && started_with_env(pid, name, value)) pids.push_back(pid);
+  });
   return pids;
 }
 

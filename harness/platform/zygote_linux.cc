@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/platform/zygote.h"
+#include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/own_process.h"
@@ -76,9 +77,7 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   char** const envp_data = envp.data();
-  launch::detail::IgnoredSignals ignored;
-  for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
-  const std::uint64_t nofile = inherited_descriptor_limit();
+  const launch::detail::ChildStart child_start = inherited_child_start();
   try {
     bp::child c(
         bp::exe = program, bp::args = std::vector<std::string>{"--zygote"},
@@ -86,9 +85,7 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
         bp::extend::on_exec_setup = [=](auto& exec) {
           exec.env = envp_data;
           // What every child of ours starts with (supervisor.h); the zygote passes it on.
-          launch::detail::reset_signals(ignored);
-          launch::detail::restore_descriptor_limit(nofile);
-          launch::detail::cloexec_from_3(child_fd);
+          child_start.apply(child_fd);
           ::fcntl(child_fd, F_SETFD, 0);
         });
     pid_ = c.id();

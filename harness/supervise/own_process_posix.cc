@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/own_process.h"
 #include "launch/start_state_posix.h"
 
@@ -61,6 +62,13 @@ std::uint64_t inherited_descriptor_limit() {
   if (!g_have_nofile || ::getrlimit(RLIMIT_NOFILE, &now) != 0 || now.rlim_cur == g_nofile.rlim_cur)
     return 0;
   return static_cast<std::uint64_t>(g_nofile.rlim_cur);
+}
+
+launch::detail::ChildStart inherited_child_start() {
+  launch::detail::ChildStart start;
+  for (int sig : inherited_ignored_signals()) start.ignored.ignored[sig] = true;
+  start.nofile = inherited_descriptor_limit();
+  return start;
 }
 
 }  // namespace fc::harness

@@ -21,6 +21,7 @@
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
 #include "harness/stacks/stack_taking.h"
+#include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/channel_reader.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
@@ -193,10 +194,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   char** const envp_data = envp.data();
-  // The signal dispositions forkcheck inherited, as the child will get them back.
-  launch::detail::IgnoredSignals ignored;
-  for (int sig : inherited_ignored_signals()) ignored.ignored[sig] = true;
-  const std::uint64_t nofile = inherited_descriptor_limit();  // 0: nothing to give back
+  // The signal dispositions and descriptor limit forkcheck inherited, given back to the child.
+  const launch::detail::ChildStart child_start = inherited_child_start();
 
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
@@ -225,9 +224,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
 #endif
         ::dup2(out_w, STDOUT_FILENO);
         ::dup2(err_w, STDERR_FILENO);
-        launch::detail::reset_signals(ignored);
-        launch::detail::restore_descriptor_limit(nofile);
-        launch::detail::cloexec_from_3(with_channel ? chan_w : -1);
+        child_start.apply(with_channel ? chan_w : -1);
         if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
       };
       bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,

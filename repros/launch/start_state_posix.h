@@ -31,4 +31,17 @@ void cloexec_from_3(int keep);
 // Every descriptor from 3 up closed, but those in `keep` (for a forked child that will not exec).
 void close_from_3(const int* keep, std::size_t n_keep);
 
+// What a supervised child is given between fork and exec: the signal dispositions and descriptor
+// limit its supervisor was started with, an empty signal mask, and no descriptor but its stdio and
+// `keep` (marked close-on-exec; `keep` is left as it is).
+struct ChildStart {
+  IgnoredSignals ignored;
+  std::uint64_t nofile = 0;  // the soft descriptor limit to set back (0: as it is)
+  void apply(int keep) const {  // async-signal-safe
+    reset_signals(ignored);
+    restore_descriptor_limit(nofile);
+    cloexec_from_3(keep);
+  }
+};
+
 }  // namespace fc::launch::detail
