@@ -43,6 +43,8 @@ nlohmann::json watchdog_record(const ChildResult& r) {
   nlohmann::json w = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
                       {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
                       {"leftovers_killed", r.leftovers_killed},
+                      {"leftovers_surviving", r.leftovers_surviving},
+                      {"group_strangers", r.group_strangers},
                       {"activity", {{"cpu_s", r.tree.cpu_s},
                                     {"longest_still_s", r.tree.longest_still_s},
                                     {"looks", r.tree.looks}}}};

@@ -60,8 +60,8 @@ std::optional<uint64_t> cpu_ticks(pid_t pid) {
 std::vector<pid_t> group_members(pid_t pgid) {
   std::vector<pid_t> pids;
   for_each_pid([&](pid_t pid) {
-    auto s = read_stat(pid);
-    if (s && s->pgrp == pgid && s->state != 'Z' && s->state != 'X') pids.push_back(pid);
+    auto f = launch::process_facts(pid);
+    if (f && f->pgid == pgid && !f->zombie()) pids.push_back(pid);
   });
   return pids;
 }
@@ -88,10 +88,16 @@ std::vector<pid_t> descendants_with_env(pid_t ancestor, const std::string& name,
                                         const std::string& value) {
   std::vector<pid_t> found, todo = {ancestor};
   std::set<pid_t> seen;
+  const auto table = launch::all_children();  // one /proc pass, where per process would be one each
   while (!todo.empty()) {
     const pid_t p = todo.back();
     todo.pop_back();
-    for (launch::ProcessId c : launch::child_processes(p)) {
+    std::vector<launch::ProcessId> children;
+    if (table)
+      for (auto [it, end] = table->equal_range(p); it != end; ++it) children.push_back(it->second);
+    else
+      children = launch::child_processes(p);
+    for (launch::ProcessId c : children) {
       if (!seen.insert(c).second) continue;
       auto f = launch::process_facts(c);
       if (!f || f->ppid != p) continue;

@@ -8,6 +8,7 @@
 // FORKCHECK_ZYGOTE=0) execs every variant; the report says how each one was started.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@ class Zygote {
 
  private:
   [[maybe_unused]] ProcessId pid_ = -1;  // used on Linux only (zygote_linux.cc)
+  [[maybe_unused]] std::uint64_t start_time_ = 0;  // with pid_, names the zygote for good
   int sock_ = -1;
   std::string why_not_;
 };

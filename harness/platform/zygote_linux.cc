@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/platform/process_handle.h"
+#include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/guardian.h"
@@ -21,6 +23,7 @@
 #include "harness/supervise/reaper.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
+#include "launch/process_tree.h"
 #include "launch/start_state_posix.h"
 
 namespace fc::harness {
@@ -91,7 +94,7 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
     pid_ = c.id();
     c.detach();  // the Reaper reaps it
     note_helper_process(pid_);
-    Reaper::instance().watch(pid_);
+    if (auto f = launch::process_facts(pid_)) start_time_ = f->start_time;
   } catch (const std::exception& e) {
     why_not_ = "cannot start " + program + " --zygote: " + e.what();
     return;
@@ -108,27 +111,14 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
     sock_ = ours.release();
     return;
   }
-  // Never ready: ended here (the destructor reaps it).
-  ::kill(pid_, SIGKILL);
+  // Never ready: the destructor ends it (it reads EOF, or is killed).
 }
 
 Zygote::~Zygote() {
   if (sock_ >= 0) ::close(sock_);  // the zygote exits when it reads EOF
-  if (pid_ <= 0) return;
   // Waited for, so that it does not outlive forkcheck (a CI step that looks for leftovers right
-  // after forkcheck returned would see it); killed if it does not end in time.
-  Reaper& reaper = Reaper::instance();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  bool killed = false;
-  for (;;) {
-    reaper.reap();
-    if (reaper.take(pid_)) return;
-    if (!killed && std::chrono::steady_clock::now() >= until) {
-      ::kill(pid_, SIGKILL);  // our child, unreaped: the pid is still its own
-      killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  // after forkcheck returned would see it); killed, through a handle, if it does not end in time.
+  if (pid_ > 0) Reaper::instance().end_child(pid_, start_time_, 2);
 }
 
 std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int out, int err,
@@ -164,7 +154,16 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
   if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds))
     return give_up(std::string("the zygote is gone: ") + std::strerror(errno));
   auto reply = read_message(sock_, 10000, why);
-  if (reply.is_discarded()) return give_up("the zygote did not answer: " + why);
+  if (reply.is_discarded()) {
+    // It may have forked the command all the same: that copy would run beside the exec'd one,
+    // with its pipes and token. Whatever of ours carries the token is ended first.
+    for (const auto& [k, v] : env)
+      if (k == kRunTokenVar)
+        for (ProcessId p : descendants_with_env(::getpid(), kRunTokenVar, v))
+          if (auto f = launch::process_facts(p))
+            if (auto h = ProcessHandle::open(p, f->start_time)) h->signal(SIGKILL);
+    return give_up("the zygote did not answer: " + why);
+  }
   if (!reply.contains("pid")) {
     why = "the zygote refused: " + reply.value("error", std::string("no reason given"));
     return std::nullopt;

@@ -1,6 +1,7 @@
 #include "harness/supervise/channel_reader.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "reports/text.h"
 
@@ -75,21 +76,32 @@ std::string check(const nlohmann::json& j, const std::string& ev) {
 
 void ChannelReader::feed(const char* data, size_t n, Clock::time_point now) {
   last_line_at_ = now;
+  // The rest of a line already found too long: dropped up to its newline.
+  if (skipping_) {
+    const char* nl = static_cast<const char*>(std::memchr(data, '\n', n));
+    if (!nl) return;
+    skipping_ = false;
+    n -= static_cast<size_t>(nl + 1 - data);
+    data = nl + 1;
+  }
+  // The search for a newline starts where the last one stopped (a long line written a byte at a
+  // time is scanned once), and lines are erased once per feed: linear time, however the child
+  // writes.
+  const size_t searched = partial_.size();
   partial_.append(data, n);
-  // Lines are taken from the front in one pass and erased once: a flood of newlines costs the
-  // supervisor linear time, not quadratic.
-  size_t start = 0, pos;
-  while ((pos = partial_.find('\n', start)) != std::string::npos) {
+  size_t start = 0, pos, from = searched;
+  while ((pos = partial_.find('\n', from)) != std::string::npos) {
     // After the first bad line the child is a protocol-error whatever it says next: its lines are
     // only counted.
     if (bad_lines_ > 0) ++bad_lines_;
     else line(partial_.substr(start, pos - start), now);
-    start = pos + 1;
+    start = from = pos + 1;
   }
   partial_.erase(0, start);
   if (partial_.size() > kMaxLine) {
     bad(partial_, "a line longer than 16 MiB");
     partial_.clear();
+    skipping_ = true;
   }
 }
 

@@ -57,6 +57,7 @@ class ChannelReader {
   size_t bad_lines_ = 0;
   std::string bad_line_, bad_why_;
   std::optional<Clock::time_point> last_line_at_;
+  bool skipping_ = false;  // in the rest of a line found too long
 };
 
 }  // namespace fc::harness

@@ -70,6 +70,24 @@ std::string ended_by_itself(const ChildResult& r) {
          " later, before forkcheck signalled it)";
 }
 
+// What the report must not hide: processes of the tree that outlived every SIGKILL, and strangers
+// that had joined its process group (spared: it was not signalled as a whole).
+std::string survivors(const ChildResult& r) {
+  auto pids = [](const std::vector<int>& v) {
+    std::string s;
+    for (int p : v) s += (s.empty() ? "" : ", ") + std::to_string(p);
+    return s;
+  };
+  std::string out;
+  if (!r.leftovers_surviving.empty())
+    out += "; still alive after every SIGKILL: pid " + pids(r.leftovers_surviving);
+  if (!r.group_strangers.empty())
+    out += "; pid " + pids(r.group_strangers) +
+           " joined its process group from outside its tree and was spared (the group was not "
+           "signalled as a whole)";
+  return out;
+}
+
 }  // namespace
 
 bool exited_by_itself(const ChildResult& r) {
@@ -92,14 +110,15 @@ Classified classify(const ChildResult& r, bool expect_result) {
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.
   if ((r.step_hang || r.deadline_passed) && (r.sent_sigterm || r.sent_sigkill)) {
     c.outcome = r.step_hang || r.tree.blocked ? Outcome::kHang : Outcome::kTimeout;
-    c.message = called_because(r) + escalation(r);
+    c.message = called_because(r) + escalation(r) + survivors(r);
     if (r.bad_channel_lines > 0)
       c.message += "; its channel also carried a line that is not a forkcheck message (" +
                    r.bad_channel_why + ")";
     return c;
   }
   // Otherwise the child's own end: it exited, or died of a signal that was not ours.
-  const std::string note = exited_by_itself(r) ? ended_by_itself(r) : "";
+  std::string note = exited_by_itself(r) ? ended_by_itself(r) : "";
+  note += survivors(r);
   if (r.exit.signal != 0) {
     c.outcome = Outcome::kCrash;
     c.message = r.exit.describe();

@@ -46,9 +46,10 @@ int g_sock = -1;           // forkcheck's end
 ProcessId g_guardian = -1;  // its pid, while it runs
 bool g_said_unguarded = false;
 
-std::set<ProcessId>& helpers() {
-  static std::set<ProcessId> s;
-  return s;
+// forkcheck's helpers, by pid and start time: a dead helper's pid may come back as an orphan.
+std::map<ProcessId, std::uint64_t>& helpers() {
+  static std::map<ProcessId, std::uint64_t> h;
+  return h;
 }
 
 // Kills what the run left: each tracked process (and a leader's group, while the leader is
@@ -192,29 +193,27 @@ void guardian_forget(ProcessId pid, std::uint64_t start_time) {
 }
 
 void stop_guardian() {
-  if (g_sock < 0) return;
-  send(Message{kStop, 0, 0});  // it sweeps and exits (or sees forkcheck's end, or EOF)
-  if (g_sock >= 0) ::close(g_sock);
-  g_sock = -1;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  Reaper& reaper = Reaper::instance();
-  for (;;) {
-    reaper.reap();
-    if (reaper.take(g_guardian)) break;
-    if (std::chrono::steady_clock::now() >= until) {
-      ::kill(g_guardian, SIGKILL);  // our child, unreaped: its pid is still its own
-      while (!reaper.take(g_guardian)) {
-        reaper.reap();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (g_guardian <= 0) return;
+  if (g_sock >= 0) {
+    send(Message{kStop, 0, 0});  // it sweeps and exits (or sees forkcheck's end, or EOF)
+    ::close(g_sock);
+    g_sock = -1;
   }
+  Reaper::instance().end_child(g_guardian, helpers()[g_guardian], 5);
+  helpers().erase(g_guardian);
   g_guardian = -1;
 }
 
-void note_helper_process(ProcessId pid) { helpers().insert(pid); }
-bool is_helper_process(ProcessId pid) { return helpers().count(pid) > 0; }
+void note_helper_process(ProcessId pid) {
+  auto f = launch::process_facts(pid);
+  helpers()[pid] = f ? f->start_time : 0;
+}
+
+bool is_helper_process(ProcessId pid) {
+  auto it = helpers().find(pid);
+  if (it == helpers().end()) return false;
+  auto f = launch::process_facts(pid);
+  return f && f->start_time == it->second;
+}
 
 }  // namespace fc::harness

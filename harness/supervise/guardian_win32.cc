@@ -4,7 +4,6 @@
 // TerminateProcess included, the kernel closes that handle and kills every process in the job,
 // which is what the POSIX guardian does by hand when forkcheck is SIGKILLed.
 #include <random>
-#include <set>
 #include <string>
 
 #include "harness/platform/win32.h"
@@ -25,14 +24,8 @@ void guardian_track(ProcessId, std::uint64_t, bool) {}
 void guardian_forget(ProcessId, std::uint64_t) {}
 void stop_guardian() {}
 
-namespace {
-std::set<ProcessId>& helpers() {
-  static std::set<ProcessId> s;
-  return s;
-}
-}  // namespace
-
-void note_helper_process(ProcessId pid) { helpers().insert(pid); }
-bool is_helper_process(ProcessId pid) { return helpers().count(pid) > 0; }
+// No helper processes on Windows (no guardian, no zygote): nothing is one.
+void note_helper_process(ProcessId) {}
+bool is_helper_process(ProcessId) { return false; }
 
 }  // namespace fc::harness

@@ -24,6 +24,10 @@ class JobTree {
   // `root`: our child, not yet reaped, leader of its own process group; `token`: its
   // FORKCHECK_RUN value, which its descendants inherit.
   JobTree(ProcessId root, std::uint64_t root_start_time, std::string token);
+  // The guardian forgets what the tree still held (ended by now).
+  ~JobTree();
+  JobTree(const JobTree&) = delete;
+  JobTree& operator=(const JobTree&) = delete;
 
   ProcessId root() const { return root_; }
   std::uint64_t root_start_time() const { return root_start_time_; }
@@ -44,8 +48,12 @@ class JobTree {
   const launch::TreeLook& last_look() const { return last_; }
 
   // Sends `sig` to every live process of the tree (the child too unless `spare_root`), through
-  // their handles, and to the group while the child is unreaped; returns the pids reached.
+  // their handles, and to the group as a whole while the child is unreaped and every member of
+  // the group is of the tree (any process of the session may join it: one that did is not
+  // signalled, and is named by group_strangers()); returns the pids reached.
   std::vector<ProcessId> signal_all(int sig, bool spare_root = false);
+  // Processes found in the child's process group that are not of its tree.
+  const std::set<ProcessId>& group_strangers() const { return strangers_; }
 
   // What is left of the tree besides the child: a fresh look, and every process started with the
   // job's token among our descendants (elsewhere than Linux: among all processes, since an orphan
@@ -58,6 +66,10 @@ class JobTree {
  private:
   void hold(const launch::ProcessFacts& f);
   void drop(std::map<ProcessId, ProcessHandle>::iterator it);
+  // Whether every member of the child's group is of the tree (seen in it, or started with its
+  // token); strangers are remembered.
+  bool group_is_ours();
+  bool of_tree(const launch::ProcessFacts& f) const;
 
   ProcessId root_;
   std::uint64_t root_start_time_;
@@ -68,6 +80,7 @@ class JobTree {
   std::set<std::pair<ProcessId, std::uint64_t>> seen_;  // (pid, start time) of every member ever
   launch::TreeLook last_;
   bool looked_ = false;
+  std::set<ProcessId> strangers_;
 };
 
 }  // namespace fc::harness

@@ -19,6 +19,10 @@ JobTree::JobTree(ProcessId root, std::uint64_t root_start_time, std::string toke
   if (auto h = ProcessHandle::open(root, root_start_time)) handles_.emplace(root, std::move(*h));
 }
 
+JobTree::~JobTree() {
+  for (const auto& [pid, h] : handles_) guardian_forget(pid, h.start_time());
+}
+
 bool JobTree::claims(const launch::ProcessFacts& orphan) const {
   return seen_.count({orphan.pid, orphan.start_time}) ||
          started_with_env(orphan.pid, kRunTokenVar, token_);
@@ -73,9 +77,35 @@ launch::TreeChange JobTree::look() {
   return change;
 }
 
+// Of the tree: seen in it, started with its token, or descended from a process seen in it (a
+// short-lived descendant that dropped the token between two looks).
+bool JobTree::of_tree(const launch::ProcessFacts& f) const {
+  if (seen_.count({f.pid, f.start_time}) || started_with_env(f.pid, kRunTokenVar, token_)) return true;
+  launch::ProcessId up = f.ppid;
+  for (int depth = 0; depth < 64 && up > 1; ++depth) {
+    auto a = launch::process_facts(up);
+    if (!a) return false;
+    if (seen_.count({a->pid, a->start_time})) return true;
+    up = a->ppid;
+  }
+  return false;
+}
+
+bool JobTree::group_is_ours() {
+  bool ours = true;
+  for (ProcessId p : group_members(root_)) {
+    auto f = launch::process_facts(p);
+    if (!f || of_tree(*f)) continue;
+    strangers_.insert(p);
+    ours = false;
+  }
+  return ours;
+}
+
 std::vector<ProcessId> JobTree::signal_all(int sig, bool spare_root) {
-  // The group first, while its id is surely ours: it reaches at once what forks meanwhile.
-  if (!root_reaped_ && !spare_root) ::kill(-root_, sig);
+  // The group first, while its id is surely ours (the child unreaped) and all in it are the
+  // tree's: it reaches at once what forks meanwhile.
+  if (!root_reaped_ && !spare_root && group_is_ours()) ::kill(-root_, sig);
   std::vector<ProcessId> reached;
   for (const auto& [pid, h] : handles_) {
     if (spare_root && pid == root_) continue;

@@ -11,6 +11,7 @@
 // handles: reap() and take() do nothing there, and wake_from_signal_handler() sets an event.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "harness/platform/process_id.h"
@@ -22,15 +23,22 @@ class Reaper {
   static Reaper& instance();
 
   int wake_fd() const { return wake_read_; }  // readable after a SIGCHLD (POSIX; -1 on Windows)
-  void watch(ProcessId pid);                  // keep this child's status for take()
+  void watch(ProcessId pid);                  // keep this child's status for take() (afresh)
+  void unwatch(ProcessId pid);                // its status no longer wanted
   void hold(ProcessId pid);                   // watch(), and leave it unreaped until release()
   void release(ProcessId pid);                // reap a held child (once it has exited)
-  void reap();                                // every exited child but the held ones
+  void reap() { reap_exited(false); }          // every exited child but the held ones
   std::optional<int> take(ProcessId pid);     // the raw wait status, once it exited
   static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
+  // Waits up to `wait_s` for a helper child of ours (pid and start time: a process it started
+  // that no tree holds, the guardian or a zygote) to end, kills it if it does not, and reaps it.
+  // Signals only through a handle, so a pid reused after an earlier reap is never touched.
+  void end_child(ProcessId pid, std::uint64_t start_time, double wait_s);
 
  private:
   Reaper();
+  // `walk`: look at every child even if no SIGCHLD came since the last look.
+  void reap_exited(bool walk);
   int wake_read_ = -1;
 };
 

@@ -6,10 +6,13 @@
 #endif
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <map>
 #include <set>
 #include <type_traits>
 
+#include "harness/platform/process_handle.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/own_process.h"
@@ -66,7 +69,28 @@ void Reaper::wake_from_signal_handler() {
   errno = saved;
 }
 
-void Reaper::watch(pid_t pid) { g_watched.emplace(pid, std::nullopt); }
+// Afresh: an entry left by a child of the same pid that ended earlier (a helper nobody waited
+// for) must not pass for this one's status.
+void Reaper::watch(pid_t pid) { g_watched.insert_or_assign(pid, std::nullopt); }
+
+void Reaper::unwatch(pid_t pid) {
+  if (!g_held.count(pid)) g_watched.erase(pid);
+}
+
+void Reaper::end_child(pid_t pid, std::uint64_t start_time, double wait_s) {
+  auto handle = ProcessHandle::open(pid, start_time);  // none: it ended, and was reaped already
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  bool killed = false;
+  while (handle && !handle->ended()) {
+    if (!killed && std::chrono::steady_clock::now() >= until) {
+      handle->signal(SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  reap_exited(/*walk=*/true);  // it is an exited child of ours, not held: reaped here
+  unwatch(pid);
+}
 
 void Reaper::hold(pid_t pid) {
   watch(pid);
@@ -108,10 +132,10 @@ std::optional<int> reap_one(pid_t pid) {
 
 }  // namespace
 
-void Reaper::reap() {
+void Reaper::reap_exited(bool walk) {
   char buf[64];
-  while (::read(wake_read_, buf, sizeof buf) > 0) {
-  }
+  bool woken = false;
+  while (::read(wake_read_, buf, sizeof buf) > 0) woken = true;
   // The held ones: their status, without reaping them.
   for (pid_t pid : g_held) {
     auto it = g_watched.find(pid);
@@ -137,7 +161,9 @@ void Reaper::reap() {
     }
     return;
   }
-  // With children held, waitid(P_ALL) could keep naming a held zombie: each other child instead.
+  // With children held, waitid(P_ALL) could keep naming a held zombie: each other child instead,
+  // when a SIGCHLD says one may have ended (a walk reads /proc; the loop comes here often).
+  if (!woken && !walk) return;
   for (launch::ProcessId pid : launch::child_processes(::getpid())) {
     if (g_held.count(pid)) continue;
     if (auto status = reap_one(pid)) record(pid, *status);

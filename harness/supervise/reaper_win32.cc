@@ -24,11 +24,15 @@ void Reaper::wake_from_signal_handler() { ::SetEvent(win32::wake_event()); }
 
 void Reaper::watch(ProcessId) {}
 
+void Reaper::unwatch(ProcessId) {}
+
+void Reaper::end_child(ProcessId, std::uint64_t, double) {}
+
 void Reaper::hold(ProcessId) {}
 
 void Reaper::release(ProcessId) {}
 
-void Reaper::reap() {}
+void Reaper::reap_exited(bool) {}
 
 std::optional<int> Reaper::take(ProcessId) { return std::nullopt; }
 

@@ -82,6 +82,8 @@ struct ChildResult {
   bool sent_sigterm = false;
   bool sent_sigkill = false;
   std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
+  std::vector<int> leftovers_surviving;  // of those, still alive after every round of SIGKILL
+  std::vector<int> group_strangers;      // in its process group but not of its tree: spared
   int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came

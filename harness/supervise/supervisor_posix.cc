@@ -531,6 +531,12 @@ void finish(Jobs& running, Strays& strays, Job& job) {
     job.tree->wait_ended(kKillWaitMs);
   }
   job.r.leftovers_killed.assign(killed.begin(), killed.end());
+  // Said apart: what SIGKILL has not ended yet (a process in uninterruptible sleep), or what kept
+  // ahead of every look.
+  for (ProcessId p : job.tree->leftovers())
+    if (p != job.r.pid) job.r.leftovers_surviving.push_back(p);
+  const auto& strangers = job.tree->group_strangers();
+  job.r.group_strangers.assign(strangers.begin(), strangers.end());
   Reaper::instance().release(job.r.pid);
   job.tree->root_reaped();
   job.out.reset();

@@ -12,6 +12,9 @@
 //             to take C's pid and group. A finish() that signalled C's group after C was reaped
 //             killed such a decoy; now C is held unreaped until its tree is ended, so its pid
 //             cannot be taken at all meanwhile: the decoy gets another one, and lives.
+//   stale     the guardian dies mid-run and is reaped, its exit status kept; a new child gets its
+//             pid. A status kept from the dead guardian passed for the new child's: it was taken
+//             for ended, and killed. Now each child is watched afresh.
 //   orphan    C's grandchild G is re-parented to the supervisor (a subreaper), adopted by C's tree,
 //             exits and is reaped; a decoy with a child of its own takes G's pid; at C's deadline
 //             the tree is ended. A tree walked from G's bare pid took in the decoy and its child
@@ -229,15 +232,41 @@ int decoy_scenario(const char* program, const std::string& mode) {
   return 0;
 }
 
+// The guardian dies; a child then gets its pid, and must be judged on its own exit.
+int stale_scenario(const char* fault_child) {
+  fc::harness::start_guardian();
+  pid_t guardian = 0;  // our child in a session of its own, once it has called setsid
+  for (int i = 0; i < 1000 && guardian == 0; ++i) {
+    for (fc::launch::ProcessId c : fc::launch::child_processes(::getpid()))
+      if (auto f = fc::launch::process_facts(c); f && f->sid == c) guardian = c;
+    if (guardian == 0) std::this_thread::sleep_for(1ms);
+  }
+  if (guardian == 0) return fail("no guardian found");
+  ::kill(guardian, SIGKILL);
+  while (alive(guardian)) std::this_thread::sleep_for(1ms);
+  fc::harness::supervise(spec(fault_child, {"exit", "0"}, 30));  // its reaping records the guardian's end
+  if (!set_last_pid(guardian - 1)) return 77;
+  const auto t0 = std::chrono::steady_clock::now();
+  ChildResult r = fc::harness::supervise(spec(fault_child, {"sleep", "1"}, 30));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.pid != guardian) return fail("the child got pid " + std::to_string(r.pid) + ", not the guardian's " + std::to_string(guardian));
+  if (!r.exit.ended || r.exit.code != 0 || r.exit.signal != 0 || took < 0.9)
+    return fail("the child was judged on another's end: " + r.exit.describe());
+  std::printf("stale: the child with the dead guardian's pid %d lived its %.1f s and ended by itself\n",
+              r.pid, took);
+  return 0;
+}
+
 }  // namespace
 
-// pid_reuse_probe guardian|linger FAULT_CHILD, or pid_reuse_probe orphan ORPHAN_MAKER.
+// pid_reuse_probe guardian|linger|stale FAULT_CHILD, or pid_reuse_probe orphan ORPHAN_MAKER.
 int main(int argc, char** argv) {
-  if (argc < 3) return fail("usage: pid_reuse_probe guardian|linger|orphan PROGRAM");
+  if (argc < 3) return fail("usage: pid_reuse_probe guardian|linger|stale|orphan PROGRAM");
   if (::getpid() != 1) return fail("must run as PID 1 of a new PID namespace");
   if (!set_last_pid(100)) return 77;
   const std::string mode = argv[1];
   if (mode == "guardian") return guardian_scenario(argv[2]);
+  if (mode == "stale") return stale_scenario(argv[2]);
   if (mode == "linger" || mode == "orphan") return decoy_scenario(argv[2], mode);
   return fail("unknown mode " + mode);
 }

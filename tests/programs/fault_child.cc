@@ -7,6 +7,7 @@
 //   segv | abort    die by SIGSEGV / SIGABRT
 //   segfault TEXT   TEXT on stderr, then a real invalid write (SIGSEGV from the MMU, not raise)
 //   sleep S         sleep S seconds, then exit 0
+//   busy S          compute for S seconds, then exit 0
 //   slow-fine S     for S seconds (default 3), a worker thread alternates busy work and
 //                   condition-variable (futex) waits while main waits on it; then exit 0
 //   hang            block forever
@@ -142,6 +143,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "hang") block_forever();
+  if (mode == "busy") {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::atof(arg));
+    volatile unsigned long x = 0;
+    while (std::chrono::steady_clock::now() < until) x = x + 1;
+    return 0;
+  }
   if (mode == "deadlock") {
     std::thread t1(lock_a_then_b), t2(lock_b_then_a);
     t1.join();
