@@ -88,7 +88,8 @@ json pair_fork_events(const std::vector<json>& events, uint64_t start_ns) {
   for (const json* f : forks) {
     const uint64_t t = time_of(*f);
     const int64_t pid = f->value("pid", int64_t{0}), child = f->value("child", int64_t{0});
-    json r = {{"pid", pid},
+    json r = {{"index", out.size() + 1},
+              {"pid", pid},
               {"command", f->value("cmd", "")},
               {"child", child},
               {"seq", f->value("seq", uint64_t{0})},

@@ -27,12 +27,12 @@ struct WatchEvents {
 WatchEvents read_watch_events(const std::filesystem::path& dir);
 
 // One record per fork, in the order they happened:
-//   pid, command, child, seq, at_s (seconds after `start_ns`, CLOCK_MONOTONIC, when given),
-//   thread {tid, name, main} (the forking thread), threads (how many were alive),
-//   thread_list [{tid, name, by}] (by: the library that started it, when known),
-//   runtimes, cuda {loaded, initialised, devices}, backtrace,
-//   exec (the child called exec), exec_path, exec_errno (when the exec returned),
-//   child_end {how: exited|killed|unknown, code | signal + signal_name + core, seen_by}.
+//   index (1, 2, ...: "fork 1" in every format), pid, command, child, seq, at_s (seconds after
+//   `start_ns`, CLOCK_MONOTONIC, when given), thread {tid, name, main} (the forking thread),
+//   threads (how many were alive), thread_list [{tid, name, by}] (by: the library that started it,
+//   when known), runtimes, cuda {loaded, initialised, devices}, backtrace, exec (the child called
+//   exec), exec_path, exec_errno (when the exec returned), child_end {how: exited|killed|unknown,
+//   code | signal + signal_name + core, seen_by}.
 // Hazards are added by fork_hazards.h.
 nlohmann::json pair_fork_events(const std::vector<nlohmann::json>& events, uint64_t start_ns = 0);
 

@@ -1,5 +1,6 @@
 #include "harness/watch/fork_hazards.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -147,21 +148,86 @@ std::vector<std::string> fork_advice(const json& hazards) {
   return out;
 }
 
+const std::vector<std::string>& hazard_kinds() {
+  static const std::vector<std::string> kinds = {"thread-pool", "threads", "cuda"};
+  return kinds;
+}
+
+bool is_hazard_kind(const std::string& kind) {
+  const auto& k = hazard_kinds();
+  return std::find(k.begin(), k.end(), kind) != k.end();
+}
+
+void judge_forks(json& forks, const std::vector<std::string>& allowed) {
+  const std::set<std::string> allow(allowed.begin(), allowed.end());
+  for (auto& f : forks) {
+    if (!f.contains("hazards") || f["hazards"].empty()) continue;
+    bool all_allowed = true;
+    for (auto& h : f["hazards"]) {
+      const bool ok = allow.count(h.value("kind", "")) > 0;
+      if (ok) h["allowed"] = true;
+      all_allowed = all_allowed && ok;
+    }
+    f["allowed"] = all_allowed;
+    f["advice"] = fork_advice(f["hazards"]);
+  }
+}
+
 json fork_totals(const json& forks) {
-  size_t hazardous = 0, exec = 0;
+  size_t hazardous = 0, allowed = 0, exec = 0;
   std::set<std::string> runtimes;
   for (const auto& f : forks) {
     if (f.value("exec", false)) ++exec;
     const auto& h = f.value("hazards", json::array());
     if (!h.empty()) ++hazardous;
+    if (!h.empty() && f.value("allowed", false)) ++allowed;
     for (const auto& x : h)
       if (x.contains("runtime")) runtimes.insert(x["runtime"].get<std::string>());
   }
   return {{"forks", forks.size()},
           {"hazardous", hazardous},
+          {"failing", hazardous - allowed},
+          {"allowed", allowed},
           {"safe", forks.size() - hazardous},
           {"exec", exec},
           {"runtimes", runtimes}};
+}
+
+json hazard_findings(const json& forks) {
+  constexpr size_t kIndicesPerFinding = 20;
+  std::map<std::string, size_t> at;  // "kind runtime" -> its place in `all`
+  json all = json::array();
+  for (const auto& f : forks) {
+    for (const auto& h : f.value("hazards", json::array())) {
+      const std::string kind = h.value("kind", "");
+      const std::string runtime = h.value("runtime", "");
+      const std::string key = kind + " " + runtime;
+      auto it = at.find(key);
+      if (it == at.end()) {
+        json finding = {
+            {"kind", kind},
+            {"title", kind + (runtime.empty() || kind == "cuda" ? "" : " (" + runtime + ")")},
+            {"allowed", h.value("allowed", false)},
+            {"forks", 0},
+            {"fork_indices", json::array()},
+            {"what", h.value("what", "")},
+            {"why", h.value("why", "")},
+            {"fix", fork_advice(json::array({h}))}};
+        if (!runtime.empty()) finding["runtime"] = runtime;
+        it = at.emplace(key, all.size()).first;
+        all.push_back(std::move(finding));
+      }
+      json& finding = all[it->second];
+      finding["forks"] = finding["forks"].get<size_t>() + 1;
+      if (finding["fork_indices"].size() < kIndicesPerFinding && f.contains("index"))
+        finding["fork_indices"].push_back(f["index"]);
+    }
+  }
+  json out = json::array();  // those that fail first, each group in the order found
+  for (bool allowed : {false, true})
+    for (const auto& finding : all)
+      if (finding["allowed"].get<bool>() == allowed) out.push_back(finding);
+  return out;
 }
 
 }  // namespace fc::harness

@@ -10,6 +10,10 @@
 //                other one held stays locked in the child for good)
 //   cuda         CUDA had been initialised (the child's first CUDA call fails)
 // A single-threaded fork without exec is not hazardous.
+//
+// `forkcheck watch` fails on a hazardous fork unless the user accepted its kind knowingly
+// (`--allow KIND`): judge_forks marks what was allowed, and findings groups the hazards by kind
+// (and runtime) with the full advice for each.
 #pragma once
 
 #include <string>
@@ -29,7 +33,26 @@ void add_hazards(nlohmann::json& forks);
 // What to do instead, for a hazardous fork: the general fix first, then each hazard's own.
 std::vector<std::string> fork_advice(const nlohmann::json& hazards);
 
-// Totals over the fork records: {forks, hazardous, exec, safe, runtimes: [runtimes named]}.
+// The hazard kinds, in the order above: what `--allow` takes. Ids are stable (report.json).
+const std::vector<std::string>& hazard_kinds();
+
+// Whether `kind` is one of hazard_kinds().
+bool is_hazard_kind(const std::string& kind);
+
+// After add_hazards: the forks judged, `allowed` being the kinds accepted knowingly. Each hazard
+// of an allowed kind gets "allowed": true; a hazardous fork gets "advice" (fork_advice: the full
+// fix) and "allowed": true when every one of its hazards was allowed, false when one was not
+// (such a fork fails the watch).
+void judge_forks(nlohmann::json& forks, const std::vector<std::string>& allowed);
+
+// Totals over the fork records: {forks, hazardous, failing (hazardous and not allowed), allowed
+// (hazardous, every hazard allowed), exec, safe, runtimes: [runtimes named]}.
 nlohmann::json fork_totals(const nlohmann::json& forks);
+
+// The hazards found, one finding per kind (and runtime, for thread-pool), those that fail first:
+// {kind, runtime (thread-pool, cuda), title ("thread-pool (libgomp)"), allowed, forks (how many),
+// fork_indices (the first 20 forks' "index"), what (of the first such fork), why, fix (the
+// general fix, then the hazard's own)}. An empty array when no fork was hazardous.
+nlohmann::json hazard_findings(const nlohmann::json& forks);
 
 }  // namespace fc::harness

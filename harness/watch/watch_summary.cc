@@ -1,6 +1,7 @@
 #include "harness/watch/watch_summary.h"
 
 #include <cstdio>
+#include <set>
 
 #include "harness/watch/fork_hazards.h"
 #include "reports/text.h"
@@ -48,10 +49,12 @@ std::string safe_reason(const json& f) {
 }
 
 void hazardous(std::string& out, const json& f, size_t index) {
-  out += "HAZARD  " + heading(f, index) + "\n";
+  out += (f.value("allowed", false) ? "ALLOWED " : "HAZARD  ") + heading(f, index) + "\n";
   const char* label = "  why:     ";
   for (const auto& h : f["hazards"]) {
-    out += label + h.value("what", "") + "\n";
+    out += label + h.value("what", "") +
+           (h.value("allowed", false) ? " [allowed: --allow " + h.value("kind", "") + "]" : "") +
+           "\n";
     out += "             " + h.value("why", "") + "\n";
     label = "           ";
   }
@@ -83,7 +86,49 @@ std::string watch_headline(const json& totals) {
   for (const auto& r : totals.value("runtimes", json::array()))
     names += (names.empty() ? "" : ", ") + r.get<std::string>();
   if (!names.empty()) s += " (" + names + ")";
+  if (totals.value("allowed", 0) > 0)
+    s += ", " + std::to_string(totals.value("allowed", 0)) + " of them allowed";
   return s;
+}
+
+std::string watch_judgement(const json& totals, const json& findings, int exit_status,
+                            bool program_failed) {
+  const size_t failing = totals.value("failing", size_t{0});
+  const size_t allowed = totals.value("allowed", size_t{0});
+  std::string failing_kinds, allowed_kinds, allow_flags;
+  std::set<std::string> seen_allowed, seen_failing;
+  for (const auto& f : findings) {
+    const std::string kind = f.value("kind", "");
+    if (f.value("allowed", false)) {
+      if (seen_allowed.insert(kind).second)
+        allowed_kinds += (allowed_kinds.empty() ? "" : ", ") + kind;
+    } else {
+      failing_kinds += (failing_kinds.empty() ? "" : ", ") + f.value("title", kind);
+      if (seen_failing.insert(kind).second)
+        allow_flags += (allow_flags.empty() ? "" : " ") + ("--allow " + kind);
+    }
+  }
+  const std::string status = " (exit status " + std::to_string(exit_status) + ")";
+  std::string out = "\nforkcheck watch: ";
+  if (program_failed) {
+    out += "the program itself failed: its own status is forkcheck's" + status;
+    if (failing > 0)
+      out += "; it also made " + std::to_string(failing) + " hazardous fork" +
+             (failing == 1 ? "" : "s") + " (" + failing_kinds + ")";
+    return reports::terminal_safe(out + "\n");
+  }
+  if (failing > 0) {
+    out += "FAILED: " + std::to_string(failing) + " hazardous fork" + (failing == 1 ? "" : "s") +
+           " (" + failing_kinds + ")" + status + "\n";
+    out += "  the fix for each is above and in the reports; to accept a kind knowingly: " +
+           allow_flags;
+    return reports::terminal_safe(out + "\n");
+  }
+  if (allowed > 0)
+    return reports::terminal_safe(out + "ok: " + std::to_string(allowed) + " hazardous fork" +
+                                  (allowed == 1 ? "" : "s") + ", every one of a kind allowed (" +
+                                  allowed_kinds + ")" + status + "\n");
+  return out + "ok: no hazardous fork" + status + "\n";
 }
 
 std::string watch_summary(const json& forks, const json& totals) {

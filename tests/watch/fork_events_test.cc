@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -133,6 +135,83 @@ TEST(WatchHazards, TotalsNameTheRuntimes) {
   EXPECT_EQ(t["forks"], 2);
   EXPECT_EQ(t["hazardous"], 1);
   EXPECT_EQ(t["runtimes"], json::array({"libgomp"}));
+}
+
+// --allow: the kinds are the ids fork_hazards writes; an allowed hazard is marked, a fork whose
+// every hazard is allowed does not fail, one with a hazard of another kind still does.
+TEST(WatchJudge, AllowedKindsAreMarkedAndDoNotFail) {
+  EXPECT_EQ(hazard_kinds(), (std::vector<std::string>{"thread-pool", "threads", "cuda"}));
+  EXPECT_TRUE(is_hazard_kind("threads"));
+  EXPECT_FALSE(is_hazard_kind("libgomp"));
+  const json main_thread = {{"tid", 100}, {"name", "main"}};
+  const json other = {{"tid", 101}, {"name", "loader"}};
+  json forks = json::array(
+      {paired(json::array({main_thread, other})),  // threads
+       paired(json::array({main_thread, other}),
+              {{"loaded", true}, {"initialised", true}, {"devices", 1}}),  // threads + cuda
+       paired(json::array({main_thread}))});                               // safe
+  for (size_t i = 0; i < forks.size(); ++i) forks[i]["index"] = i + 1;
+  add_hazards(forks);
+  judge_forks(forks, {"threads"});
+  EXPECT_TRUE(forks[0]["allowed"].get<bool>());
+  EXPECT_TRUE(forks[0]["hazards"][0]["allowed"].get<bool>());
+  EXPECT_FALSE(forks[1]["allowed"].get<bool>()) << forks[1].dump(2);
+  EXPECT_FALSE(forks[1]["hazards"][1].value("allowed", false)) << "cuda was not allowed";
+  EXPECT_FALSE(forks[2].contains("allowed"));
+  // The full advice: the general fix first, then each hazard's own.
+  ASSERT_EQ(forks[1]["advice"].size(), 3u) << forks[1].dump(2);
+  EXPECT_NE(forks[1]["advice"][0].get<std::string>().find("spawn or forkserver"),
+            std::string::npos);
+  EXPECT_NE(forks[1]["advice"][2].get<std::string>().find("initialise CUDA only in the workers"),
+            std::string::npos);
+
+  const json t = fork_totals(forks);
+  EXPECT_EQ(t["hazardous"], 2);
+  EXPECT_EQ(t["allowed"], 1);
+  EXPECT_EQ(t["failing"], 1);
+  EXPECT_EQ(t["safe"], 1);
+
+  // One finding per kind, those that fail first, each with its fix.
+  const json f = hazard_findings(forks);
+  ASSERT_EQ(f.size(), 2u) << f.dump(2);
+  EXPECT_EQ(f[0]["kind"], "cuda");
+  EXPECT_FALSE(f[0]["allowed"].get<bool>());
+  EXPECT_EQ(f[0]["fork_indices"], json::array({2}));
+  EXPECT_EQ(f[1]["kind"], "threads");
+  EXPECT_TRUE(f[1]["allowed"].get<bool>());
+  EXPECT_EQ(f[1]["forks"], 2);
+  EXPECT_EQ(f[1]["fork_indices"], json::array({1, 2}));
+  ASSERT_EQ(f[1]["fix"].size(), 2u);
+  EXPECT_NE(f[1]["fix"][1].get<std::string>().find("join the threads"), std::string::npos);
+
+  // Nothing allowed: both forks fail.
+  judge_forks(forks, {});
+  EXPECT_EQ(fork_totals(forks)["failing"], 2);
+}
+
+TEST(WatchJudge, ThreadPoolFindingsAreOnePerRuntime) {
+  const json main_thread = {{"tid", 100}, {"name", "main"}};
+  json forks = json::array(
+      {paired(json::array({main_thread, {{"tid", 101}, {"name", "w"}, {"by", "libgomp.so.1"}}})),
+       paired(json::array({main_thread, {{"tid", 101}, {"name", "w"}, {"by", "libtbb.so.12"}}}))});
+  add_hazards(forks);
+  judge_forks(forks, {});
+  const json f = hazard_findings(forks);
+  ASSERT_EQ(f.size(), 2u) << f.dump(2);
+  EXPECT_EQ(f[0]["title"], "thread-pool (libgomp)");
+  EXPECT_EQ(f[1]["title"], "thread-pool (TBB)");
+  EXPECT_NE(f[0]["fix"].back().get<std::string>().find("omp_pause_resource_all"),
+            std::string::npos);
+  EXPECT_NE(f[1]["fix"].back().get<std::string>().find("tbb::finalize"), std::string::npos);
+}
+
+TEST(WatchEvents, ForksAreNumberedInOrder) {
+  json forks =
+      pair_fork_events({fork_event(10, 12, 200, "aa", 2), fork_event(10, 11, 100, "aa", 1)});
+  ASSERT_EQ(forks.size(), 2u);
+  EXPECT_EQ(forks[0]["index"], 1);
+  EXPECT_EQ(forks[0]["child"], 11);
+  EXPECT_EQ(forks[1]["index"], 2);
 }
 
 TEST(WatchEvents, ATornLineIsSkipped) {
