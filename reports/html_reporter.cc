@@ -1,7 +1,7 @@
 // report.html: one self-contained page to attach to a ticket. Inline CSS and SVG only: no script,
 // no font, no image, nothing fetched, so it opens the same offline, in a mail client or printed.
-// Order: the matrix of cases by start method, the tiny NN trained by 5 workers (the headline),
-// one section per case, the environment.
+// Order: `forkcheck watch`'s finding (when the run is a watch), the matrix of cases by start
+// method, the tiny NN trained by 5 workers (the headline), one section per case, the environment.
 #include <cstdio>
 #include <string>
 
@@ -9,6 +9,7 @@
 #include "reports/reporter.h"
 #include "reports/svg_line_chart.h"
 #include "reports/text.h"
+#include "reports/watch_view.h"
 
 namespace fc::reports {
 namespace {
@@ -56,6 +57,20 @@ a { color: #0550ae; }
 .pill { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 1px 10px; background: var(--panel); }
 .pill.bad, .banner { border-color: var(--bad); color: var(--bad); font-weight: 600; }
 .banner { border: 2px solid; border-radius: 6px; padding: 8px 12px; margin: 12px 0; background: #fff5f5; }
+.finding { border: 2px solid var(--bad); border-radius: 8px; padding: 4px 16px 10px; margin: 16px 0; background: #fff5f5; }
+.finding h2 { color: var(--bad); border: 0; margin: 8px 0 4px; }
+.finding.allowed { border-color: #d4a72c; background: #fff8c5; }
+.finding.allowed h2 { color: #7c4a03; }
+.finding.clean { border-color: var(--ok); background: var(--ok-bg); }
+.finding.clean h2 { color: var(--ok); }
+.hazard-kind { border-left: 4px solid var(--bad); padding: 2px 0 2px 12px; margin: 10px 0; }
+.hazard-kind.allowed { border-left-color: #d4a72c; }
+.hazard-kind h3 { margin: 4px 0; }
+.hazard-kind .tag { font-size: 13px; font-weight: normal; color: #7c4a03; }
+ol.fix { margin: 2px 0 6px; padding-left: 22px; }
+ul.forks { margin: 4px 0; padding-left: 18px; }
+.cell.hazards { border: 2px solid var(--bad); }
+.cell .hz { display: block; color: var(--bad); font-weight: 600; font-size: 12px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
 thead th { background: var(--panel); }
@@ -139,11 +154,91 @@ std::string verdict_badge(const json& c) {
   return "<span class=\"verdict v-" + h(v) + "\">" + h(v) + "</span>";
 }
 
+// `forkcheck watch`: a variant whose forks fail the watch says so in its cell, whatever its
+// outcome.
+std::string hazards_tag(const json& v) {
+  const size_t n = watch_failing(v);
+  if (n == 0) return "";
+  return "<span class=\"hz\">" + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s") +
+         "</span>";
+}
+
 std::string cell(const json& v) {
   const std::string o = str(v, "outcome", "skip");
-  return "<div class=\"cell o-" + h(o) + (matched(v) ? "" : " mismatch") + "\" title=\"" +
-         h(str(v, "expected_why")) + "\"><span class=\"vname\">" + h(str(v, "name", "?")) + " \u00b7 " +
-         h(str(v, "role")) + "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></div>";
+  return "<div class=\"cell o-" + h(o) + (matched(v) ? "" : " mismatch") +
+         (watch_failing(v) ? " hazards" : "") + "\" title=\"" + h(str(v, "expected_why")) +
+         "\"><span class=\"vname\">" + h(str(v, "name", "?")) + " \u00b7 " + h(str(v, "role")) +
+         "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span>" + hazards_tag(v) +
+         "</div>";
+}
+
+// Hazardous forks listed in the finding (report.json has them all), and up to how many forks each
+// one's advice is shown open.
+constexpr size_t kForksShown = 50;
+constexpr size_t kForksOpen = 5;
+
+// One hazard kind found by `forkcheck watch`: what, why, and the fix in full.
+std::string hazard_kind_block(const json& finding) {
+  const bool allowed = finding.value("allowed", false);
+  std::string o =
+      "<div class=\"hazard-kind" + std::string(allowed ? " allowed" : "") + "\" id=\"" +
+      anchor("hazard-", str(finding, "title", str(finding, "kind"))) + "\"><h3>" +
+      h(str(finding, "title", str(finding, "kind", "?"))) + ": " + h(finding_forks(finding)) +
+      (allowed ? " <span class=\"tag\">allowed (--allow " + h(str(finding, "kind")) + ")</span>"
+               : "") +
+      "</h3><p class=\"what\">" + h(str(finding, "what")) + "</p><p class=\"why\"><b>why:</b> " +
+      h(str(finding, "why")) + "</p><p><b>fix:</b></p><ol class=\"fix\">";
+  for (const auto& line : list(finding, "fix")) o += "<li>" + h(line) + "</li>";
+  return o + "</ol></div>";
+}
+
+// `forkcheck watch`'s finding, at the top of the page: red when a fork fails the watch, with each
+// hazard kind's advice and fix and every hazardous fork; amber when every hazard was allowed.
+std::string watch_finding(const json& report) {
+  std::string o;
+  for (const auto& run : watch_runs(report)) {
+    const json& v = *run.variant;
+    const auto forks = hazardous_forks(v);
+    const size_t failing = watch_failing(v);
+    const json& findings = watch_findings(v);
+    const std::string command = str(v, "description");
+    if (failing == 0 && findings.empty()) {
+      o += "<section class=\"finding clean\" id=\"finding\">"
+           "<h2>forkcheck watch: no hazardous fork</h2><p><code>" +
+           h(command) + "</code>: " + h(str(v, "message")) + "</p></section>\n";
+      continue;
+    }
+    const bool program_ok = str(v, "outcome") == "ok";
+    o += "<section class=\"finding" + std::string(failing ? "" : " allowed") +
+         "\" id=\"finding\"><h2>";
+    if (failing)
+      o += "forkcheck watch failed: " + h(watch_failure(v)) + "</h2><p><code>" + h(command) +
+           "</code> " +
+           (program_ok
+                ? "ended ok, but forked while it was not safe to: forkcheck exits 1."
+                : "itself failed (" + h(str(v, "outcome")) + ": " + h(str(v, "message")) +
+                      "), and forked while it was not safe to; forkcheck exits with its status.") +
+           " The fix for each hazard is below; to accept a kind knowingly, run it again with "
+           "<code>--allow KIND</code>.</p>";
+    else
+      o += "forkcheck watch: every hazardous fork was of a kind allowed</h2><p><code>" +
+           h(command) + "</code>: the forks are listed, and the fix for each hazard is below.</p>";
+    for (const auto& f : findings) o += hazard_kind_block(f);
+    o += "<h3>Hazardous forks</h3><ul class=\"forks\">";
+    size_t shown = 0;
+    for (const json* f : forks) {
+      if (shown++ == kForksShown) break;
+      o += "<li><details" + std::string(forks.size() <= kForksOpen ? " open" : "") + "><summary>" +
+           h(fork_failure_message(*f)) + "</summary><pre class=\"fork-advice\">" +
+           h(fork_advice_text(*f)) + "</pre></details></li>";
+    }
+    if (forks.size() > kForksShown)
+      o += "<li>and " + std::to_string(forks.size() - kForksShown) + " more in report.json</li>";
+    if (const size_t more = unlisted_failing(v); more > 0)
+      o += "<li>and " + std::to_string(more) + " more that fail, not listed in report.json</li>";
+    o += "</ul></section>\n";
+  }
+  return o;
 }
 
 std::string header(const json& report) {
@@ -163,12 +258,17 @@ std::string header(const json& report) {
   o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) + " variants</span>";
   const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
   for (const auto& [verdict, n] : by_verdict.items())
-    o += "<span class=\"pill" + std::string(verdict == "regression" ? " bad" : "") + "\">" + h(verdict) + " " + h(n) + "</span>";
+    o += "<span class=\"pill" +
+         std::string(verdict == "regression" || verdict == "failed" ? " bad" : "") + "\">" +
+         h(verdict) + " " + h(n) + "</span>";
   o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" + h(str(s, "mismatches")) +
        " outcomes differ from expectation</span>";
   if (s.value("harness_failures", 0)) o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
   o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
-       (s.value("ok", true) ? "every fix behaved" : "a fix misbehaved or the harness failed") + "</span></div>";
+       (s.value("ok", true)         ? "every fix behaved"
+        : any_watch_failing(report) ? "hazardous forks found"
+                                    : "a fix misbehaved or the harness failed") +
+       "</span></div>";
   if (run.contains("complete") && !run.value("complete", true))
     o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as not run.</p>";
   else if (run.value("interrupted", false))
@@ -380,7 +480,7 @@ class HtmlReporter final : public Reporter {
     std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                     "<title>forkcheck report: " + h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
-    o += header(report) + matrix(report) + featured(report);
+    o += header(report) + watch_finding(report) + matrix(report) + featured(report);
     for (const auto& c : list(report, "cases")) o += case_section(c);
     o += environment(report);
     o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +

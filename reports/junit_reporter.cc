@@ -7,6 +7,7 @@
 // line, and the tree's stacks; those facts and stacks are also in <system-out>, after the output,
 // where the testcase passed (a hazard that hung as documented). Written with pugixml, which escapes; text is
 // first stripped of what XML 1.0 cannot hold at all (most control characters, invalid UTF-8).
+// `forkcheck watch` adds a testcase per hazardous fork: a <failure> each, unless allowed.
 #include <sstream>
 
 #include <pugixml.hpp>
@@ -14,6 +15,7 @@
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
+#include "reports/watch_view.h"
 
 namespace fc::reports {
 namespace {
@@ -129,6 +131,47 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   if (!field(v, "stderr").empty()) text_child(tc, "system-err", field(v, "stderr"));
 }
 
+// `forkcheck watch`: a testcase per hazardous fork listed, beside the program's own. One that
+// fails the watch is a <failure> naming the hazard and the fork, its body the full advice with
+// the fix; one of a kind allowed (--allow) passes, the same text in <system-out>. Forks that fail
+// but are not listed (report.json keeps the first 500) are one more <failure>.
+void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
+  for (const json* f : hazardous_forks(v)) {
+    auto tc = suite.append_child("testcase");
+    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
+    attr(tc, "name",
+         "fork " + field(*f, "index", "?") + ": pid " + field(*f, "pid", "?") + " -> child " +
+             field(*f, "child", "?"));
+    attr(tc, "time", fixed3(0));
+    ++n.tests;
+    const std::string message = fork_failure_message(*f);
+    const std::string body = message + "\n" + fork_advice_text(*f);
+    if (f->value("allowed", false)) {
+      text_child(tc, "system-out", body);
+      continue;
+    }
+    auto failure = tc.append_child("failure");
+    ++n.failures;
+    attr(failure, "message", message);
+    attr(failure, "type", "hazardous-fork");
+    failure.text().set(xml_safe(body).c_str());
+  }
+  if (const size_t more = unlisted_failing(v); more > 0) {
+    auto tc = suite.append_child("testcase");
+    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
+    attr(tc, "name", "hazardous forks not listed");
+    attr(tc, "time", fixed3(0));
+    auto failure = tc.append_child("failure");
+    ++n.tests, ++n.failures;
+    const std::string message =
+        std::to_string(more) +
+        " more hazardous forks, not listed in report.json (it lists the first 500)";
+    attr(failure, "message", message);
+    attr(failure, "type", "hazardous-fork");
+    failure.text().set(xml_safe(message).c_str());
+  }
+}
+
 void set_counts(pugi::xml_node n, const Counts& c) {
   attr(n, "tests", std::to_string(c.tests));
   attr(n, "failures", std::to_string(c.failures));
@@ -160,7 +203,10 @@ class JunitReporter final : public Reporter {
         attr(p, "value", field(c, key));
       }
       Counts n;
-      for (const auto& v : list(c, "variants")) testcase(suite, c, v, n);
+      for (const auto& v : list(c, "variants")) {
+        testcase(suite, c, v, n);
+        fork_testcases(suite, c, v, n);
+      }
       set_counts(suite, n);
       total.tests += n.tests, total.failures += n.failures, total.errors += n.errors;
       total.skipped += n.skipped, total.time += n.time;

@@ -1,7 +1,8 @@
-// summary.md: for a bug ticket or $GITHUB_STEP_SUMMARY (which refuses more than 1 MiB). The
-// matrix, the verdicts, the tiny NN's workers, the environment; each case's variants folded in
-// <details>. Always under the size cap: outputs and details are cut shorter and shorter until it
-// fits, and as a last resort whole parts are left out, with a line saying so.
+// summary.md: for a bug ticket or $GITHUB_STEP_SUMMARY (which refuses more than 1 MiB). `forkcheck
+// watch`'s finding first, then the matrix, the verdicts, the tiny NN's workers, the environment;
+// each case's variants folded in <details>. Always under the size cap: outputs and details are
+// cut shorter and shorter until it fits, and as a last resort whole parts are left out, with a
+// line saying so.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
+#include "reports/watch_view.h"
 
 namespace fc::reports {
 namespace {
@@ -62,7 +64,10 @@ std::string header(const json& report) {
   const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
   for (const auto& [verdict, n] : by_verdict.items()) o += " \u00b7 " + md_inline(verdict) + " " + display(n);
   o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
-       (s.value("ok", true) ? "every fix behaved" : "**a fix misbehaved or the harness failed**") + "\n\n";
+       (s.value("ok", true)         ? "every fix behaved"
+        : any_watch_failing(report) ? "**hazardous forks found**"
+                                    : "**a fix misbehaved or the harness failed**") +
+       "\n\n";
   if (run.contains("complete") && !run.value("complete", true))
     o += "> **This run did not finish**: variants that had not ended are shown as not run.\n\n";
   if (const auto errors = catalog_errors(report); !errors.empty()) {
@@ -73,8 +78,78 @@ std::string header(const json& report) {
   return o;
 }
 
+constexpr size_t kForksWithAdvice = 10;  // hazardous forks shown with their advice in full
+constexpr size_t kForksListed = 50;      // and listed a line each
+
+// One hazard kind found by `forkcheck watch`: what, why, and the fix in full.
+std::string hazard_kind_text(const json& finding) {
+  const bool allowed = finding.value("allowed", false);
+  std::string o = "### " + md_inline(field(finding, "title", field(finding, "kind", "?"))) + ": " +
+                  md_inline(finding_forks(finding)) +
+                  (allowed ? " (allowed: --allow " + md_inline(field(finding, "kind")) + ")" : "") +
+                  "\n\n" + md_inline(field(finding, "what")) + "\n\n**why:** " +
+                  md_inline(field(finding, "why")) + "\n\n**fix:**\n\n";
+  size_t i = 0;
+  for (const auto& line : list(finding, "fix"))
+    o += std::to_string(++i) + ". " + md_inline(display(line)) + "\n";
+  return o + "\n";
+}
+
+// `forkcheck watch`'s finding, first after the header: a CAUTION alert (red on GitHub) when a fork
+// fails the watch, with each hazard kind's advice and fix and the hazardous forks; a NOTE when
+// every hazard was of a kind allowed.
+std::string watch_finding(const json& report) {
+  std::string o;
+  for (const auto& run : watch_runs(report)) {
+    const json& v = *run.variant;
+    const size_t failing = watch_failing(v);
+    const json& findings = watch_findings(v);
+    const std::string command = md_inline(field(v, "description"));
+    if (failing == 0 && findings.empty()) {
+      o += "**forkcheck watch: no hazardous fork.** " + command + ": " +
+           md_inline(field(v, "message")) + "\n\n";
+      continue;
+    }
+    if (failing) {
+      const bool program_ok = field(v, "outcome") == "ok";
+      o += "## \u26d4 forkcheck watch failed: " + md_inline(watch_failure(v)) +
+           "\n\n> [!CAUTION]\n> " + command +
+           (program_ok
+                ? " ended ok, but forked while it was not safe to: forkcheck exits 1."
+                : " itself failed (" + md_inline(field(v, "outcome")) + ": " +
+                      md_inline(field(v, "message")) +
+                      "), and forked while it was not safe to; forkcheck exits with its status.") +
+           " The fix for each hazard is below; to accept a kind knowingly, run it again with "
+           "--allow KIND.\n\n";
+    } else {
+      o += "## forkcheck watch: every hazardous fork was of a kind allowed\n\n> [!NOTE]\n> " +
+           command + ": the forks are listed, and the fix for each hazard is below.\n\n";
+    }
+    for (const auto& f : findings) o += hazard_kind_text(f);
+    o += "### Hazardous forks\n\n";
+    const auto forks = hazardous_forks(v);
+    size_t shown = 0;
+    for (const json* f : forks) {
+      if (shown == kForksListed) break;
+      o += "- " + md_inline(fork_failure_message(*f)) + "\n";
+      if (shown++ < kForksWithAdvice)
+        o += "\n<details><summary>fork " + html_escape(field(*f, "index", "?")) +
+             ": what, why, the fix</summary>\n\n" + md_code_block(fork_advice_text(*f)) +
+             "\n</details>\n\n";
+    }
+    if (forks.size() > kForksListed)
+      o += "- and " + std::to_string(forks.size() - kForksListed) + " more in report.json\n";
+    if (const size_t more = unlisted_failing(v); more > 0)
+      o += "- and " + std::to_string(more) + " more that fail, not listed in report.json\n";
+    o += "\n";
+  }
+  return o;
+}
+
 std::string cell_text(const json& v) {
   std::string t = "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
+  if (const size_t n = watch_failing(v); n > 0)
+    t += " \u26d4 " + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s");
   return matched(v) ? t : t + " \u26a0\ufe0f";
 }
 
@@ -224,6 +299,7 @@ std::string render_at(const json& report, const Limits& lim, size_t cap, size_t&
   const size_t note_room = 256;
   Budget b(cap, env.size() + footer.size() + note_room);
   b.add(header(report));
+  b.add(watch_finding(report));
   for (const auto& p : matrix(report)) b.add(p);
   for (const auto& p : verdicts(report, lim)) b.add(p);
   b.add(featured(report, lim));

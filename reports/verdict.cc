@@ -1,6 +1,7 @@
 #include "reports/verdict.h"
 
 #include "reports/report_view.h"
+#include "reports/watch_view.h"
 
 namespace fc::reports {
 namespace {
@@ -23,11 +24,18 @@ Verdict case_verdict(const nlohmann::json& variants) {
   auto add = [](std::string& list, const std::string& item) {
     list += (list.empty() ? "" : "; ") + item;
   };
-  // `forkcheck exec`: the user's own program is the subject, and its verdict is how it ended.
+  // `forkcheck exec` and `watch`: the user's own program is the subject, and its verdict is how
+  // it ended; under `watch`, a hazardous fork not allowed fails a program that ended ok.
   if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
     const auto& v = variants[0];
-    if (v.value("outcome", "") == "ok") return {"ok", v.value("message", "")};
-    return {"failed", v.value("outcome", "") + ": " + v.value("message", "")};
+    const std::string hazards = watch_failure(v);
+    if (v.value("outcome", "") == "ok") {
+      if (hazards.empty()) return {"ok", v.value("message", "")};
+      return {"failed", "the program ended ok, but made " + hazards +
+                            " (forkcheck watch fails: exit status 1)"};
+    }
+    return {"failed", v.value("outcome", "") + ": " + v.value("message", "") +
+                          (hazards.empty() ? "" : "; it also made " + hazards)};
   }
   for (const auto& v : variants) {
     const std::string outcome = v.value("outcome", "");

@@ -5,7 +5,9 @@
 //   not-reproduced  a hazard variant did not fail as documented, or none is expected to fail here
 //                   (a timeout is not a hang: a hazard expected to hang that timed out was still
 //                   working when it was stopped, and did not reproduce)
-//   ok | failed     for `forkcheck exec`, whose one variant (role "subject") is the user's program
+//   ok | failed     for `forkcheck exec` and `watch`, whose one variant (role "subject") is the
+//                   user's program: failed when it did not end ok, or (watch) when it made a
+//                   hazardous fork of a kind not allowed (reports/watch_view.h)
 #pragma once
 
 #include <string>
