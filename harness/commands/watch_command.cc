@@ -53,11 +53,34 @@ uint64_t monotonic_ns() {  // the shim's clock: CLOCK_MONOTONIC, as steady_clock
                                    .count());
 }
 
+std::string kinds_list() {
+  std::string s;
+  for (const auto& k : hazard_kinds()) s += (s.empty() ? "" : ", ") + k;
+  return s;
+}
+
+// The program's own status when it did not exit 0 (a signal as 128 + its number, like a shell; 1
+// when it never ended by itself), else -1.
+int program_failure_status(const ExitStatus& e) {
+  if (e.signal != 0) return 128 + e.signal;
+  if (!e.ended) return 1;
+  return e.code != 0 ? e.code : -1;
+}
+
+// An --allow that names no hazard kind is bad input: one line, before anything is written.
+void check_allowed(const std::vector<std::string>& allow) {
+  for (const auto& kind : allow)
+    if (!is_hazard_kind(kind))
+      throw UsageError("watch: --allow " + kind +
+                       ": no such hazard kind (the kinds: " + kinds_list() + ")");
+}
+
 }  // namespace
 
 int watch_command(const WatchOptions& options) {
   if (options.command.empty())
     throw UsageError("watch: no command given (forkcheck watch -- CMD ARGS...)");
+  check_allowed(options.allow);
   const std::string program = resolve_command(options.command.front(), "watch");
   const fs::path events = events_dir(options.out);
   // Whether this can be watched at all is known before anything is written.
@@ -73,15 +96,19 @@ int watch_command(const WatchOptions& options) {
   subject.timeout_s = options.timeout_s;
   subject.env = env;
 
-  json forks = json::array(), totals = fork_totals(forks);
+  json forks = json::array(), totals = fork_totals(forks), findings = json::array();
   const uint64_t start_ns = monotonic_ns();
   subject.annotate = [&](const ChildResult&, json& details, std::string& message) {
     WatchEvents ev = read_watch_events(events);
     forks = pair_fork_events(ev.events, start_ns);
     add_hazards(forks);
+    judge_forks(forks, options.allow);
     totals = fork_totals(forks);
+    findings = hazard_findings(forks);
     details["forks"] = listed_forks(forks);
     details["watch"] = {{"totals", totals},
+                        {"findings", findings},
+                        {"allowed_kinds", options.allow},
                         {"forks_listed", details["forks"].size()},
                         {"events_dir", events.string()},
                         {"event_files", ev.files},
@@ -92,13 +119,38 @@ int watch_command(const WatchOptions& options) {
   };
 
   SubjectResult done = run_subject(subject, program);
-  const std::string summary = watch_summary(forks, totals);  // escaped for the terminal
+  std::string summary = watch_summary(forks, totals);  // escaped for the terminal
+  int status = 0;
+  if (done.interrupted) {
+    status = interrupted_exit_status();
+  } else {
+    // The program's own failure comes first; a hazard fails a program that otherwise worked.
+    const int failed = program_failure_status(done.result.exit);
+    status = failed >= 0 ? failed : totals.value("failing", 0) > 0 ? 1 : 0;
+    summary += watch_judgement(totals, findings, status, failed >= 0);
+  }
   std::fwrite(summary.data(), 1, summary.size(), stdout);
   std::fflush(stdout);
-  if (done.interrupted) return interrupted_exit_status();
-  const ExitStatus& e = done.result.exit;
-  if (e.signal != 0) return 128 + e.signal;
-  return e.ended ? e.code : 1;
+  return status;
+}
+
+std::string watch_help_footer() {
+  return "Exit status (the first that applies):\n"
+         "  128+N  forkcheck was interrupted by signal N (the report is partial)\n"
+         "  N      the program failed: its own status, hazardous forks or not (killed by\n"
+         "         signal S: 128+S, also when forkcheck ended it at its --timeout); its\n"
+         "         failure comes first, and scripts that read its status keep working; the\n"
+         "         reports still list every hazardous fork and the verdict is failed\n"
+         "  1      the program exited 0 but made a hazardous fork of a kind not allowed (or\n"
+         "         forkcheck itself failed: it says why on stderr)\n"
+         "  0      the program exited 0 and every fork was safe, or hazardous only in kinds\n"
+         "         accepted with --allow\n"
+         "  2      usage error (no command, an unknown --allow kind): nothing run or written\n"
+         "Hazard kinds (--allow KIND, repeatable: those forks are still listed, marked allowed):\n"
+         "  thread-pool  an OpenMP/MKL/BLIS/TBB pool had live workers when it forked\n"
+         "  threads      other threads were running when it forked\n"
+         "  cuda         CUDA was initialised in the parent before it forked\n"
+         "A fork whose child calls exec is never hazardous.";
 }
 
 }  // namespace fc::harness

@@ -4,6 +4,11 @@
 // tree made: details.forks in report.json, one entry per fork with its `hazards` (empty when
 // the fork was safe), whether the child exec'd, how the child ended; and a printed summary.
 // The raw events stay in DIR/watch-events/.
+//
+// It judges: a hazardous fork fails the watch (exit status 1, the case's verdict "failed", a JUnit
+// <failure> per such fork, a red finding at the top of report.html and summary.md), unless its
+// every hazard is of a kind accepted with --allow KIND (listed, marked allowed, not failing).
+// When the program itself failed, its own status stays forkcheck's (see watch_help_footer).
 #pragma once
 
 #include <filesystem>
@@ -17,11 +22,17 @@ struct WatchOptions {
   std::vector<std::string> command;  // what to run
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 600;
+  std::vector<std::string> allow;  // hazard kinds accepted knowingly (fork_hazards.h)
 };
 
-// Returns the command's own exit status (a signal as 128 + its number, like a shell), or
-// 128 + the signal that interrupted forkcheck; throws UsageError for a command that cannot be
-// watched or started, std::runtime_error when the shim is missing.
+// Returns, in this order: 128 + the signal that interrupted forkcheck; the program's own status
+// when it did not exit 0 (a signal as 128 + its number, like a shell; 1 when it never ended by
+// itself); 1 when it exited 0 but made a hazardous fork not allowed; 0. Throws UsageError for a
+// command that cannot be watched or started or an --allow that names no hazard kind (before
+// anything is written), std::runtime_error when the shim is missing.
 int watch_command(const WatchOptions& options);
+
+// For `forkcheck watch --help`: the exit statuses and the hazard kinds --allow takes.
+std::string watch_help_footer();
 
 }  // namespace fc::harness

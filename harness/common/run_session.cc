@@ -10,6 +10,7 @@
 #include "harness/version.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
+#include "reports/watch_view.h"
 
 namespace fc::harness {
 namespace {
@@ -167,16 +168,21 @@ void RunSession::append_variant(const nlohmann::json& v) {
   log_.append(v);
   ++done_;
   const bool matched = v["outcome"] == v["expected"];
+  // `forkcheck watch`: hazardous forks fail a program that ended as expected.
+  const std::string hazards = reports::watch_failure(v);
   std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
               std::max(total_, done_), shown(v["case"]).c_str(), shown(v["name"]).c_str(),
-              v["outcome"].get<std::string>().c_str(),
-              v["expected"].get<std::string>().c_str(), v["duration_s"].get<double>(),
-              matched                       ? "as expected"
-              : v.value("role", "") == "fix" ? "REGRESSION"
+              v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
+              v["duration_s"].get<double>(),
+              !hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
+              : matched                          ? "as expected"
+              : v.value("role", "") == "fix"     ? "REGRESSION"
               : v.value("role", "") == "subject" ? "FAILED"
                                                  : "differs");
-  if (!matched || v["outcome"] != "ok") {
+  if (!matched || v["outcome"] != "ok" || !hazards.empty()) {
     std::string m = v.value("message", "");
+    if (!hazards.empty())
+      m = hazards + (m.empty() ? "" : "; " + m);  // first: a long message is cut
     if (m.size() > 300) {
       size_t cut = 300;
       while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
