@@ -127,7 +127,13 @@ int main(int argc, char** argv) {
   watch->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
   watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
+  watch
+      ->add_option("--allow", watch_opt.allow,
+                   "accept one hazard kind knowingly (repeatable; kinds below)")
+      ->type_name("KIND")
+      ->allow_extra_args(false);  // one kind per --allow: what follows is the command
   watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
+  watch->footer(fc::harness::watch_help_footer());
 
   try {
     app.parse(argc, argv);
