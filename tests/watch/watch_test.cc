@@ -1,6 +1,8 @@
 // `forkcheck watch`, from the outside: it flags exactly the hazardous forks of the test programs
-// (tests/watch/*), names the runtime behind each, and leaves the program's output and exit
-// status as they are without it.
+// (tests/watch/*), names the runtime behind each, and leaves the program's output as it is
+// without it. It judges: a hazardous fork fails a program that exited 0 (exit status 1, a JUnit
+// <failure> per such fork, the finding first in the HTML and Markdown) unless --allow accepted its
+// kind; a program that failed keeps its own status.
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,6 +12,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <pugixml.hpp>
 
 #include "harness/supervise/supervisor.h"
 
@@ -41,11 +44,27 @@ fs::path fresh_dir(const std::string& name) {
   return d;
 }
 
-// `forkcheck watch --out DIR -- command...`
-Ran watch(const fs::path& out, const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {FC_FORKCHECK, "watch", "--out", out.string(), "--"};
+// `forkcheck watch --out DIR [--allow KIND]... -- command...`
+Ran watch(const fs::path& out, const std::vector<std::string>& command,
+          const std::vector<std::string>& allow = {}) {
+  std::vector<std::string> argv = {FC_FORKCHECK, "watch", "--out", out.string()};
+  for (const auto& kind : allow) argv.insert(argv.end(), {"--allow", kind});
+  argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return run(argv);
+}
+
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// junit.xml's <failure> elements.
+std::vector<pugi::xml_node> junit_failures(const fs::path& out, pugi::xml_document& doc) {
+  EXPECT_TRUE(doc.load_file((out / "junit.xml").c_str()));
+  std::vector<pugi::xml_node> f;
+  for (auto x : doc.select_nodes("//testcase/failure")) f.push_back(x.node());
+  return f;
 }
 
 json report(const fs::path& out) {
@@ -72,7 +91,7 @@ bool has_runtime(const json& fork, const std::string& runtime) {
 TEST(Watch, ThreadedForkWithoutExecIsFlaggedForkWithExecIsNot) {
   auto out = fresh_dir("threaded");
   Ran r = watch(out, {FC_WATCH_THREADED});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 1) << "a hazardous fork fails the watch\n" << r.out << r.err;
   json rep = report(out);
   EXPECT_EQ(rep["cases"][0]["id"], "watch");
   const json& f = forks(rep);
@@ -96,7 +115,101 @@ TEST(Watch, ThreadedForkWithoutExecIsFlaggedForkWithExecIsNot) {
   EXPECT_NE(r.out.find("HAZARD  fork 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("spawn or forkserver"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("safe    fork 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forkcheck watch: FAILED: 1 hazardous fork (threads) (exit status 1)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--allow threads"), std::string::npos) << r.out;
+
+  // report.json: the program's own outcome, and the case failed because of the fork.
+  EXPECT_EQ(variant(rep)["outcome"], "ok");
+  EXPECT_EQ(rep["cases"][0]["verdict"], "failed");
+  EXPECT_NE(rep["cases"][0]["verdict_reason"].get<std::string>().find("1 hazardous fork: threads"),
+            std::string::npos)
+      << rep["cases"][0]["verdict_reason"];
+  EXPECT_FALSE(rep["summary"]["ok"].get<bool>());
+  EXPECT_EQ(variant(rep)["details"]["watch"]["totals"]["failing"], 1);
+  EXPECT_FALSE(f[0]["allowed"].get<bool>());
+  ASSERT_GE(f[0]["advice"].size(), 2u) << f[0].dump(2);
+
+  // JUnit: one failure, for fork 1, naming the hazard, the pid, the child and the command, and
+  // carrying the fix.
+  pugi::xml_document doc;
+  const auto failures = junit_failures(out, doc);
+  ASSERT_EQ(failures.size(), 1u) << file_text(out / "junit.xml");
+  const std::string message = failures[0].attribute("message").value();
+  for (const std::string& part :
+       {std::string("hazardous fork (threads)"), "pid " + f[0]["pid"].dump(),
+        "child " + f[0]["child"].dump(), std::string(FC_WATCH_THREADED)})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  const std::string body = failures[0].text().get();
+  EXPECT_NE(body.find("fix:\n  - start the worker with spawn or forkserver"), std::string::npos)
+      << body;
+  EXPECT_NE(body.find("join the threads before forking"), std::string::npos) << body;
+
+  // The HTML and the Markdown: the finding first, with the fix.
+  const std::string html = file_text(out / "report.html");
+  const size_t finding = html.find("<section class=\"finding\" id=\"finding\">");
+  ASSERT_NE(finding, std::string::npos);
+  EXPECT_LT(finding, html.find("id=\"matrix\""));
+  EXPECT_NE(html.find("join the threads before forking", finding), std::string::npos);
+  const std::string md = file_text(out / "summary.md");
+  const size_t caution = md.find("> [!CAUTION]");
+  ASSERT_NE(caution, std::string::npos) << md;
+  EXPECT_LT(caution, md.find("## Cases by start method"));
+  EXPECT_NE(md.find("join the threads before forking", caution), std::string::npos) << md;
+
+  // The published schema knows all of it (Debian's python3-jsonschema, when installed).
+  if (run({"/usr/bin/python3", "-c", "import jsonschema"}, 60).code == 0) {
+    Ran v = run(
+        {"/usr/bin/python3", FC_VALIDATE_REPORT, FC_REPORT_SCHEMA, (out / "report.json").string()},
+        60);
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+  }
   fs::remove_all(out);
+}
+
+TEST(Watch, AllowAcceptsOneKindKnowingly) {
+  auto out = fresh_dir("allow");
+  Ran r = watch(out, {FC_WATCH_THREADED}, {"threads"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  json rep = report(out);
+  const json& f = forks(rep);
+  ASSERT_EQ(f.size(), 2u) << f.dump(2);
+  EXPECT_EQ(f[0]["hazards"].size(), 1u) << "still listed";
+  EXPECT_TRUE(f[0]["allowed"].get<bool>());
+  EXPECT_TRUE(f[0]["hazards"][0]["allowed"].get<bool>());
+  EXPECT_EQ(rep["cases"][0]["verdict"], "ok") << rep["cases"][0]["verdict_reason"];
+  EXPECT_EQ(variant(rep)["details"]["watch"]["allowed_kinds"], json::array({"threads"}));
+  EXPECT_NE(r.out.find("ALLOWED fork 1"), std::string::npos) << r.out;
+  pugi::xml_document doc;
+  EXPECT_TRUE(junit_failures(out, doc).empty()) << file_text(out / "junit.xml");
+  EXPECT_NE(file_text(out / "junit.xml").find("allowed hazardous fork (threads; --allow threads)"),
+            std::string::npos);
+
+  // Another kind allowed: this one still fails.
+  r = watch(out, {FC_WATCH_THREADED}, {"cuda", "thread-pool"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  fs::remove_all(out);
+}
+
+TEST(Watch, AnUnknownHazardKindIsAUsageErrorAndWritesNothing) {
+  auto out = fresh_dir("bad-allow");
+  Ran r = watch(out, {FC_WATCH_THREADED}, {"libgomp"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "forkcheck: error: watch: --allow libgomp: no such hazard kind (the kinds: "
+            "thread-pool, threads, cuda)\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Watch, HelpSaysWhatEachExitStatusMeansAndTheKinds) {
+  Ran r = run({FC_FORKCHECK, "watch", "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* part :
+       {"--allow KIND", "Exit status", "made a hazardous fork of a kind not allowed",
+        "its own status", "thread-pool", "threads", "cuda"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << " in\n" << r.out;
 }
 
 TEST(Watch, OutputAndExitStatusAreTheProgramsOwn) {
@@ -104,11 +217,17 @@ TEST(Watch, OutputAndExitStatusAreTheProgramsOwn) {
   ASSERT_EQ(plain.code, 3) << plain.err;
   auto out = fresh_dir("status");
   Ran watched = watch(out, {FC_WATCH_THREADED, "3"});
-  EXPECT_EQ(watched.code, 3) << watched.out << watched.err;
+  EXPECT_EQ(watched.code, 3) << "the program's failure comes first\n" << watched.out << watched.err;
   json rep = report(out);
   EXPECT_EQ(variant(rep)["stdout"].get<std::string>(), plain.out);
   EXPECT_EQ(variant(rep)["stderr"].get<std::string>(), plain.err);
   EXPECT_EQ(variant(rep)["exit"]["code"], 3);
+  EXPECT_EQ(rep["cases"][0]["verdict"], "failed");
+  EXPECT_NE(
+      rep["cases"][0]["verdict_reason"].get<std::string>().find("it also made 1 hazardous fork"),
+      std::string::npos)
+      << rep["cases"][0]["verdict_reason"];
+  EXPECT_NE(watched.out.find("the program itself failed"), std::string::npos) << watched.out;
   fs::remove_all(out);
 }
 
@@ -146,7 +265,7 @@ TEST(Watch, SpawnAndSingleThreadedForksAreNotFlagged) {
 TEST(Watch, OpenMPPoolIsFlaggedUntilPaused) {
   auto out = fresh_dir("omp");
   Ran r = watch(out, {FC_WATCH_OMP});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
   json rep = report(out);
   ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
   EXPECT_TRUE(has_runtime(forks(rep)[0], "libgomp")) << forks(rep)[0].dump(2);
@@ -164,7 +283,7 @@ TEST(Watch, OpenMPPoolIsFlaggedUntilPaused) {
 TEST(Watch, TorchForkAfterParallelOpNamesLibgomp) {
   auto out = fresh_dir("torch");
   Ran r = watch(out, {FC_WATCH_TORCH});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
   const json rep = report(out);
   const json& f = forks(rep);
   ASSERT_EQ(f.size(), 1u) << f.dump(2);
@@ -177,7 +296,7 @@ TEST(Watch, TorchForkAfterParallelOpNamesLibgomp) {
 TEST(Watch, CudaCountsOnceInitialised) {
   auto out = fresh_dir("cuda");
   Ran r = watch(out, {FC_WATCH_CUDA, FC_WATCH_FAKE_LIBCUDA, "init"});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
   json rep = report(out);
   const json& f = forks(rep);
   ASSERT_EQ(f.size(), 1u) << f.dump(2);
@@ -208,7 +327,7 @@ TEST(Watch, PythonMultiprocessingForkIsFlaggedSpawnIsNot) {
 
   auto out = fresh_dir("py-fork");
   Ran r = watch(out, {"/usr/bin/python3", FC_WATCH_MP_TORCH, "fork"});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
   json rep = report(out);
   EXPECT_EQ(variant(rep)["stdout"].get<std::string>(), plain.out);
   const json& f = forks(rep);
@@ -227,6 +346,34 @@ TEST(Watch, PythonMultiprocessingForkIsFlaggedSpawnIsNot) {
   const json spawned = report(out);
   EXPECT_EQ(hazardous(forks(spawned)), 0u) << forks(spawned).dump(2);
   EXPECT_EQ(r.out.find("HAZARD"), std::string::npos) << r.out;
+  fs::remove_all(out);
+}
+
+// A newcomer's Python: a thread is running, then a multiprocessing Pool forks its two workers.
+TEST(Watch, PythonPoolForkedAfterAThreadFailsWithAJunitFailurePerWorker) {
+  auto out = fresh_dir("py-pool");
+  Ran r = watch(out, {"/usr/bin/python3", FC_WATCH_MP_POOL, "fork"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  json rep = report(out);
+  const json& f = forks(rep);
+  ASSERT_EQ(hazardous(f), 2u) << f.dump(2);
+  pugi::xml_document doc;
+  const auto failures = junit_failures(out, doc);
+  ASSERT_EQ(failures.size(), 2u) << file_text(out / "junit.xml");
+  for (const auto& x : failures) {
+    const std::string message = x.attribute("message").value();
+    EXPECT_NE(message.find("hazardous fork (threads)"), std::string::npos) << message;
+    EXPECT_NE(message.find(FC_WATCH_MP_POOL), std::string::npos) << message;
+  }
+  fs::remove_all(out);
+
+  out = fresh_dir("py-pool-spawn");
+  r = watch(out, {"/usr/bin/python3", FC_WATCH_MP_POOL, "spawn"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  rep = report(out);
+  EXPECT_EQ(hazardous(forks(rep)), 0u) << forks(rep).dump(2);
+  EXPECT_NE(r.out.find("forkcheck watch: ok: no hazardous fork (exit status 0)"), std::string::npos)
+      << r.out;
   fs::remove_all(out);
 }
 
