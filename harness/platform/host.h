@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,5 +28,18 @@ std::string find_in_path(const std::string& name);
 
 // Whether `path` names a program this OS would start; when not, `why` says why.
 bool is_executable_file(const std::string& path, std::string& why);
+
+// What a multiprocessing PyTorch program runs into, measured here for `forkcheck env`:
+//   "os":         "Linux", "Darwin", "Windows" (uname's sysname);
+//   "dev_shm":    {"path", "size_bytes", "free_bytes"}, or {"path", "absent": why} (macOS and
+//                 Windows have none: torch shares tensors otherwise there);
+//   "open_files": {"soft", "hard"} this process's RLIMIT_NOFILE now (null on Windows);
+//   "cpus":       {"online", "affinity" (CPUs this process may run on; null when unknown),
+//                  "cgroup_quota" (cgroup v2 cpu.max as CPUs, e.g. 1.5; null when none or
+//                  unknown)}.
+nlohmann::json machine_limits();
+
+// This process's environment variables, name and value, in the order the OS keeps them.
+std::vector<std::pair<std::string, std::string>> environment_variables();
 
 }  // namespace fc::harness

@@ -1,19 +1,29 @@
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
 #endif
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "harness/platform/host.h"
 #include "launch/boost_process_v1.h"
+
+extern char** environ;  // macOS's <unistd.h> does not declare it
 
 namespace fc::harness {
 
@@ -120,6 +130,97 @@ bool is_executable_file(const std::string& path, std::string& why) {
   if (native_binary(head, n) || other_formats_registered()) return true;
   why = "it is neither a program (an executable binary) nor a script starting with #!";
   return false;
+}
+
+namespace {
+
+// The CPUs this process may run on (its affinity mask), or null where the OS has no such mask.
+nlohmann::json affinity_cpus() {
+#ifdef __linux__
+  // A mask as large as the kernel's: CPU_SETSIZE (1024) is too small on the largest machines.
+  for (int n = 1024; n <= (1 << 20); n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(static_cast<size_t>(n));
+    if (set == nullptr) break;
+    const size_t size = CPU_ALLOC_SIZE(static_cast<size_t>(n));
+    CPU_ZERO_S(size, set);
+    if (::sched_getaffinity(0, size, set) == 0) {
+      const int count = CPU_COUNT_S(size, set);
+      CPU_FREE(set);
+      return count;
+    }
+    CPU_FREE(set);
+    if (errno != EINVAL) break;
+  }
+#endif
+  return nullptr;
+}
+
+// cgroup v2's cpu.max of this process's cgroup ("150000 100000": 1.5 CPUs), or null when there is
+// no quota ("max ...") or no cgroup v2 to ask.
+nlohmann::json cgroup_cpu_quota() {
+#ifdef __linux__
+  std::ifstream cgroup("/proc/self/cgroup");
+  std::string line, path;
+  while (std::getline(cgroup, line))
+    if (line.rfind("0::", 0) == 0) path = line.substr(3);
+  if (path.empty()) return nullptr;
+  for (const std::string& file :
+       {"/sys/fs/cgroup" + path + "/cpu.max", std::string("/sys/fs/cgroup/cpu.max")}) {
+    std::ifstream in(file);
+    std::string quota;
+    double period = 0;
+    if (!(in >> quota >> period)) continue;
+    if (quota == "max" || period <= 0) return nullptr;
+    char* end = nullptr;
+    const double q = std::strtod(quota.c_str(), &end);
+    if (end == quota.c_str() || q <= 0) return nullptr;
+    return q / period;
+  }
+#endif
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json machine_limits() {
+  nlohmann::json facts = nlohmann::json::object();
+  utsname u{};
+  facts["os"] = ::uname(&u) == 0 ? nlohmann::json(u.sysname) : nlohmann::json(nullptr);
+  const char* shm = "/dev/shm";
+  struct statvfs vfs {};
+  if (::statvfs(shm, &vfs) == 0) {
+    const auto unit = static_cast<std::uint64_t>(vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize);
+    facts["dev_shm"] = {{"path", shm},
+                        {"size_bytes", static_cast<std::uint64_t>(vfs.f_blocks) * unit},
+                        {"free_bytes", static_cast<std::uint64_t>(vfs.f_bavail) * unit}};
+  } else {
+    facts["dev_shm"] = {{"path", shm}, {"absent", std::strerror(errno)}};
+  }
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+    auto limit = [](rlim_t v) -> nlohmann::json {
+      if (v == RLIM_INFINITY) return "unlimited";
+      return static_cast<std::uint64_t>(v);
+    };
+    facts["open_files"] = {{"soft", limit(nofile.rlim_cur)}, {"hard", limit(nofile.rlim_max)}};
+  } else {
+    facts["open_files"] = {{"soft", nullptr}, {"hard", nullptr}};
+  }
+  facts["cpus"] = {{"online", ::sysconf(_SC_NPROCESSORS_ONLN)},
+                   {"affinity", affinity_cpus()},
+                   {"cgroup_quota", cgroup_cpu_quota()}};
+  return facts;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_variables() {
+  std::vector<std::pair<std::string, std::string>> vars;
+  for (char** e = ::environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    vars.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return vars;
 }
 
 }  // namespace fc::harness

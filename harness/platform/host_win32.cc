@@ -1,3 +1,4 @@
+#include <cwchar>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -73,6 +74,39 @@ bool is_executable_file(const std::string& path, std::string& why) {
   if (std::filesystem::is_regular_file(p, ec)) return true;
   why = ec ? ec.message() : std::filesystem::exists(p, ec) ? "not a regular file" : "no such file";
   return false;
+}
+
+// Windows shares tensors through its own file mappings (no /dev/shm) and has no descriptor limit
+// like RLIMIT_NOFILE; the affinity mask is the process's, within its processor group.
+nlohmann::json machine_limits() {
+  nlohmann::json affinity = nullptr;
+  DWORD_PTR process_mask = 0, system_mask = 0;
+  if (::GetProcessAffinityMask(::GetCurrentProcess(), &process_mask, &system_mask)) {
+    int count = 0;
+    for (; process_mask != 0; process_mask &= process_mask - 1) ++count;
+    affinity = count;
+  }
+  return {{"os", "Windows"},
+          {"dev_shm", {{"path", "/dev/shm"}, {"absent", "Windows has none"}}},
+          {"open_files", {{"soft", nullptr}, {"hard", nullptr}}},
+          {"cpus",
+           {{"online", ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)},
+            {"affinity", affinity},
+            {"cgroup_quota", nullptr}}}};
+}
+
+std::vector<std::pair<std::string, std::string>> environment_variables() {
+  std::vector<std::pair<std::string, std::string>> vars;
+  wchar_t* block = ::GetEnvironmentStringsW();
+  if (block == nullptr) return vars;
+  for (const wchar_t* e = block; *e; e += std::wcslen(e) + 1) {
+    const std::wstring entry = e;
+    const size_t eq = entry.find(L'=', 1);  // "=C:=C:\dir": a drive's directory, not a variable
+    if (eq == std::wstring::npos || entry[0] == L'=') continue;
+    vars.emplace_back(win32::narrow(entry.substr(0, eq)), win32::narrow(entry.substr(eq + 1)));
+  }
+  ::FreeEnvironmentStringsW(block);
+  return vars;
 }
 
 }  // namespace fc::harness
