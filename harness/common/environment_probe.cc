@@ -1,11 +1,16 @@
 #include "harness/common/environment_probe.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "harness/common/catalog.h"
+#include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
+#include "harness/supervise/own_process.h"
 #include "harness/supervise/supervisor.h"
+#include "reports/ticket_environment.h"
 
 namespace fc::harness {
 namespace {
@@ -44,6 +49,29 @@ nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes) {
   if (env.is_null()) return {{"error", "no repro program could report the environment: " + torch_why + "; " + native_why}};
   // Without libtorch's facts, and the report says why.
   env["collected_by"]["fallback"] = torch_why + "; these facts come from the native repro program instead";
+  return env;
+}
+
+nlohmann::json measure_machine() {
+  nlohmann::json machine = machine_limits();
+  if (const std::uint64_t started = inherited_descriptor_limit(); started != 0)
+    machine["open_files"]["soft"] = started;
+  nlohmann::json vars = nlohmann::json::object();
+  for (const auto& [name, value] : environment_variables())
+    for (const char* prefix : {"OMP_", "MKL_", "KMP_", "GOMP_"})
+      if (name.rfind(prefix, 0) == 0) vars[name] = value;
+  machine["variables"] = vars;
+  return machine;
+}
+
+nlohmann::json ticket_environment(const TicketEnvironmentOptions& options) {
+  // The Python side first: an interpreter the user named that cannot be run is a usage error,
+  // said before anything else is started.
+  nlohmann::json python = probe_python(options.python);
+  nlohmann::json env = collect_environment(options.timeout_s);
+  env["machine"] = measure_machine();
+  env["python"] = std::move(python);
+  env["risks"] = reports::environment_risks(env);
   return env;
 }
 
