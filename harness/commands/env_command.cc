@@ -2,38 +2,61 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "harness/common/environment_probe.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
+#include "reports/ticket_environment.h"
 
 namespace fc::harness {
+namespace {
 
-int print_environment(bool as_json) {
-  const nlohmann::json env = collect_environment();
-  if (as_json) {
+// A row per line, its value escaped for the terminal (library and device names, what an
+// interpreter printed: nothing here may drive the terminal).
+void print_rows(const std::vector<reports::EnvRow>& rows) {
+  for (const auto& row : rows)
+    std::printf("  %-26s %s\n", row.label.c_str(), reports::terminal_safe(row.value).c_str());
+}
+
+}  // namespace
+
+int print_environment(const EnvOptions& options) {
+  TicketEnvironmentOptions ticket;
+  ticket.python.python = options.python;
+  ticket.python.named_by_user = options.python_named;
+  ticket.python.timeout_s = options.timeout_s;
+  ticket.timeout_s = options.timeout_s;
+  const nlohmann::json env = ticket_environment(ticket);
+  if (options.json) {
     std::cout << env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    std::cout << "forkcheck environment\n";
-    // The values come from a repro program and the system it asked (library, device names):
-    // escaped for the terminal.
-    for (const auto& row : reports::environment_rows(env)) {
-      const std::string value = reports::terminal_safe(row.value);
-      if (!row.block) {
-        std::printf("  %-26s %s\n", row.label.c_str(), value.c_str());
-        continue;
-      }
-      std::printf("  %s:\n", row.label.c_str());
-      size_t start = 0;
-      while (start < value.size()) {
-        size_t end = value.find('\n', start);
-        if (end == std::string::npos) end = value.size();
-        std::printf("      %s\n", value.substr(start, end - start).c_str());
-        start = end + 1;
-      }
-    }
-    std::fflush(stdout);
+    return env.contains("error") ? 1 : 0;
   }
+
+  // Short enough to paste into a ticket: one line per fact. The multi-line blocks (libraries
+  // mapped, libtorch's parallel info and build settings) are in --json; the CPUs and variables
+  // rows are the machine's, below, measured by forkcheck itself.
+  std::printf("forkcheck environment\n");
+  std::vector<reports::EnvRow> rows;
+  for (auto& row : reports::environment_rows(env))
+    if (!row.block && row.label != "CPUs" && row.label != "variables")
+      rows.push_back(std::move(row));
+  print_rows(rows);
+  std::printf("Python\n");
+  print_rows(reports::python_rows(env));
+  std::printf("Machine (measured by forkcheck)\n");
+  print_rows(reports::machine_rows(env));
+  std::printf("Risks\n");
+  const auto& risks = env["risks"];
+  if (risks.empty()) std::printf("  none in what was measured\n");
+  for (const auto& r : risks) {
+    std::printf("  ! %s\n", reports::terminal_safe(reports::field(r, "note")).c_str());
+    std::printf("    %s\n", reports::terminal_safe(reports::field(r, "why")).c_str());
+  }
+  std::printf(
+      "(libraries mapped, libtorch's parallel info and build settings: forkcheck env --json)\n");
+  std::fflush(stdout);
   return env.contains("error") ? 1 : 0;
 }
 

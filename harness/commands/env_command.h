@@ -1,9 +1,23 @@
-// `forkcheck env [--json]`: the environment fingerprint alone, as a bug ticket needs it.
+// `forkcheck env [--json] [--python PATH] [--timeout S]`: the environment fingerprint alone, as a
+// bug ticket needs it: forkcheck's and libtorch's side, the Python side (common/python_probe.h),
+// what forkcheck measured of the machine, and the risks those show.
 #pragma once
+
+#include <string>
 
 namespace fc::harness {
 
-// Prints the fingerprint; 0, or 1 when it could not be collected.
-int print_environment(bool as_json);
+struct EnvOptions {
+  bool json = false;
+  std::string python = "python3";  // looked up in PATH unless it names a directory
+  bool python_named = false;       // --python given: one that cannot be run is a usage error
+  double timeout_s = 30;           // each probe's deadline
+};
+
+// Prints the fingerprint (JSON: common/environment_probe.h's ticket_environment()); 0, or 1 when
+// the repro programs could not report theirs. A Python without torch, or a probe that failed, is
+// a fact about the machine, said in the output: still 0. Throws UsageError for a --python that
+// cannot be run.
+int print_environment(const EnvOptions& options);
 
 }  // namespace fc::harness

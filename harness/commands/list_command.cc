@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include "harness/common/catalog.h"
 
 namespace fc::harness {
 
-int list_cases() {
+int list_cases(bool as_json) {
   Catalog cat = load_catalog_reporting_errors();
+  if (as_json) {
+    const nlohmann::json out = {{"cases", cat.cases}, {"errors", cat.errors}};
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return cat.errors.empty() ? 0 : 1;
+  }
   // Columns as wide as their longest entry (variant names run to 28 characters).
   int name_w = 4, method_w = 4;
   for (const auto& c : cat.cases)
