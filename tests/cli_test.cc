@@ -2,10 +2,11 @@
 // nothing is written.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -179,6 +180,26 @@ TEST(Cli, ListShowsTheCases) {
     EXPECT_EQ(at, column) << line;
   }
   EXPECT_GT(variant_lines, 40u);
+}
+
+// --json: the same cases, for a tool.
+TEST(Cli, ListJsonHasTheCases) {
+  auto r = forkcheck({"list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out.substr(0, 2000);
+  EXPECT_TRUE(j["errors"].is_array() && j["errors"].empty()) << j["errors"];
+  std::vector<std::string> ids;
+  for (const auto& c : j["cases"]) {
+    ids.push_back(c.value("id", ""));
+    for (const char* key : {"title", "source", "platforms", "variants"})
+      EXPECT_TRUE(c.contains(key)) << key;
+    for (const auto& v : c["variants"])
+      for (const char* key : {"name", "start_method", "role", "expected"})
+        EXPECT_TRUE(v.contains(key)) << key;
+  }
+  for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
 }
 
 }  // namespace
