@@ -165,6 +165,46 @@ std::string thread_line(const nlohmann::json& t) {
   return line;
 }
 
+namespace {
+
+std::string python_frame_line(const nlohmann::json& f) {
+  if (field(f, "file").empty()) return field(f, "function");
+  return field(f, "file") + ":" + field(f, "line") + " in " + field(f, "function");
+}
+
+// Python's own library and installed packages: where a wait shows up, not where it comes from.
+bool library_file(const std::string& file) {
+  return file.empty() || file.front() == '<' || file.find("/lib/python") != std::string::npos ||
+         file.find("site-packages/") != std::string::npos ||
+         file.find("dist-packages/") != std::string::npos;
+}
+
+}  // namespace
+
+std::string python_frames_text(const nlohmann::json& thread, size_t max_frames) {
+  std::string text;
+  size_t i = 0;
+  for (const auto& f : list(thread, "python")) {
+    if (i++ == max_frames) {
+      text += "  ...\n";
+      break;
+    }
+    text += "  " + python_frame_line(f) + "\n";
+    if (!field(f, "code").empty()) text += "      " + field(f, "code") + "\n";
+  }
+  return text;
+}
+
+std::string python_where(const nlohmann::json& thread) {
+  const auto& frames = list(thread, "python");
+  for (const auto& f : frames)
+    if (!library_file(field(f, "file"))) {
+      std::string file = field(f, "file");
+      return file.substr(file.rfind('/') + 1) + ":" + field(f, "line") + " in " + field(f, "function");
+    }
+  return frames.empty() ? "" : python_frame_line(frames.front());
+}
+
 std::vector<std::string> catalog_errors(const nlohmann::json& report) {
   std::vector<std::string> errors;
   if (!report.is_object() || !report.contains("run") || !report["run"].is_object()) return errors;

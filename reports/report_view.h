@@ -58,6 +58,15 @@ std::string stacks_title(const nlohmann::json& variant);
 // One thread of variant.stacks: "pid 7 tid 7 name [S futex_do_wait] in syscall futex".
 std::string thread_line(const nlohmann::json& thread);
 
+// A thread's Python frames (innermost first), as a traceback reads: "  File:LINE in FUNCTION" and
+// the source line under it; at most `max_frames` of them ("  ..." after). "" when it has none.
+std::string python_frames_text(const nlohmann::json& thread, size_t max_frames);
+
+// Where a Python thread waits, in the program's own code: "train.py:13 in main", from its
+// innermost frame outside Python's own library (the innermost frame when every one is inside it).
+// "" when the thread has no Python frames.
+std::string python_where(const nlohmann::json& thread);
+
 // What each repro program that could not list its cases said (report.run.catalog_errors): their
 // cases are missing from the report, which every format says at its top.
 std::vector<std::string> catalog_errors(const nlohmann::json& report);

@@ -154,5 +154,59 @@ INSTANTIATE_TEST_SUITE_P(EachTool, LiveStacks, ::testing::Values("eu-stack", "gd
                            return n;
                          });
 
+
+// CPython's gdb extension: each thread's Python frames by LWP, source lines kept, built-ins
+// named without their addresses, threads that run no Python left without frames.
+TEST(StackParsers, GdbPyBtFramesGoToTheirThreads) {
+  std::vector<ThreadStack> threads(3);
+  threads[0].tid = 100;
+  threads[1].tid = 101;
+  threads[2].tid = 102;
+  const std::string text =
+      "==forkcheck: py-bt==\n"
+      "\n"
+      "Thread 3 (Thread 0x7f0 (LWP 102) \"python3\"):\n"
+      "Unable to locate python frame\n"
+      "\n"
+      "Thread 2 (Thread 0x7f1 (LWP 101) \"python3\"):\n"
+      "Traceback (most recent call first):\n"
+      "  <built-in method acquire of _thread.lock object at remote 0x7f61dc12d1e0>\n"
+      "  File \"/usr/lib/python3.11/threading.py\", line 320, in wait\n"
+      "    waiter.acquire()\n"
+      "  File \"/home/u/train.py\", line 13, in main\n"
+      "    pool.map(work, range(4))\n"
+      "\n"
+      "Thread 1 (Thread 0x7f2 (LWP 100) \"python3\"):\n"
+      "Traceback (most recent call first):\n"
+      "  File \"/home/u/train.py\", line 5, in work\n";
+  std::string missing;
+  EXPECT_EQ(parse_gdb_py_backtraces(text, threads, missing), 2u);
+  EXPECT_EQ(missing, "");
+  ASSERT_EQ(threads[1].python.size(), 3u);
+  EXPECT_EQ(threads[1].python[0].file, "");
+  EXPECT_EQ(threads[1].python[0].function, "built-in method acquire of _thread.lock object");
+  EXPECT_EQ(threads[1].python[1].file, "/usr/lib/python3.11/threading.py");
+  EXPECT_EQ(threads[1].python[1].line, 320);
+  EXPECT_EQ(threads[1].python[1].code, "waiter.acquire()");
+  EXPECT_EQ(threads[1].python[2].function, "main");
+  ASSERT_EQ(threads[0].python.size(), 1u);
+  EXPECT_EQ(threads[0].python[0].line, 5);
+  EXPECT_TRUE(threads[2].python.empty());
+}
+
+TEST(StackParsers, GdbPyBtSaysWhyThereAreNoPythonFrames) {
+  std::vector<ThreadStack> threads(1);
+  threads[0].tid = 7;
+  std::string missing;
+  EXPECT_EQ(parse_gdb_py_backtraces("Thread 1 (Thread 0x1 (LWP 7)):\nUndefined command: \"py-bt\".  Try \"help\".\n",
+                                    threads, missing),
+            0u);
+  EXPECT_NE(missing.find("gdb extension is not installed"), std::string::npos) << missing;
+  EXPECT_EQ(parse_gdb_py_backtraces("Thread 1 (Thread 0x1 (LWP 7)):\nUnable to locate python frame\n",
+                                    threads, missing),
+            0u);
+  EXPECT_NE(missing.find("no Python frame"), std::string::npos) << missing;
+}
+
 }  // namespace
 }  // namespace fc::harness

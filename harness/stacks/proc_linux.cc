@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -37,7 +38,7 @@ std::string syscall_name(const std::string& line) {
       {44, "sendto"},        {45, "recvfrom"},      {46, "sendmsg"},      {47, "recvmsg"},
       {61, "wait4"},         {64, "semget"},        {65, "semop"},        {72, "fcntl"},
       {73, "flock"},         {19, "readv"},         {20, "writev"},       {17, "pread64"},
-      {130, "rt_sigsuspend"}, {128, "rt_sigtimedwait"}, {202, "futex"},   {208, "io_getevents"},
+      {130, "rt_sigsuspend"}, {128, "rt_sigtimedwait"}, {202, "futex"},   {208, "io_getevents"}, {219, "restart_syscall"},
       {220, "semtimedop"},   {230, "clock_nanosleep"}, {232, "epoll_wait"}, {247, "waitid"},
       {270, "pselect6"},     {271, "ppoll"},        {281, "epoll_pwait"}, {288, "accept4"},
       {16, "ioctl"},         {257, "openat"},       {24, "sched_yield"},  {449, "futex_waitv"},
@@ -98,6 +99,30 @@ std::vector<ThreadStack> proc_threads(pid_t pid) {
   std::sort(out.begin(), out.end(),
             [](const ThreadStack& a, const ThreadStack& b) { return a.tid < b.tid; });
   return out;
+}
+
+}  // namespace fc::harness
+
+namespace fc::harness {
+
+// An executable named python*, or a process that maps libpython (an embedding program): either
+// way its threads may run Python code.
+std::string python_interpreter(ProcessId pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  char buf[4096];
+  const ssize_t n = ::readlink((proc + "/exe").c_str(), buf, sizeof buf - 1);
+  const std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  const std::string base = exe.substr(exe.rfind('/') + 1);
+  if (base.rfind("python", 0) == 0) return exe;
+  std::ifstream maps(proc + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string file = line.substr(slash);
+    if (file.find("/libpython") != std::string::npos) return file;
+  }
+  return "";
 }
 
 }  // namespace fc::harness

@@ -74,3 +74,10 @@ std::vector<ThreadStack> proc_threads(pid_t pid) {
 }
 
 }  // namespace fc::harness
+
+namespace fc::harness {
+
+// macOS: no frames are taken there (no lldb driver), so no Python frames either.
+std::string python_interpreter(ProcessId) { return ""; }
+
+}  // namespace fc::harness

@@ -45,6 +45,9 @@ class StackTaking {
   size_t pending_ = 0;
   std::vector<bool> answered_;
   std::vector<std::string> refused_;
+  std::vector<bool> with_python_;  // command i is gdb with py-bt (a Python interpreter)
+  size_t python_processes_ = 0, python_read_ = 0;
+  std::string python_why_;  // why a Python process's frames were not read (the last reason)
   Stacks stacks_;
 };
 

@@ -19,6 +19,14 @@ struct StackFrame {
   std::string where;     // "at file.cc:12" or "from /lib/.../libgomp.so.1"
 };
 
+// A frame of the Python code a thread runs (CPython's own view, from its gdb extension's py-bt).
+struct PyFrame {
+  std::string file;      // "/home/u/train.py"; "" for a built-in ("<built-in method acquire ...>")
+  int line = 0;
+  std::string function;  // "main", or the built-in's description
+  std::string code;      // the source line, when gdb could read the file
+};
+
 struct ThreadStack {
   int pid = 0;
   int tid = 0;
@@ -27,11 +35,15 @@ struct ThreadStack {
   std::string wchan;  // the kernel function it waits in, from /proc (Linux only)
   std::string syscall;  // the system call it is blocked in ("futex", "wait4"), from /proc (Linux)
   std::vector<StackFrame> frames;
+  std::vector<PyFrame> python;  // innermost first; empty unless a Python interpreter's thread
 };
 
 struct Stacks {
   std::string method;  // "eu-stack", "gdb", "proc", "dbghelp" (Windows), or "none"
   std::string note;    // why the method was what it was (e.g. why gdb could not attach)
+  // For a tree with Python interpreters in it: how their Python frames were read, or why not
+  // (no gdb, no CPython gdb extension or debug symbols). Empty when no process runs Python.
+  std::string python_note;
   std::vector<ThreadStack> threads;
 };
 
@@ -41,6 +53,16 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
 std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);
+
+// Parses gdb's `thread apply all py-bt` output (CPython's gdb extension) into the Python frames
+// of `threads` (matched by LWP); returns how many threads got frames. `missing` gets gdb's reason
+// when py-bt itself is unknown or found no interpreter state ("" otherwise).
+size_t parse_gdb_py_backtraces(const std::string& text, std::vector<ThreadStack>& threads,
+                               std::string& missing);
+
+// Whether `pid` runs a CPython interpreter (its executable is named python*, or it maps
+// libpython), and the interpreter's file; "" when not.
+std::string python_interpreter(ProcessId pid);
 
 // Parses `eu-stack -m -s -p PID` output (elfutils) for process `pid`.
 std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid);

@@ -17,6 +17,19 @@ nlohmann::json to_json(const Stacks& s) {
     nlohmann::json thread = {{"pid", t.pid},   {"tid", t.tid},     {"name", t.name},
                              {"state", t.state}, {"wchan", t.wchan}, {"frames", frames}};
     if (!t.syscall.empty()) thread["syscall"] = t.syscall;
+    if (!t.python.empty()) {
+      nlohmann::json python = nlohmann::json::array();
+      for (const auto& f : t.python) {
+        nlohmann::json frame = {{"function", f.function}};
+        if (!f.file.empty()) {
+          frame["file"] = f.file;
+          frame["line"] = f.line;
+        }
+        if (!f.code.empty()) frame["code"] = f.code;
+        python.push_back(std::move(frame));
+      }
+      thread["python"] = std::move(python);
+    }
     threads.push_back(std::move(thread));
   }
   return threads;
