@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config ccache gdb elfutils
+  python3-dbg  # CPython's gdb extension and debug symbols: the Python frames of a stuck program
   libtorch-dev libomp-dev
   libboost-dev libboost-filesystem-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev

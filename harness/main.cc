@@ -46,6 +46,29 @@ const CLI::Validator kTimeoutSeconds(
     },
     "SECONDS in [0.5, 86400]");
 
+// --hang-after: a stall is only known after a whole stall window (launch/tree_activity.h).
+const CLI::Validator kStallSeconds(
+    [](std::string& text) -> std::string {
+      const char* begin = text.c_str();
+      char* end = nullptr;
+      const double s = std::strtod(begin, &end);
+      if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < 1.0 || s > 86400.0)
+        return text + " is not a number of seconds from 1 (a stall window) to 86400";
+      return {};
+    },
+    "SECONDS in [1, 86400]");
+
+// exec and watch: how the program is shown while it runs (harness/common/live_console.h).
+void add_live_options(CLI::App* command, fc::harness::LiveOptions& live) {
+  command->add_flag("--quiet", live.quiet,
+                    "do not show the program's output as it comes (the reports still have it)");
+  command
+      ->add_option("--hang-after", live.hang_after_s,
+                   "end it as a hang once its whole tree has used no CPU for this long (default: "
+                   "say so, take the stacks, and wait for the deadline)")
+      ->check(kStallSeconds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +116,8 @@ int main(int argc, char** argv) {
   run->add_option("cases", opt.case_ids, "case ids (forkcheck list)")->required();
   add_run_options(run);
   auto* list = app.add_subcommand("list", "the cases, where each comes from, where it applies");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "print them as JSON");
 
   fc::harness::ExecOptions exec_opt;
   exec_opt.argv = opt.argv;
@@ -100,6 +125,7 @@ int main(int argc, char** argv) {
   exec->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
   exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
+  add_live_options(exec, exec_opt.live);
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")->required();
 
   // `forkcheck bench`: start-up cost per start method, beside Python's (harness/bench_command.cc).
@@ -115,9 +141,14 @@ int main(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "render the reports again from a saved run");
   report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")->required();
   report->add_option("--out", report_opt.out, "directory for the reports (default: beside --from)");
-  bool env_json = false;
+  fc::harness::EnvOptions env_opt;
   auto* env = app.add_subcommand("env", "the environment fingerprint, as a bug ticket needs it");
-  env->add_flag("--json", env_json, "print it as JSON");
+  env->add_flag("--json", env_opt.json, "print it as JSON");
+  env->add_option("--python", env_opt.python,
+                  "the Python interpreter to probe (default: python3 on PATH)")
+      ->type_name("PATH");
+  env->add_option("--timeout", env_opt.timeout_s, "seconds each probe may run (default 30)")
+      ->check(kTimeoutSeconds);
 
   // `forkcheck watch -- CMD`: flag every hazardous fork the command makes (harness/watch/).
   fc::harness::WatchOptions watch_opt;
@@ -132,6 +163,7 @@ int main(int argc, char** argv) {
                    "accept one hazard kind knowingly (repeatable; kinds below)")
       ->type_name("KIND")
       ->allow_extra_args(false);  // one kind per --allow: what follows is the command
+  add_live_options(watch, watch_opt.live);
   watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
   watch->footer(fc::harness::watch_help_footer());
 
@@ -146,13 +178,16 @@ int main(int argc, char** argv) {
     return usage_error("a command is required: all, run, list, exec, watch, bench, env or report (see --help)");
   try {
     opt.out = out;
-    if (*list) return fc::harness::list_cases();
+    if (*list) return fc::harness::list_cases(list_json);
     if (*bench) {
       bench_opt.out = out;
       return fc::harness::bench_command(bench_opt);
     }
     if (*report) return fc::harness::report_command(report_opt);
-    if (*env) return fc::harness::print_environment(env_json);
+    if (*env) {
+      env_opt.python_named = env->count("--python") > 0;
+      return fc::harness::print_environment(env_opt);
+    }
     if (*watch) {
       watch_opt.out = out;
       return fc::harness::watch_command(watch_opt);

@@ -389,8 +389,10 @@ std::string stacks_block(const json& v) {
                   std::to_string(v["stacks"].size()) + " threads" +
                   (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") + ")</summary>";
   if (v.contains("stacks_note")) o += "<p>" + h(v["stacks_note"]) + "</p>";
+  if (v.contains("stacks_python_note")) o += "<p>" + h(v["stacks_python_note"]) + "</p>";
   for (const auto& t : v["stacks"]) {
     std::string text = thread_line(t);
+    if (const std::string py = python_frames_text(t, 64); !py.empty()) text += "\nPython:\n" + py + "native:";
     int i = 0;
     for (const auto& f : list(t, "frames")) text += "\n  #" + std::to_string(i++) + " " + display(f);
     o += "<pre class=\"stack\">" + h(text) + "</pre>";

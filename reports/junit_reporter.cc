@@ -54,8 +54,11 @@ std::string stacks_text(const json& v) {
       stacks_title(v) + " (" + std::to_string(stacks.size()) + " threads" +
       (field(v, "stacks_method").empty() ? "" : ", by " + field(v, "stacks_method")) + "):\n";
   if (!field(v, "stacks_note").empty()) text += field(v, "stacks_note") + "\n";
+  if (!field(v, "stacks_python_note").empty()) text += field(v, "stacks_python_note") + "\n";
   for (const auto& t : stacks) {
     text += thread_line(t) + "\n";
+    if (const std::string py = python_frames_text(t, kFramesPerThread); !py.empty())
+      text += "Python:\n" + py + "native:\n";
     size_t i = 0;
     for (const auto& f : list(t, "frames")) {
       if (i == kFramesPerThread) {

@@ -245,6 +245,8 @@ std::string variant_details(const json& v, const Limits& lim) {
     std::string text;
     for (const auto& t : v["stacks"]) {
       text += thread_line(t) + "\n";
+      if (const std::string py = python_frames_text(t, lim.frames); !py.empty())
+        text += "Python:\n" + py + "native:\n";
       size_t i = 0;
       for (const auto& f : list(t, "frames")) {
         if (i == lim.frames) {
@@ -254,7 +256,9 @@ std::string variant_details(const json& v, const Limits& lim) {
         text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
       }
     }
-    o += md_inline(stacks_title(v)) + ":\n\n" + md_code_block(text) + "\n";
+    o += md_inline(stacks_title(v)) + ":\n\n";
+    if (!field(v, "stacks_python_note").empty()) o += md_inline(field(v, "stacks_python_note")) + "\n\n";
+    o += md_code_block(text) + "\n";
   }
   if (lim.details > 0 && v.contains("details") && !v["details"].empty())
     o += "<details><summary>details</summary>\n\n" +

@@ -20,6 +20,7 @@ int exec_command(const ExecOptions& options) {
   subject.command = options.command;
   subject.out = options.out;
   subject.timeout_s = options.timeout_s;
+  subject.live = options.live;
   const std::string program = resolve_command(options.command.front());
   prepare_out_dir(options.out);
   SubjectResult done = run_subject(subject, program);

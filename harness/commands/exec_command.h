@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/subject_command.h"
+
 namespace fc::harness {
 
 struct ExecOptions {
@@ -14,6 +16,7 @@ struct ExecOptions {
   std::vector<std::string> command;  // what to run
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 600;
+  LiveOptions live;
 };
 
 // Returns forkcheck's exit status: 0 when the command ended ok, 1 otherwise; throws UsageError

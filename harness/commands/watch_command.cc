@@ -94,6 +94,7 @@ int watch_command(const WatchOptions& options) {
   subject.command = options.command;
   subject.out = options.out;
   subject.timeout_s = options.timeout_s;
+  subject.live = options.live;
   subject.env = env;
 
   json forks = json::array(), totals = fork_totals(forks), findings = json::array();

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/common/subject_command.h"
+
 namespace fc::harness {
 
 struct WatchOptions {
@@ -22,6 +24,7 @@ struct WatchOptions {
   std::vector<std::string> command;  // what to run
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 600;
+  LiveOptions live;
   std::vector<std::string> allow;  // hazard kinds accepted knowingly (fork_hazards.h)
 };
 

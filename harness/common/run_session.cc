@@ -68,6 +68,31 @@ nlohmann::json watchdog_record(const ChildResult& r) {
   return w;
 }
 
+// A stall seen while the tree was left running (exec, watch): when, what it waited in, and the
+// stacks taken then.
+void add_stall(nlohmann::json& v, const ChildResult& r) {
+  if (!r.stall) return;
+  const StallNote& n = *r.stall;
+  nlohmann::json s = {{"after_s", n.after_s},       {"still_s", n.still_s},
+                      {"waiting_in", n.waiting_in}, {"processes", n.processes},
+                      {"threads", n.threads}};
+  if (n.resumed_after_s >= 0) s["resumed_after_s"] = n.resumed_after_s;
+  if (!r.stall_stacks.method.empty()) {
+    s["stacks"] = to_json(r.stall_stacks);
+    s["stacks_method"] = r.stall_stacks.method;
+    if (!r.stall_stacks.note.empty()) s["stacks_note"] = r.stall_stacks.note;
+    if (!r.stall_stacks.python_note.empty()) s["stacks_python_note"] = r.stall_stacks.python_note;
+  }
+  v["stall"] = std::move(s);
+}
+
+void add_stacks(nlohmann::json& v, const Stacks& stacks) {
+  v["stacks"] = to_json(stacks);
+  if (!stacks.method.empty()) v["stacks_method"] = stacks.method;
+  if (!stacks.note.empty()) v["stacks_note"] = stacks.note;
+  if (!stacks.python_note.empty()) v["stacks_python_note"] = stacks.python_note;
+}
+
 }  // namespace
 
 std::string now_iso8601() {
@@ -116,9 +141,8 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   if (r.step_hang)
     v["hang"] = {{"pid", r.step_hang->pid}, {"step", r.step_hang->step},
                  {"within_s", r.step_hang->within_s}, {"waited_s", r.step_hang->waited_s}};
-  v["stacks"] = to_json(r.stacks);
-  if (!r.stacks.method.empty()) v["stacks_method"] = r.stacks.method;
-  if (!r.stacks.note.empty()) v["stacks_note"] = r.stacks.note;
+  add_stacks(v, r.stacks);
+  add_stall(v, r);
   // A hazard that did not bite is worth knowing, and the report says why, in every format.
   if (planned.value("role", "") == "hazard" && c.outcome == Outcome::kOk)
     v["note"] = "the hazard did not bite here: " + planned.value("expected_why", "");
@@ -160,7 +184,9 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   v["stdout"] = r.out.text();
   v["stderr"] = r.err.text();
   v["details"] = r.early_details;
-  v["stacks"] = nlohmann::json::array();
+  // What is known of a stuck tree when forkcheck was interrupted: the stacks of its stall.
+  add_stacks(v, r.stall_stacks);
+  add_stall(v, r);
   append_variant(v);
 }
 

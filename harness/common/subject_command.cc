@@ -1,9 +1,14 @@
 #include "harness/common/subject_command.h"
 
+#include "harness/common/live_console.h"
 #include "harness/common/run_session.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+
+#include <unistd.h>
+
+#include <cstdio>
 
 namespace fc::harness {
 
@@ -32,7 +37,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
                              {"variants", nlohmann::json::array({variant})}};
   RunSession session(subject.out, {{"command", subject.name},
                                    {"argv", subject.argv},
-                                   {"options", {{"timeout_s", subject.timeout_s}}}});
+                                   {"options", {{"timeout_s", subject.timeout_s},
+                                                {"hang_after_s", subject.live.hang_after_s}}}});
   session.add_case(the_case);
   session.set_total(1);
 
@@ -42,8 +48,16 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   spec.env = subject.env;
   spec.timeout_s = subject.timeout_s;
   spec.channel = false;  // only the deadline makes a hang: no steps for a plain program
+  // gdb reading a Python process's frames (py-bt) takes 4 to 6 s where libtorch is loaded, and
+  // the processes of a tree share two CPUs here: the catalog's 5 s would cut a pool's short.
+  spec.stacks_budget_s = kSubjectStacksBudgetS;
+  spec.hang_after_s = subject.live.hang_after_s;
+  LiveConsole console(!subject.live.quiet, ::isatty(STDERR_FILENO) == 1);
+  console.attach(spec);
+  std::fflush(stdout);  // what forkcheck printed comes before the program's output
   SubjectResult out;
   out.result = supervise(spec);
+  console.finish();
   ChildResult& r = out.result;
   // An interrupt before the command started leaves it not started: that is not a usage error.
   if (!r.started && r.interrupted_by == 0) throw UsageError(subject.name + ": " + r.start_error);

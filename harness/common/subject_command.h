@@ -17,12 +17,23 @@
 
 namespace fc::harness {
 
+// The stacks of a user's stuck tree are taken within this much time (LaunchSpec::stacks_budget_s).
+constexpr double kSubjectStacksBudgetS = 30;
+
+// How a user's program is watched while it runs (exec, watch): its output shown as it comes
+// (unless quiet), a status line on a terminal, a stall said at once with its stacks.
+struct LiveOptions {
+  bool quiet = false;       // do not pass the program's output through (it is still captured)
+  double hang_after_s = 0;  // a stall this long ends it as a hang (0: only the deadline does)
+};
+
 struct SubjectCommand {
   std::string name;                  // the subcommand, also the case and variant id: "exec"
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 600;
+  LiveOptions live;
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
   // Called after the command ended and before its result is recorded: adds what the subcommand
   // learned to the variant's details and message (the message is empty for an interrupted run).

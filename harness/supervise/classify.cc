@@ -56,6 +56,9 @@ std::string called_because(const ChildResult& r) {
            ", the whole tree blocked for " + fmt_s(t.still_s) + " (" + tree_line(t) +
            "; called after " + fmt_s(h.waited_s) + ")";
   }
+  if (r.still_too_long)
+    return "the whole tree had been still for " + fmt_s(t.still_s) + ", the longest a stall was to last (" +
+           tree_line(t) + "; called after " + fmt_s(r.called_after_s) + ")";
   if (t.blocked)
     return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +
            fmt_s(t.still_s) + " (" + tree_line(t) + ")";
@@ -65,7 +68,8 @@ std::string called_because(const ChildResult& r) {
 
 // For a child that ended by itself after time was called, before forkcheck signalled it.
 std::string ended_by_itself(const ChildResult& r) {
-  const std::string what = r.step_hang ? "a stall was called on it" : "its " + fmt_s(r.timeout_s) + " deadline had passed";
+  const std::string what = r.step_hang || r.still_too_long ? "a stall was called on it"
+                                                            : "its " + fmt_s(r.timeout_s) + " deadline had passed";
   return " (" + what + ", but it ended by itself " + fmt_s(r.duration_s - r.called_after_s) +
          " later, before forkcheck signalled it)";
 }
@@ -90,8 +94,12 @@ std::string survivors(const ChildResult& r) {
 
 }  // namespace
 
+bool time_was_called(const ChildResult& r) {
+  return r.step_hang || r.deadline_passed || r.still_too_long;
+}
+
 bool exited_by_itself(const ChildResult& r) {
-  return r.started && (r.step_hang || r.deadline_passed) && !r.sent_sigterm && !r.sent_sigkill &&
+  return r.started && time_was_called(r) && !r.sent_sigterm && !r.sent_sigkill &&
          r.interrupted_by == 0;
 }
 
@@ -108,8 +116,8 @@ Classified classify(const ChildResult& r, bool expect_result) {
     return c;
   }
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.
-  if ((r.step_hang || r.deadline_passed) && (r.sent_sigterm || r.sent_sigkill)) {
-    c.outcome = r.step_hang || r.tree.blocked ? Outcome::kHang : Outcome::kTimeout;
+  if (time_was_called(r) && (r.sent_sigterm || r.sent_sigkill)) {
+    c.outcome = r.step_hang || r.still_too_long || r.tree.blocked ? Outcome::kHang : Outcome::kTimeout;
     c.message = called_because(r) + escalation(r) + survivors(r);
     if (r.bad_channel_lines > 0)
       c.message += "; its channel also carried a line that is not a forkcheck message (" +

@@ -29,4 +29,8 @@ Classified classify(const ChildResult& r, bool expect_result);
 // Time was called on it (deadline or stall), but it ended by itself before forkcheck signalled it.
 bool exited_by_itself(const ChildResult& r);
 
+// Whether the watchdog called time on it: its deadline, a stalled step, or a stall longer than
+// LaunchSpec::hang_after_s.
+bool time_was_called(const ChildResult& r);
+
 }  // namespace fc::harness

@@ -27,6 +27,25 @@
 
 namespace fc::harness {
 
+// What the tree of a live-watched child is doing, after each look (LaunchSpec::on_look).
+struct LiveStatus {
+  double elapsed_s = 0;
+  std::size_t processes = 0;
+  double cpu_share = 0;  // CPUs the tree used since the previous look (1.0: one CPU's worth)
+  double still_s = 0;    // how long the whole tree has been still (0 while it works)
+};
+
+// A stall of a live-watched child: its whole tree blocked through a stall window while it was
+// left running (LaunchSpec::note_stalls).
+struct StallNote {
+  enum class Event { kStalled, kStacksTaken, kResumed };
+  double after_s = 0;  // from the start, when it was seen
+  double still_s = 0;  // how long the tree had been still then
+  std::string waiting_in;
+  std::size_t processes = 0, threads = 0;
+  double resumed_after_s = -1;  // when it worked again; -1: it did not
+};
+
 struct LaunchSpec {
   std::vector<std::string> argv;  // argv[0]: the program (a path, or a name looked up in PATH)
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
@@ -41,6 +60,19 @@ struct LaunchSpec {
   // Fork the child from this program's zygote (harness/zygote.h) rather than exec it; ignored
   // when `env` is not empty (libraries read some variables as they load, before any fork).
   class Zygote* zygote = nullptr;
+
+  // Live watching (exec, watch). Everything the child writes, as it comes (stream 1: stdout,
+  // 2: stderr), beside the capture; what its tree does after each look.
+  std::function<void(int stream, const char* data, std::size_t n)> on_output;
+  std::function<void(const LiveStatus&)> on_look;
+  // When the whole tree has been blocked through a stall window: say so (kStalled), take its
+  // stacks once with the tree left running (kStacksTaken; they are in ChildResult::stall_stacks)
+  // and go on waiting; say so if it works again (kResumed). The deadline still ends it.
+  bool note_stalls = false;
+  std::function<void(StallNote::Event, const StallNote&, const Stacks* taken)> on_stall;
+  // End it as a hang once the whole tree has been still this long (0: never; at least a stall
+  // window is needed to tell).
+  double hang_after_s = 0;
 };
 
 // A step that was announced and then made no progress past its allowance, the whole tree blocked.
@@ -84,6 +116,10 @@ struct ChildResult {
   std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
   std::vector<int> leftovers_surviving;  // of those, still alive after every round of SIGKILL
   std::vector<int> group_strangers;      // in its process group but not of its tree: spared
+  // Time was called because the whole tree had been still for LaunchSpec::hang_after_s.
+  bool still_too_long = false;
+  std::optional<StallNote> stall;  // the first stall of a live-watched tree (note_stalls)
+  Stacks stall_stacks;             // its stacks, taken then, with the tree left running
   int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came

@@ -119,6 +119,12 @@ struct Job {
   uint64_t stacks_of = 0;
   size_t stacks_slot = 0;
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
+  // Live watching (LaunchSpec::note_stalls): the stall seen, whether its stacks are being taken
+  // (the tree left running), and what the previous look measured (for on_look's CPU share).
+  bool stalled = false, stall_taking = false;
+  Clock::time_point stall_stacks_at;
+  std::uint64_t looked_cpu_ns = 0;
+  Clock::time_point looked_at;
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
 };
@@ -151,6 +157,17 @@ void look(Job& j, Clock::time_point now) {
   const launch::TreeChange change = j.tree->look();
   if (!j.activity.started()) j.activity.start(now);
   else j.activity.look(now, change.cpu_ns, change.membership_changed);
+  if (!j.spec->on_look) return;
+  LiveStatus s;
+  s.elapsed_s = secs(now - j.start);
+  for (const auto& [pid, p] : j.tree->last_look().processes) s.processes += p.facts.zombie() ? 0 : 1;
+  const std::uint64_t cpu = j.activity.cpu_total_ns();
+  if (now > j.looked_at && j.looked_cpu_ns > 0)
+    s.cpu_share = static_cast<double>(cpu - j.looked_cpu_ns) / 1e9 / secs(now - j.looked_at);
+  j.looked_cpu_ns = cpu;
+  j.looked_at = now;
+  s.still_s = secs(j.activity.still_for());
+  j.spec->on_look(s);
 }
 
 std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
@@ -328,22 +345,42 @@ Job* find_serial(Jobs& running, uint64_t serial) {
 // The stacks are in (or their budget is spent): the tree is ended. Debuggers still running for
 // it are ended too; what they would have said is replaced by what /proc says, with the reason.
 void stacks_taken(Jobs& running, Job& job, Clock::time_point now, const std::string& why_short) {
-  job.r.stacks = job.taking->take(why_short);
+  Stacks taken = job.taking->take(why_short);
   job.taking.reset();
   for (auto& d : running)
     if (d->stacks_of == job.serial && !d->terminating && !d->ended_at) terminate(*d, now);
+  if (job.stall_taking) {  // a live stall's: the tree goes on, watched
+    job.stall_taking = false;
+    job.stall_stacks_at = now;
+    job.r.stall_stacks = std::move(taken);
+    if (job.spec->on_stall && job.r.stall)
+      job.spec->on_stall(StallNote::Event::kStacksTaken, *job.r.stall, &job.r.stall_stacks);
+    return;
+  }
+  job.r.stacks = std::move(taken);
   terminate(job, now);
 }
 
 // Time is called: the stacks of every process of the tree, all at once and within the budget,
 // then SIGTERM. The debuggers run as jobs of this loop (started by start_debuggers), so that
 // other children's watchdogs keep their time meanwhile.
-void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now,
+              bool for_stall = false) {
   if (job.terminating || job.taking) return;
-  if (!job.spec->collect_stacks || interrupted() || job.stacks_of) {
+  if (!for_stall && (!job.spec->collect_stacks || interrupted() || job.stacks_of)) {
     terminate(job, now);
     return;
   }
+  // The stacks of a live stall, taken while the tree has been still ever since, are its stacks now.
+  if (!for_stall && !job.r.stall_stacks.method.empty() && job.activity.blocked() &&
+      job.activity.still_for() >= now - job.stall_stacks_at) {
+    job.r.stacks = job.r.stall_stacks;
+    job.r.stacks.note += std::string(job.r.stacks.note.empty() ? "" : "; ") +
+                         "taken when the stall was first seen, the tree still ever since";
+    terminate(job, now);
+    return;
+  }
+  job.stall_taking = for_stall;
   std::vector<ProcessId> pids;
   for (const auto& [pid, p] : job.tree->last_look().processes)
     if (!p.facts.zombie()) pids.push_back(pid);
@@ -401,6 +438,41 @@ void call_time(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poi
   escalate(running, job, wanted, now);
 }
 
+// A live-watched tree: a stall is said once it has lasted a whole window, its stacks taken once
+// with the tree left running; its end said if it works again; with hang_after_s, a stall that
+// long calls time on it as a hang.
+void watch_stall(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+  const LaunchSpec& spec = *job.spec;
+  const bool blocked = job.activity.blocked_through_window();
+  if (spec.hang_after_s > 0 && blocked && secs(job.activity.still_for()) >= spec.hang_after_s) {
+    job.r.still_too_long = true;
+    call_time(running, job, wanted, now);
+    return;
+  }
+  if (!spec.note_stalls) return;
+  if (blocked && !job.stalled) {
+    job.stalled = true;
+    const TreeFacts t = tree_facts(job);
+    if (!job.r.stall) {
+      StallNote n;
+      n.after_s = secs(now - job.start);
+      n.still_s = t.still_s;
+      n.waiting_in = t.waiting_in;
+      n.processes = t.processes;
+      n.threads = t.threads;
+      job.r.stall = n;
+      if (spec.on_stall) spec.on_stall(StallNote::Event::kStalled, n, nullptr);
+      if (spec.collect_stacks && !interrupted()) escalate(running, job, wanted, now, /*for_stall=*/true);
+    }
+  } else if (job.stalled && !job.activity.blocked() && !job.taking) {
+    job.stalled = false;
+    if (job.r.stall && job.r.stall->resumed_after_s < 0) {
+      job.r.stall->resumed_after_s = secs(now - job.start);
+      if (spec.on_stall) spec.on_stall(StallNote::Event::kResumed, *job.r.stall, nullptr);
+    }
+  }
+}
+
 void watchdog(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
   if (job.ended_at) return;
   if (job.taking) {
@@ -425,6 +497,10 @@ void watchdog(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poin
     return;
   }
   if (job.stacks_of) return;
+  if (job.spec->note_stalls || job.spec->hang_after_s > 0) {
+    watch_stall(running, job, wanted, now);
+    if (job.taking || job.terminating) return;
+  }
   if (auto hang = StepWatch::check(*job.channel, job.activity, now)) {
     job.r.step_hang = *hang;
     call_time(running, job, wanted, now);
@@ -460,6 +536,7 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
   if (which == 0) job.r.out.append(buf, len);
   else if (which == 1) job.r.err.append(buf, len);
   else job.channel->feed(buf, len, now);
+  if (which < 2 && job.spec->on_output) job.spec->on_output(which + 1, buf, len);
 }
 
 // A process of ours that no tree claimed, held until the run ends.

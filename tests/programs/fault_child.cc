@@ -138,6 +138,13 @@ int main(int argc, char** argv) {
   }
   if (mode == "slow-fine") return slow_but_fine(argc > 2 ? std::atof(arg) : 3.0);
   if (mode == "abort") std::abort();
+  if (mode == "print-sleep-print") {  // output that comes while it runs, then more at its end
+    std::printf("first\n");
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(arg)));
+    std::printf("second\n");
+    return 0;
+  }
   if (mode == "sleep") {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(arg)));
     return 0;

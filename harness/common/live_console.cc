@@ -1,0 +1,190 @@
+#include "harness/common/live_console.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+
+#include "harness/stacks/stacks.h"
+#include "reports/report_view.h"
+#include "reports/text.h"
+
+namespace fc::harness {
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n <= 0) return;  // a closed stdout stops the console, never the run (SIGPIPE is ignored)
+    done += static_cast<size_t>(n);
+  }
+}
+
+// How many bytes at the end of `s` start a UTF-8 sequence that the next read completes.
+size_t incomplete_tail(const std::string& s) {
+  for (size_t back = 1; back <= 3 && back <= s.size(); ++back) {
+    const auto b = static_cast<unsigned char>(s[s.size() - back]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t need = (b & 0xE0) == 0xC0   ? 2
+                        : (b & 0xF0) == 0xE0 ? 3
+                        : (b & 0xF8) == 0xF0 ? 4
+                                             : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string native_where(const ThreadStack& t) {
+  std::string s;
+  size_t shown = 0;
+  for (const auto& f : t.frames) {
+    if (shown == 3) break;
+    if (f.function.empty() || f.function == "??") continue;
+    s += (s.empty() ? "" : " < ") + f.function;
+    ++shown;
+  }
+  if (s.empty()) s = !t.syscall.empty() ? "in syscall " + t.syscall : t.wchan;
+  return s;
+}
+
+}  // namespace
+
+LiveConsole::LiveConsole(bool stream_output, bool status_line)
+    : stream_output_(stream_output),
+      status_line_(status_line),
+      stdout_is_terminal_(::isatty(STDOUT_FILENO) == 1) {}
+
+LiveConsole::~LiveConsole() { clear_status(); }
+
+void LiveConsole::attach(LaunchSpec& spec) {
+  spec.note_stalls = true;
+  spec.on_output = [this](int stream, const char* data, std::size_t n) { output(stream, data, n); };
+  spec.on_look = [this](const LiveStatus& s) { status(s); };
+  spec.on_stall = [this](StallNote::Event e, const StallNote& n, const Stacks* taken) {
+    stall(e, n, taken);
+  };
+}
+
+void LiveConsole::clear_status() {
+  if (!status_shown_) return;
+  write_all(STDERR_FILENO, "\r\033[K");
+  status_shown_ = false;
+}
+
+void LiveConsole::flush_pending(int stream, bool all) {
+  std::string& p = pending_[stream];
+  const size_t keep = all ? 0 : incomplete_tail(p);
+  if (p.size() == keep) return;
+  const std::string ready = p.substr(0, p.size() - keep);
+  p.erase(0, p.size() - keep);
+  clear_status();
+  write_all(stream == 1 ? STDOUT_FILENO : STDERR_FILENO, reports::terminal_safe(ready));
+  if (stream == 2 || stdout_is_terminal_) at_line_start_ = ready.back() == '\n';
+}
+
+void LiveConsole::output(int stream, const char* data, std::size_t n) {
+  if (!stream_output_ || stream < 1 || stream > 2) return;
+  pending_[stream].append(data, n);
+  flush_pending(stream, false);
+  if (status_line_ && at_line_start_ && !status_text_.empty()) {
+    write_all(STDERR_FILENO, status_text_);
+    status_shown_ = true;
+  }
+}
+
+void LiveConsole::status(const LiveStatus& s) {
+  if (!status_line_) return;
+  std::string text = "\r\033[Kforkcheck: " + fmt("%.0f s", s.elapsed_s) + ", " +
+                     std::to_string(s.processes) + " process" + (s.processes == 1 ? "" : "es") +
+                     ", CPU " + fmt("%.2f", s.cpu_share);
+  if (s.still_s >= 1) text += ", still for " + fmt("%.0f s", s.still_s);
+  status_text_ = text;
+  // Only after a line the program ended: a status line never overwrites a line it is writing.
+  if (!at_line_start_) return;
+  write_all(STDERR_FILENO, text);
+  status_shown_ = true;
+}
+
+void LiveConsole::note(const std::string& text) {
+  clear_status();
+  if (!at_line_start_) write_all(STDERR_FILENO, "\n");
+  at_line_start_ = true;
+  write_all(STDERR_FILENO, "forkcheck: " + text + "\n");
+}
+
+void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* taken) {
+  switch (e) {
+    case StallNote::Event::kStalled:
+      note("STALLED at " + fmt("%.1f s", n.after_s) + ": the whole tree (" +
+           std::to_string(n.processes) + " process" + (n.processes == 1 ? "" : "es") + ", " +
+           std::to_string(n.threads) + " threads) has used no CPU for " + fmt("%.1f s", n.still_s) +
+           (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
+           "; taking its stacks, and waiting on");
+      break;
+    case StallNote::Event::kStacksTaken: {
+      const std::string where = taken ? where_lines(*taken, 12) : "";
+      note("where it waits" + std::string(where.empty() ? ": no stacks could be taken" : ":") +
+           (taken && !taken->python_note.empty() ? " (" + taken->python_note + ")" : ""));
+      if (!where.empty()) {
+        clear_status();
+        write_all(STDERR_FILENO, reports::terminal_safe(where));
+      }
+      break;
+    }
+    case StallNote::Event::kResumed:
+      note("working again at " + fmt("%.1f s", n.resumed_after_s) + " (stalled at " +
+           fmt("%.1f s", n.after_s) + ")");
+      break;
+  }
+}
+
+void LiveConsole::finish() {
+  flush_pending(1, true);
+  flush_pending(2, true);
+  clear_status();
+  status_text_.clear();
+}
+
+std::string LiveConsole::where_lines(const Stacks& stacks, std::size_t max_lines) {
+  // Per process: its threads that run Python (where in the program's own code), else its main
+  // thread and any thread named apart from it.
+  std::map<int, std::vector<const ThreadStack*>> by_pid;
+  for (const auto& t : stacks.threads) by_pid[t.pid].push_back(&t);
+  std::string out;
+  size_t lines = 0, left_out = 0;
+  for (const auto& [pid, threads] : by_pid) {
+    bool any_python = false;
+    for (const ThreadStack* t : threads) any_python = any_python || !t->python.empty();
+    for (const ThreadStack* t : threads) {
+      std::string where;
+      if (any_python) {
+        if (t->python.empty()) continue;
+        Stacks one;
+        one.threads.push_back(*t);
+        where = reports::python_where(to_json(one).at(0));
+      } else {
+        if (t->tid != pid && t->frames.empty()) continue;
+        where = native_where(*t);
+      }
+      if (where.empty()) continue;
+      if (lines == max_lines) {
+        ++left_out;
+        continue;
+      }
+      out += "  pid " + std::to_string(pid) + " tid " + std::to_string(t->tid) + " " + t->name +
+             ": " + where + "\n";
+      ++lines;
+    }
+  }
+  if (left_out > 0) out += "  and " + std::to_string(left_out) + " more threads (in the report)\n";
+  return out;
+}
+
+}  // namespace fc::harness
