@@ -29,6 +29,7 @@ std::vector<std::unique_ptr<Reporter>> all_reporters() {
   r.push_back(make_html_reporter());
   r.push_back(make_junit_reporter());
   r.push_back(make_markdown_reporter());
+  r.push_back(make_issue_reporter());
   return r;
 }
 

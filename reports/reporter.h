@@ -22,9 +22,14 @@ class Reporter {
 std::unique_ptr<Reporter> make_json_reporter();      // report.json
 std::unique_ptr<Reporter> make_html_reporter();      // report.html
 std::unique_ptr<Reporter> make_junit_reporter();     // junit.xml
-// summary.md, at most `max_bytes` (GitHub's step summary takes at most 1 MiB).
-inline constexpr size_t kMarkdownMaxBytes = 1000 * 1000;
+// summary.md, at most `max_bytes`: a GitHub comment takes at most 65,536 characters (and a step
+// summary 1 MiB), and a character is at least a byte.
+inline constexpr size_t kMarkdownMaxBytes = 65536;
 std::unique_ptr<Reporter> make_markdown_reporter(size_t max_bytes = kMarkdownMaxBytes);
+
+// issue.md: made to paste into a bug ticket, at most kIssueMaxBytes (issue_reporter.cc).
+inline constexpr size_t kIssueMaxBytes = 10 * 1000;
+std::unique_ptr<Reporter> make_issue_reporter();
 
 // Every format forkcheck writes.
 std::vector<std::unique_ptr<Reporter>> all_reporters();

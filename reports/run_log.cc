@@ -100,8 +100,14 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
         }
     } else if (type == "end") {
       ended = true;
-      for (const auto& [k, val] : line.items())
-        if (k != "type") report["run"][k] = val;
+      for (const auto& [k, val] : line.items()) {
+        if (k == "environment" && val.is_object() && report["run"].contains("environment") &&
+            report["run"]["environment"].is_object()) {
+          for (const auto& [ek, ev] : val.items()) report["run"]["environment"][ek] = ev;  // learnt later
+        } else if (k != "type") {
+          report["run"][k] = val;
+        }
+      }
     }
   }
   if (!ended) report["run"]["complete"] = false;

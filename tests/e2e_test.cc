@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -70,6 +71,19 @@ TEST_F(ForkcheckAll, ExitsZeroAndWritesTheReport) {
   size_t lines = 0;
   for (size_t p = 0; (p = stdout_.find("(expected", p)) != std::string::npos; ++p) ++lines;
   EXPECT_EQ(lines, report_["summary"]["variants"].get<size_t>());
+}
+
+// Findings first and ticket-sized: the closing lines say what was found and where the reports
+// are (the last line); issue.md stays under 10 KB and summary.md within a GitHub comment.
+TEST_F(ForkcheckAll, EndsWithTheFindingAndFitsATicket) {
+  EXPECT_NE(stdout_.find("inding: 13 cases: "), std::string::npos) << stdout_;
+  const std::string last = stdout_.substr(stdout_.rfind('\n', stdout_.size() - 2) + 1);
+  EXPECT_EQ(last.rfind("reports: " + (out_ / "issue.md").string(), 0), 0u) << last;
+  std::ifstream issue(out_ / "issue.md", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(issue)), std::istreambuf_iterator<char>());
+  EXPECT_LT(text.size(), 10u * 1000u);
+  EXPECT_NE(text.find("cuda-before-fork: skipped ("), std::string::npos) << "a skip says why";
+  EXPECT_LE(fs::file_size(out_ / "summary.md"), 65536u);
 }
 
 TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const fs::path kReal = FC_REAL_REPORT_DIR;
-const char* const kFiles[] = {"report.json", "report.html", "junit.xml", "summary.md"};
+const char* const kFiles[] = {"report.json", "report.html", "junit.xml", "summary.md", "issue.md"};
 
 struct Run {
   int code;
@@ -53,8 +53,20 @@ void expect_usage_error(const Run& r, const std::string& names) {
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
 }
 
-TEST(RealReport, HasAllFourFiles) {
+TEST(RealReport, HasEveryFile) {
   for (const char* f : kFiles) EXPECT_GT(fs::file_size(kReal / f), 100u) << f;
+}
+
+// What a ticket takes: issue.md under 10 KB, summary.md within a GitHub comment's 65,536
+// characters (a character is at least a byte), both leading with the finding.
+TEST(RealReport, IssueAndSummaryFitATicket) {
+  const std::string issue = slurp(kReal / "issue.md");
+  EXPECT_LT(issue.size(), 10u * 1000u);
+  EXPECT_EQ(issue.rfind("## forkcheck: ", 0), 0u) << issue.substr(0, 200);
+  EXPECT_NE(issue.find("### Environment"), std::string::npos);
+  EXPECT_NE(issue.find("forkcheck run gomp-fork-hang tiny-nn-spawn"), std::string::npos)
+      << "the exact command line";
+  EXPECT_LE(slurp(kReal / "summary.md").size(), 65536u);
 }
 
 // The OpenMP runtime the repro programs load here (repros/cases/CMakeLists.txt): GCC's, or

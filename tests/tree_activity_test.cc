@@ -2,6 +2,7 @@
 // process tree it is fed from (launch/process_tree.h), on real processes.
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -217,22 +218,36 @@ TEST(ProcessTree, FindsAGrandchildThatLeftTheGroupAndTheSession) {
 }
 
 TEST(ProcessTree, ThreadCpuTimeMovesForABusyThreadAndNotForASleepingOne) {
-  std::atomic<bool> stop{false};
+  // The busy thread spins until its own clock says it used 150 ms of CPU after the first look:
+  // however loaded the machine (a 200 ms sleep gave it 86 ms once, in CI), the second look comes
+  // after that much CPU.
+  std::atomic<bool> stop{false}, go{false}, spent{false};
   std::thread busy([&] {
+    auto thread_cpu_ns = [] {
+      timespec ts{};
+      ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+    };
     volatile unsigned long x = 0;
-    while (!stop) x = x + 1;
+    while (!go) x = x + 1;
+    const long long from = thread_cpu_ns();
+    while (!stop) {
+      x = x + 1;
+      if (!spent && thread_cpu_ns() - from >= static_cast<long long>(150 * kMs)) spent = true;
+    }
   });
   std::thread sleeper([&] {
     while (!stop) std::this_thread::sleep_for(10ms);
   });
   const TreeLook a = look_at_tree({::getpid()});
-  std::this_thread::sleep_for(200ms);
+  go = true;
+  while (!spent) std::this_thread::sleep_for(5ms);
   const TreeLook b = look_at_tree({::getpid()});
   stop = true;
   busy.join();
   sleeper.join();
   const TreeChange c = compare_looks(a, b);
-  EXPECT_GT(c.cpu_ns, 100 * kMs) << "a busy thread for 200 ms";
+  EXPECT_GE(c.cpu_ns, 150 * kMs) << "a busy thread's 150 ms of CPU between the looks";
   EXPECT_FALSE(c.membership_changed);
   const TreeLook after = look_at_tree({::getpid()});
   EXPECT_TRUE(compare_looks(b, after).membership_changed) << "two threads ended";

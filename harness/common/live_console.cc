@@ -1,10 +1,9 @@
 #include "harness/common/live_console.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <map>
 
+#include "harness/platform/host.h"
 #include "harness/stacks/stacks.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
@@ -12,13 +11,14 @@
 namespace fc::harness {
 namespace {
 
+constexpr int kStdout = 1, kStderr = 2;
+
+// Written by length (a NUL shown escaped is text), and flushed: it is live. A closed stdout
+// stops the console, never the run (SIGPIPE is ignored).
 void write_all(int fd, const std::string& s) {
-  size_t done = 0;
-  while (done < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n <= 0) return;  // a closed stdout stops the console, never the run (SIGPIPE is ignored)
-    done += static_cast<size_t>(n);
-  }
+  std::FILE* f = fd == kStdout ? stdout : stderr;
+  std::fwrite(s.data(), 1, s.size(), f);
+  std::fflush(f);
 }
 
 // How many bytes at the end of `s` start a UTF-8 sequence that the next read completes.
@@ -59,7 +59,7 @@ std::string native_where(const ThreadStack& t) {
 LiveConsole::LiveConsole(bool stream_output, bool status_line)
     : stream_output_(stream_output),
       status_line_(status_line),
-      stdout_is_terminal_(::isatty(STDOUT_FILENO) == 1) {}
+      stdout_is_terminal_(is_terminal(1)) {}
 
 LiveConsole::~LiveConsole() { clear_status(); }
 
@@ -74,7 +74,7 @@ void LiveConsole::attach(LaunchSpec& spec) {
 
 void LiveConsole::clear_status() {
   if (!status_shown_) return;
-  write_all(STDERR_FILENO, "\r\033[K");
+  write_all(kStderr, "\r\033[K");
   status_shown_ = false;
 }
 
@@ -85,7 +85,7 @@ void LiveConsole::flush_pending(int stream, bool all) {
   const std::string ready = p.substr(0, p.size() - keep);
   p.erase(0, p.size() - keep);
   clear_status();
-  write_all(stream == 1 ? STDOUT_FILENO : STDERR_FILENO, reports::terminal_safe(ready));
+  write_all(stream == 1 ? kStdout : kStderr, reports::terminal_safe(ready));
   if (stream == 2 || stdout_is_terminal_) at_line_start_ = ready.back() == '\n';
 }
 
@@ -94,7 +94,7 @@ void LiveConsole::output(int stream, const char* data, std::size_t n) {
   pending_[stream].append(data, n);
   flush_pending(stream, false);
   if (status_line_ && at_line_start_ && !status_text_.empty()) {
-    write_all(STDERR_FILENO, status_text_);
+    write_all(kStderr, status_text_);
     status_shown_ = true;
   }
 }
@@ -108,15 +108,15 @@ void LiveConsole::status(const LiveStatus& s) {
   status_text_ = text;
   // Only after a line the program ended: a status line never overwrites a line it is writing.
   if (!at_line_start_) return;
-  write_all(STDERR_FILENO, text);
+  write_all(kStderr, text);
   status_shown_ = true;
 }
 
 void LiveConsole::note(const std::string& text) {
   clear_status();
-  if (!at_line_start_) write_all(STDERR_FILENO, "\n");
+  if (!at_line_start_) write_all(kStderr, "\n");
   at_line_start_ = true;
-  write_all(STDERR_FILENO, "forkcheck: " + text + "\n");
+  write_all(kStderr, "forkcheck: " + text + "\n");
 }
 
 void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* taken) {
@@ -134,7 +134,7 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
            (taken && !taken->python_note.empty() ? " (" + taken->python_note + ")" : ""));
       if (!where.empty()) {
         clear_status();
-        write_all(STDERR_FILENO, reports::terminal_safe(where));
+        write_all(kStderr, reports::terminal_safe(where));
       }
       break;
     }

@@ -8,7 +8,9 @@
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
 #include "harness/version.h"
+#include "reports/finding.h"
 #include "reports/reporter.h"
+#include "reports/ticket_environment.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
 
@@ -93,6 +95,18 @@ void add_stacks(nlohmann::json& v, const Stacks& stacks) {
   if (!stacks.python_note.empty()) v["stacks_python_note"] = stacks.python_note;
 }
 
+// The closing lines: the key finding, the one fix, where the reports are (the last line).
+void print_finding(const nlohmann::json& report, const std::filesystem::path& out) {
+  const reports::Finding f = reports::key_finding(report);
+  std::string text = "\n" + std::string(f.bad ? "FINDING: " : "finding: ") + f.headline + "\n";
+  for (const auto& fact : f.facts) text += "  " + fact + "\n";
+  if (!f.fix.empty()) text += "FIX: " + f.fix + "\n";
+  text = reports::terminal_safe(text);
+  text += "reports: " + reports::terminal_safe((out / "issue.md").string()) +
+          " (to paste into a ticket), report.html, report.json\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
 }  // namespace
 
 std::string now_iso8601() {
@@ -110,7 +124,20 @@ RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, 
   header["started_at"] = now_iso8601();
   header["platform"] = host_platform();
   header["environment"] = collect_environment(60, zygotes);  // from a repro program: see environment_probe.h
+  // What a ticket asks of the machine (/dev/shm, open files, CPUs, variables), measured here at
+  // no cost, and the risks it shows.
+  header["environment"]["machine"] = measure_machine();
+  header["environment"]["risks"] = reports::environment_risks(header["environment"]);
+  environment_ = header["environment"];
   log_.append(header);
+}
+
+void RunSession::add_environment(const nlohmann::json& more) {
+  for (const auto& [k, v] : more.items()) {
+    environment_[k] = v;
+    environment_more_[k] = v;
+  }
+  environment_["risks"] = environment_more_["risks"] = reports::environment_risks(environment_);
 }
 
 void RunSession::add_case(const nlohmann::json& planned_case) {
@@ -222,10 +249,13 @@ void RunSession::append_variant(const nlohmann::json& v) {
 }
 
 nlohmann::json RunSession::finish(bool interrupted) {
-  log_.append({{"type", "end"},
+  nlohmann::json end = {{"type", "end"},
                {"finished_at", now_iso8601()},
                {"duration_s", monotonic_s() - started_},
-               {"interrupted", interrupted}});
+               {"interrupted", interrupted}};
+  // The fold merges an end record's "environment" into the run's (reports/run_log.cc).
+  if (!environment_more_.is_null()) end["environment"] = environment_more_;
+  log_.append(end);
   nlohmann::json report = reports::fold_run_log(reports::read_run_log(log_.path()));
   auto written = reports::write_reports(report, out_);
 
@@ -243,6 +273,7 @@ nlohmann::json RunSession::finish(bool interrupted) {
     std::fwrite(reason.data(), 1, reason.size(), stdout);
   }
   for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
+  print_finding(report, out_);
   std::fflush(stdout);
   return report;
 }

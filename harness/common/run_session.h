@@ -31,6 +31,11 @@ class RunSession {
   void add_interrupted(const std::string& case_id, const nlohmann::json& planned,
                        const ChildResult& r);
 
+  // What was learnt of the environment during the run (exec of a Python program: that
+  // interpreter's side, harness/common/python_probe.h), added to the run's environment at the
+  // end; the risk notes are drawn again from the whole.
+  void add_environment(const nlohmann::json& more);
+
   // Ends the run log, writes every report, prints the summary; returns the report.
   nlohmann::json finish(bool interrupted);
 
@@ -41,6 +46,8 @@ class RunSession {
   reports::RunLog log_;
   size_t total_ = 0, done_ = 0;
   double started_ = 0;
+  nlohmann::json environment_;       // as the header recorded it
+  nlohmann::json environment_more_;  // add_environment's, for the end record
 };
 
 std::string now_iso8601();

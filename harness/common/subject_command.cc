@@ -1,16 +1,37 @@
 #include "harness/common/subject_command.h"
 
 #include "harness/common/live_console.h"
+#include "harness/common/python_probe.h"
 #include "harness/common/run_session.h"
+#include "harness/platform/host.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 namespace fc::harness {
+
+namespace {
+
+// The command's own interpreter, when it is one: the Python side a ticket asks for (torch and its
+// build, threads, start method) is that interpreter's, probed once the program has ended so
+// nothing delays it. Not after an interrupt: the user wants the report now.
+void add_python_side(RunSession& session, const std::string& program) {
+  const std::string base = program.substr(program.find_last_of("/\\") + 1);
+  if (base.rfind("python", 0) != 0) return;
+  PythonProbeOptions options;
+  options.python = program;
+  options.look_for_torch_elsewhere = false;
+  options.timeout_s = 30;
+  try {
+    session.add_environment({{"python", probe_python(options)}});
+  } catch (const std::exception& e) {  // it ran as the command: a failure here is only a fact
+    session.add_environment({{"python", {{"status", "failed"}, {"error", e.what()}}}});
+  }
+}
+
+}  // namespace
 
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
   install_interrupt_handlers();
@@ -52,7 +73,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   // the processes of a tree share two CPUs here: the catalog's 5 s would cut a pool's short.
   spec.stacks_budget_s = kSubjectStacksBudgetS;
   spec.hang_after_s = subject.live.hang_after_s;
-  LiveConsole console(!subject.live.quiet, ::isatty(STDERR_FILENO) == 1);
+  LiveConsole console(!subject.live.quiet, is_terminal(2));
   console.attach(spec);
   std::fflush(stdout);  // what forkcheck printed comes before the program's output
   SubjectResult out;
@@ -69,6 +90,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     out.interrupted = true;
     return out;
   }
+  add_python_side(session, program);
   out.classified = classify(r, /*expect_result=*/false);
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);

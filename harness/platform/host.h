@@ -39,6 +39,10 @@ bool is_executable_file(const std::string& path, std::string& why);
 //                  unknown)}.
 nlohmann::json machine_limits();
 
+// Whether forkcheck's stdout (1) or stderr (2) is a terminal: the live status line and colour
+// are drawn only there.
+bool is_terminal(int stream);
+
 // This process's environment variables, name and value, in the order the OS keeps them.
 std::vector<std::pair<std::string, std::string>> environment_variables();
 

@@ -224,3 +224,9 @@ std::vector<std::pair<std::string, std::string>> environment_variables() {
 }
 
 }  // namespace fc::harness
+
+namespace fc::harness {
+
+bool is_terminal(int stream) { return ::isatty(stream == 1 ? STDOUT_FILENO : STDERR_FILENO) == 1; }
+
+}  // namespace fc::harness

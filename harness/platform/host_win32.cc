@@ -1,3 +1,6 @@
+#include <io.h>
+
+#include <cstdio>
 #include <cwchar>
 #include <filesystem>
 #include <string>
@@ -108,5 +111,11 @@ std::vector<std::pair<std::string, std::string>> environment_variables() {
   ::FreeEnvironmentStringsW(block);
   return vars;
 }
+
+}  // namespace fc::harness
+
+namespace fc::harness {
+
+bool is_terminal(int stream) { return _isatty(_fileno(stream == 1 ? stdout : stderr)) != 0; }
 
 }  // namespace fc::harness

@@ -1,0 +1,192 @@
+#include "reports/finding.h"
+
+#include <map>
+#include <set>
+
+#include "reports/report_view.h"
+#include "reports/text.h"
+#include "reports/watch_view.h"
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+// The fix for a tree stuck in libgomp after a fork: what CASES.md's gomp cases establish.
+constexpr const char* kGompFix =
+    "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive fork: start "
+    "the workers with spawn or forkserver (multiprocessing.get_context(\"spawn\")), or run no "
+    "parallel torch op in the parent before it forks";
+
+// The first `n` bytes (whole UTF-8 characters), "..." after them when cut.
+std::string shorten(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "...";
+}
+
+std::string native_where(const json& t) {
+  std::string s;
+  size_t shown = 0;
+  for (const auto& f : list(t, "frames")) {
+    std::string name = display(f);
+    name = name.substr(0, name.find(' '));
+    if (name.empty() || name == "??") continue;
+    s += (s.empty() ? "" : " < ") + name;
+    if (++shown == 3) break;
+  }
+  if (s.empty() && !field(t, "syscall").empty()) s = "in syscall " + field(t, "syscall");
+  return s;
+}
+
+const json& stacks_of(const json& v) {
+  if (!list(v, "stacks").empty()) return v["stacks"];
+  if (v.contains("stall") && v["stall"].is_object()) return list(v["stall"], "stacks");
+  return list(v, "stacks");
+}
+
+Finding subject_finding(const json& c, const json& v) {
+  Finding f;
+  const std::string outcome = field(v, "outcome");
+  const std::string command = field(c, "id");
+  f.bad = field(c, "verdict") != "ok";
+  const std::string hazards = watch_failure(v);
+  if (!hazards.empty() && outcome == "ok") {
+    f.headline = command + ": the program ended ok, but made " + hazards;
+  } else {
+    std::string message = field(v, "message");
+    message = shorten(message, 240);
+    f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
+  }
+  const json& stacks = stacks_of(v);
+  for (const auto& line : where_it_waits(stacks, 8)) f.facts.push_back(line);
+  if (v.contains("stall") && v["stall"].is_object() && outcome != "hang") {
+    const json& s = v["stall"];
+    f.facts.push_back(
+        "its whole tree stalled at " + format_seconds(s.value("after_s", 0.0)) +
+        (s.contains("resumed_after_s")
+             ? " and worked again at " + format_seconds(s.value("resumed_after_s", 0.0))
+             : ""));
+  }
+  const json& findings = watch_findings(v);
+  if (!hazards.empty() && !findings.empty() && findings[0].is_object()) {
+    std::string fix;
+    for (const auto& line : list(findings[0], "fix"))
+      fix += (fix.empty() ? "" : " ") + display(line);
+    f.fix = fix;
+  } else if ((outcome == "hang" || outcome == "timeout" || v.contains("stall")) &&
+             stuck_in_libgomp(stacks)) {
+    f.fix = kGompFix;
+  }
+  return f;
+}
+
+Finding catalog_finding(const json& report) {
+  Finding f;
+  const auto& cases = list(report, "cases");
+  std::map<std::string, int> by_verdict;
+  std::vector<std::string> off;
+  // Fix variants by start method: the safe methods' record is what the closing advice rests on.
+  std::map<std::string, std::pair<size_t, size_t>> fixes;  // method -> (ok, ran)
+  for (const auto& c : cases) {
+    ++by_verdict[field(c, "verdict")];
+    const std::string verdict = field(c, "verdict");
+    // Not as documented, or skipped: each says why (a skip without its reason is no finding).
+    if (verdict != "reproduced" && verdict != "ok")
+      off.push_back(field(c, "id") + ": " + verdict + " (" +
+                    shorten(field(c, "verdict_reason"), 160) + ")");
+    for (const auto& v : list(c, "variants")) {
+      if (field(v, "role") != "fix" || field(v, "outcome") == "skip") continue;
+      auto& [ok, ran] = fixes[field(v, "start_method")];
+      ++ran;
+      if (field(v, "outcome") == "ok") ++ok;
+    }
+  }
+  auto count = [&by_verdict](const char* v) {
+    const auto it = by_verdict.find(v);
+    return it == by_verdict.end() ? 0 : it->second;
+  };
+  f.bad = count("regression") > 0 || count("failed") > 0 ||
+          !report.value("summary", json::object()).value("ok", true);
+  std::string counts;
+  for (const auto& [verdict, n] : by_verdict)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + verdict;
+  f.headline = std::to_string(cases.size()) + " cases: " + counts;
+  if (report.contains("run") && report["run"].value("complete", true) == false)
+    f.headline += " (a partial run)";
+  for (size_t i = 0; i < off.size() && i < 6; ++i) f.facts.push_back(off[i]);
+  if (off.size() > 6) f.facts.push_back("and " + std::to_string(off.size() - 6) + " more");
+  std::string record;
+  for (const auto& [method, r] : fixes)
+    record += (record.empty() ? "" : ", ") + method + " " + std::to_string(r.first) + " of " +
+              std::to_string(r.second);
+  if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
+  size_t safe_ok = 0, safe_ran = 0;
+  for (const char* m : {"spawn", "forkserver"})
+    if (fixes.count(m)) {
+      safe_ok += fixes[m].first;
+      safe_ran += fixes[m].second;
+    }
+  if (safe_ran > 0 && safe_ok == safe_ran && count("reproduced") > 0)
+    f.fix = "start workers with spawn or forkserver rather than fork: each of their " +
+            std::to_string(safe_ran) +
+            " fix variants was ok in this run (each case's page has the fix for its hazard)";
+  return f;
+}
+
+}  // namespace
+
+bool stuck_in_libgomp(const json& stacks) {
+  for (const auto& t : stacks)
+    for (const auto& f : list(t, "frames")) {
+      const std::string s = display(f);
+      if (s.find("libgomp") != std::string::npos || s.rfind("GOMP_", 0) == 0 ||
+          s.rfind("gomp_", 0) == 0)
+        return true;
+    }
+  return false;
+}
+
+std::vector<std::string> where_it_waits(const json& stacks, size_t max) {
+  std::map<std::string, std::vector<std::string>> same;  // where -> "pid P tid T name"
+  std::vector<std::string> order;
+  std::set<std::string> python_pids;
+  for (const auto& t : stacks)
+    if (!list(t, "python").empty()) python_pids.insert(field(t, "pid"));
+  for (const auto& t : stacks) {
+    std::string where;
+    if (python_pids.count(field(t, "pid"))) {
+      if (list(t, "python").empty()) continue;  // a native helper thread of a Python process
+      where = python_where(t);
+    } else {
+      if (field(t, "pid") != field(t, "tid") && list(t, "frames").empty()) continue;
+      where = native_where(t);
+    }
+    if (where.empty()) continue;
+    if (!same.count(where)) order.push_back(where);
+    same[where].push_back("pid " + field(t, "pid") + " " + field(t, "name"));
+  }
+  // One line per place, naming who waits there: five workers stuck alike are one line.
+  std::vector<std::string> lines;
+  for (const auto& where : order) {
+    if (lines.size() == max) {
+      lines.push_back("and " + std::to_string(order.size() - max) + " more places (in the report)");
+      break;
+    }
+    const auto& who = same[where];
+    lines.push_back(who.front() +
+                    (who.size() > 1 ? " and " + std::to_string(who.size() - 1) + " more" : "") +
+                    ": " + where);
+  }
+  return lines;
+}
+
+Finding key_finding(const json& report) {
+  const auto& cases = list(report, "cases");
+  if (cases.size() == 1 && list(cases[0], "variants").size() == 1 &&
+      field(cases[0]["variants"][0], "role") == "subject")
+    return subject_finding(cases[0], cases[0]["variants"][0]);
+  return catalog_finding(report);
+}
+
+}  // namespace fc::reports

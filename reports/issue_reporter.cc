@@ -1,0 +1,152 @@
+// issue.md: the run made to paste into a bug ticket, under 10 KB (kIssueMaxBytes): the key
+// finding and its fix (reports/finding.h), the exact command line, where a stuck program waits
+// (its Python frames and the first native ones, one thread per place), the cases that were not
+// as documented, and the environment lines a ticket asks for with the risks they show. The full
+// reports are named at the end, to attach.
+#include <string>
+#include <vector>
+
+#include "reports/finding.h"
+#include "reports/report_view.h"
+#include "reports/reporter.h"
+#include "reports/text.h"
+#include "reports/ticket_environment.h"
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kWhereBytes = 3000;  // the stuck stacks, trimmed
+constexpr size_t kValueBytes = 160;   // one environment value
+
+std::string command_line(const json& report) {
+  std::string s;
+  if (!report.contains("run") || !report["run"].is_object()) return s;
+  for (const auto& a : list(report["run"], "argv")) {
+    const std::string arg = display(a);
+    const bool plain =
+        !arg.empty() && arg.find_first_of(" \t'\"$`\\|&;<>()*?") == std::string::npos;
+    s += (s.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
+  }
+  return s;
+}
+
+// The stacks of a stuck subject, one thread per place it waits: Python frames, then native ones.
+std::string stuck_stacks(const json& v) {
+  const json* stacks = &list(v, "stacks");
+  std::string title = stacks_title(v);
+  if (stacks->empty() && v.contains("stall") && v["stall"].is_object()) {
+    stacks = &list(v["stall"], "stacks");
+    title = "stacks taken when the whole tree stalled at " +
+            format_seconds(v["stall"].value("after_s", 0.0));
+  }
+  if (stacks->empty()) return "";
+  std::string text;
+  std::vector<std::string> seen;
+  for (const auto& t : *stacks) {
+    std::string place = python_where(t);
+    if (place.empty()) {
+      const auto& frames = list(t, "frames");
+      place = frames.empty() ? "" : display(frames[0]);
+    }
+    if (place.empty()) continue;
+    bool dup = false;
+    for (const auto& s : seen) dup = dup || s == place;
+    if (dup) continue;
+    seen.push_back(place);
+    text += thread_line(t) + "\n" + python_frames_text(t, 6);
+    size_t i = 0;
+    for (const auto& f : list(t, "frames")) {
+      if (i == 8) {
+        text += "  ...\n";
+        break;
+      }
+      text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+    }
+  }
+  return "### " + md_inline(title) + "\n\n" + md_code_block(cap_text(text, kWhereBytes)) + "\n";
+}
+
+std::string environment_section(const json& env) {
+  std::string o = "### Environment\n\n";
+  auto add_rows = [&o](const std::vector<EnvRow>& rows) {
+    for (const auto& r : rows) {
+      if (r.block) continue;
+      o += "- " + md_inline(r.label) + ": " + md_inline(cap_text(r.value, kValueBytes)) + "\n";
+    }
+  };
+  add_rows(environment_rows(env));
+  if (env.contains("python")) add_rows(python_rows(env));
+  if (env.contains("machine")) add_rows(machine_rows(env));
+  const auto& risks = list(env, "risks");
+  if (!risks.empty()) {
+    o += "\n**Risks in this environment:**\n\n";
+    for (const auto& r : risks)
+      o += "- " + md_inline(field(r, "note")) + ": " + md_inline(cap_text(field(r, "why"), 240)) +
+           "\n";
+  }
+  return o + "\n";
+}
+
+class IssueReporter : public Reporter {
+ public:
+  std::string file_name() const override { return "issue.md"; }
+  std::string render(const json& report) const override {
+    const Finding f = key_finding(report);
+    const json run = report.value("run", json::object());
+    std::string head = "## forkcheck: " + md_inline(f.headline) + "\n\n";
+    for (const auto& fact : f.facts) head += "- " + md_inline(fact) + "\n";
+    if (!f.facts.empty()) head += "\n";
+    if (!f.fix.empty()) head += "**Fix:** " + md_inline(f.fix) + "\n\n";
+    if (const std::string cmd = command_line(report); !cmd.empty())
+      head += "Command:\n\n" + md_code_block(cmd) + "\n";
+    head += "forkcheck " + md_inline(field(report.value("tool", json::object()), "version")) +
+            ", " + md_inline(field(run, "started_at")) + ", " +
+            md_inline(format_seconds(run.value("duration_s", 0.0))) + "\n\n";
+
+    std::string body;
+    const auto& cases = list(report, "cases");
+    if (cases.size() == 1 && list(cases[0], "variants").size() == 1 &&
+        field(cases[0]["variants"][0], "role") == "subject") {
+      const json& v = cases[0]["variants"][0];
+      body += stuck_stacks(v);
+      const std::string err = field(v, "stderr");
+      if (!err.empty() && field(v, "outcome") != "ok")
+        body += "### The end of its stderr\n\n" +
+                md_code_block(err.size() > 1500 ? "..." + err.substr(err.size() - 1500) : err) +
+                "\n";
+    } else if (!cases.empty()) {
+      body += "### Cases\n\n| case | verdict | outcomes (expected) |\n|---|---|---|\n";
+      for (const auto& c : cases) {
+        std::string outcomes;
+        for (const auto& v : list(c, "variants"))
+          outcomes += (outcomes.empty() ? "" : ", ") + field(v, "name") + " " +
+                      field(v, "outcome") + (matched(v) ? "" : " (" + field(v, "expected") + ")");
+        body += "| " + md_inline(field(c, "id")) + " | " + md_inline(field(c, "verdict")) + " | " +
+                md_inline(cap_text(outcomes, 300)) + " |\n";
+      }
+      body += "\n";
+    }
+    const std::string env = environment_section(run.value("environment", json::object()));
+    const std::string foot =
+        "<sub>Full reports beside this file: report.html, report.json, junit.xml, summary.md. "
+        "Attach report.json for everything forkcheck saw.</sub>\n";
+    // Under the cap, the finding and the footer always; then the environment, then the body,
+    // each cut rather than dropped.
+    std::string out = head;
+    const size_t room = kIssueMaxBytes - std::min(kIssueMaxBytes, head.size() + foot.size() + 64);
+    const size_t env_room = std::min(env.size(), room / 2);
+    const size_t body_room = room - env_room;
+    out += body.size() <= body_room ? body : cap_text(body, body_room) + "\n\n";
+    out += env.size() <= env_room ? env : cap_text(env, env_room) + "\n\n";
+    out += foot;
+    return out.size() <= kIssueMaxBytes ? out : cap_text(out, kIssueMaxBytes);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_issue_reporter() { return std::make_unique<IssueReporter>(); }
+
+}  // namespace fc::reports

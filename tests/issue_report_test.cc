@@ -1,0 +1,120 @@
+// issue.md and the key finding (reports/finding.h): a stuck Python program's ticket names the
+// file and line where parent and workers wait, one line per place; the fix is named only where
+// the run showed its reason (libgomp in the stacks; every spawn/forkserver fix ok); a skipped
+// case says why; whatever the run, issue.md stays under 10 KB.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "reports/finding.h"
+#include "reports/reporter.h"
+#include "reports/synthetic_report.h"
+
+namespace fc::reports {
+namespace {
+
+using nlohmann::json;
+using testing::variant;
+
+json python_thread(int pid, int tid, const std::string& file, int line, const std::string& function,
+                   bool gomp) {
+  json frames = gomp ? json::array({"?? from /lib/x86_64-linux-gnu/libgomp.so.1",
+                                    "GOMP_parallel from /lib/x86_64-linux-gnu/libgomp.so.1"})
+                     : json::array({"__futex_abstimed_wait_common at ./nptl/futex-internal.c:57"});
+  return {{"pid", pid},
+          {"tid", tid},
+          {"name", "python3"},
+          {"state", "S"},
+          {"frames", frames},
+          {"python",
+           json::array(
+               {{{"file", "/usr/lib/python3.11/threading.py"}, {"line", 320}, {"function", "wait"}},
+                {{"file", file},
+                 {"line", line},
+                 {"function", function},
+                 {"code", "pool.map(work)"}}})}};
+}
+
+json subject_report(const json& stacks) {
+  json v =
+      variant("exec", "none", "subject", "ok", "hang",
+              "blocked when its 30.0 s deadline passed: the whole tree had been still for 28 s");
+  v["stacks"] = stacks;
+  json c = {{"id", "exec"},
+            {"verdict", "failed"},
+            {"verdict_reason", "hang"},
+            {"variants", json::array({v})}};
+  return {{"tool", {{"version", "0.1.0"}}},
+          {"run",
+           {{"argv",
+             json::array({"forkcheck", "exec", "--timeout", "30", "--", "python3", "train.py"})},
+            {"environment", json::object()}}},
+          {"cases", json::array({c})},
+          {"summary", {{"ok", false}}}};
+}
+
+TEST(KeyFinding, AStuckPythonPoolIsNamedByFileAndLineOnePlacePerLine) {
+  const json stacks = json::array({python_thread(10, 10, "/home/u/train.py", 13, "main", false),
+                                   python_thread(11, 11, "/home/u/train.py", 5, "work", true),
+                                   python_thread(12, 12, "/home/u/train.py", 5, "work", true)});
+  const Finding f = key_finding(subject_report(stacks));
+  EXPECT_TRUE(f.bad);
+  EXPECT_EQ(f.headline.rfind("exec: hang: ", 0), 0u) << f.headline;
+  ASSERT_EQ(f.facts.size(), 2u);
+  EXPECT_EQ(f.facts[0], "pid 10 python3: train.py:13 in main");
+  EXPECT_EQ(f.facts[1], "pid 11 python3 and 1 more: train.py:5 in work");
+  EXPECT_NE(f.fix.find("libgomp"), std::string::npos) << f.fix;
+
+  const std::string issue = make_issue_reporter()->render(subject_report(stacks));
+  EXPECT_NE(issue.find("train.py:13 in main"), std::string::npos) << issue;
+  EXPECT_NE(issue.find("**Fix:**"), std::string::npos);
+  EXPECT_NE(issue.find("forkcheck exec --timeout 30 -- python3 train.py"), std::string::npos)
+      << issue;
+}
+
+TEST(KeyFinding, NoFixIsClaimedWithoutItsReason) {
+  const json stacks = json::array({python_thread(10, 10, "/home/u/train.py", 13, "main", false)});
+  EXPECT_EQ(key_finding(subject_report(stacks)).fix, "") << "no libgomp frame: no libgomp fix";
+
+  json r = testing::synthetic_report();
+  for (auto& c : r["cases"])
+    for (auto& v : c["variants"])
+      if (v["role"] == "fix" && v["start_method"] == "spawn") v["outcome"] = "error";
+  EXPECT_EQ(key_finding(r).fix, "") << "a spawn fix failed: spawn is not advised as the fix";
+}
+
+TEST(KeyFinding, ASkippedCaseSaysWhy) {
+  json r = testing::synthetic_report();
+  r["cases"].push_back(
+      {{"id", "cuda-before-fork"},
+       {"verdict", "skipped"},
+       {"verdict_reason", "no CUDA driver: libcuda.so.1 not found"},
+       {"variants", json::array({variant("fork", "fork", "hazard", "skip", "skip", "no CUDA")})}});
+  const Finding f = key_finding(r);
+  bool said = false;
+  for (const auto& fact : f.facts)
+    said = said || fact == "cuda-before-fork: skipped (no CUDA driver: libcuda.so.1 not found)";
+  EXPECT_TRUE(said);
+}
+
+TEST(IssueMd, StaysUnderTenKilobytesWhateverTheRun) {
+  json stacks = json::array();
+  for (int i = 0; i < 400; ++i)
+    stacks.push_back(
+        python_thread(100 + i, 100 + i, "/w/m" + std::to_string(i) + ".py", i, "f", i % 2 == 0));
+  json r = subject_report(stacks);
+  r["cases"][0]["variants"][0]["stderr"] = std::string(100000, 'e');
+  json env = json::object();
+  for (int i = 0; i < 300; ++i) env["variables"]["V" + std::to_string(i)] = std::string(300, 'v');
+  r["run"]["environment"] = env;
+  const std::string issue = make_issue_reporter()->render(r);
+  EXPECT_LT(issue.size(), kIssueMaxBytes);
+  EXPECT_EQ(issue.rfind("## forkcheck: exec: hang", 0), 0u) << "the finding survives the cut";
+  EXPECT_NE(issue.find("Full reports beside this file"), std::string::npos) << "and the footer";
+
+  const std::string big_catalog = make_issue_reporter()->render(testing::synthetic_report());
+  EXPECT_LT(big_catalog.size(), kIssueMaxBytes);
+}
+
+}  // namespace
+}  // namespace fc::reports
