@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
 # Installs what forkcheck needs on Debian bookworm (or a matching Ubuntu), skipping what is there.
 # Runs as root, or through sudo when it is available.
+#   --run   only what building and running forkcheck needs (ci/run-all.sh)
+#   (none)  that and everything the test suite needs (ci/run-tests.sh)
 set -euo pipefail
 
-packages=(
-  cmake ninja-build g++ pkg-config ccache gdb elfutils
-  python3-dbg  # CPython's gdb extension and debug symbols: the Python frames of a stuck program
+run_packages=(
+  cmake ninja-build g++ pkg-config ccache
   libtorch-dev libomp-dev
-  libboost-dev libboost-filesystem-dev
-  libgtest-dev nlohmann-json3-dev libcli11-dev
+  libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev
+  libpugixml-dev libutfcpp-dev   # reports: junit.xml, UTF-8 repair
+  gdb elfutils                   # the stacks of a stuck tree (eu-stack, gdb)
+  python3-dbg  # CPython's gdb extension and debug symbols: the Python frames of a stuck program
+)
+test_packages=(
+  libgtest-dev
   python3-torch  # forkcheck watch's Python multiprocessing test (skipped without it)
-  libpugixml-dev libutfcpp-dev libpng-dev  # reports: junit.xml, UTF-8 repair, the screenshot test
+  libpng-dev                               # tests: the screenshot test
   python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
   dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts
   strace                                   # tests: every worker names forkcheck its ptracer
 )
-# npm for the workflow check (ci/install-node-tools.sh fetches its validator); Node.js from
-# elsewhere (NodeSource's nodejs carries its own npm) is kept as it is.
-command -v npm >/dev/null || packages+=(npm)
+packages=("${run_packages[@]}")
+if [ "${1:-}" != "--run" ]; then
+  packages+=("${test_packages[@]}")
+  # npm for the workflow check (ci/install-node-tools.sh fetches its validator); Node.js from
+  # elsewhere (NodeSource's nodejs carries its own npm) is kept as it is.
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps-debian.sh
-bash ci/build.sh
+bash ci/build.sh -DFORKCHECK_BUILD_TESTS=ON
 build=${FORKCHECK_BUILD_DIR:-build}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)"
 bash ci/sanitize.sh

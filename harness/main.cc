@@ -58,6 +58,10 @@ const CLI::Validator kStallSeconds(
     },
     "SECONDS in [1, 86400]");
 
+constexpr const char* kOutHelp =
+    "folder for the reports, replacing those an earlier run left there (default: a new folder "
+    "forkcheck-report/COMMAND-DATE-TIME, with forkcheck-report/latest pointing at it)";
+
 // exec and watch: how the program is shown while it runs (harness/common/live_console.h).
 void add_live_options(CLI::App* command, fc::harness::LiveOptions& live) {
   command->add_flag("--quiet", live.quiet,
@@ -99,9 +103,9 @@ int main(int argc, char** argv) {
   // Twice the CPUs: a variant spends much of its time waiting (a hang waits for the watchdog, a
   // pool for its workers), and a variant that waits leaves its CPU to the others.
   opt.jobs = static_cast<int>(std::min(64u, 2 * std::max(1u, std::thread::hardware_concurrency())));
-  std::string out = "forkcheck-report";
+  std::string out;  // empty: each run a folder of its own (harness/common/out_dir.h)
   auto add_run_options = [&](CLI::App* sub) {
-    sub->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+    sub->add_option("--out", out, kOutHelp);
     sub->add_option("--timeout", opt.timeout_s, "seconds each variant may run (default 60)")
         ->check(kTimeoutSeconds);
     sub->add_option("--only", opt.only, "run the variants matching this pattern (glob on case/variant)");
@@ -122,7 +126,7 @@ int main(int argc, char** argv) {
   fc::harness::ExecOptions exec_opt;
   exec_opt.argv = opt.argv;
   auto* exec = app.add_subcommand("exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
-  exec->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+  exec->add_option("--out", out, kOutHelp);
   exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
   add_live_options(exec, exec_opt.live);
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
   fc::harness::BenchOptions bench_opt;
   bench_opt.argv = opt.argv;
   auto* bench = app.add_subcommand("bench", "worker start latency and memory per start method, beside Python's");
-  bench->add_option("--out", out, "directory for bench.json (default forkcheck-report/)");
+  bench->add_option("--out", out, kOutHelp);
   bench->add_option("--repeat", bench_opt.repeat, "workers started per method (default 10)")
       ->check(CLI::Range(1, 1000));
 
@@ -155,7 +159,7 @@ int main(int argc, char** argv) {
   watch_opt.argv = opt.argv;
   auto* watch = app.add_subcommand(
       "watch", "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
-  watch->add_option("--out", out, "directory for the reports (default forkcheck-report/)");
+  watch->add_option("--out", out, kOutHelp);
   watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
   watch

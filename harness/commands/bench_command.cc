@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "harness/common/catalog.h"
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/run_session.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
@@ -80,7 +81,8 @@ nlohmann::json summarize_samples(const nlohmann::json& samples) {
 }
 
 int bench_command(const BenchOptions& options) {
-  prepare_out_dir(options.out);
+  const std::filesystem::path dir = choose_out_dir(options.out, "bench");
+  prepare_out_dir(dir);
   install_interrupt_handlers();
   start_guardian();
   const double timeout_s = 120.0 + 30.0 * options.repeat;
@@ -157,10 +159,10 @@ int bench_command(const BenchOptions& options) {
   if (!out["ratios"]["python_spawn_over_forkserver"].is_null())
     std::printf("\nPython spawn / forkcheck forkserver (median): %.0fx\n",
                 out["ratios"]["python_spawn_over_forkserver"].get<double>());
-  auto path = options.out / "bench.json";
+  auto path = dir / "bench.json";
   reports::write_file_atomically(path, out.dump(2) + "\n");
   std::printf("wrote %s\n", path.u8string().c_str());  // a path is wide on Windows
-  return 0;
+  return exit_status::kOk;
 }
 
 }  // namespace fc::harness

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/common/catalog.h"
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/out_dir.h"
 #include "harness/common/plan.h"
 #include "harness/common/run_session.h"
@@ -20,15 +21,18 @@
 
 namespace fc::harness {
 int run_cases(const RunOptions& options) {
-  prepare_out_dir(options.out);
   install_interrupt_handlers();
   start_guardian();
   Zygotes zygotes(options.zygote);
   Catalog cat = load_catalog_reporting_errors(&zygotes);
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
   if (interrupted()) return interrupted_exit_status();
+  // Only now that the cases asked for are known to exist: bad input leaves no folder behind.
+  const std::filesystem::path out =
+      choose_out_dir(options.out, options.argv.size() > 1 ? options.argv[1] : "run");
+  prepare_out_dir(out);
 
-  RunSession session(options.out,
+  RunSession session(out,
                      {{"command", "run"},
                       {"argv", options.argv},
                       {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
@@ -91,7 +95,8 @@ int run_cases(const RunOptions& options) {
 
   nlohmann::json report = session.finish(interrupted() != 0);
   if (interrupted()) return interrupted_exit_status();
-  return report["summary"]["ok"].get<bool>() && cat.errors.empty() ? 0 : 1;
+  if (!cat.errors.empty()) return exit_status::kError;  // a repro program could not list its cases
+  return report["summary"]["ok"].get<bool>() ? exit_status::kOk : exit_status::kFinding;
 }
 
 }  // namespace fc::harness

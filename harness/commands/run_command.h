@@ -1,6 +1,7 @@
 // `forkcheck all` / `forkcheck run`: catalog -> plan -> one supervised child per variant -> run
-// log -> reports. Exit status: 0 when every fix variant behaved, 1 on a regression or a harness
-// failure; usage errors are thrown as UsageError before anything is written.
+// log -> reports. Exit status (common/exit_status_codes.h): kOk when every fix variant behaved,
+// kFinding on a regression or a failed case, kError when a repro program could not list its
+// cases; usage errors are thrown as UsageError before anything is written.
 #pragma once
 
 #include <filesystem>
@@ -13,7 +14,7 @@ struct RunOptions {
   std::vector<std::string> argv;      // the command line, for the report
   std::vector<std::string> case_ids;  // empty: every case
   std::string only;                   // a pattern on "case/variant"
-  std::filesystem::path out = "forkcheck-report";
+  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
   double timeout_s = 60;
   int jobs = 1;
   bool zygote = true;  // fork variants from a preloaded zygote where the platform has one

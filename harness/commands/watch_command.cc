@@ -82,17 +82,18 @@ int watch_command(const WatchOptions& options) {
     throw UsageError("watch: no command given (forkcheck watch -- CMD ARGS...)");
   check_allowed(options.allow);
   const std::string program = resolve_command(options.command.front(), "watch");
-  const fs::path events = events_dir(options.out);
+  const fs::path out = choose_out_dir(options.out, "watch");
+  const fs::path events = events_dir(out);
   // Whether this can be watched at all is known before anything is written.
   auto env = watch_environment(program, events.string());
-  prepare_out_dir(options.out);
+  prepare_out_dir(out);
   make_fresh(events);
 
   SubjectCommand subject;
   subject.name = "watch";
   subject.argv = options.argv;
   subject.command = options.command;
-  subject.out = options.out;
+  subject.out = out;
   subject.timeout_s = options.timeout_s;
   subject.live = options.live;
   subject.env = env;

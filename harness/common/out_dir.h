@@ -1,11 +1,25 @@
-// The folder a command writes its reports into (--out), shared by every command that writes one.
+// The folder a command writes its reports into, shared by every command that writes one.
+// Without --out each run gets a folder of its own, forkcheck-report/COMMAND-YYYYMMDD-HHMMSS
+// (-2, -3... when two runs start in the same second), and forkcheck-report/latest points at the
+// newest: nothing an earlier run wrote is deleted. With --out DIR the run writes into DIR,
+// replacing the report files a previous run left there (and only those: reports::remove_run_files).
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace fc::harness {
 
-// Makes sure `dir` exists and is writable; throws UsageError naming the problem.
+// Where runs go when --out is not given.
+inline const std::filesystem::path kReportsRoot = "forkcheck-report";
+
+// The folder for this run: `given` when not empty, else a new run folder for `command` under
+// kReportsRoot (named, not made). Nothing is written.
+std::filesystem::path choose_out_dir(const std::filesystem::path& given,
+                                     const std::string& command);
+
+// Makes sure `dir` exists and is writable; for a run folder under kReportsRoot, points
+// kReportsRoot/latest at it. Throws UsageError naming the problem.
 void prepare_out_dir(const std::filesystem::path& dir);
 
 }  // namespace fc::harness
