@@ -14,7 +14,7 @@ namespace fc::harness {
 struct ExecOptions {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
-  std::filesystem::path out = "forkcheck-report";
+  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
   double timeout_s = 600;
   LiveOptions live;
 };
