@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/common/environment_probe.h"
+#include "harness/common/exit_status_codes.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
@@ -31,7 +32,7 @@ int print_environment(const EnvOptions& options) {
   const nlohmann::json env = ticket_environment(ticket);
   if (options.json) {
     std::cout << env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    return env.contains("error") ? 1 : 0;
+    return env.contains("error") ? exit_status::kError : exit_status::kOk;
   }
 
   // Short enough to paste into a ticket: one line per fact. The multi-line blocks (libraries
@@ -57,7 +58,7 @@ int print_environment(const EnvOptions& options) {
   std::printf(
       "(libraries mapped, libtorch's parallel info and build settings: forkcheck env --json)\n");
   std::fflush(stdout);
-  return env.contains("error") ? 1 : 0;
+  return env.contains("error") ? exit_status::kError : exit_status::kOk;
 }
 
 }  // namespace fc::harness

@@ -14,10 +14,10 @@ struct EnvOptions {
   double timeout_s = 30;           // each probe's deadline
 };
 
-// Prints the fingerprint (JSON: common/environment_probe.h's ticket_environment()); 0, or 1 when
-// the repro programs could not report theirs. A Python without torch, or a probe that failed, is
-// a fact about the machine, said in the output: still 0. Throws UsageError for a --python that
-// cannot be run.
+// Prints the fingerprint (JSON: common/environment_probe.h's ticket_environment()); kOk, or kError
+// (common/exit_status_codes.h) when the repro programs could not report theirs. A Python without
+// torch, or a probe that failed, is a fact about the machine, said in the output: still kOk.
+// Throws UsageError for a --python that cannot be run.
 int print_environment(const EnvOptions& options);
 
 }  // namespace fc::harness

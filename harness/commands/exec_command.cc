@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/subject_command.h"
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
@@ -25,7 +26,7 @@ int exec_command(const ExecOptions& options) {
   prepare_out_dir(subject.out);
   SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();
-  return done.classified.outcome == Outcome::kOk ? 0 : 1;
+  return done.classified.outcome == Outcome::kOk ? exit_status::kOk : exit_status::kFinding;
 }
 
 }  // namespace fc::harness

@@ -19,8 +19,10 @@ struct ExecOptions {
   LiveOptions live;
 };
 
-// Returns forkcheck's exit status: 0 when the command ended ok, 1 otherwise; throws UsageError
-// for a command that cannot be started.
+// Returns forkcheck's exit status (common/exit_status_codes.h), by the rule `watch` follows too:
+// kOk when the command ended by itself with status 0; kFinding when it failed, crashed, hung or
+// timed out (its own exit status is in the summary and report.json); 128 + N when forkcheck was
+// interrupted by signal N. Throws UsageError for a command that cannot be started.
 int exec_command(const ExecOptions& options);
 
 }  // namespace fc::harness

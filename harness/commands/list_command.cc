@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "harness/common/catalog.h"
+#include "harness/common/exit_status_codes.h"
 
 namespace fc::harness {
 
@@ -13,7 +14,7 @@ int list_cases(bool as_json) {
   if (as_json) {
     const nlohmann::json out = {{"cases", cat.cases}, {"errors", cat.errors}};
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    return cat.errors.empty() ? 0 : 1;
+    return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
   }
   // Columns as wide as their longest entry (variant names run to 28 characters).
   int name_w = 4, method_w = 4;
@@ -32,7 +33,7 @@ int list_cases(bool as_json) {
                   method_w, v.value("start_method", "").c_str(), v.value("role", "").c_str(),
                   v.value("expected", "").c_str());
   }
-  return cat.errors.empty() ? 0 : 1;
+  return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
 }
 
 }  // namespace fc::harness

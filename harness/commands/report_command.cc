@@ -7,6 +7,7 @@
 #include <iterator>
 #include <string>
 
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/usage_error.h"
 #include "reports/reporter.h"
 #include "reports/run_log.h"
@@ -42,7 +43,7 @@ int report_command(const ReportOptions& options) {
   if (out.empty()) out = options.from.has_parent_path() ? options.from.parent_path() : ".";
   prepare_out_dir(out);
   for (const auto& p : reports::write_reports(report, out)) std::printf("wrote %s\n", p.string().c_str());
-  return 0;
+  return exit_status::kOk;
 }
 
 }  // namespace fc::harness

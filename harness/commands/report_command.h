@@ -19,7 +19,7 @@ struct ReportOptions {
 // is missing, unreadable, or neither.
 nlohmann::json load_saved_run(const std::filesystem::path& path);
 
-// Returns 0; throws UsageError for a bad --from or --out.
+// Returns exit_status::kOk; throws UsageError for a bad --from or --out.
 int report_command(const ReportOptions& options);
 
 }  // namespace fc::harness

@@ -3,12 +3,14 @@
 // a partial report.
 #pragma once
 
+#include "harness/common/exit_status_codes.h"
+
 namespace fc::harness {
 
 void install_interrupt_handlers();
 // The signal that interrupted the run, or 0.
 int interrupted();
 // Exit status for an interrupted run: 128 + the signal, as a shell reports it (130 for SIGINT).
-inline int interrupted_exit_status() { return 128 + interrupted(); }
+inline int interrupted_exit_status() { return exit_status::interrupted_by(interrupted()); }
 
 }  // namespace fc::harness
