@@ -11,12 +11,14 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/commands/bench_command.h"
+#include "harness/commands/command_line.h"
 #include "harness/commands/env_command.h"
 #include "harness/commands/exec_command.h"
 #include "harness/commands/list_command.h"
 #include "harness/commands/report_command.h"
 #include "harness/commands/run_command.h"
 #include "harness/commands/watch_command.h"
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
@@ -30,7 +32,7 @@ namespace {
 // Messages may quote the command line or a child's output: escaped for the terminal.
 int usage_error(const std::string& what) {
   std::cerr << "forkcheck: error: " << fc::reports::terminal_safe(what) << "\n";
-  return 2;
+  return fc::harness::exit_status::kUsage;
 }
 
 // --timeout: a finite number of seconds, from half a second to a day. CLI11's Range lets "nan"
@@ -170,16 +172,42 @@ int main(int argc, char** argv) {
   add_live_options(watch, watch_opt.live);
   watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
   watch->footer(fc::harness::watch_help_footer());
+  // `forkcheck help [COMMAND]`: listed here, done by command_line.h (as --help).
+  app.add_subcommand("help", "this help, or a command's: forkcheck help [COMMAND]");
 
+  // The exit statuses: the table once, in forkcheck --help; each command points at it (a
+  // subcommand takes its parent's footer when it is made, so this comes after them all).
+  for (auto* sub : {all, run, list, bench, report, env})
+    sub->footer(
+        "Exit status: 0 ok, 1 a finding, 2 usage error, 128+N interrupted (forkcheck --help)");
+  exec->footer(
+      "Exit status, as watch's (the table: forkcheck --help):\n"
+      "  0      the program ended by itself with status 0\n"
+      "  1      a finding: the program failed, crashed, hung or timed out (its own exit status is\n"
+      "         in the last lines printed and in report.json's exit)\n"
+      "  2      usage error: nothing run or written\n"
+      "  128+N  forkcheck was interrupted by signal N (the report is partial)");
+  app.footer(fc::harness::exit_status::kHelpTable);
+
+  // `help [COMMAND]` becomes --help, a misspelt command is named with the closest ones; after a
+  // refusal, a misspelt option likewise.
+  std::vector<std::string> args(argv, argv + argc);
+  if (const std::string bad = fc::harness::rewrite_help_and_check_command(app, args); !bad.empty())
+    return usage_error(bad);
+  std::vector<const char*> arg_pointers;
+  for (const auto& a : args) arg_pointers.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    return usage_error(e.what());
+    const std::string unknown = fc::harness::explain_unknown_option(app, args);
+    return usage_error(unknown.empty() ? e.what() : unknown);
   }
 
   if (app.get_subcommands().empty())
-    return usage_error("a command is required: all, run, list, exec, watch, bench, env or report (see --help)");
+    return usage_error(
+        "a command is required: all, run, list, exec, watch, bench, env, report or help (see "
+        "forkcheck help)");
   try {
     opt.out = out;
     if (*list) return fc::harness::list_cases(list_json);
@@ -205,6 +233,6 @@ int main(int argc, char** argv) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "forkcheck: " << fc::reports::terminal_safe(e.what()) << "\n";
-    return 1;
+    return fc::harness::exit_status::kError;
   }
 }

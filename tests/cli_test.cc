@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/common/did_you_mean.h"
 #include "harness/supervise/supervisor.h"
 
 namespace fc::harness {
@@ -200,6 +201,125 @@ TEST(Cli, ListJsonHasTheCases) {
   }
   for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+// `forkcheck help` and `forkcheck help COMMAND` print exactly what --help does, on stdout, exit 0.
+TEST(Cli, HelpIsDashDashHelp) {
+  const auto top = forkcheck({"--help"});
+  const auto help = forkcheck({"help"});
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_NE(help.out.find("Subcommands:"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("help "), std::string::npos) << "help is listed\n" << help.out;
+  EXPECT_EQ(help.out, top.out);
+  EXPECT_EQ(help.err, "");
+  for (const std::string command :
+       {"all", "run", "list", "exec", "watch", "bench", "env", "report"}) {
+    SCOPED_TRACE(command);
+    const auto flag = forkcheck({command, "--help"});
+    const auto word = forkcheck({"help", command});
+    EXPECT_EQ(word.code, 0) << word.err;
+    EXPECT_NE(word.out.find("Usage:"), std::string::npos) << word.out;
+    EXPECT_NE(word.out.find(" " + command + " "), std::string::npos) << word.out;
+    EXPECT_EQ(word.out, flag.out);
+  }
+}
+
+TEST(Cli, HelpOfNoSuchCommandIsAUsageError) {
+  auto r = forkcheck({"help", "nosuch"});
+  expect_usage_error(r, "help: unknown command nosuch");
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << "nothing close: " << r.err;
+  EXPECT_NE(r.err.find("the commands: all, run"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = forkcheck({"help", "wach"});
+  expect_usage_error(r, "help: unknown command wach: did you mean watch?");
+  EXPECT_EQ(r.out, "");
+  expect_usage_error(forkcheck({"help", "exec", "watch"}), "one command at most");
+}
+
+// A misspelt command: one line naming it and the closest commands, exit 2, nothing written.
+TEST(Cli, MisspeltCommandNamesTheClosest) {
+  expect_usage_error(forkcheck({"exce"}), "unknown command exce: did you mean exec?");
+  expect_usage_error(forkcheck({"al"}), "unknown command al: did you mean all?");
+  expect_usage_error(forkcheck({"lsit", "--json"}), "unknown command lsit: did you mean list?");
+  const auto far = forkcheck({"xyzzy"});
+  expect_usage_error(far, "unknown command xyzzy");
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+  // Before CLI11 would let --help win: a misspelt command is never silently ignored.
+  expect_usage_error(forkcheck({"exce", "--help"}), "did you mean exec?");
+}
+
+// A misspelt option names the closest options of that command, before anything is written.
+TEST(Cli, MisspeltOptionNamesTheClosestOfThatCommand) {
+  const auto out = fresh_dir("misspelt");
+  const std::string o = out.string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"exec", "--out", o, "--timout", "3", "--", "true"},
+       "exec: unknown option --timout: did you mean --timeout?"},
+      {{"exec", "--out", o, "--timout=3", "--", "true"},
+       "exec: unknown option --timout: did you mean --timeout?"},
+      {{"exec", "--out", o, "-timeout", "3", "--", "true"}, "did you mean --timeout?"},
+      {{"watch", "--out", o, "--alow", "threads", "--", "true"}, "did you mean --allow?"},
+      {{"list", "--jsn"}, "list: unknown option --jsn: did you mean --json?"},
+      {{"run", "gomp-fork-hang", "--out", o, "--jbos", "2"}, "did you mean --jobs?"},
+      {{"--verison"}, "unknown option --verison: did you mean --version?"},
+      // The program's own options go after --.
+      {{"exec", "--out", o, "python3", "--version"}, "the command and its arguments go after --"},
+  };
+  for (const auto& [args, names] : bad) {
+    std::string shown;
+    for (const auto& a : args) shown += " " + a;
+    SCOPED_TRACE(shown);
+    const auto r = forkcheck(args);
+    expect_usage_error(r, names);
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(out)) << "nothing written";
+  }
+  const auto far = forkcheck({"all", "--bogus"});
+  expect_usage_error(far, "all: unknown option --bogus");
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+TEST(Cli, DidYouMeanIsTheLeastEditDistance) {
+  EXPECT_EQ(edit_distance("exce", "exec"), 1u) << "a swap is one edit";
+  EXPECT_EQ(edit_distance("al", "all"), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("", "env"), 3u);
+  const std::vector<std::string> commands = {"all",    "run", "list",  "exec", "bench",
+                                             "report", "env", "watch", "help"};
+  EXPECT_EQ(closest_names("exce", commands), std::vector<std::string>{"exec"});
+  EXPECT_EQ(closest_names("rn", commands), std::vector<std::string>{"run"});
+  EXPECT_EQ(closest_names("ex", commands), std::vector<std::string>{"exec"}) << "a prefix";
+  EXPECT_TRUE(closest_names("xyzzy", commands).empty());
+  EXPECT_TRUE(closest_names("x", commands).empty()) << "one letter is near everything";
+  EXPECT_EQ(closest_names("timout", {"out", "timeout", "quiet"}),
+            std::vector<std::string>{"timeout"});
+  EXPECT_EQ(closest_names("on", {"out", "only"}), std::vector<std::string>{"only"}) << "a prefix";
+  EXPECT_EQ(closest_names("cat", {"bat", "cart", "dog", "hat"}),
+            (std::vector<std::string>{"bat", "cart", "hat"}))
+      << "every one at the least distance";
+  EXPECT_EQ(did_you_mean({"out", "only"}), "did you mean out or only?");
+  EXPECT_EQ(did_you_mean({"a", "b", "c"}), "did you mean a, b or c?");
+  EXPECT_EQ(did_you_mean({}), "");
+}
+
+// The exit statuses: one table, in forkcheck --help; every command's help points at it.
+TEST(Cli, HelpShowsTheExitStatusTableOnce) {
+  const auto r = forkcheck({"--help"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t at = r.out.find("Exit status (every command):");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Exit status", at + 1), std::string::npos) << "once\n" << r.out;
+  const std::string table = r.out.substr(at);
+  for (const char* row : {"\n  0      ok", "\n  1      a finding", "\n  2      usage error",
+                          "\n  128+N  forkcheck was interrupted by signal N"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << " in\n" << table;
+  for (const std::string command :
+       {"all", "run", "list", "exec", "watch", "bench", "env", "report"}) {
+    const auto sub = forkcheck({command, "--help"});
+    EXPECT_EQ(sub.out.find("Exit status (every command)"), std::string::npos) << sub.out;
+    EXPECT_NE(sub.out.find("forkcheck --help"), std::string::npos) << command << "\n" << sub.out;
+  }
 }
 
 }  // namespace
