@@ -1,8 +1,16 @@
 // The forkcheck command line: bad input gets one line naming the problem and exit status 2, and
 // nothing is written.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +23,8 @@
 
 #include "harness/common/did_you_mean.h"
 #include "harness/supervise/supervisor.h"
+
+extern char** environ;
 
 namespace fc::harness {
 namespace {
@@ -320,6 +330,118 @@ TEST(Cli, HelpShowsTheExitStatusTableOnce) {
     EXPECT_EQ(sub.out.find("Exit status (every command)"), std::string::npos) << sub.out;
     EXPECT_NE(sub.out.find("forkcheck --help"), std::string::npos) << command << "\n" << sub.out;
   }
+}
+
+// forkcheck with its stdout on a pseudo-terminal (stdin and stderr on /dev/null), TERM=xterm and
+// NO_COLOR as `no_color` says (nullptr: unset): what it printed there.
+std::string forkcheck_on_terminal(const std::vector<std::string>& args, const char* no_color) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) {
+    ADD_FAILURE() << "no pseudo-terminal: " << std::strerror(errno);
+    return "";
+  }
+  const std::string terminal = ::ptsname(master);
+  // Everything the child needs, made before fork().
+  std::vector<std::string> argv_text = {FC_FORKCHECK}, env_text;
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("TERM=", 0) != 0 && kv.rfind("NO_COLOR=", 0) != 0) env_text.push_back(kv);
+  }
+  env_text.push_back("TERM=xterm");
+  if (no_color != nullptr) env_text.push_back(std::string("NO_COLOR=") + no_color);
+  std::vector<char*> argv_c, env_c;
+  for (auto& a : argv_text) argv_c.push_back(a.data());
+  for (auto& e : env_text) env_c.push_back(e.data());
+  argv_c.push_back(nullptr);
+  env_c.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    const int tty = ::open(terminal.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_RDWR);
+    if (tty < 0 || null < 0) ::_exit(126);
+    ::dup2(null, 0);
+    ::dup2(tty, 1);
+    ::dup2(null, 2);
+    ::execve(argv_c[0], argv_c.data(), env_c.data());
+    ::_exit(127);
+  }
+  std::string out;
+  int status = 0;
+  bool ended = false, closed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!closed && !ended && std::chrono::steady_clock::now() < deadline) {
+    pollfd p = {master, POLLIN, 0};
+    if (::poll(&p, 1, 200) > 0) {
+      char buf[4096];
+      const ssize_t n = ::read(master, buf, sizeof buf);
+      if (n > 0)
+        out.append(buf, static_cast<size_t>(n));
+      else if (!(n < 0 && errno == EINTR))
+        closed = true;  // EIO: every end of the terminal is closed, forkcheck's too
+    } else {
+      ended = ::waitpid(pid, &status, WNOHANG) == pid;
+    }
+  }
+  if (ended) {  // what it wrote last, if the terminal still holds any
+    pollfd p = {master, POLLIN, 0};
+    char buf[4096];
+    ssize_t n = 0;
+    while (::poll(&p, 1, 0) > 0 && (n = ::read(master, buf, sizeof buf)) > 0)
+      out.append(buf, static_cast<size_t>(n));
+  } else if (closed) {
+    ended = ::waitpid(pid, &status, 0) == pid;
+  } else {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ADD_FAILURE() << "forkcheck did not end";
+  }
+  ::close(master);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  return out;
+}
+
+std::string files_text(const fs::path& dir) {
+  std::string all;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      all += std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+  return all;
+}
+
+// forkcheck's own verdict words are coloured on a terminal unless NO_COLOR is set (and not
+// empty); never when stdout is a pipe, never in the files.
+TEST(Cli, ColourOnATerminalOnlyAndNeverInFiles) {
+  const std::string green = "\033[32m", red = "\033[1;31m", reset = "\033[0m";
+  const auto out = fresh_dir("colour");
+  const std::string o = out.string();
+
+  std::string t = forkcheck_on_terminal({"exec", "--out", o, "--", "/bin/true"}, nullptr);
+  EXPECT_NE(t.find(green + "as expected" + reset), std::string::npos) << t;
+  EXPECT_NE(t.find(green + "ok" + reset), std::string::npos) << "the case's verdict\n" << t;
+  EXPECT_EQ(files_text(out).find('\033'), std::string::npos) << "no colour in the files";
+
+  t = forkcheck_on_terminal({"exec", "--out", o, "--", "/bin/false"}, "");
+  EXPECT_NE(t.find(red + "FAILED" + reset), std::string::npos) << "NO_COLOR empty\n" << t;
+  EXPECT_NE(t.find(red + "failed" + reset), std::string::npos) << t;
+  EXPECT_EQ(files_text(out).find('\033'), std::string::npos) << "no colour in the files";
+
+  for (const char* command : {"/bin/true", "/bin/false"}) {
+    t = forkcheck_on_terminal({"exec", "--out", o, "--", command}, "1");
+    EXPECT_NE(t.find(std::string(command) == "/bin/true" ? "as expected" : "FAILED"),
+              std::string::npos)
+        << t;
+    EXPECT_EQ(t.find('\033'), std::string::npos) << "NO_COLOR=1\n" << t;
+
+    const auto piped = forkcheck({"exec", "--out", o, "--", command});
+    EXPECT_FALSE(piped.out.empty());
+    EXPECT_EQ(piped.out.find('\033'), std::string::npos) << "a pipe\n" << piped.out;
+  }
+  fs::remove_all(out);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "harness/common/console_style.h"
 #include "harness/common/environment_probe.h"
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
@@ -227,11 +228,12 @@ void RunSession::append_variant(const nlohmann::json& v) {
               std::max(total_, done_), shown(v["case"]).c_str(), shown(v["name"]).c_str(),
               v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
               v["duration_s"].get<double>(),
-              !hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
-              : matched                          ? "as expected"
-              : v.value("role", "") == "fix"     ? "REGRESSION"
-              : v.value("role", "") == "subject" ? "FAILED"
-                                                 : "differs");
+              paint_verdict(!hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
+                            : matched                          ? "as expected"
+                            : v.value("role", "") == "fix"     ? "REGRESSION"
+                            : v.value("role", "") == "subject" ? "FAILED"
+                                                               : "differs")
+                  .c_str());
   if (!matched || v["outcome"] != "ok" || !hazards.empty()) {
     std::string m = v.value("message", "");
     if (!hazards.empty())
@@ -268,7 +270,8 @@ nlohmann::json RunSession::finish(bool interrupted) {
   for (const auto& c : report["cases"]) {
     // The reason may quote a variant's message, and so a child's output: escaped (no NUL is left
     // for %s to stop at) and written by length.
-    std::printf("  %-22s %-15s ", shown(c["id"]).c_str(), shown(c["verdict"]).c_str());
+    std::printf("  %-22s %s ", shown(c["id"]).c_str(),
+                paint_verdict(shown(c["verdict"]), 15).c_str());
     const std::string reason = shown(c["verdict_reason"]) + "\n";
     std::fwrite(reason.data(), 1, reason.size(), stdout);
   }
