@@ -441,6 +441,13 @@ TEST(Cli, ColourOnATerminalOnlyAndNeverInFiles) {
     EXPECT_FALSE(piped.out.empty());
     EXPECT_EQ(piped.out.find('\033'), std::string::npos) << "a pipe\n" << piped.out;
   }
+#ifdef __linux__
+  // watch's last line, too (the preloaded shim is Linux's).
+  t = forkcheck_on_terminal({"watch", "--out", o, "--", "/bin/true"}, nullptr);
+  EXPECT_NE(t.find("forkcheck watch: " + green + "ok" + reset + ": no hazardous fork"),
+            std::string::npos)
+      << t;
+#endif
   fs::remove_all(out);
 }
 

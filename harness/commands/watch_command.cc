@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/common/exit_status_codes.h"
 #include "harness/common/subject_command.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/interrupt.h"
@@ -59,12 +60,16 @@ std::string kinds_list() {
   return s;
 }
 
-// The program's own status when it did not exit 0 (a signal as 128 + its number, like a shell; 1
-// when it never ended by itself), else -1.
-int program_failure_status(const ExitStatus& e) {
-  if (e.signal != 0) return 128 + e.signal;
-  if (!e.ended) return 1;
-  return e.code != 0 ? e.code : -1;
+// How the program failed, for the judgement line ("" when it ended ok): its outcome and its own
+// end, "error, its own exit status 3" or "hang, ended by forkcheck: killed by SIGTERM (...)".
+std::string program_failure(const SubjectResult& done) {
+  if (done.classified.outcome == Outcome::kOk) return "";
+  const ExitStatus& e = done.result.exit;
+  const Outcome o = done.classified.outcome;
+  return std::string(to_string(o)) + ", " +
+         (o == Outcome::kHang || o == Outcome::kTimeout ? "ended by forkcheck: " : "") +
+         (e.ended && e.signal == 0 ? "its own exit status " + std::to_string(e.code)
+                                   : e.describe());
 }
 
 // An --allow that names no hazard kind is bad input: one line, before anything is written.
@@ -122,14 +127,16 @@ int watch_command(const WatchOptions& options) {
 
   SubjectResult done = run_subject(subject, program);
   std::string summary = watch_summary(forks, totals);  // escaped for the terminal
-  int status = 0;
+  int status = exit_status::kOk;
   if (done.interrupted) {
     status = interrupted_exit_status();
   } else {
-    // The program's own failure comes first; a hazard fails a program that otherwise worked.
-    const int failed = program_failure_status(done.result.exit);
-    status = failed >= 0 ? failed : totals.value("failing", 0) > 0 ? 1 : 0;
-    summary += watch_judgement(totals, findings, status, failed >= 0);
+    // exec's rule: the program's failure is a finding, and so is a hazardous fork not allowed.
+    // The program's own status is said in the judgement and kept in the reports (exit.code).
+    const std::string failure = program_failure(done);
+    status = failure.empty() && totals.value("failing", 0) == 0 ? exit_status::kOk
+                                                                : exit_status::kFinding;
+    summary += watch_judgement(totals, findings, status, failure);
   }
   std::fwrite(summary.data(), 1, summary.size(), stdout);
   std::fflush(stdout);
@@ -137,17 +144,14 @@ int watch_command(const WatchOptions& options) {
 }
 
 std::string watch_help_footer() {
-  return "Exit status (the first that applies):\n"
-         "  128+N  forkcheck was interrupted by signal N (the report is partial)\n"
-         "  N      the program failed: its own status, hazardous forks or not (killed by\n"
-         "         signal S: 128+S, also when forkcheck ended it at its --timeout); its\n"
-         "         failure comes first, and scripts that read its status keep working; the\n"
-         "         reports still list every hazardous fork and the verdict is failed\n"
-         "  1      the program exited 0 but made a hazardous fork of a kind not allowed (or\n"
-         "         forkcheck itself failed: it says why on stderr)\n"
-         "  0      the program exited 0 and every fork was safe, or hazardous only in kinds\n"
-         "         accepted with --allow\n"
+  return "Exit status, as exec's (the table: forkcheck --help):\n"
+         "  0      the program ended by itself with status 0 and every fork was safe, or\n"
+         "         hazardous only in kinds accepted with --allow\n"
+         "  1      a finding: a hazardous fork of a kind not allowed, or the program failed,\n"
+         "         crashed, hung or timed out, hazardous forks or not (its own exit status is\n"
+         "         in the last lines printed and in report.json's exit)\n"
          "  2      usage error (no command, an unknown --allow kind): nothing run or written\n"
+         "  128+N  forkcheck was interrupted by signal N (the report is partial)\n"
          "Hazard kinds (--allow KIND, repeatable: those forks are still listed, marked allowed):\n"
          "  thread-pool  an OpenMP/MKL/BLIS/TBB pool had live workers when it forked\n"
          "  threads      other threads were running when it forked\n"

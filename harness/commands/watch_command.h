@@ -8,7 +8,8 @@
 // It judges: a hazardous fork fails the watch (exit status 1, the case's verdict "failed", a JUnit
 // <failure> per such fork, a red finding at the top of report.html and summary.md), unless its
 // every hazard is of a kind accepted with --allow KIND (listed, marked allowed, not failing).
-// When the program itself failed, its own status stays forkcheck's (see watch_help_footer).
+// Its exit status follows exec's rule (common/exit_status_codes.h); the program's own status is
+// said in the judgement line and kept in the reports.
 #pragma once
 
 #include <filesystem>
@@ -28,11 +29,10 @@ struct WatchOptions {
   std::vector<std::string> allow;  // hazard kinds accepted knowingly (fork_hazards.h)
 };
 
-// Returns, in this order: 128 + the signal that interrupted forkcheck; the program's own status
-// when it did not exit 0 (a signal as 128 + its number, like a shell; 1 when it never ended by
-// itself); 1 when it exited 0 but made a hazardous fork not allowed; 0. Throws UsageError for a
-// command that cannot be watched or started or an --allow that names no hazard kind (before
-// anything is written), std::runtime_error when the shim is missing.
+// Returns, as exec_command does: 128 + the signal that interrupted forkcheck; else kFinding when
+// the program failed, crashed, hung or timed out, or made a hazardous fork of a kind not allowed;
+// else kOk. Throws UsageError for a command that cannot be watched or started or an --allow that
+// names no hazard kind (before anything is written), std::runtime_error when the shim is missing.
 int watch_command(const WatchOptions& options);
 
 // For `forkcheck watch --help`: the exit statuses and the hazard kinds --allow takes.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 
+#include "harness/common/console_style.h"
 #include "harness/watch/fork_hazards.h"
 #include "reports/text.h"
 
@@ -92,7 +93,7 @@ std::string watch_headline(const json& totals) {
 }
 
 std::string watch_judgement(const json& totals, const json& findings, int exit_status,
-                            bool program_failed) {
+                            const std::string& program_failure) {
   const size_t failing = totals.value("failing", size_t{0});
   const size_t allowed = totals.value("allowed", size_t{0});
   std::string failing_kinds, allowed_kinds, allow_flags;
@@ -109,26 +110,27 @@ std::string watch_judgement(const json& totals, const json& findings, int exit_s
     }
   }
   const std::string status = " (exit status " + std::to_string(exit_status) + ")";
-  std::string out = "\nforkcheck watch: ";
-  if (program_failed) {
-    out += "the program itself failed: its own status is forkcheck's" + status;
-    if (failing > 0)
-      out += "; it also made " + std::to_string(failing) + " hazardous fork" +
-             (failing == 1 ? "" : "s") + " (" + failing_kinds + ")";
-    return reports::terminal_safe(out + "\n");
+  const std::string forks = std::to_string(failing) + " hazardous fork" + (failing == 1 ? "" : "s");
+  // The verdict word is painted after the text is escaped: escaping would show the colour's
+  // escape sequence as text.
+  const std::string head = "\nforkcheck watch: ";
+  if (!program_failure.empty()) {
+    std::string rest = ": the program failed (" + program_failure + ")" + status;
+    if (failing > 0) rest += "; it also made " + forks + " (" + failing_kinds + ")";
+    return head + paint(Style::kBad, "FAILED") + reports::terminal_safe(rest + "\n");
   }
   if (failing > 0) {
-    out += "FAILED: " + std::to_string(failing) + " hazardous fork" + (failing == 1 ? "" : "s") +
-           " (" + failing_kinds + ")" + status + "\n";
-    out += "  the fix for each is above and in the reports; to accept a kind knowingly: " +
-           allow_flags;
-    return reports::terminal_safe(out + "\n");
+    std::string rest = ": " + forks + " (" + failing_kinds + ")" + status + "\n";
+    rest += "  the fix for each is above and in the reports; to accept a kind knowingly: " +
+            allow_flags;
+    return head + paint(Style::kBad, "FAILED") + reports::terminal_safe(rest + "\n");
   }
   if (allowed > 0)
-    return reports::terminal_safe(out + "ok: " + std::to_string(allowed) + " hazardous fork" +
+    return head + paint(Style::kGood, "ok") +
+           reports::terminal_safe(": " + std::to_string(allowed) + " hazardous fork" +
                                   (allowed == 1 ? "" : "s") + ", every one of a kind allowed (" +
                                   allowed_kinds + ")" + status + "\n");
-  return out + "ok: no hazardous fork" + status + "\n";
+  return head + paint(Style::kGood, "ok") + ": no hazardous fork" + status + "\n";
 }
 
 std::string watch_summary(const json& forks, const json& totals) {

@@ -18,9 +18,11 @@ std::string watch_headline(const nlohmann::json& totals);
 
 // The last lines printed: what watch concluded and the exit status it gives: "FAILED: 1
 // hazardous fork (threads) (exit status 1)" and the --allow that would accept it; "ok: ..."; or,
-// when the program itself failed (`program_failed`), that its own status is forkcheck's.
-// `findings`: hazard_findings(forks).
+// when the program itself failed, "FAILED: the program failed (PROGRAM_FAILURE) (exit status 1)"
+// where `program_failure` says how ("error, its own exit status 3"; empty: it ended ok), and the
+// hazardous forks it also made. "FAILED" and "ok" are coloured on a terminal
+// (common/console_style.h). `findings`: hazard_findings(forks).
 std::string watch_judgement(const nlohmann::json& totals, const nlohmann::json& findings,
-                            int exit_status, bool program_failed);
+                            int exit_status, const std::string& program_failure);
 
 }  // namespace fc::harness

@@ -2,7 +2,8 @@
 // (tests/watch/*), names the runtime behind each, and leaves the program's output as it is
 // without it. It judges: a hazardous fork fails a program that exited 0 (exit status 1, a JUnit
 // <failure> per such fork, the finding first in the HTML and Markdown) unless --allow accepted its
-// kind; a program that failed keeps its own status.
+// kind; a program that failed is a finding too (exit status 1, as under exec), its own status said
+// in the last lines printed and kept in report.json.
 #include <unistd.h>
 
 #include <filesystem>
@@ -207,17 +208,18 @@ TEST(Watch, HelpSaysWhatEachExitStatusMeansAndTheKinds) {
   Ran r = run({FC_FORKCHECK, "watch", "--help"});
   EXPECT_EQ(r.code, 0);
   for (const char* part :
-       {"--allow KIND", "Exit status", "made a hazardous fork of a kind not allowed",
-        "its own status", "thread-pool", "threads", "cuda"})
+       {"--allow KIND", "Exit status, as exec's", "a hazardous fork of a kind not allowed",
+        "the program failed", "its own exit status", "128+N", "thread-pool", "threads", "cuda"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << " in\n" << r.out;
 }
 
-TEST(Watch, OutputAndExitStatusAreTheProgramsOwn) {
+TEST(Watch, OutputIsTheProgramsOwnAndItsFailureAFinding) {
   Ran plain = run({FC_WATCH_THREADED, "3"});
   ASSERT_EQ(plain.code, 3) << plain.err;
   auto out = fresh_dir("status");
   Ran watched = watch(out, {FC_WATCH_THREADED, "3"});
-  EXPECT_EQ(watched.code, 3) << "the program's failure comes first\n" << watched.out << watched.err;
+  EXPECT_EQ(watched.code, 1) << "the program failed: a finding, as under exec\n"
+                             << watched.out << watched.err;
   json rep = report(out);
   EXPECT_EQ(variant(rep)["stdout"].get<std::string>(), plain.out);
   EXPECT_EQ(variant(rep)["stderr"].get<std::string>(), plain.err);
@@ -227,17 +229,65 @@ TEST(Watch, OutputAndExitStatusAreTheProgramsOwn) {
       rep["cases"][0]["verdict_reason"].get<std::string>().find("it also made 1 hazardous fork"),
       std::string::npos)
       << rep["cases"][0]["verdict_reason"];
-  EXPECT_NE(watched.out.find("the program itself failed"), std::string::npos) << watched.out;
+  // The program's own status, said in the last lines.
+  EXPECT_NE(watched.out.find("forkcheck watch: FAILED: the program failed (error, its own exit "
+                             "status 3) (exit status 1); it also made 1 hazardous fork"),
+            std::string::npos)
+      << watched.out;
   fs::remove_all(out);
 }
 
-TEST(Watch, SignalExitBecomes128PlusTheSignal) {
+TEST(Watch, AProgramKilledByASignalIsAFindingThatNamesIt) {
   auto out = fresh_dir("signal");
   Ran r = watch(out, {FC_FAULT_CHILD, "abort"});
-  EXPECT_EQ(r.code, 128 + 6) << r.out << r.err;
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
   const json rep = report(out);
   EXPECT_EQ(variant(rep)["outcome"], "crash");
+  EXPECT_EQ(variant(rep)["exit"]["signal"], 6);
+  EXPECT_NE(r.out.find("FAILED: the program failed (crash, killed by SIGABRT"), std::string::npos)
+      << r.out;
   fs::remove_all(out);
+}
+
+// One rule for exec and watch: the same program gets the same exit status from both (a program
+// that hangs past --timeout, exits 3, aborts, or ends ok), and its own end stays in report.json.
+TEST(Watch, ExitsAsExecDoesForTheSameProgram) {
+  struct Case {
+    std::vector<std::string> program;
+    int status;
+    const char* outcome;
+  };
+  const std::vector<Case> cases = {{{FC_FAULT_CHILD, "hang"}, 1, "hang"},
+                                   {{FC_FAULT_CHILD, "exit-message", "3", "why"}, 1, "error"},
+                                   {{FC_FAULT_CHILD, "abort"}, 1, "crash"},
+                                   {{FC_FAULT_CHILD, "exit", "0"}, 0, "ok"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.program[1]);
+    Ran by[2];
+    json reports[2];
+    const char* commands[2] = {"exec", "watch"};
+    for (int i = 0; i < 2; ++i) {
+      const fs::path out = fresh_dir(std::string("same-") + commands[i]);
+      std::vector<std::string> argv = {FC_FORKCHECK, commands[i], "--out", out.string()};
+      argv.insert(argv.end(), {"--timeout", "1", "--"});
+      argv.insert(argv.end(), c.program.begin(), c.program.end());
+      by[i] = run(argv);
+      reports[i] = report(out);
+      fs::remove_all(out);
+    }
+    EXPECT_EQ(by[0].code, c.status) << "exec\n" << by[0].out << by[0].err;
+    EXPECT_EQ(by[1].code, c.status) << "watch\n" << by[1].out << by[1].err;
+    for (const auto& rep : reports) {
+      EXPECT_EQ(variant(rep)["outcome"], c.outcome) << variant(rep).dump(2).substr(0, 2000);
+      EXPECT_EQ(variant(rep)["exit"], variant(reports[0])["exit"]);
+    }
+    // The hang's own end, said by watch: forkcheck ended it at --timeout.
+    if (std::string(c.outcome) == "hang") {
+      EXPECT_NE(by[1].out.find("FAILED: the program failed (hang, ended by forkcheck: killed by"),
+                std::string::npos)
+          << by[1].out;
+    }
+  }
 }
 
 TEST(Watch, SpawnAndSingleThreadedForksAreNotFlagged) {
