@@ -1,12 +1,14 @@
-// summary.md: for a bug ticket or $GITHUB_STEP_SUMMARY (which refuses more than 1 MiB). `forkcheck
-// watch`'s finding first, then the matrix, the verdicts, the tiny NN's workers, the environment;
-// each case's variants folded in <details>. Always under the size cap: outputs and details are
-// cut shorter and shorter until it fits, and as a last resort whole parts are left out, with a
-// line saying so.
+// summary.md: for a bug ticket or $GITHUB_STEP_SUMMARY (which refuses more than 1 MiB). The key
+// finding first (reports/finding.h), as a GitHub alert: CAUTION when something failed, NOTE
+// otherwise; then the header, `forkcheck watch`'s hazards and their fixes, the matrix, the
+// verdicts, the tiny NN's workers, the environment; each case's variants folded in <details>.
+// Always under the size cap: outputs and details are cut shorter and shorter until it fits, and
+// as a last resort whole parts are left out, with a line saying so. The finding is never cut.
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "reports/finding.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
@@ -78,6 +80,19 @@ std::string header(const json& report) {
   return o;
 }
 
+// The key finding as a GitHub alert: the headline, the facts a bullet each, the fix. Each part is
+// capped, so that the whole stays a small share of the size cap.
+constexpr size_t kFindingFacts = 12;
+std::string key_finding_text(const Finding& f) {
+  std::string o =
+      std::string("> [!") + (f.bad ? "CAUTION" : "NOTE") + "]\n> **" + md(f.headline, 600) + "**\n";
+  if (!f.facts.empty()) o += ">\n";
+  for (size_t i = 0; i < f.facts.size() && i < kFindingFacts; ++i)
+    o += "> - " + md(f.facts[i], 400) + "\n";
+  if (!f.fix.empty()) o += ">\n> **Fix:** " + md(f.fix, 2000) + "\n";
+  return o + "\n";
+}
+
 constexpr size_t kForksWithAdvice = 10;  // hazardous forks shown with their advice in full
 constexpr size_t kForksListed = 50;      // and listed a line each
 
@@ -95,10 +110,10 @@ std::string hazard_kind_text(const json& finding) {
   return o + "\n";
 }
 
-// `forkcheck watch`'s finding, first after the header: a CAUTION alert (red on GitHub) when a fork
-// fails the watch, with each hazard kind's advice and fix and the hazardous forks; a NOTE when
-// every hazard was of a kind allowed.
-std::string watch_finding(const json& report) {
+// `forkcheck watch`'s hazards, after the header: each hazard kind's advice and fix and the
+// hazardous forks. The key finding above is the alert (CAUTION when a fork fails the watch); what
+// its headline already says is not said again.
+std::string watch_finding(const json& report, const std::string& headline) {
   std::string o;
   for (const auto& run : watch_runs(report)) {
     const json& v = *run.variant;
@@ -106,24 +121,27 @@ std::string watch_finding(const json& report) {
     const json& findings = watch_findings(v);
     const std::string command = md_inline(field(v, "description"));
     if (failing == 0 && findings.empty()) {
-      o += "**forkcheck watch: no hazardous fork.** " + command + ": " +
-           md_inline(field(v, "message")) + "\n\n";
+      o += "**forkcheck watch: no hazardous fork** in " + command + ".\n\n";
       continue;
     }
     if (failing) {
       const bool program_ok = field(v, "outcome") == "ok";
-      o += "## \u26d4 forkcheck watch failed: " + md_inline(watch_failure(v)) +
-           "\n\n> [!CAUTION]\n> " + command +
-           (program_ok
-                ? " ended ok, but forked while it was not safe to: forkcheck exits 1."
-                : " itself failed (" + md_inline(field(v, "outcome")) + ": " +
-                      md_inline(field(v, "message")) +
-                      "), and forked while it was not safe to; forkcheck exits with its status.") +
+      const std::string failure = watch_failure(v);
+      const bool said = headline.find(failure) != std::string::npos;
+      o += (said ? std::string("## forkcheck watch failed: each hazard and its fix")
+                 : "## \u26d4 forkcheck watch failed: " + md_inline(failure)) +
+           "\n\n" +
+           (program_ok ? (said ? std::string("")
+                               : command + " ended ok, but forked while it was not safe to: ") +
+                             "forkcheck exits 1."
+                       : command + " itself failed (" + md_inline(field(v, "outcome")) +
+                             "), and forked while it was not safe to; forkcheck exits with its "
+                             "status.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "--allow KIND.\n\n";
     } else {
-      o += "## forkcheck watch: every hazardous fork was of a kind allowed\n\n> [!NOTE]\n> " +
-           command + ": the forks are listed, and the fix for each hazard is below.\n\n";
+      o += "## forkcheck watch: every hazardous fork was of a kind allowed\n\n" + command +
+           ": the forks are listed, and the fix for each hazard is below.\n\n";
     }
     for (const auto& f : findings) o += hazard_kind_text(f);
     o += "### Hazardous forks\n\n";
@@ -301,15 +319,17 @@ std::string render_at(const json& report, const Limits& lim, size_t cap, size_t&
   const std::string env = environment(report);
   const std::string footer = "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full outputs.\n";
   const size_t note_room = 256;
+  const Finding f = key_finding(report);
   Budget b(cap, env.size() + footer.size() + note_room);
+  b.add_reserved(key_finding_text(f));  // first, and always
   b.add(header(report));
-  b.add(watch_finding(report));
+  b.add(watch_finding(report, f.headline));
   for (const auto& p : matrix(report)) b.add(p);
   for (const auto& p : verdicts(report, lim)) b.add(p);
   b.add(featured(report, lim));
   for (const auto& p : case_details(report, lim)) b.add(p);
   omitted = b.omitted();
-  if (env.size() + footer.size() + note_room <= cap) b.add_reserved(env);
+  if (b.text().size() + env.size() + footer.size() + note_room <= cap) b.add_reserved(env);
   if (omitted)
     b.add_reserved("\n**" + std::to_string(omitted) +
                    " part(s) left out to stay under the size limit for this file: report.html and report.json have everything.**\n");

@@ -204,24 +204,46 @@ TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
       << "the fix, still";
 }
 
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
+    ++n;
+  return n;
+}
+
 TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
   const json r = watch_report({});
   const std::string md = reports::make_markdown_reporter(1024 * 1024)->render(r);
-  const size_t finding = md.find("## \u26d4 forkcheck watch failed: 2 hazardous forks");
+  const std::string failure = reports::md_inline(reports::watch_failure(the_variant(r)));
+  EXPECT_EQ(
+      md.rfind("> [!CAUTION]\n> **watch: the program ended ok, but made " + failure + "**", 0), 0u)
+      << md.substr(0, 3000);
+  EXPECT_EQ(count(md, "[!CAUTION]"), 1u) << "one alert: the key finding";
+  EXPECT_NE(md.find(">\n> **Fix:** start the worker with spawn or forkserver"), std::string::npos);
+  const size_t finding = md.find("## forkcheck watch failed: each hazard and its fix");
   ASSERT_NE(finding, std::string::npos) << md.substr(0, 3000);
   EXPECT_LT(finding, md.find("## Cases by start method"));
-  EXPECT_NE(md.find("> [!CAUTION]", finding), std::string::npos);
+  EXPECT_EQ(count(md.substr(0, md.find("## Cases by start method")), failure), 1u)
+      << "the failure is said once before the matrix";
   for (const auto& kind : the_variant(r)["details"]["watch"]["findings"])
     for (const auto& line : kind["fix"])
       EXPECT_NE(md.find(reports::md_inline(line.get<std::string>()), finding), std::string::npos)
           << line;
   EXPECT_NE(md.find("- " + reports::md_inline("hazardous fork (threads): fork 1: pid 10"), finding),
             std::string::npos);
+  // A program that failed by itself: its end first, the hazards named in watch's section.
+  const std::string failed =
+      reports::make_markdown_reporter(1024 * 1024)->render(watch_report({}, "error"));
+  EXPECT_EQ(failed.rfind("> [!CAUTION]\n> **watch: error: Traceback (exit status 3)**", 0), 0u)
+      << failed.substr(0, 600);
+  EXPECT_NE(failed.find("## \u26d4 forkcheck watch failed: " + failure), std::string::npos);
   // Allowed: a note, not a caution.
   const std::string allowed =
       reports::make_markdown_reporter(1024 * 1024)->render(watch_report({"threads", "cuda"}));
   EXPECT_EQ(allowed.find("[!CAUTION]"), std::string::npos);
-  EXPECT_NE(allowed.find("> [!NOTE]"), std::string::npos);
+  EXPECT_EQ(allowed.rfind("> [!NOTE]", 0), 0u) << allowed.substr(0, 600);
+  EXPECT_NE(allowed.find("## forkcheck watch: every hazardous fork was of a kind allowed"),
+            std::string::npos);
 }
 
 TEST(WatchReports, NotAWatchNoFinding) {
@@ -229,7 +251,8 @@ TEST(WatchReports, NotAWatchNoFinding) {
   r["cases"][0]["variants"][0]["details"] = json::object();  // `forkcheck exec`'s
   EXPECT_EQ(reports::make_html_reporter()->render(r).find("id=\"finding\""), std::string::npos);
   const std::string md = reports::make_markdown_reporter(1024 * 1024)->render(r);
-  EXPECT_EQ(md.find("[!CAUTION]"), std::string::npos);
+  EXPECT_EQ(md.find("forkcheck watch failed"), std::string::npos);
+  EXPECT_EQ(md.find("no hazardous fork"), std::string::npos);
   EXPECT_EQ(md.find("### Hazardous forks"), std::string::npos);
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(reports::make_junit_reporter()->render(r).c_str()));
