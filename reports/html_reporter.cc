@@ -1,10 +1,15 @@
 // report.html: one self-contained page to attach to a ticket. Inline CSS and SVG only: no script,
 // no font, no image, nothing fetched, so it opens the same offline, in a mail client or printed.
-// Order: `forkcheck watch`'s finding (when the run is a watch), the matrix of cases by start
-// method, the tiny NN trained by 5 workers (the headline), one section per case, the environment.
+// Order: the key finding (reports/finding.h: red when something failed, green otherwise, with
+// its fix), the counts, `forkcheck watch`'s hazards and their fixes (when the run is a watch), the
+// matrix of cases by start method, the tiny NN trained by 5 workers, one section per case, the
+// environment. Readable from 360 px wide up: below 600 px the matrix is a card per case, wide
+// tables scroll inside their own box, <pre> and long words wrap. Catalog text written
+// Markdown-style (`inline code`) is shown as <code>.
 #include <cstdio>
 #include <string>
 
+#include "reports/finding.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/svg_line_chart.h"
@@ -23,6 +28,29 @@ using json = nlohmann::json;
 std::string h(const std::string& s) { return html_escape(s); }
 std::string h(const char* s) { return html_escape(s); }
 std::string h(const json& v) { return html_escape(display(v)); }
+
+// Catalog prose (descriptions, mechanism, expected_why, fixes) written Markdown-style: escaped as
+// HTML first, then each `...` pair made <code>...</code>. A backtick without its pair, or an empty
+// pair, stays as it is.
+std::string rich(const std::string& s) {
+  const std::string e = html_escape(s);
+  std::string o;
+  size_t at = 0;
+  for (size_t open = e.find('`'); open != std::string::npos; open = e.find('`', at)) {
+    const size_t close = e.find('`', open + 1);
+    if (close == std::string::npos) break;
+    if (close == open + 1) {  // ``: nothing to show as code
+      o.append(e, at, close + 1 - at);
+      at = close + 1;
+      continue;
+    }
+    o.append(e, at, open - at);
+    o += "<code>" + e.substr(open + 1, close - open - 1) + "</code>";
+    at = close + 1;
+  }
+  return o + e.substr(at);
+}
+std::string rich(const json& v) { return rich(display(v)); }
 
 // An id attribute from a case or variant name.
 std::string anchor(const std::string& prefix, const std::string& name) {
@@ -43,7 +71,7 @@ const char* const kStyle = R"css(
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1180px; padding: 24px 28px 48px; color: var(--ink); background: var(--bg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", sans-serif;
-  overflow-wrap: anywhere; }
+  overflow-wrap: anywhere; -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
 h1 { font-size: 28px; margin: 0 0 4px; }
 h2 { font-size: 21px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
 h3 { font-size: 16px; margin: 18px 0 6px; }
@@ -57,6 +85,14 @@ a { color: #0550ae; }
 .pill { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 1px 10px; background: var(--panel); }
 .pill.bad, .banner { border-color: var(--bad); color: var(--bad); font-weight: 600; }
 .banner { border: 2px solid; border-radius: 6px; padding: 8px 12px; margin: 12px 0; background: #fff5f5; }
+.key-finding { border: 2px solid var(--bad); border-left-width: 8px; border-radius: 8px; padding: 6px 16px 10px;
+  margin: 12px 0 14px; background: #fff5f5; }
+.key-finding h2 { font-size: 19px; color: var(--bad); border: 0; margin: 6px 0 4px; padding: 0; }
+.key-finding.good { border-color: var(--ok); background: var(--ok-bg); }
+.key-finding.good h2 { color: var(--ok); }
+.key-finding ul.kf-facts { margin: 4px 0; padding-left: 20px; }
+.key-finding .kf-fix { margin: 8px 0 2px; padding: 6px 10px; border-radius: 6px; background: var(--bg);
+  border: 1px solid var(--line); }
 .finding { border: 2px solid var(--bad); border-radius: 8px; padding: 4px 16px 10px; margin: 16px 0; background: #fff5f5; }
 .finding h2 { color: var(--bad); border: 0; margin: 8px 0 4px; }
 .finding.allowed { border-color: #d4a72c; background: #fff8c5; }
@@ -72,11 +108,13 @@ ul.forks { margin: 4px 0; padding-left: 18px; }
 .cell.hazards { border: 2px solid var(--bad); }
 .cell .hz { display: block; color: var(--bad); font-weight: 600; font-size: 12px; }
 table { border-collapse: collapse; width: 100%; }
+.scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
 thead th { background: var(--panel); }
-table.matrix { table-layout: fixed; }
-table.matrix col.case { width: 26%; }
-table.matrix col.verdict-col { width: 10%; }
+table.matrix { table-layout: fixed; min-width: 800px; }
+table.matrix col.case { width: 24%; }
+table.matrix col.verdict-col { width: 13%; }
+table.matrix .verdict { font-size: 12px; padding: 1px 5px; white-space: normal; overflow-wrap: normal; }
 table.matrix .case-title { display: block; font-weight: normal; color: var(--muted); font-size: 13px; }
 .cell { border-radius: 5px; padding: 4px 7px; margin: 3px 0; border: 1px solid transparent; }
 .cell .vname { display: block; font-size: 12px; color: var(--muted); }
@@ -103,10 +141,13 @@ table.matrix .case-title { display: block; font-weight: normal; color: var(--mut
 .featured { background: #fbfcfd; border: 1px solid var(--line); border-radius: 10px; padding: 4px 20px 16px; margin-top: 28px; }
 .featured h2 { border: 0; }
 .grid2 { display: grid; grid-template-columns: minmax(260px, 1fr) minmax(420px, 2fr); gap: 18px; align-items: start; }
+.grid2 > * { min-width: 0; }
 .panel { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; background: var(--bg); }
 .panel.o-error, .panel.o-crash, .panel.o-hang, .panel.o-timeout, .panel.o-protocol-error { border-left: 6px solid currentColor; }
 .panel .msg { color: var(--ink); }
-table.workers { font-size: 14px; margin: 6px 0 10px; }
+table.workers { font-size: 14px; margin: 6px 0 10px; overflow-wrap: normal; }
+table.workers th, table.workers td { white-space: nowrap; }
+table.workers td.msg { white-space: normal; min-width: 9em; }
 table.workers td.num { text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; max-width: 640px; height: auto; display: block; }
 svg.chart .grid { stroke: #e5e9ed; stroke-width: 1; }
@@ -130,7 +171,33 @@ details > summary { cursor: pointer; color: var(--muted); }
 table.env th { width: 220px; background: var(--panel); font-weight: 600; }
 table.env pre { margin: 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
-@media (max-width: 800px) { .grid2 { grid-template-columns: 1fr; } body { padding: 12px; } }
+@media (max-width: 800px) { .grid2 { grid-template-columns: 1fr; } body { padding: 12px 12px 32px; } }
+@media (max-width: 600px) {
+  body { padding: 10px 10px 28px; }
+  h1 { font-size: 22px; }
+  h2 { font-size: 18px; margin-top: 26px; }
+  .key-finding { padding: 4px 10px 8px; border-left-width: 6px; }
+  .key-finding h2 { font-size: 17px; }
+  .finding { padding: 2px 10px 8px; }
+  .featured { padding: 2px 10px 10px; }
+  .panel, .variant { padding: 8px 10px; }
+  th, td { padding: 4px 6px; }
+  /* the matrix: a card per case, each start method named above its cells */
+  table.matrix { min-width: 0; table-layout: auto; }
+  table.matrix colgroup, table.matrix thead { display: none; }
+  table.matrix, table.matrix tbody, table.matrix tr, table.matrix th, table.matrix td { display: block; width: auto; }
+  table.matrix tr { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 10px; padding: 6px 8px; }
+  table.matrix th, table.matrix td { border: 0; padding: 2px 0; margin: 0; }
+  table.matrix td[data-method]::before { content: attr(data-method); display: block; margin-top: 4px;
+    font-size: 13px; font-weight: 600; color: var(--muted); }
+  dl.facts { grid-template-columns: 1fr; gap: 0; }
+  dl.facts dd { margin: 0 0 6px; }
+  table.env, table.env tbody, table.env tr, table.env th, table.env td { display: block; width: auto; }
+  table.env tr { border-bottom: 1px solid var(--line); }
+  table.env th, table.env td { border: 0; }
+  pre { padding: 6px 8px; }
+  code, pre, .mono { font-size: 12.5px; }
+}
 @media print {
   @page { size: A4; margin: 12mm 10mm; }
   body { max-width: none; padding: 0; font-size: 9.5pt; }
@@ -140,6 +207,9 @@ footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
   table.matrix tr, .cell, svg.chart, table.workers tr, dl.facts, .panel.o-error, .panel.o-crash, .panel.o-hang,
   .panel.o-timeout, .panel.o-protocol-error { break-inside: avoid; }
   .grid2 { grid-template-columns: 1fr; gap: 10px; }
+  .scroll { overflow: visible; }
+  table.matrix { min-width: 0; }
+  .key-finding { break-inside: avoid; }
   .featured { padding: 2px 12px 10px; }
   svg.chart { max-width: 520px; }
   pre, code { font-size: 8pt; }
@@ -186,16 +256,18 @@ std::string hazard_kind_block(const json& finding) {
       h(str(finding, "title", str(finding, "kind", "?"))) + ": " + h(finding_forks(finding)) +
       (allowed ? " <span class=\"tag\">allowed (--allow " + h(str(finding, "kind")) + ")</span>"
                : "") +
-      "</h3><p class=\"what\">" + h(str(finding, "what")) + "</p><p class=\"why\"><b>why:</b> " +
-      h(str(finding, "why")) + "</p><p><b>fix:</b></p><ol class=\"fix\">";
-  for (const auto& line : list(finding, "fix")) o += "<li>" + h(line) + "</li>";
+      "</h3><p class=\"what\">" + rich(str(finding, "what")) + "</p><p class=\"why\"><b>why:</b> " +
+      rich(str(finding, "why")) + "</p><p><b>fix:</b></p><ol class=\"fix\">";
+  for (const auto& line : list(finding, "fix")) o += "<li>" + rich(line) + "</li>";
   return o + "</ol></div>";
 }
 
-// `forkcheck watch`'s finding, at the top of the page: red when a fork fails the watch, with each
-// hazard kind's advice and fix and every hazardous fork; amber when every hazard was allowed.
+// `forkcheck watch`'s hazards, after the key finding: red when a fork fails the watch, with each
+// hazard kind's advice and fix and every hazardous fork; amber when every hazard was allowed. What
+// the key finding's headline already says is not said again.
 std::string watch_finding(const json& report) {
   std::string o;
+  const std::string headline = key_finding(report).headline;
   for (const auto& run : watch_runs(report)) {
     const json& v = *run.variant;
     const auto forks = hazardous_forks(v);
@@ -204,20 +276,26 @@ std::string watch_finding(const json& report) {
     const std::string command = str(v, "description");
     if (failing == 0 && findings.empty()) {
       o += "<section class=\"finding clean\" id=\"finding\">"
-           "<h2>forkcheck watch: no hazardous fork</h2><p><code>" +
-           h(command) + "</code>: " + h(str(v, "message")) + "</p></section>\n";
+           "<h2>forkcheck watch: no hazardous fork</h2><p>in <code>" +
+           h(command) + "</code></p></section>\n";
       continue;
     }
     const bool program_ok = str(v, "outcome") == "ok";
+    const std::string failure = watch_failure(v);
+    const bool said = failing && headline.find(failure) != std::string::npos;
     o += "<section class=\"finding" + std::string(failing ? "" : " allowed") +
          "\" id=\"finding\"><h2>";
     if (failing)
-      o += "forkcheck watch failed: " + h(watch_failure(v)) + "</h2><p><code>" + h(command) +
-           "</code> " +
-           (program_ok
-                ? "ended ok, but forked while it was not safe to: forkcheck exits 1."
-                : "itself failed (" + h(str(v, "outcome")) + ": " + h(str(v, "message")) +
-                      "), and forked while it was not safe to; forkcheck exits with its status.") +
+      o += (said ? std::string("forkcheck watch failed: each hazard and its fix")
+                 : "forkcheck watch failed: " + h(failure)) +
+           "</h2><p>" +
+           (program_ok ? (said ? std::string("")
+                               : "<code>" + h(command) +
+                                     "</code> ended ok, but forked while it was not safe to: ") +
+                             "forkcheck exits 1."
+                       : "<code>" + h(command) + "</code> itself failed (" + h(str(v, "outcome")) +
+                             "), and forked while it was not safe to; forkcheck exits with its "
+                             "status.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "<code>--allow KIND</code>.</p>";
     else
@@ -243,7 +321,6 @@ std::string watch_finding(const json& report) {
 
 std::string header(const json& report) {
   const json run = report.value("run", json::object());
-  const json s = report.value("summary", json::object());
   std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" + h(str(report.value("tool", json::object()), "name")) +
                   " " + h(str(report.value("tool", json::object()), "version"));
   if (run.contains("started_at")) o += " \u00b7 started " + h(run["started_at"]);
@@ -254,7 +331,30 @@ std::string header(const json& report) {
     for (const auto& a : run["argv"]) cmd += (cmd.empty() ? "" : " ") + display(a);
     o += " \u00b7 <code>" + h(cmd) + "</code>";
   }
-  o += "</p><div class=\"summary\">";
+  return o + "</p></header>\n";
+}
+
+// The key finding, first on the page: red when something failed, green otherwise; the fix on its
+// own line.
+std::string key_finding_block(const json& report) {
+  const Finding f = key_finding(report);
+  std::string o = "<section class=\"key-finding " + std::string(f.bad ? "bad" : "good") +
+                  "\" id=\"key-finding\"><h2>" + h(f.bad ? "\u2717 " : "\u2713 ") + h(f.headline) +
+                  "</h2>";
+  if (!f.facts.empty()) {
+    o += "<ul class=\"kf-facts\">";
+    for (const auto& fact : f.facts) o += "<li>" + h(fact) + "</li>";
+    o += "</ul>";
+  }
+  if (!f.fix.empty()) o += "<p class=\"kf-fix\"><b>Fix:</b> " + rich(f.fix) + "</p>";
+  return o + "</section>\n";
+}
+
+// The counts, and what keeps the run from being read as whole (unfinished, catalog errors).
+std::string overview(const json& report) {
+  const json run = report.value("run", json::object());
+  const json s = report.value("summary", json::object());
+  std::string o = "<div class=\"overview\"><div class=\"summary\">";
   o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) + " variants</span>";
   const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
   for (const auto& [verdict, n] : by_verdict.items())
@@ -278,13 +378,15 @@ std::string header(const json& report) {
     for (const auto& e : errors) o += "<li>" + h(e) + "</li>";
     o += "</ul></div>";
   }
-  return o + "</header>\n";
+  return o + "</div>\n";
 }
 
 std::string matrix(const json& report) {
   const auto methods = matrix_methods(report);
-  std::string o = "<section id=\"matrix\"><h2>Cases by start method</h2><table class=\"matrix\"><colgroup><col class=\"case\"><col class=\"verdict-col\">";
-  const std::string method_width = std::to_string(64 / static_cast<int>(methods.size())) + "%";
+  std::string o =
+      "<section id=\"matrix\"><h2>Cases by start method</h2><div class=\"scroll\"><table "
+      "class=\"matrix\"><colgroup><col class=\"case\"><col class=\"verdict-col\">";
+  const std::string method_width = std::to_string(63 / static_cast<int>(methods.size())) + "%";
   for (size_t i = 0; i < methods.size(); ++i) o += "<col style=\"width:" + method_width + "\">";
   o += "</colgroup><thead><tr><th class=\"case\">case</th><th>verdict</th>";
   for (const auto& m : methods) o += "<th>" + h(m) + "</th>";
@@ -295,7 +397,7 @@ std::string matrix(const json& report) {
          anchor("case-", id) + "\">" + h(id) + "</a><span class=\"case-title\">" + h(str(c, "title")) + "</span></th><td>" +
          verdict_badge(c) + "</td>";
     for (const auto& m : methods) {
-      o += "<td>";
+      o += "<td data-method=\"" + h(m) + "\">";
       auto vs = variants_with_method(c, m);
       if (vs.empty()) o += "<div class=\"cell none\">\u2014</div>";
       for (const auto* v : vs) o += cell(*v);
@@ -303,7 +405,8 @@ std::string matrix(const json& report) {
     }
     o += "</tr>";
   }
-  o += "</tbody></table><div class=\"legend-row\">Each cell: variant \u00b7 role, then observed \u2713/\u2717 expected. ";
+  o += "</tbody></table></div><div class=\"legend-row\">Each cell: variant \u00b7 role, then "
+       "observed \u2713/\u2717 expected. ";
   for (const char* outcome : {"ok", "error", "crash", "hang", "timeout", "protocol-error", "skip"}) {
     const std::string meaning = outcome_meaning(outcome);
     o += "<span class=\"cell o-" + std::string(outcome) + "\"" + (meaning.empty() ? "" : " title=\"" + h(meaning) + "\"") +
@@ -314,7 +417,10 @@ std::string matrix(const json& report) {
 }
 
 std::string workers_table(const json& v) {
-  std::string o = "<table class=\"workers\"><thead><tr><th>worker</th><th>pid</th><th>result</th><th>final loss</th><th>param_norm</th></tr></thead><tbody>";
+  std::string o =
+      "<div class=\"scroll\"><table "
+      "class=\"workers\"><thead><tr><th>worker</th><th>pid</th><th>result</th><th>final "
+      "loss</th><th>param_norm</th></tr></thead><tbody>";
   for (const auto& w : workers(v)) {
     const json r = w.value("result", json::object());
     const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
@@ -334,11 +440,15 @@ std::string workers_table(const json& v) {
     }
     const std::string status = str(w, "status", "?");
     const std::string msg = status == "ok" ? (r.is_object() ? str(r, "message", "ok") : "ok") : str(w, "error", status);
-    o += "<tr><td>" + h(str(w, "index")) + "</td><td class=\"num\">" + h(str(w, "pid")) + "</td><td class=\"o-" +
-         h(status == "ok" ? "ok" : status == "crash" ? "crash" : "error") + "\">" + h(msg) + "</td><td class=\"num\">" +
-         h(final_loss) + "</td><td class=\"num\">" + h(norm) + "</td></tr>";
+    o += "<tr><td>" + h(str(w, "index")) + "</td><td class=\"num\">" + h(str(w, "pid")) +
+         "</td><td class=\"msg o-" +
+         h(status == "ok"      ? "ok"
+           : status == "crash" ? "crash"
+                               : "error") +
+         "\">" + h(msg) + "</td><td class=\"num\">" + h(final_loss) + "</td><td class=\"num\">" +
+         h(norm) + "</td></tr>";
   }
-  return o + "</tbody></table>";
+  return o + "</tbody></table></div>";
 }
 
 std::string loss_chart(const json& c, const json& v) {
@@ -353,8 +463,9 @@ std::string loss_chart(const json& c, const json& v) {
 std::string featured(const json& report) {
   const json* c = find_case(report, kFeaturedCase);
   if (!c) return "";
-  std::string o = "<section class=\"featured\" id=\"featured\"><h2>" + h(str(*c, "title", kFeaturedCase)) +
-                  "</h2><p>" + h(str(*c, "reported")) + "</p><div class=\"grid2\"><div>";
+  std::string o = "<section class=\"featured\" id=\"featured\"><h2>" +
+                  h(str(*c, "title", kFeaturedCase)) + "</h2><p>" + rich(str(*c, "reported")) +
+                  "</p><div class=\"grid2\"><div>";
   for (const auto& v : list(*c, "variants")) {
     if (str(v, "start_method") != "fork") continue;
     size_t failed = 0, total = 0;
@@ -366,7 +477,7 @@ std::string featured(const json& report) {
          h(str(v, "name")) + "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" +
          h(str(v, "message")) + "</p>";
     if (total) o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) + " workers failed.</p>";
-    o += "<p class=\"msg\"><small>" + h(str(v, "expected_why")) + "</small></p></div>";
+    o += "<p class=\"msg\"><small>" + rich(str(v, "expected_why")) + "</small></p></div>";
   }
   o += "</div><div>";
   for (const auto& v : list(*c, "variants")) {
@@ -406,9 +517,9 @@ std::string variant_block(const json& c, const json& v) {
                   "\"><h4><code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" + h(str(v, "start_method")) +
                   " \u00b7 " + h(str(v, "role")) + "</span><span class=\"badge o-" + h(o_) + (matched(v) ? "" : " mismatch") +
                   "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
-  if (!str(v, "description").empty()) o += "<p>" + h(v["description"]) + "</p>";
-  o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) + "</b>: " + h(str(v, "expected_why")) +
-       "</dd><dt>observed</dt><dd><b>" + h(o_) + "</b>";
+  if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
+  o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
+       "</b>: " + rich(str(v, "expected_why")) + "</dd><dt>observed</dt><dd><b>" + h(o_) + "</b>";
   if (v.contains("duration_s") && v["duration_s"].is_number()) o += " after " + h(format_seconds(v["duration_s"].get<double>()));
   if (v.contains("exit") && v["exit"].is_object()) {
     const auto& e = v["exit"];
@@ -435,7 +546,7 @@ std::string variant_block(const json& c, const json& v) {
     o += "<dt>protocol error</dt><dd>" + h(str(*pe, "why")) + "<pre class=\"protocol-line\">" +
          h(cap_text(str(*pe, "line"), kProtocolLineCap)) + "</pre></dd>";
   o += "</dl>";
-  if (v.contains("note")) o += "<p class=\"note\">" + h(v["note"]) + "</p>";
+  if (v.contains("note")) o += "<p class=\"note\">" + rich(v["note"]) + "</p>";
   o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
   if (v.contains("details") && !v["details"].empty()) {
     std::string text = v["details"].dump(2, ' ', false, json::error_handler_t::replace);
@@ -455,8 +566,9 @@ std::string case_section(const json& c) {
          " (document " + h(str(c["source"], "document")) + ")</dd>";
   if (!str(c, "platforms").empty()) o += "<dt>applies to</dt><dd>" + h(c["platforms"]) + "</dd>";
   o += "</dl>";
-  if (!str(c, "reported").empty()) o += "<h3>What the source reported</h3><blockquote>" + h(c["reported"]) + "</blockquote>";
-  if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + h(c["mechanism"]) + "</p>";
+  if (!str(c, "reported").empty())
+    o += "<h3>What the source reported</h3><blockquote>" + rich(c["reported"]) + "</blockquote>";
+  if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
   if (id == kFeaturedCase) o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
   o += "<h3>Variants</h3>";
   for (const auto& v : list(c, "variants")) o += variant_block(c, v);
@@ -482,7 +594,8 @@ class HtmlReporter final : public Reporter {
     std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                     "<title>forkcheck report: " + h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
-    o += header(report) + watch_finding(report) + matrix(report) + featured(report);
+    o += header(report) + key_finding_block(report) + overview(report) + watch_finding(report) +
+         matrix(report) + featured(report);
     for (const auto& c : list(report, "cases")) o += case_section(c);
     o += environment(report);
     o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +

@@ -1,5 +1,7 @@
-// The key finding first (reports/finding.h) in summary.md: before the matrix, a CAUTION when
-// something failed and a NOTE otherwise, its fix on a line of its own, and never cut.
+// The key finding first (reports/finding.h) in report.html and summary.md: before the matrix, red
+// (CAUTION) when something failed and green (NOTE) otherwise, its fix on a line of its own, and
+// never cut from summary.md. The catalog's Markdown-style `inline code` shown as <code> in the
+// HTML, escaped first: a backticked tag stays text.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -44,6 +46,91 @@ json exec_report(const std::string& outcome) {
           {"run", {{"argv", json::array({"forkcheck", "exec", "--", "./train"})}}},
           {"cases", json::array({c})},
           {"summary", {{"cases", 1}, {"variants", 1}, {"ok", outcome == "ok"}}}};
+}
+
+// --- report.html -------------------------------------------------------------------------------
+
+TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
+  const json r = exec_report("hang");
+  const Finding f = key_finding(r);
+  ASSERT_TRUE(f.bad);
+  ASSERT_FALSE(f.fix.empty());
+  const std::string html = make_html_reporter()->render(r);
+  const size_t at = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
+  ASSERT_NE(at, std::string::npos) << html.substr(0, 6000);
+  EXPECT_LT(html.find("</header>"), at);
+  EXPECT_LT(at, html.find("id=\"matrix\""));
+  EXPECT_LT(at, html.find("class=\"overview\"")) << "before the counts";
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find(html_escape(f.headline)), std::string::npos) << section;
+  for (const auto& fact : f.facts)
+    EXPECT_NE(section.find("<li>" + html_escape(fact) + "</li>"), std::string::npos) << fact;
+  EXPECT_NE(section.find("<p class=\"kf-fix\"><b>Fix:</b> " + html_escape(f.fix) + "</p>"),
+            std::string::npos)
+      << section;
+  EXPECT_EQ(count(html, "id=\"key-finding\""), 1u);
+}
+
+TEST(HtmlFinding, GreenWhenNothingFailed) {
+  const std::string html = make_html_reporter()->render(exec_report("ok"));
+  EXPECT_NE(html.find("<section class=\"key-finding good\" id=\"key-finding\">"),
+            std::string::npos);
+  EXPECT_EQ(html.find("key-finding bad"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"kf-fix\""), std::string::npos)
+      << "no fix claimed without its reason";
+}
+
+TEST(HtmlFinding, ACatalogRunLeadsWithItToo) {
+  const std::string html = make_html_reporter()->render(synthetic_report());
+  const size_t at = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
+  ASSERT_NE(at, std::string::npos) << "the synthetic report has a regression";
+  EXPECT_LT(at, html.find("<table class=\"matrix\">"));
+  EXPECT_NE(html.find(html_escape(key_finding(synthetic_report()).headline), at),
+            std::string::npos);
+}
+
+TEST(HtmlLayout, AViewportAndWideContentScrollingInItsOwnBox) {
+  const std::string html = make_html_reporter()->render(synthetic_report());
+  EXPECT_NE(html.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<div class=\"scroll\"><table class=\"matrix\">"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"scroll\"><table class=\"workers\">"), std::string::npos);
+  EXPECT_NE(html.find(".scroll { overflow-x: auto;"), std::string::npos);
+  EXPECT_NE(html.find("@media (max-width: 600px)"), std::string::npos);
+  EXPECT_NE(html.find("<td data-method=\"fork\">"), std::string::npos)
+      << "a narrow screen names each start method above its cells";
+}
+
+// --- Markdown-style `code` in the HTML ---------------------------------------------------------
+
+TEST(HtmlInlineCode, BacktickedCatalogTextIsCodeAndStaysEscaped) {
+  json r = synthetic_report();
+  json& c = r["cases"][0];
+  c["mechanism"] = "the parent calls `omp_pause_resource_all()` & then `fork()`";
+  c["reported"] = "a quote with `<script>alert(1)</script>` in backticks";
+  json& v = c["variants"][0];
+  v["description"] = "as `fork`, with `KMP_INIT_AT_FORK=FALSE`";
+  v["expected_why"] = "an unmatched ` backtick stays as it is, and so does `` an empty pair";
+  const std::string html = make_html_reporter()->render(r);
+  EXPECT_NE(html.find("<h3>Mechanism</h3><p>the parent calls <code>omp_pause_resource_all()</code> "
+                      "&amp; then <code>fork()</code></p>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<p>as <code>fork</code>, with <code>KMP_INIT_AT_FORK=FALSE</code></p>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos) << "escaped first, then made code";
+  EXPECT_NE(html.find("an unmatched ` backtick stays as it is, and so does `` an empty pair"),
+            std::string::npos);
+  EXPECT_EQ(html.find("`fork`"), std::string::npos) << "no literal backticks where code is meant";
+}
+
+TEST(HtmlInlineCode, ProgramOutputIsNotMarkdown) {
+  json r = synthetic_report();
+  r["cases"][0]["variants"][0]["message"] = "the program printed `this`";
+  r["cases"][0]["variants"][0]["stdout"] = "`echo hi`\n";
+  const std::string html = make_html_reporter()->render(r);
+  EXPECT_NE(html.find("<dd>the program printed `this`</dd>"), std::string::npos);
+  EXPECT_NE(html.find("`echo hi`"), std::string::npos);
 }
 
 // --- summary.md --------------------------------------------------------------------------------

@@ -172,14 +172,34 @@ TEST(WatchJunit, AnAllowedForkPassesWithItsAdviceInSystemOut) {
   EXPECT_NE(out.find("start the worker with spawn or forkserver"), std::string::npos) << out;
 }
 
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
+    ++n;
+  return n;
+}
+
+// The key finding first (red, with the first kind's fix), then watch's own section with each
+// hazard kind's advice and fix and the forks; the failure is said once, in the key finding.
 TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
   const json r = watch_report({});
   const std::string html = reports::make_html_reporter()->render(r);
+  const size_t key = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
+  ASSERT_NE(key, std::string::npos) << html.substr(0, 4000);
+  const std::string failure = reports::html_escape(reports::watch_failure(the_variant(r)));
+  EXPECT_NE(html.find("watch: the program ended ok, but made " + failure, key), std::string::npos);
+  EXPECT_NE(html.find("<b>Fix:</b> start the worker with spawn or forkserver", key),
+            std::string::npos);
   const size_t finding = html.find("<section class=\"finding\" id=\"finding\">");
   ASSERT_NE(finding, std::string::npos) << html.substr(0, 4000);
+  EXPECT_LT(html.find("</header>"), key);
+  EXPECT_LT(key, finding);
   EXPECT_LT(finding, html.find("id=\"matrix\""));
-  EXPECT_LT(html.find("</header>"), finding);
-  EXPECT_NE(html.find("forkcheck watch failed: 2 hazardous forks", finding), std::string::npos);
+  EXPECT_EQ(count(html.substr(0, html.find("id=\"matrix\"")), failure), 1u)
+      << "the failure is said once before the matrix";
+  EXPECT_NE(html.find("forkcheck watch failed: each hazard and its fix</h2><p>forkcheck exits 1.",
+                      finding),
+            std::string::npos);
   for (const auto& kind : the_variant(r)["details"]["watch"]["findings"]) {
     EXPECT_NE(html.find("id=\"hazard-" + kind["kind"].get<std::string>() + "\"", finding),
               std::string::npos);
@@ -195,6 +215,21 @@ TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
   EXPECT_NE(html.find("cell o-ok hazards"), std::string::npos) << "the matrix cell says so too";
 }
 
+// A program that failed by itself: the key finding says how it ended, watch's section says which
+// hazards fail the watch.
+TEST(WatchHtml, AProgramThatFailedItselfHasItsHazardsNamedBelow) {
+  const json r = watch_report({}, "error");
+  const std::string html = reports::make_html_reporter()->render(r);
+  const size_t key = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
+  ASSERT_NE(key, std::string::npos);
+  EXPECT_NE(html.find("watch: error: Traceback (exit status 3)", key), std::string::npos);
+  const size_t finding = html.find("<section class=\"finding\" id=\"finding\">");
+  ASSERT_NE(finding, std::string::npos);
+  EXPECT_LT(key, finding);
+  EXPECT_NE(html.find("<h2>forkcheck watch failed: 2 hazardous forks", finding), std::string::npos);
+  EXPECT_NE(html.find("itself failed (error)", finding), std::string::npos);
+}
+
 TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
   const std::string html = reports::make_html_reporter()->render(watch_report({"threads", "cuda"}));
   EXPECT_NE(html.find("<section class=\"finding allowed\" id=\"finding\">"), std::string::npos);
@@ -202,13 +237,6 @@ TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
   EXPECT_NE(html.find("allowed (--allow threads)"), std::string::npos);
   EXPECT_NE(html.find("initialise CUDA only in the workers"), std::string::npos)
       << "the fix, still";
-}
-
-size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
-    ++n;
-  return n;
 }
 
 TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
