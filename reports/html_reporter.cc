@@ -294,8 +294,7 @@ std::string watch_finding(const json& report) {
                                      "</code> ended ok, but forked while it was not safe to: ") +
                              "forkcheck exits 1."
                        : "<code>" + h(command) + "</code> itself failed (" + h(str(v, "outcome")) +
-                             "), and forked while it was not safe to; forkcheck exits with its "
-                             "status.") +
+                             "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "<code>--allow KIND</code>.</p>";
     else

@@ -135,8 +135,7 @@ std::string watch_finding(const json& report, const std::string& headline) {
                                : command + " ended ok, but forked while it was not safe to: ") +
                              "forkcheck exits 1."
                        : command + " itself failed (" + md_inline(field(v, "outcome")) +
-                             "), and forked while it was not safe to; forkcheck exits with its "
-                             "status.") +
+                             "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "--allow KIND.\n\n";
     } else {

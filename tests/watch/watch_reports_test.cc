@@ -227,7 +227,11 @@ TEST(WatchHtml, AProgramThatFailedItselfHasItsHazardsNamedBelow) {
   ASSERT_NE(finding, std::string::npos);
   EXPECT_LT(key, finding);
   EXPECT_NE(html.find("<h2>forkcheck watch failed: 2 hazardous forks", finding), std::string::npos);
-  EXPECT_NE(html.find("itself failed (error)", finding), std::string::npos);
+  EXPECT_NE(html.find("itself failed (error), and forked while it was not safe to as well: "
+                      "forkcheck exits 1.",
+                      finding),
+            std::string::npos)
+      << "watch exits 1 for a program that failed, as exec does";
 }
 
 TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
