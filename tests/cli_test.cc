@@ -273,6 +273,7 @@ TEST(Cli, MisspeltOptionNamesTheClosestOfThatCommand) {
       {{"list", "--jsn"}, "list: unknown option --jsn: did you mean --json?"},
       {{"run", "gomp-fork-hang", "--out", o, "--jbos", "2"}, "did you mean --jobs?"},
       {{"--verison"}, "unknown option --verison: did you mean --version?"},
+      {{"--out", o, "all"}, "--out is an option of all, run"},
       // The program's own options go after --.
       {{"exec", "--out", o, "python3", "--version"}, "the command and its arguments go after --"},
   };

@@ -79,7 +79,8 @@ std::string rewrite_help_and_check_command(const CLI::App& app, std::vector<std:
   // The command is the first argument that is not an option: forkcheck's own options (--help,
   // --version) take no value.
   size_t at = 1;
-  while (at < args.size() && is_option(args[at]) && args[at] != "--") ++at;
+  for (; at < args.size() && is_option(args[at]) && args[at] != "--"; ++at)
+    if (find_option(app, args[at]) == nullptr) return "";  // `forkcheck --out D all`: named later
   if (at >= args.size() || args[at] == "--") return "";
   const std::string command = args[at];
   if (command != "help") {
@@ -124,6 +125,15 @@ std::string explain_unknown_option(const CLI::App& app, const std::vector<std::s
         return where + arg.substr(0, arg.find('=')) + " is not an option of " + in->get_name() +
                "; the command and its arguments go after --: forkcheck " + in->get_name() +
                " [OPTIONS] -- CMD ARGS...";
+      // `forkcheck --out D all`: an option of a command, given before it.
+      std::vector<std::string> owners;
+      if (!command_seen)
+        for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+          if (find_option(*sub, arg) != nullptr) owners.push_back(sub->get_name());
+      if (!owners.empty())
+        return arg.substr(0, arg.find('=')) + " is an option of " + joined(owners) +
+               ": it goes after the command (forkcheck " + owners.front() + " " +
+               arg.substr(0, arg.find('=')) + " ...)";
       return unknown_option(*in, where, arg);
     }
     if (value_follows(opt, arg)) ++i;
