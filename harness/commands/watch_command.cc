@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/run_session.h"
 #include "harness/common/subject_command.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/interrupt.h"
@@ -101,6 +102,7 @@ int watch_command(const WatchOptions& options) {
   subject.out = out;
   subject.timeout_s = options.timeout_s;
   subject.live = options.live;
+  subject.prints_after = true;
   subject.env = env;
 
   json forks = json::array(), totals = fork_totals(forks), findings = json::array();
@@ -139,7 +141,7 @@ int watch_command(const WatchOptions& options) {
     summary += watch_judgement(totals, findings, status, failure);
   }
   std::fwrite(summary.data(), 1, summary.size(), stdout);
-  std::fflush(stdout);
+  print_reports_line(out);
   return status;
 }
 

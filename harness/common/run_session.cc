@@ -97,18 +97,23 @@ void add_stacks(nlohmann::json& v, const Stacks& stacks) {
 }
 
 // The closing lines: the key finding, the one fix, where the reports are (the last line).
-void print_finding(const nlohmann::json& report, const std::filesystem::path& out) {
+void print_finding(const nlohmann::json& report) {
   const reports::Finding f = reports::key_finding(report);
   std::string text = "\n" + std::string(f.bad ? "FINDING: " : "finding: ") + f.headline + "\n";
   for (const auto& fact : f.facts) text += "  " + fact + "\n";
   if (!f.fix.empty()) text += "FIX: " + f.fix + "\n";
   text = reports::terminal_safe(text);
-  text += "reports: " + reports::terminal_safe((out / "issue.md").string()) +
-          " (to paste into a ticket), report.html, report.json\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
 }  // namespace
+
+void print_reports_line(const std::filesystem::path& out) {
+  const std::string text = "reports: " + reports::terminal_safe((out / "issue.md").string()) +
+                           " (to paste into a ticket), report.html, report.json\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
 
 std::string now_iso8601() {
   std::time_t t = std::time(nullptr);
@@ -276,7 +281,8 @@ nlohmann::json RunSession::finish(bool interrupted) {
     std::fwrite(reason.data(), 1, reason.size(), stdout);
   }
   for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
-  print_finding(report, out_);
+  print_finding(report);
+  if (reports_line_last_) print_reports_line(out_);
   std::fflush(stdout);
   return report;
 }

@@ -36,6 +36,9 @@ class RunSession {
   // end; the risk notes are drawn again from the whole.
   void add_environment(const nlohmann::json& more);
 
+  // A command that prints more after finish() prints the reports line itself, last.
+  void defer_reports_line() { reports_line_last_ = false; }
+
   // Ends the run log, writes every report, prints the summary; returns the report.
   nlohmann::json finish(bool interrupted);
 
@@ -46,10 +49,14 @@ class RunSession {
   reports::RunLog log_;
   size_t total_ = 0, done_ = 0;
   double started_ = 0;
+  bool reports_line_last_ = true;
   nlohmann::json environment_;       // as the header recorded it
   nlohmann::json environment_more_;  // add_environment's, for the end record
 };
 
 std::string now_iso8601();
+
+// The last line a run prints: where its reports are.
+void print_reports_line(const std::filesystem::path& out);
 
 }  // namespace fc::harness

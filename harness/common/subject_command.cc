@@ -61,6 +61,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
                                    {"options", {{"timeout_s", subject.timeout_s},
                                                 {"hang_after_s", subject.live.hang_after_s}}}});
   session.add_case(the_case);
+  if (subject.prints_after) session.defer_reports_line();
   session.set_total(1);
 
   LaunchSpec spec;

@@ -34,6 +34,7 @@ struct SubjectCommand {
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 600;
   LiveOptions live;
+  bool prints_after = false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
   // Called after the command ended and before its result is recorded: adds what the subcommand
   // learned to the variant's details and message (the message is empty for an interrupted run).
