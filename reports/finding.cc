@@ -54,8 +54,11 @@ Finding subject_finding(const json& c, const json& v) {
   if (!hazards.empty() && outcome == "ok") {
     f.headline = command + ": the program ended ok, but made " + hazards;
   } else {
+    // The message's first clause: its parenthesised facts are in the report, not the headline.
     std::string message = field(v, "message");
-    message = shorten(message, 240);
+    if (const auto paren = message.find(" ("); paren != std::string::npos && paren >= 20)
+      message.resize(paren);
+    message = shorten(message, 200);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
   }
   const json& stacks = stacks_of(v);

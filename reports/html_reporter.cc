@@ -560,7 +560,8 @@ std::string case_section(const json& c) {
   std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" + verdict_badge(c) + " " +
                   h(str(c, "title", id)) + " <span class=\"id\">" + h(id) + "</span></h2>";
   o += "<p>" + h(str(c, "verdict_reason")) + "</p><dl class=\"facts\">";
-  if (c.contains("source") && c["source"].is_object())
+  // The user's own command (exec, watch) has no source document.
+  if (c.contains("source") && c["source"].is_object() && !str(c["source"], "document").empty())
     o += "<dt>source</dt><dd>\u201c" + h(str(c["source"], "title")) + "\u201d by " + h(str(c["source"], "author")) +
          " (document " + h(str(c["source"], "document")) + ")</dd>";
   if (!str(c, "platforms").empty()) o += "<dt>applies to</dt><dd>" + h(c["platforms"]) + "</dd>";

@@ -57,8 +57,9 @@ std::string called_because(const ChildResult& r) {
            "; called after " + fmt_s(h.waited_s) + ")";
   }
   if (r.still_too_long)
-    return "the whole tree had been still for " + fmt_s(t.still_s) + ", the longest a stall was to last (" +
-           tree_line(t) + "; called after " + fmt_s(r.called_after_s) + ")";
+    return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " + fmt_s(r.hang_after_s) +
+           " a stall may last (--hang-after; its stacks were taken meanwhile) (" + tree_line(t) +
+           "; called after " + fmt_s(r.called_after_s) + ")";
   if (t.blocked)
     return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +
            fmt_s(t.still_s) + " (" + tree_line(t) + ")";

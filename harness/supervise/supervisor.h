@@ -118,6 +118,7 @@ struct ChildResult {
   std::vector<int> group_strangers;      // in its process group but not of its tree: spared
   // Time was called because the whole tree had been still for LaunchSpec::hang_after_s.
   bool still_too_long = false;
+  double hang_after_s = 0;  // LaunchSpec::hang_after_s, for the report
   std::optional<StallNote> stall;  // the first stall of a live-watched tree (note_stalls)
   Stacks stall_stacks;             // its stacks, taken then, with the tree left running
   int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran

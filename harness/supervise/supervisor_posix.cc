@@ -446,6 +446,7 @@ void watch_stall(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_p
   const bool blocked = job.activity.blocked_through_window();
   if (spec.hang_after_s > 0 && blocked && secs(job.activity.still_for()) >= spec.hang_after_s) {
     job.r.still_too_long = true;
+    job.r.hang_after_s = spec.hang_after_s;
     call_time(running, job, wanted, now);
     return;
   }
