@@ -39,10 +39,17 @@ std::string native_where(const json& t) {
   return s;
 }
 
+// The stacks that say where it is stuck: those time was called with, else those of a stall it
+// never came out of. A program that ended by itself is stuck nowhere.
 const json& stacks_of(const json& v) {
+  static const json none = json::array();
   if (!list(v, "stacks").empty()) return v["stacks"];
-  if (v.contains("stall") && v["stall"].is_object()) return list(v["stall"], "stacks");
-  return list(v, "stacks");
+  if (field(v, "outcome") == "ok" || field(v, "outcome") == "error" ||
+      field(v, "outcome") == "crash")
+    return none;
+  if (v.contains("stall") && v["stall"].is_object() && !v["stall"].contains("resumed_after_s"))
+    return list(v["stall"], "stacks");
+  return none;
 }
 
 Finding subject_finding(const json& c, const json& v) {
@@ -77,7 +84,7 @@ Finding subject_finding(const json& c, const json& v) {
     for (const auto& line : list(findings[0], "fix"))
       fix += (fix.empty() ? "" : " ") + display(line);
     f.fix = fix;
-  } else if ((outcome == "hang" || outcome == "timeout" || v.contains("stall")) &&
+  } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
     f.fix = kGompFix;
   }
@@ -140,13 +147,18 @@ Finding catalog_finding(const json& report) {
 }  // namespace
 
 bool stuck_in_libgomp(const json& stacks) {
-  for (const auto& t : stacks)
+  // A process's main thread waiting inside libgomp: the forked child stuck at its next parallel
+  // region. Idle pool threads of a healthy libtorch process also sit in libgomp: they do not
+  // count.
+  for (const auto& t : stacks) {
+    if (field(t, "tid") != field(t, "pid")) continue;
     for (const auto& f : list(t, "frames")) {
       const std::string s = display(f);
       if (s.find("libgomp") != std::string::npos || s.rfind("GOMP_", 0) == 0 ||
           s.rfind("gomp_", 0) == 0)
         return true;
     }
+  }
   return false;
 }
 

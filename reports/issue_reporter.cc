@@ -96,11 +96,11 @@ class IssueReporter : public Reporter {
     const Finding f = key_finding(report);
     const json run = report.value("run", json::object());
     std::string head = "## forkcheck: " + md_inline(f.headline) + "\n\n";
-    for (const auto& fact : f.facts) head += "- " + md_inline(fact) + "\n";
+    for (const auto& fact : f.facts) head += "- " + md_inline(cap_text(fact, 400)) + "\n";
     if (!f.facts.empty()) head += "\n";
     if (!f.fix.empty()) head += "**Fix:** " + md_inline(f.fix) + "\n\n";
     if (const std::string cmd = command_line(report); !cmd.empty())
-      head += "Command:\n\n" + md_code_block(cmd) + "\n";
+      head += "Command:\n\n" + md_code_block(cap_text(cmd, 1500)) + "\n";
     head += "forkcheck " + md_inline(field(report.value("tool", json::object()), "version")) +
             ", " + md_inline(field(run, "started_at")) + ", " +
             md_inline(format_seconds(run.value("duration_s", 0.0))) + "\n\n";
@@ -138,10 +138,16 @@ class IssueReporter : public Reporter {
     const size_t room = kIssueMaxBytes - std::min(kIssueMaxBytes, head.size() + foot.size() + 64);
     const size_t env_room = std::min(env.size(), room / 2);
     const size_t body_room = room - env_room;
-    out += body.size() <= body_room ? body : cap_text(body, body_room) + "\n\n";
-    out += env.size() <= env_room ? env : cap_text(env, env_room) + "\n\n";
+    // cap_text adds its marker (under 100 bytes) to what it keeps: room is left for it.
+    constexpr size_t kMarker = 100;
+    out += body.size() <= body_room
+               ? body
+               : cap_text(body, body_room > kMarker ? body_room - kMarker : 0) + "\n\n";
+    out += env.size() <= env_room
+               ? env
+               : cap_text(env, env_room > kMarker ? env_room - kMarker : 0) + "\n\n";
     out += foot;
-    return out.size() <= kIssueMaxBytes ? out : cap_text(out, kIssueMaxBytes);
+    return out.size() <= kIssueMaxBytes ? out : cap_text(out, kIssueMaxBytes - kMarker);
   }
 };
 

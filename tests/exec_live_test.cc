@@ -19,6 +19,7 @@
 
 #include "harness/supervise/supervisor.h"
 #include "launch/process_tree.h"
+#include "slow_debugger.h"
 
 namespace {
 
@@ -162,6 +163,28 @@ TEST_F(ExecLive, InterruptedDuringAStallKeepsItsStacks) {
   EXPECT_TRUE(contains(v_["stacks"].dump(), "lock_a_then_b")) << v_.dump(1);
 }
 
+TEST_F(ExecLive, AnUnendedLastLineIsEndedBeforeForkchecksOwn) {
+  EXPECT_EQ(exec({"--timeout", "60"}, {"/usr/bin/printf", "abc"}), 0) << err_text_;
+  EXPECT_TRUE(contains(out_text_, "abc\n[ 1/1]")) << out_text_;
+}
+
+// Stall stacks that take long never hold up a program that ended, nor its deadline.
+TEST_F(ExecLive, SlowStallStacksHoldUpNeitherTheProgramsEndNorItsDeadline) {
+  fc::harness::SlowDebugger debugger(40, "slow eu-stack: gave up");
+  EXPECT_EQ(exec({"--timeout", "60"}, {FC_FAULT_CHILD, "sleep", "3"}), 0) << err_text_;
+  ASSERT_TRUE(v_.is_object()) << out_text_ << err_text_;
+  EXPECT_EQ(v_["outcome"], "ok") << v_["message"];
+  EXPECT_LT(v_["duration_s"].get<double>(), 10.0) << "it slept 3 s; the stall's debugger 40 s";
+  EXPECT_TRUE(contains(err_text_, "STALLED at")) << err_text_;
+
+  EXPECT_EQ(exec({"--timeout", "4"}, {FC_FAULT_CHILD, "hang"}), 1) << err_text_;
+  EXPECT_EQ(v_["outcome"], "hang") << v_["message"];
+  EXPECT_TRUE(contains(v_["message"], "4.0 s deadline")) << v_["message"];
+  // Time was called at the deadline (not when the debugger gave up): what the tree was doing is
+  // as of then.
+  EXPECT_LT(v_["watchdog"]["called_after_s"].get<double>(), 6.0) << v_["watchdog"].dump();
+}
+
 // The interpreter with CPython's gdb extension, or "" (with why) when this machine has none.
 std::string python_with_gdb_extension(std::string& why) {
   const char* python = "/usr/bin/python3";
@@ -202,7 +225,9 @@ TEST_F(ExecLive, APythonProgramsStacksNameItsFileLineAndFunction) {
       found = found || (f.value("file", "") == script.string() && f.value("line", 0) == 4 &&
                         f.value("function", "") == "wait_here");
   EXPECT_TRUE(found) << v_.value("stacks_python_note", "") << "\n" << v_["stacks"].dump(1);
-  EXPECT_TRUE(contains(err_text_, "waits.py:4 in wait_here")) << err_text_;
+  // Said on the terminal: under "where it waits" once the stall's stacks are in, or in the closing
+  // finding when --hang-after called time first.
+  EXPECT_TRUE(contains(err_text_ + out_text_, "waits.py:4 in wait_here")) << err_text_ << out_text_;
   for (const char* file : {"report.html", "summary.md", "junit.xml"})
     EXPECT_TRUE(contains(slurp(out_ / file), "waits.py:4")) << file;
 }

@@ -83,6 +83,14 @@ TEST(KeyFinding, NoFixIsClaimedWithoutItsReason) {
   EXPECT_EQ(key_finding(r).fix, "") << "a spawn fix failed: spawn is not advised as the fix";
 }
 
+// A torch process's idle OpenMP pool threads sit in libgomp: that is no sign of the fork hang.
+TEST(KeyFinding, IdlePoolThreadsInLibgompAreNoReasonForTheGompFix) {
+  json main_thread = python_thread(10, 10, "/home/u/train.py", 13, "main", false);
+  json pool_thread = python_thread(10, 11, "/home/u/train.py", 13, "main", true);
+  pool_thread["python"] = json::array();
+  EXPECT_EQ(key_finding(subject_report(json::array({main_thread, pool_thread}))).fix, "");
+}
+
 TEST(KeyFinding, ASkippedCaseSaysWhy) {
   json r = testing::synthetic_report();
   r["cases"].push_back(

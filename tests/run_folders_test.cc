@@ -79,6 +79,31 @@ TEST_F(RunFolders, BadInputMakesNoFolder) {
   EXPECT_FALSE(fs::exists(dir_ / "forkcheck-report" / "latest"));
 }
 
+// Two runs started together (likely in the same second) claim a folder each.
+TEST_F(RunFolders, RunsStartedTogetherGetAFolderEach) {
+  fc::harness::LaunchSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "cd '" + dir_.string() +
+                   "' && ('" FC_FORKCHECK "' exec -- /bin/sleep 0.5 & '" FC_FORKCHECK
+                   "' exec -- /bin/sleep 0.5 & wait)"};
+  spec.timeout_s = 120;
+  spec.channel = false;
+  fc::harness::supervise(spec);
+  const auto folders = run_folders();
+  ASSERT_EQ(folders.size(), 2u);
+  for (const auto& f : folders) EXPECT_TRUE(fs::exists(f / "report.json")) << f;
+}
+
+// Rendering the latest run again, into its own folder, leaves the link as it was.
+TEST_F(RunFolders, ReportFromLatestLeavesLatestAlone) {
+  ASSERT_EQ(forkcheck("exec -- /bin/true"), 0) << err_;
+  const fs::path latest = dir_ / "forkcheck-report" / "latest";
+  const fs::path target = fs::read_symlink(latest);
+  EXPECT_EQ(forkcheck("report --from forkcheck-report/latest/report.json"), 0) << err_;
+  ASSERT_TRUE(fs::is_symlink(latest));
+  EXPECT_EQ(fs::read_symlink(latest), target);
+}
+
 TEST_F(RunFolders, AnExplicitOutIsUsedAsGiven) {
   ASSERT_EQ(forkcheck("exec --out mine -- /bin/true"), 0) << out_ << err_;
   EXPECT_TRUE(fs::exists(dir_ / "mine" / "issue.md"));

@@ -81,8 +81,7 @@ nlohmann::json summarize_samples(const nlohmann::json& samples) {
 }
 
 int bench_command(const BenchOptions& options) {
-  const std::filesystem::path dir = choose_out_dir(options.out, "bench");
-  prepare_out_dir(dir);
+  const std::filesystem::path dir = make_out_dir(options.out, "bench");
   install_interrupt_handlers();
   start_guardian();
   const double timeout_s = 120.0 + 30.0 * options.repeat;

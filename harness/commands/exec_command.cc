@@ -19,11 +19,11 @@ int exec_command(const ExecOptions& options) {
   subject.name = "exec";
   subject.argv = options.argv;
   subject.command = options.command;
-  subject.out = choose_out_dir(options.out, "exec");
+
   subject.timeout_s = options.timeout_s;
   subject.live = options.live;
   const std::string program = resolve_command(options.command.front());
-  prepare_out_dir(subject.out);
+  subject.out = make_out_dir(options.out, "exec");
   SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();
   return done.classified.outcome == Outcome::kOk ? exit_status::kOk : exit_status::kFinding;

@@ -29,8 +29,7 @@ int run_cases(const RunOptions& options) {
   if (interrupted()) return interrupted_exit_status();
   // Only now that the cases asked for are known to exist: bad input leaves no folder behind.
   const std::filesystem::path out =
-      choose_out_dir(options.out, options.argv.size() > 1 ? options.argv[1] : "run");
-  prepare_out_dir(out);
+      make_out_dir(options.out, options.argv.size() > 1 ? options.argv[1] : "run");
 
   RunSession session(out,
                      {{"command", "run"},

@@ -88,11 +88,12 @@ int watch_command(const WatchOptions& options) {
     throw UsageError("watch: no command given (forkcheck watch -- CMD ARGS...)");
   check_allowed(options.allow);
   const std::string program = resolve_command(options.command.front(), "watch");
-  const fs::path out = choose_out_dir(options.out, "watch");
+  // Whether this can be watched at all is known before anything is written (the events folder
+  // is named again once the run's folder is made).
+  watch_environment(program, events_dir(options.out.empty() ? kReportsRoot : options.out).string());
+  const fs::path out = make_out_dir(options.out, "watch");
   const fs::path events = events_dir(out);
-  // Whether this can be watched at all is known before anything is written.
   auto env = watch_environment(program, events.string());
-  prepare_out_dir(out);
   make_fresh(events);
 
   SubjectCommand subject;

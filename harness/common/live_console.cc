@@ -13,12 +13,20 @@ namespace {
 
 constexpr int kStdout = 1, kStderr = 2;
 
-// Written by length (a NUL shown escaped is text), and flushed: it is live. A closed stdout
-// stops the console, never the run (SIGPIPE is ignored).
+// Written by length (a NUL shown escaped is text), at once, and never waiting on a reader that
+// does not keep up: what does not fit now is dropped and counted (the reports have it all). A
+// closed stdout stops the console, never the run (SIGPIPE is ignored).
+std::size_t g_dropped[3] = {0, 0, 0};
+
 void write_all(int fd, const std::string& s) {
-  std::FILE* f = fd == kStdout ? stdout : stderr;
-  std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
+  std::fflush(fd == kStdout ? stdout : stderr);  // what forkcheck printf'd comes first
+  if (g_dropped[fd] > 0) {
+    const std::string note = "\n[forkcheck: " + std::to_string(g_dropped[fd]) +
+                             " bytes not shown here: the reader did not keep up; the reports "
+                             "have everything]\n";
+    if (write_what_fits(fd, note.data(), note.size()) == note.size()) g_dropped[fd] = 0;
+  }
+  g_dropped[fd] += s.size() - write_what_fits(fd, s.data(), s.size());
 }
 
 // How many bytes at the end of `s` start a UTF-8 sequence that the next read completes.
@@ -85,8 +93,20 @@ void LiveConsole::flush_pending(int stream, bool all) {
   const std::string ready = p.substr(0, p.size() - keep);
   p.erase(0, p.size() - keep);
   clear_status();
-  write_all(stream == 1 ? kStdout : kStderr, reports::terminal_safe(ready));
+  // A carriage return is kept (a progress bar redraws its line with it); every other control
+  // byte is shown escaped.
+  std::string shown;
+  size_t from = 0;
+  for (size_t cr = ready.find('\r');; cr = ready.find('\r', from)) {
+    shown += reports::terminal_safe(std::string_view(ready).substr(
+        from, cr == std::string::npos ? std::string::npos : cr - from));
+    if (cr == std::string::npos) break;
+    shown += '\r';
+    from = cr + 1;
+  }
+  write_all(stream == 1 ? kStdout : kStderr, shown);
   if (stream == 2 || stdout_is_terminal_) at_line_start_ = ready.back() == '\n';
+  if (stream == 1) stdout_line_open_ = ready.back() != '\n';
 }
 
 void LiveConsole::output(int stream, const char* data, std::size_t n) {
@@ -122,11 +142,13 @@ void LiveConsole::note(const std::string& text) {
 void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* taken) {
   switch (e) {
     case StallNote::Event::kStalled:
-      note("STALLED at " + fmt("%.1f s", n.after_s) + ": the whole tree (" +
-           std::to_string(n.processes) + " process" + (n.processes == 1 ? "" : "es") + ", " +
-           std::to_string(n.threads) + " threads) has used no CPU for " + fmt("%.1f s", n.still_s) +
-           (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
-           "; taking its stacks, and waiting on");
+      note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
+           ": the whole tree (" + std::to_string(n.processes) + " process" +
+           (n.processes == 1 ? "" : "es") + ", " + std::to_string(n.threads) +
+           " threads) has used under 1% of a CPU for " + fmt("%.1f s", n.still_s) + " (" +
+           fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " + fmt("%.1f s", n.window_s) +
+           ")" + (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
+           (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
       break;
     case StallNote::Event::kStacksTaken: {
       const std::string where = taken ? where_lines(*taken, 12) : "";
@@ -149,6 +171,10 @@ void LiveConsole::finish() {
   flush_pending(1, true);
   flush_pending(2, true);
   clear_status();
+  // The program's last line, left unended, is not run into forkcheck's own (on stdout).
+  if (stdout_line_open_) write_all(kStdout, "\n");
+  stdout_line_open_ = false;
+  at_line_start_ = true;
   status_text_.clear();
 }
 

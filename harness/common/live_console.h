@@ -41,6 +41,7 @@ class LiveConsole {
 
   bool stream_output_, status_line_, stdout_is_terminal_;
   bool at_line_start_ = true;  // the terminal's cursor is at the start of a line
+  bool stdout_line_open_ = false;  // the program's output on stdout ended without a newline
   bool status_shown_ = false;
   std::string status_text_;
   std::string pending_[3];  // an incomplete UTF-8 sequence at the end of a read, per stream

@@ -21,28 +21,18 @@ void point_latest_at(const fs::path& dir) {
   std::error_code ec;
   fs::remove(tmp, ec);
   fs::create_directory_symlink(dir.filename(), tmp, ec);
-  if (!ec) {
-    fs::rename(tmp, root / "latest", ec);  // replaces a link, never a real folder of that name
+  const fs::path latest = root / "latest";
+  std::error_code ignored;  // a "latest" that does not exist yet is no error
+  const fs::file_status st = fs::symlink_status(latest, ignored);
+  if (st.type() == fs::file_type::not_found || fs::is_symlink(st)) {
+    fs::rename(tmp, latest, ec);  // replaces our link at once; never a file or folder of that name
     if (!ec) return;
-    fs::remove(tmp, ec);
   }
+  fs::remove(tmp, ec);
   std::ofstream(root / "LATEST") << dir.filename().string() << "\n";
 }
 
 }  // namespace
-
-fs::path choose_out_dir(const fs::path& given, const std::string& command) {
-  if (!given.empty()) return given;
-  const std::time_t t = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
-  const std::string base = command + "-" + stamp;
-  fs::path dir = kReportsRoot / base;
-  std::error_code ec;
-  for (int n = 2; fs::exists(dir, ec) && n < 1000; ++n)
-    dir = kReportsRoot / (base + "-" + std::to_string(n));
-  return dir;
-}
 
 void prepare_out_dir(const fs::path& dir) {
   std::error_code ec;
@@ -52,7 +42,31 @@ void prepare_out_dir(const fs::path& dir) {
   if (!std::ofstream(probe))
     throw UsageError("--out directory " + dir.string() + " is not writable");
   fs::remove(probe, ec);
-  if (dir.parent_path() == kReportsRoot) point_latest_at(dir);
+}
+
+fs::path make_out_dir(const fs::path& given, const std::string& command) {
+  if (!given.empty()) {
+    prepare_out_dir(given);
+    return given;
+  }
+  std::error_code ec;
+  fs::create_directories(kReportsRoot, ec);
+  if (ec) throw UsageError("cannot create " + kReportsRoot.string() + ": " + ec.message());
+  const std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  const std::string base = command + "-" + stamp;
+  for (int n = 1; n < 1000; ++n) {
+    const fs::path dir = kReportsRoot / (n == 1 ? base : base + "-" + std::to_string(n));
+    // create_directory says whether this call made it: the folder is this run's alone.
+    if (fs::create_directory(dir, ec)) {
+      prepare_out_dir(dir);
+      point_latest_at(dir);
+      return dir;
+    }
+    if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
+  }
+  throw UsageError("cannot make a new folder under " + kReportsRoot.string() + " for " + base);
 }
 
 }  // namespace fc::harness

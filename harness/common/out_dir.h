@@ -13,13 +13,14 @@ namespace fc::harness {
 // Where runs go when --out is not given.
 inline const std::filesystem::path kReportsRoot = "forkcheck-report";
 
-// The folder for this run: `given` when not empty, else a new run folder for `command` under
-// kReportsRoot (named, not made). Nothing is written.
-std::filesystem::path choose_out_dir(const std::filesystem::path& given,
-                                     const std::string& command);
+// The folder for this run, made: `given` when not empty (created if need be, checked
+// writable), else a new run folder for `command` under kReportsRoot, claimed atomically (two runs
+// started in the same second get two folders), and kReportsRoot/latest pointed at it. Call it
+// once the input is known good: bad input makes no folder. Throws UsageError naming the problem.
+std::filesystem::path make_out_dir(const std::filesystem::path& given, const std::string& command);
 
-// Makes sure `dir` exists and is writable; for a run folder under kReportsRoot, points
-// kReportsRoot/latest at it. Throws UsageError naming the problem.
+// Makes sure `dir` (given by the user) exists and is writable; throws UsageError naming the
+// problem. Never touches kReportsRoot/latest.
 void prepare_out_dir(const std::filesystem::path& dir);
 
 }  // namespace fc::harness

@@ -217,8 +217,17 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   v["stdout"] = r.out.text();
   v["stderr"] = r.err.text();
   v["details"] = r.early_details;
-  // What is known of a stuck tree when forkcheck was interrupted: the stacks of its stall.
-  add_stacks(v, r.stall_stacks);
+  // What is known of a stuck tree when forkcheck was interrupted: the stacks of its stall, if it
+  // never worked again after it (else they are the past's, kept under "stall" only).
+  if (r.stall && r.stall->resumed_after_s < 0 && !r.stall_stacks.method.empty()) {
+    Stacks stacks = r.stall_stacks;
+    char when[96];
+    std::snprintf(when, sizeof when, "taken when the whole tree stalled at %.1f s, still since", r.stall->after_s);
+    stacks.note += (stacks.note.empty() ? "" : "; ") + std::string(when);
+    add_stacks(v, stacks);
+  } else {
+    v["stacks"] = nlohmann::json::array();
+  }
   add_stall(v, r);
   append_variant(v);
 }

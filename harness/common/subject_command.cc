@@ -24,6 +24,7 @@ void add_python_side(RunSession& session, const std::string& program) {
   options.python = program;
   options.look_for_torch_elsewhere = false;
   options.timeout_s = 30;
+  if (interrupted()) return;
   try {
     session.add_environment({{"python", probe_python(options)}});
   } catch (const std::exception& e) {  // it ran as the command: a failure here is only a fact
@@ -96,6 +97,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);
   session.finish(/*interrupted=*/false);
+  // Ctrl-C while the interpreter was probed: the run is whole, but forkcheck says it was stopped.
+  out.interrupted = interrupted() != 0;
   return out;
 }
 

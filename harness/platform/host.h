@@ -43,6 +43,11 @@ nlohmann::json machine_limits();
 // are drawn only there.
 bool is_terminal(int stream);
 
+// Writes what stdout (1) or stderr (2) takes now, without waiting for a slow reader (a pipe
+// nobody reads, a stopped pager): returns how many bytes of `data` were written. The watchdog's
+// loop writes the program's output live, and must never block on it.
+std::size_t write_what_fits(int stream, const char* data, std::size_t n);
+
 // This process's environment variables, name and value, in the order the OS keeps them.
 std::vector<std::pair<std::string, std::string>> environment_variables();
 

@@ -1,3 +1,5 @@
+#include <limits.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -10,6 +12,7 @@
 #include <sched.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -228,5 +231,22 @@ std::vector<std::pair<std::string, std::string>> environment_variables() {
 namespace fc::harness {
 
 bool is_terminal(int stream) { return ::isatty(stream == 1 ? STDOUT_FILENO : STDERR_FILENO) == 1; }
+
+std::size_t write_what_fits(int stream, const char* data, std::size_t n) {
+  const int fd = stream == 1 ? STDOUT_FILENO : STDERR_FILENO;
+  std::size_t done = 0;
+  while (done < n) {
+    // Writable: a pipe has room for PIPE_BUF bytes at least, so a write of that much returns at
+    // once; a terminal likewise takes a chunk. O_NONBLOCK is not set: the descriptor is shared
+    // with the shell and other programs.
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) break;
+    const std::size_t chunk = std::min<std::size_t>(n - done, PIPE_BUF);
+    const ssize_t w = ::write(fd, data + done, chunk);
+    if (w <= 0) break;
+    done += static_cast<std::size_t>(w);
+  }
+  return done;
+}
 
 }  // namespace fc::harness

@@ -118,4 +118,12 @@ namespace fc::harness {
 
 bool is_terminal(int stream) { return _isatty(_fileno(stream == 1 ? stdout : stderr)) != 0; }
 
+// Windows has no poll on a console or pipe handle: written through the C library.
+std::size_t write_what_fits(int stream, const char* data, std::size_t n) {
+  std::FILE* f = stream == 1 ? stdout : stderr;
+  const std::size_t done = std::fwrite(data, 1, n, f);
+  std::fflush(f);
+  return done;
+}
+
 }  // namespace fc::harness

@@ -4,6 +4,7 @@
 // own loop: stacks_win32.cc).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ class StackTaking {
   size_t pending_ = 0;
   std::vector<bool> answered_;
   std::vector<std::string> refused_;
+  std::map<ProcessId, std::vector<ThreadStack>> before_attach_;  // the OS's view, before debuggers
   std::vector<bool> with_python_;  // command i is gdb with py-bt (a Python interpreter)
   size_t python_processes_ = 0, python_read_ = 0;
   std::string python_why_;  // why a Python process's frames were not read (the last reason)

@@ -60,8 +60,9 @@ std::vector<pid_t> dedup(std::vector<pid_t> v) {
 
 // gdb knows no thread states and eu-stack no names either; the OS has both, and what each
 // thread is blocked in.
-void add_proc_facts(std::vector<ThreadStack>& threads, pid_t pid) {
-  auto proc = proc_threads(pid);
+// `proc`: what the OS said of the threads before any debugger attached (an attach interrupts a
+// timed wait: read after it, the thread is "in restart_syscall").
+void add_proc_facts(std::vector<ThreadStack>& threads, const std::vector<ThreadStack>& proc) {
   for (auto& t : threads)
     for (const auto& p : proc)
       if (p.tid == t.tid) {
@@ -126,6 +127,7 @@ StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double budget_s)
     return;
   }
   const auto gdb = bp::search_path("gdb");
+  for (pid_t p : pids_) before_attach_[p] = proc_threads(p);
   for (pid_t p : pids_) {
     LaunchSpec spec;
     bool python = false;
@@ -172,8 +174,12 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
     std::string missing;
     if (parse_gdb_py_backtraces(python_text, threads, missing) > 0)
       ++python_read_;
-    else
-      python_why_ = python_text.empty() ? "gdb did not get as far as py-bt" : missing;
+    else if (python_text.empty())
+      python_why_ = "gdb did not get as far as py-bt";
+    else if (!missing.empty())
+      python_why_ = missing;
+    else if (python_why_.empty())
+      python_why_ = "py-bt printed no Python frame";
   }
   if (threads.empty()) {
     // Attaching was refused or timed out: say why, and fall back to the OS's facts for this
@@ -189,7 +195,7 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
                        (why.empty() ? r.exit.describe() : why));
     threads = proc_threads(pid);
   } else {
-    add_proc_facts(threads, pid);
+    add_proc_facts(threads, before_attach_[pid]);
   }
   for (auto& t : threads) stacks_.threads.push_back(std::move(t));
   --pending_;

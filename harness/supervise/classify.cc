@@ -58,7 +58,7 @@ std::string called_because(const ChildResult& r) {
   }
   if (r.still_too_long)
     return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " + fmt_s(r.hang_after_s) +
-           " a stall may last (--hang-after; its stacks were taken meanwhile) (" + tree_line(t) +
+           " a stall may last (--hang-after) (" + tree_line(t) +
            "; called after " + fmt_s(r.called_after_s) + ")";
   if (t.blocked)
     return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +

@@ -44,6 +44,8 @@ struct StallNote {
   std::string waiting_in;
   std::size_t processes = 0, threads = 0;
   double resumed_after_s = -1;  // when it worked again; -1: it did not
+  double cpu_s_in_window = 0, window_s = 0;  // what "still" measured: CPU in the stall window
+  bool first = true;  // the first stall (its stacks are taken); later ones are only said
 };
 
 struct LaunchSpec {

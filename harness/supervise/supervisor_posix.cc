@@ -54,6 +54,8 @@ constexpr duration<double> kLinger{1.0};
 // round waits this long for what it killed to be gone (a process in uninterruptible sleep dies
 // when it wakes).
 constexpr int kKillRounds = 20;
+// Stacks a stall began taking go on at most this long once time is called on the tree.
+constexpr double kStacksAfterCallS = 10;
 constexpr int kKillWaitMs = 20;
 // Debuggers of one tree running at once: a tree of hundreds of processes must not start hundreds
 // of debuggers (descriptors, memory: gdb takes hundreds of MiB on a libtorch process).
@@ -122,7 +124,10 @@ struct Job {
   // Live watching (LaunchSpec::note_stalls): the stall seen, whether its stacks are being taken
   // (the tree left running), and what the previous look measured (for on_look's CPU share).
   bool stalled = false, stall_taking = false;
-  Clock::time_point stall_stacks_at;
+  Clock::time_point stall_stacks_at;  // when the stall's stack-taking began
+  // Each StackTaking of this job has its own generation: a debugger of an earlier one (ended by
+  // its budget, still exiting) never answers for a later one.
+  uint64_t taking_gen = 0, stacks_gen = 0;
   std::uint64_t looked_cpu_ns = 0;
   Clock::time_point looked_at;
 
@@ -134,6 +139,7 @@ using Jobs = std::list<std::unique_ptr<Job>>;
 // A debugger to start for a job whose time was called.
 struct DebuggerWanted {
   uint64_t owner = 0;
+  uint64_t gen = 0;
   size_t slot = 0;
   std::unique_ptr<LaunchSpec> spec;
 };
@@ -351,7 +357,6 @@ void stacks_taken(Jobs& running, Job& job, Clock::time_point now, const std::str
     if (d->stacks_of == job.serial && !d->terminating && !d->ended_at) terminate(*d, now);
   if (job.stall_taking) {  // a live stall's: the tree goes on, watched
     job.stall_taking = false;
-    job.stall_stacks_at = now;
     job.r.stall_stacks = std::move(taken);
     if (job.spec->on_stall && job.r.stall)
       job.spec->on_stall(StallNote::Event::kStacksTaken, *job.r.stall, &job.r.stall_stacks);
@@ -364,6 +369,13 @@ void stacks_taken(Jobs& running, Job& job, Clock::time_point now, const std::str
 // Time is called: the stacks of every process of the tree, all at once and within the budget,
 // then SIGTERM. The debuggers run as jobs of this loop (started by start_debuggers), so that
 // other children's watchdogs keep their time meanwhile.
+// Whether the stall's stacks are still the tree's: taken, and the whole tree still since their
+// taking began.
+bool still_since_stall_stacks(const Job& job, Clock::time_point now) {
+  return !job.r.stall_stacks.method.empty() && job.activity.blocked() &&
+         job.activity.still_for() >= now - job.stall_stacks_at;
+}
+
 void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now,
               bool for_stall = false) {
   if (job.terminating || job.taking) return;
@@ -372,8 +384,7 @@ void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poin
     return;
   }
   // The stacks of a live stall, taken while the tree has been still ever since, are its stacks now.
-  if (!for_stall && !job.r.stall_stacks.method.empty() && job.activity.blocked() &&
-      job.activity.still_for() >= now - job.stall_stacks_at) {
+  if (!for_stall && still_since_stall_stacks(job, now)) {
     job.r.stacks = job.r.stall_stacks;
     job.r.stacks.note += std::string(job.r.stacks.note.empty() ? "" : "; ") +
                          "taken when the stall was first seen, the tree still ever since";
@@ -381,6 +392,8 @@ void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poin
     return;
   }
   job.stall_taking = for_stall;
+  ++job.taking_gen;
+  if (for_stall) job.stall_stacks_at = now;
   std::vector<ProcessId> pids;
   for (const auto& [pid, p] : job.tree->last_look().processes)
     if (!p.facts.zombie()) pids.push_back(pid);
@@ -388,7 +401,7 @@ void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_poin
   job.stacks_until = now + seconds(job.spec->stacks_budget_s);
   const auto& commands = job.taking->commands();
   for (size_t i = 0; i < commands.size(); ++i)
-    wanted.push_back({job.serial, i, std::make_unique<LaunchSpec>(commands[i])});
+    wanted.push_back({job.serial, job.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
   if (job.taking->complete()) stacks_taken(running, job, now, "");
 }
 
@@ -401,7 +414,7 @@ void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::
     if (j->stacks_of && !j->ended_at) ++per_tree[j->stacks_of];
   for (auto it = wanted.begin(); it != wanted.end();) {
     Job* owner = find_serial(running, it->owner);
-    if (!owner || !owner->taking) {  // ended meanwhile (an interrupt, the budget)
+    if (!owner || !owner->taking || owner->taking_gen != it->gen) {  // ended meanwhile
       it = wanted.erase(it);
       continue;
     }
@@ -422,6 +435,7 @@ void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::
       continue;
     }
     debugger->stacks_of = d.owner;
+    debugger->stacks_gen = d.gen;
     debugger->stacks_slot = d.slot;
     running.push_back(std::move(debugger));
     ++per_tree[d.owner];
@@ -452,29 +466,56 @@ void watch_stall(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_p
   }
   if (!spec.note_stalls) return;
   if (blocked && !job.stalled) {
+    // Every stall is said; the stacks are taken at the first (the report keeps that one).
     job.stalled = true;
     const TreeFacts t = tree_facts(job);
-    if (!job.r.stall) {
-      StallNote n;
-      n.after_s = secs(now - job.start);
-      n.still_s = t.still_s;
-      n.waiting_in = t.waiting_in;
-      n.processes = t.processes;
-      n.threads = t.threads;
-      job.r.stall = n;
-      if (spec.on_stall) spec.on_stall(StallNote::Event::kStalled, n, nullptr);
-      if (spec.collect_stacks && !interrupted()) escalate(running, job, wanted, now, /*for_stall=*/true);
-    }
+    StallNote n;
+    n.after_s = secs(now - job.start);
+    n.still_s = t.still_s;
+    n.waiting_in = t.waiting_in;
+    n.processes = t.processes;
+    n.threads = t.threads;
+    n.cpu_s_in_window = t.cpu_s_in_window;
+    n.window_s = t.window_s;
+    n.first = !job.r.stall;
+    if (n.first) job.r.stall = n;
+    if (spec.on_stall) spec.on_stall(StallNote::Event::kStalled, n, nullptr);
+    if (n.first && spec.collect_stacks && !interrupted())
+      escalate(running, job, wanted, now, /*for_stall=*/true);
   } else if (job.stalled && !job.activity.blocked() && !job.taking) {
     job.stalled = false;
-    if (job.r.stall && job.r.stall->resumed_after_s < 0) {
-      job.r.stall->resumed_after_s = secs(now - job.start);
-      if (spec.on_stall) spec.on_stall(StallNote::Event::kResumed, *job.r.stall, nullptr);
-    }
+    StallNote n = job.r.stall ? *job.r.stall : StallNote();
+    n.resumed_after_s = secs(now - job.start);
+    if (job.r.stall && job.r.stall->resumed_after_s < 0) job.r.stall->resumed_after_s = n.resumed_after_s;
+    if (spec.on_stall) spec.on_stall(StallNote::Event::kResumed, n, nullptr);
   }
 }
 
 void watchdog(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
+  if (job.taking && job.stall_taking) {
+    // A stall's stacks never hold the program up: it ended (they are moot), its deadline passed
+    // or its stall lasted --hang-after (they become the stacks time was called with, and the
+    // budget they started with bounds them).
+    if (job.ended_at) {
+      stacks_taken(running, job, now, "the program ended before the debugger finished");
+      return;
+    }
+    const bool deadline = now >= job.deadline;
+    const bool too_long = job.spec->hang_after_s > 0 && job.activity.blocked_through_window() &&
+                          secs(job.activity.still_for()) >= job.spec->hang_after_s;
+    if (deadline || too_long) {
+      job.r.deadline_passed = deadline;
+      job.r.still_too_long = !deadline;
+      if (too_long && !deadline) job.r.hang_after_s = job.spec->hang_after_s;
+      look(job, now);
+      job.called_at = now;
+      job.r.called_after_s = secs(now - job.start);
+      job.r.tree = tree_facts(job);
+      job.stall_taking = false;  // the stacks, once in, end it
+      // Begun at the stall, they get at most kStacksAfterCall more: the deadline bounds the run.
+      job.stacks_until = std::min(job.stacks_until, now + seconds(kStacksAfterCallS));
+    }
+  }
   if (job.ended_at) return;
   if (job.taking) {
     if (now >= job.stacks_until) {
@@ -736,7 +777,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         finish(running, strays, j);
         size_t index = j.index;
         ChildResult r = std::move(j.r);
-        const uint64_t stacks_of = j.stacks_of;
+        const uint64_t stacks_of = j.stacks_of, stacks_gen = j.stacks_gen;
         const size_t slot = j.stacks_slot;
         it = running.erase(it);
         if (!stacks_of) {
@@ -745,7 +786,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         }
         // A debugger ended: its job is ended once all of its debuggers are.
         Job* owner = find_serial(running, stacks_of);
-        if (owner && owner->taking) {
+        if (owner && owner->taking && owner->taking_gen == stacks_gen) {
           owner->taking->add_result(slot, r);
           if (owner->taking->complete()) stacks_taken(running, *owner, now, "");
         }
