@@ -3,8 +3,8 @@
 #include "harness/common/live_console.h"
 #include "harness/common/python_probe.h"
 #include "harness/common/run_session.h"
-#include "harness/platform/host.h"
 #include "harness/common/usage_error.h"
+#include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 
@@ -34,6 +34,18 @@ void add_python_side(RunSession& session, const std::string& program) {
 
 }  // namespace
 
+void check_live_options(const LiveOptions& live, const std::string& command) {
+#ifdef _WIN32
+  if (live.hang_after_s > 0)
+    throw UsageError(command +
+                     ": --hang-after is not available on Windows yet (only the deadline, "
+                     "--timeout, ends a program there)");
+#else
+  (void)live;
+  (void)command;
+#endif
+}
+
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
   install_interrupt_handlers();
   start_guardian();
@@ -47,20 +59,22 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
                             {"expected_why", "a program that works ends by itself with status 0"},
                             {"description", shown},
                             {"skip_reason", ""}};
-  nlohmann::json the_case = {{"id", subject.name},
-                             {"title", "forkcheck " + subject.name + ": " + shown},
-                             {"source", {{"title", "the user's own command"}, {"author", ""},
-                                         {"document", ""}}},
-                             {"reported", ""},
-                             {"mechanism", ""},
-                             {"platforms", ""},
-                             {"program", program},
-                             {"command", subject.command},
-                             {"variants", nlohmann::json::array({variant})}};
-  RunSession session(subject.out, {{"command", subject.name},
-                                   {"argv", subject.argv},
-                                   {"options", {{"timeout_s", subject.timeout_s},
-                                                {"hang_after_s", subject.live.hang_after_s}}}});
+  nlohmann::json the_case = {
+      {"id", subject.name},
+      {"title", "forkcheck " + subject.name + ": " + shown},
+      {"source", {{"title", "the user's own command"}, {"author", ""}, {"document", ""}}},
+      {"reported", ""},
+      {"mechanism", ""},
+      {"platforms", ""},
+      {"program", program},
+      {"command", subject.command},
+      {"variants", nlohmann::json::array({variant})}};
+  RunSession session(
+      subject.out,
+      {{"command", subject.name},
+       {"argv", subject.argv},
+       {"options",
+        {{"timeout_s", subject.timeout_s}, {"hang_after_s", subject.live.hang_after_s}}}});
   session.add_case(the_case);
   if (subject.prints_after) session.defer_reports_line();
   session.set_total(1);
