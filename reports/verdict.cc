@@ -20,6 +20,9 @@ std::string describe(const nlohmann::json& v) {
 
 Verdict case_verdict(const nlohmann::json& variants) {
   std::string regressions, misses, skips;
+  // What happened, for a sentence that claims nothing else: hazards that failed as documented,
+  // hazards that were ok as their expectation said, fixes that were ok.
+  std::string failed_as_documented, ok_as_expected, fixes_ok;
   bool all_skipped = true, hazard_failed = false, any_hazard = false;
   auto add = [](std::string& list, const std::string& item) {
     list += (list.empty() ? "" : "; ") + item;
@@ -52,10 +55,17 @@ Verdict case_verdict(const nlohmann::json& variants) {
     all_skipped = false;
     if (v.value("role", "") == "fix") {
       if (!matched) add(regressions, describe(v));
+      else add(fixes_ok, v.value("name", "?"));
     } else {
       any_hazard = true;
-      if (!matched) add(misses, describe(v));
-      else if (outcome != "ok") hazard_failed = true;
+      if (!matched) {
+        add(misses, describe(v));
+      } else if (outcome != "ok") {
+        hazard_failed = true;
+        add(failed_as_documented, v.value("name", "?") + " " + outcome);
+      } else {
+        add(ok_as_expected, v.value("name", "?"));
+      }
     }
   }
   if (all_skipped) return {"skipped", skips.empty() ? "no variant ran" : skips};
@@ -63,7 +73,11 @@ Verdict case_verdict(const nlohmann::json& variants) {
   if (!misses.empty()) return {"not-reproduced", "the hazard did not show as documented: " + misses};
   if (!any_hazard || !hazard_failed)
     return {"not-reproduced", "no hazard variant fails on this platform (each says why)"};
-  return {"reproduced", "every hazard variant failed as documented and every fix was ok"};
+  std::string reason = "failed as documented: " + failed_as_documented;
+  if (!ok_as_expected.empty()) reason += "; ok here, as expected: " + ok_as_expected;
+  if (!fixes_ok.empty()) reason += "; fixes ok: " + fixes_ok;
+  if (!skips.empty()) reason += "; not run: " + skips;
+  return {"reproduced", reason};
 }
 
 }  // namespace fc::reports

@@ -131,4 +131,20 @@ TEST(Plan, StartOrderIsHangsThenTheCostliestProgramThenSpawnForkserverFork) {
 }
 
 }  // namespace
+// The sentence says what happened: a hazard variant that was ok (as its expectation said) is not
+// called failed, and what did not run is named with its reason.
+TEST(Verdict, AReproducedCaseSaysWhatHappenedNotMore) {
+  nlohmann::json variants = nlohmann::json::array();
+  variants.push_back(v("fork", "hazard", "hang", "hang"));
+  variants.push_back(v("fork-libomp", "hazard", "ok", "ok"));
+  variants.push_back(v("spawn", "fix", "ok", "ok"));
+  variants.push_back(v("forkserver", "fix", "ok", "skip"));
+  const auto r = reports::case_verdict(variants);
+  EXPECT_EQ(r.verdict, "reproduced");
+  EXPECT_EQ(r.reason,
+            "failed as documented: fork hang; ok here, as expected: fork-libomp; fixes ok: spawn; "
+            "not run: forkserver: m");
+  EXPECT_EQ(r.reason.find("every"), std::string::npos) << r.reason;
+}
+
 }  // namespace fc
