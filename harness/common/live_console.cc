@@ -1,11 +1,10 @@
 #include "harness/common/live_console.h"
 
 #include <cstdio>
-#include <map>
 
 #include "harness/platform/host.h"
 #include "harness/stacks/stacks.h"
-#include "reports/report_view.h"
+#include "reports/finding.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -49,18 +48,6 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string native_where(const ThreadStack& t) {
-  std::string s;
-  size_t shown = 0;
-  for (const auto& f : t.frames) {
-    if (shown == 3) break;
-    if (f.function.empty() || f.function == "??") continue;
-    s += (s.empty() ? "" : " < ") + f.function;
-    ++shown;
-  }
-  if (s.empty()) s = !t.syscall.empty() ? "in syscall " + t.syscall : t.wchan;
-  return s;
-}
 
 }  // namespace
 
@@ -179,37 +166,8 @@ void LiveConsole::finish() {
 }
 
 std::string LiveConsole::where_lines(const Stacks& stacks, std::size_t max_lines) {
-  // Per process: its threads that run Python (where in the program's own code), else its main
-  // thread and any thread named apart from it.
-  std::map<int, std::vector<const ThreadStack*>> by_pid;
-  for (const auto& t : stacks.threads) by_pid[t.pid].push_back(&t);
   std::string out;
-  size_t lines = 0, left_out = 0;
-  for (const auto& [pid, threads] : by_pid) {
-    bool any_python = false;
-    for (const ThreadStack* t : threads) any_python = any_python || !t->python.empty();
-    for (const ThreadStack* t : threads) {
-      std::string where;
-      if (any_python) {
-        if (t->python.empty()) continue;
-        Stacks one;
-        one.threads.push_back(*t);
-        where = reports::python_where(to_json(one).at(0));
-      } else {
-        if (t->tid != pid && t->frames.empty()) continue;
-        where = native_where(*t);
-      }
-      if (where.empty()) continue;
-      if (lines == max_lines) {
-        ++left_out;
-        continue;
-      }
-      out += "  pid " + std::to_string(pid) + " tid " + std::to_string(t->tid) + " " + t->name +
-             ": " + where + "\n";
-      ++lines;
-    }
-  }
-  if (left_out > 0) out += "  and " + std::to_string(left_out) + " more threads (in the report)\n";
+  for (const auto& line : reports::where_it_waits(to_json(stacks), max_lines)) out += "  " + line + "\n";
   return out;
 }
 

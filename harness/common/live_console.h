@@ -26,9 +26,7 @@ class LiveConsole {
   // The program ended: what is held back is written, the status line cleared.
   void finish();
 
-  // Where each process of `stacks` waits, a line per thread worth showing ("" when none):
-  // "pid 12 tid 12 python3: train.py:13 in main" or "pid 12 tid 14 locker: __lll_lock_wait <
-  // lock_b < run". At most `max_lines` lines.
+  // Where `stacks` wait, as the reports say it (reports::where_it_waits), a line each, indented.
   static std::string where_lines(const Stacks& stacks, std::size_t max_lines);
 
  private:
