@@ -35,30 +35,25 @@ int usage_error(const std::string& what) {
   return fc::harness::exit_status::kUsage;
 }
 
-// --timeout: a finite number of seconds, from half a second to a day. CLI11's Range lets "nan"
-// through (every comparison with NaN is false), and a NaN deadline would never pass.
-const CLI::Validator kTimeoutSeconds(
-    [](std::string& text) -> std::string {
-      const char* begin = text.c_str();
-      char* end = nullptr;
-      const double s = std::strtod(begin, &end);
-      if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < 0.5 || s > 86400.0)
-        return text + " is not a number of seconds from 0.5 to 86400 (a day)";
-      return {};
-    },
-    "SECONDS in [0.5, 86400]");
+// A finite number of seconds in [lo, 86400]. CLI11's Range lets "nan" through (every comparison
+// with NaN is false), and a NaN deadline would never pass.
+CLI::Validator seconds_from(double lo, const std::string& lo_text) {
+  return CLI::Validator(
+      [lo, lo_text](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        const double s = std::strtod(begin, &end);
+        if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < lo || s > 86400.0)
+          return text + " is not a number of seconds from " + lo_text + " to 86400 (a day)";
+        return {};
+      },
+      "SECONDS in [" + lo_text.substr(0, lo_text.find(' ')) + ", 86400]");
+}
 
+// --timeout: from half a second to a day.
+const CLI::Validator kTimeoutSeconds = seconds_from(0.5, "0.5");
 // --hang-after: a stall is only known after a whole stall window (launch/tree_activity.h).
-const CLI::Validator kStallSeconds(
-    [](std::string& text) -> std::string {
-      const char* begin = text.c_str();
-      char* end = nullptr;
-      const double s = std::strtod(begin, &end);
-      if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < 1.0 || s > 86400.0)
-        return text + " is not a number of seconds from 1 (a stall window) to 86400";
-      return {};
-    },
-    "SECONDS in [1, 86400]");
+const CLI::Validator kStallSeconds = seconds_from(1.0, "1 (a stall window)");
 
 constexpr const char* kOutHelp =
     "folder for the reports, replacing those an earlier run left there (default: a new folder "
