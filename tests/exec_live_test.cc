@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
+#include "read_text.h"
 #include "launch/process_tree.h"
 #include "slow_debugger.h"
 
@@ -27,16 +28,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool contains(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using fc::test_text::contains;
+using fc::test_text::slurp;
 
 class ExecLive : public ::testing::Test {
  protected:

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
+#include "read_text.h"
 #include "launch/boost_process_v1.h"
 
 namespace {
@@ -28,16 +29,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool contains(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using fc::test_text::contains;
+using fc::test_text::slurp;
 
 class Exec : public ::testing::Test {
  protected:
