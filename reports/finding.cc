@@ -18,13 +18,6 @@ constexpr const char* kGompFix =
     "the workers with spawn or forkserver (multiprocessing.get_context(\"spawn\")), or run no "
     "parallel torch op in the parent before it forks";
 
-// The first `n` bytes (whole UTF-8 characters), "..." after them when cut.
-std::string shorten(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n) + "...";
-}
-
 std::string native_where(const json& t) {
   std::string s;
   size_t shown = 0;
@@ -65,7 +58,7 @@ Finding subject_finding(const json& c, const json& v) {
     std::string message = field(v, "message");
     if (const auto paren = message.find(" ("); paren != std::string::npos && paren >= 20)
       message.resize(paren);
-    message = shorten(message, 200);
+    message = shorten(message, 203);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
   }
   const json& stacks = stacks_of(v);
@@ -104,7 +97,7 @@ Finding catalog_finding(const json& report) {
     // Not as documented, or skipped: each says why (a skip without its reason is no finding).
     if (verdict != "reproduced" && verdict != "ok")
       off.push_back(field(c, "id") + ": " + verdict + " (" +
-                    shorten(field(c, "verdict_reason"), 160) + ")");
+                    shorten(field(c, "verdict_reason"), 163) + ")");
     for (const auto& v : list(c, "variants")) {
       if (field(v, "role") != "fix" || field(v, "outcome") == "skip") continue;
       auto& [ok, ran] = fixes[field(v, "start_method")];

@@ -104,6 +104,13 @@ std::string cap_text(const std::string& s, size_t max_bytes) {
          " bytes cut here; report.json has the whole text ...]\n" + s.substr(tail_start);
 }
 
+std::string shorten(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t cut = n - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return s.substr(0, cut) + "...";
+}
+
 std::string terminal_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());

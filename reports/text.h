@@ -32,6 +32,9 @@ std::string md_code_block(std::string_view s);
 // cut. Cuts fall on UTF-8 character boundaries.
 std::string cap_text(const std::string& s, size_t max_bytes);
 
+// `s` in at most `n` bytes (n >= 4): cut at a UTF-8 character boundary, "..." after the cut.
+std::string shorten(const std::string& s, size_t n);
+
 // For a terminal: what a child printed, shown without letting it drive the terminal. C0 control
 // bytes but newline and tab, DEL, and the C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8: a
 // terminal may take U+009B as CSI) become visible escapes, "\x1b"; a NUL becomes "\0", so the

@@ -32,13 +32,6 @@ bool is_true(const json& obj, const char* key) {
   return it != obj.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string shorten(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t cut = n - 3;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-  return s.substr(0, cut) + "...";
-}
-
 std::string hazard_title(const json& h) {
   const std::string kind = field(h, "kind", "?"), runtime = field(h, "runtime");
   return runtime.empty() || kind == "cuda" ? kind : kind + " (" + runtime + ")";

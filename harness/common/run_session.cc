@@ -252,11 +252,7 @@ void RunSession::append_variant(const nlohmann::json& v) {
     std::string m = v.value("message", "");
     if (!hazards.empty())
       m = hazards + (m.empty() ? "" : "; " + m);  // first: a long message is cut
-    if (m.size() > 300) {
-      size_t cut = 300;
-      while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-      m = m.substr(0, cut) + "...";
-    }
+    m = reports::shorten(m, 303);
     // Written by length: a NUL the child printed must not end the line there.
     const std::string line = "        " + reports::terminal_safe(m) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);

@@ -11,13 +11,10 @@ namespace fc::harness {
 namespace {
 
 using json = nlohmann::json;
+using reports::shorten;
 
 constexpr size_t kShownHazardous = 20;
 constexpr size_t kShownSafe = 20;
-
-std::string shorten(const std::string& s, size_t n) {
-  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
-}
 
 std::string end_text(const json& end) {
   const std::string how = end.value("how", "unknown");
