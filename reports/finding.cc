@@ -1,5 +1,6 @@
 #include "reports/finding.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -18,13 +19,23 @@ constexpr const char* kGompFix =
     "the workers with spawn or forkserver (multiprocessing.get_context(\"spawn\")), or run no "
     "parallel torch op in the parent before it forks";
 
+// The C library's own frames (the wait itself, its lock and join wrappers): after the innermost,
+// they say less than the caller's.
+bool in_c_library(const std::string& frame) {
+  for (const char* where : {"nptl/", "sysdeps/", "csu/", "/libc.so", "/libpthread.so"})
+    if (frame.find(where) != std::string::npos) return true;
+  return false;
+}
+
+// "__GI___lll_lock_wait < (anonymous namespace)::lock_a_then_b < main": the innermost frame, then
+// the first ones outside the C library, three names in all.
 std::string native_where(const json& t) {
   std::string s;
   size_t shown = 0;
   for (const auto& f : list(t, "frames")) {
-    std::string name = display(f);
-    name = name.substr(0, name.find(' '));
-    if (name.empty() || name == "??") continue;
+    const std::string frame = display(f);
+    std::string name = frame.substr(0, std::min(frame.find(" at "), frame.find(" from ")));
+    if (name.empty() || name == "??" || (shown > 0 && in_c_library(frame))) continue;
     s += (s.empty() ? "" : " < ") + name;
     if (++shown == 3) break;
   }

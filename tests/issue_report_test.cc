@@ -91,6 +91,26 @@ TEST(KeyFinding, IdlePoolThreadsInLibgompAreNoReasonForTheGompFix) {
   EXPECT_EQ(key_finding(subject_report(json::array({main_thread, pool_thread}))).fix, "");
 }
 
+// A native deadlock: each locker is named by its own function, not by the C library's lock
+// wrappers they share (which made one line of both).
+TEST(KeyFinding, NativeWaitsAreNamedByTheProgramsOwnFunctions) {
+  auto thread = [](int tid, const std::string& locker) {
+    return json{{"pid", 7},
+                {"tid", tid},
+                {"name", "dl"},
+                {"frames",
+                 json::array({"__GI___lll_lock_wait at ../sysdeps/nptl/futex-internal.h:146",
+                              "__pthread_mutex_lock@GLIBC_2.2.5 at ./nptl/pthread_mutex_lock.c:48",
+                              "(anonymous namespace)::" + locker + " at /src/dl.cc:9",
+                              "start_thread at ./nptl/pthread_create.c:442"})}};
+  };
+  const auto lines =
+      where_it_waits(json::array({thread(8, "lock_a_then_b"), thread(9, "lock_b_then_a")}), 8);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "pid 7 dl: __GI___lll_lock_wait < (anonymous namespace)::lock_a_then_b");
+  EXPECT_EQ(lines[1], "pid 7 dl: __GI___lll_lock_wait < (anonymous namespace)::lock_b_then_a");
+}
+
 TEST(KeyFinding, ASkippedCaseSaysWhy) {
   json r = testing::synthetic_report();
   r["cases"].push_back(
