@@ -257,6 +257,12 @@ TEST_P(LaunchTest, BigPayloadArrivesWhole) {
 
 TEST_P(LaunchTest, StartAndJoinFromSeveralThreads) {
   // The forkserver's control socket is shared: requests from several threads must not mix.
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's ASan allocator registers no fork handlers: a child forked while another thread
+  // holds its lock deadlocks in its first allocation (seen here; google/sanitizers#774). glibc's
+  // malloc resets its locks in the child, so the plain build runs this for fork too.
+  if (GetParam() == StartMethod::kFork) GTEST_SKIP() << "ASan's allocator is not fork-safe";
+#endif
   constexpr int kThreads = 4, kPerThread = 3;
   std::vector<int> ok(kThreads, 0);
   std::vector<std::thread> threads;
