@@ -55,7 +55,8 @@ std::string rich(const json& v) { return rich(display(v)); }
 // An id attribute from a case or variant name.
 std::string anchor(const std::string& prefix, const std::string& name) {
   std::string out = prefix;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
   return out;
 }
 
@@ -320,8 +321,9 @@ std::string watch_finding(const json& report) {
 
 std::string header(const json& report) {
   const json run = report.value("run", json::object());
-  std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" + h(str(report.value("tool", json::object()), "name")) +
-                  " " + h(str(report.value("tool", json::object()), "version"));
+  std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" +
+                  h(str(report.value("tool", json::object()), "name")) + " " +
+                  h(str(report.value("tool", json::object()), "version"));
   if (run.contains("started_at")) o += " \u00b7 started " + h(run["started_at"]);
   if (run.contains("duration_s") && run["duration_s"].is_number())
     o += " \u00b7 took " + h(format_seconds(run["duration_s"].get<double>()));
@@ -354,24 +356,29 @@ std::string overview(const json& report) {
   const json run = report.value("run", json::object());
   const json s = report.value("summary", json::object());
   std::string o = "<div class=\"overview\"><div class=\"summary\">";
-  o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) + " variants</span>";
-  const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
+  o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) +
+       " variants</span>";
+  const json by_verdict =
+      s.value("by_verdict", json::object());  // named: items() keeps a reference
   for (const auto& [verdict, n] : by_verdict.items())
     o += "<span class=\"pill" +
          std::string(verdict == "regression" || verdict == "failed" ? " bad" : "") + "\">" +
          h(verdict) + " " + h(n) + "</span>";
-  o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" + h(str(s, "mismatches")) +
-       " outcomes differ from expectation</span>";
-  if (s.value("harness_failures", 0)) o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
+  o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" +
+       h(str(s, "mismatches")) + " outcomes differ from expectation</span>";
+  if (s.value("harness_failures", 0))
+    o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
   o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
        (s.value("ok", true)         ? "every fix behaved"
         : any_watch_failing(report) ? "hazardous forks found"
                                     : "a fix misbehaved or the harness failed") +
        "</span></div>";
   if (run.contains("complete") && !run.value("complete", true))
-    o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as not run.</p>";
+    o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as "
+         "not run.</p>";
   else if (run.value("interrupted", false))
-    o += "<p class=\"banner\">This run was interrupted: variants that had not ended are shown as not run.</p>";
+    o += "<p class=\"banner\">This run was interrupted: variants that had not ended are shown as "
+         "not run.</p>";
   if (const auto errors = catalog_errors(report); !errors.empty()) {
     o += "<div class=\"banner\" id=\"catalog-errors\">" + h(kCatalogErrorsHeadline) + ":<ul>";
     for (const auto& e : errors) o += "<li>" + h(e) + "</li>";
@@ -392,8 +399,9 @@ std::string matrix(const json& report) {
   o += "</tr></thead><tbody>";
   for (const auto& c : list(report, "cases")) {
     const std::string id = str(c, "id", "?");
-    o += "<tr class=\"case-row\" id=\"" + anchor("row-", id) + "\" data-case=\"" + h(id) + "\"><th class=\"case\"><a href=\"#" +
-         anchor("case-", id) + "\">" + h(id) + "</a><span class=\"case-title\">" + h(str(c, "title")) + "</span></th><td>" +
+    o += "<tr class=\"case-row\" id=\"" + anchor("row-", id) + "\" data-case=\"" + h(id) +
+         "\"><th class=\"case\"><a href=\"#" + anchor("case-", id) + "\">" + h(id) +
+         "</a><span class=\"case-title\">" + h(str(c, "title")) + "</span></th><td>" +
          verdict_badge(c) + "</td>";
     for (const auto& m : methods) {
       o += "<td data-method=\"" + h(m) + "\">";
@@ -406,12 +414,14 @@ std::string matrix(const json& report) {
   }
   o += "</tbody></table></div><div class=\"legend-row\">Each cell: variant \u00b7 role, then "
        "observed \u2713/\u2717 expected. ";
-  for (const char* outcome : {"ok", "error", "crash", "hang", "timeout", "protocol-error", "skip"}) {
+  for (const char* outcome :
+       {"ok", "error", "crash", "hang", "timeout", "protocol-error", "skip"}) {
     const std::string meaning = outcome_meaning(outcome);
-    o += "<span class=\"cell o-" + std::string(outcome) + "\"" + (meaning.empty() ? "" : " title=\"" + h(meaning) + "\"") +
-         ">" + outcome + "</span>";
+    o += "<span class=\"cell o-" + std::string(outcome) + "\"" +
+         (meaning.empty() ? "" : " title=\"" + h(meaning) + "\"") + ">" + outcome + "</span>";
   }
-  o += "<span class=\"cell o-ok mismatch\">dashed red: outcome differs from the expectation</span></div></section>\n";
+  o += "<span class=\"cell o-ok mismatch\">dashed red: outcome differs from the "
+       "expectation</span></div></section>\n";
   return o;
 }
 
@@ -438,7 +448,8 @@ std::string workers_table(const json& v) {
       norm = buf;
     }
     const std::string status = str(w, "status", "?");
-    const std::string msg = status == "ok" ? (r.is_object() ? str(r, "message", "ok") : "ok") : str(w, "error", status);
+    const std::string msg =
+        status == "ok" ? (r.is_object() ? str(r, "message", "ok") : "ok") : str(w, "error", status);
     o += "<tr><td>" + h(str(w, "index")) + "</td><td class=\"num\">" + h(str(w, "pid")) +
          "</td><td class=\"msg o-" +
          h(status == "ok"      ? "ok"
@@ -452,10 +463,12 @@ std::string workers_table(const json& v) {
 
 std::string loss_chart(const json& c, const json& v) {
   std::vector<ChartSeries> series;
-  for (auto& curve : loss_curves(v)) series.push_back({"worker " + std::to_string(curve.worker), std::move(curve.losses)});
+  for (auto& curve : loss_curves(v))
+    series.push_back({"worker " + std::to_string(curve.worker), std::move(curve.losses)});
   if (series.empty()) return "";
-  return svg_line_chart(series, {str(c, "id") + " / " + str(v, "name") + ": training loss of each worker",
-                                 "step", "loss (BCE)"});
+  return svg_line_chart(
+      series, {str(c, "id") + " / " + str(v, "name") + ": training loss of each worker", "step",
+               "loss (BCE)"});
 }
 
 // The tiny NN first: the source's own demo, where fork fails and spawn trains.
@@ -472,17 +485,20 @@ std::string featured(const json& report) {
       ++total;
       if (str(w, "status") != "ok") ++failed;
     }
-    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) + (matched(v) ? "" : " mismatch") + "\"><h3>fork: <code>" +
-         h(str(v, "name")) + "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" +
-         h(str(v, "message")) + "</p>";
-    if (total) o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) + " workers failed.</p>";
+    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) + (matched(v) ? "" : " mismatch") +
+         "\"><h3>fork: <code>" + h(str(v, "name")) + "</code> \u2014 " + h(outcome_vs_expected(v)) +
+         "</h3><p class=\"msg\">" + h(str(v, "message")) + "</p>";
+    if (total)
+      o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) +
+           " workers failed.</p>";
     o += "<p class=\"msg\"><small>" + rich(str(v, "expected_why")) + "</small></p></div>";
   }
   o += "</div><div>";
   for (const auto& v : list(*c, "variants")) {
     if (str(v, "start_method") == "fork") continue;
-    o += "<div class=\"panel\"><h3>" + h(str(v, "start_method")) + ": <code>" + h(str(v, "name")) + "</code> \u2014 " +
-         h(outcome_vs_expected(v)) + "</h3><p>" + h(str(v, "message")) + "</p>" + workers_table(v) + loss_chart(*c, v) + "</div>";
+    o += "<div class=\"panel\"><h3>" + h(str(v, "start_method")) + ": <code>" + h(str(v, "name")) +
+         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p>" + h(str(v, "message")) +
+         "</p>" + workers_table(v) + loss_chart(*c, v) + "</div>";
   }
   return o + "</div></div></section>\n";
 }
@@ -490,21 +506,25 @@ std::string featured(const json& report) {
 std::string output_block(const char* label, const json& v, const char* key) {
   const std::string text = v.value(key, "");
   if (text.empty()) return "";
-  return "<h5>" + std::string(label) + "</h5><pre class=\"" + key + "\">" + h(cap_text(text, kOutputCap)) + "</pre>";
+  return "<h5>" + std::string(label) + "</h5><pre class=\"" + key + "\">" +
+         h(cap_text(text, kOutputCap)) + "</pre>";
 }
 
 std::string stacks_block(const json& v) {
   if (!v.contains("stacks") || !v["stacks"].is_array() || v["stacks"].empty()) return "";
   std::string o = "<details open class=\"stacks\"><summary>" + h(stacks_title(v)) + " (" +
                   std::to_string(v["stacks"].size()) + " threads" +
-                  (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") + ")</summary>";
+                  (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") +
+                  ")</summary>";
   if (v.contains("stacks_note")) o += "<p>" + h(v["stacks_note"]) + "</p>";
   if (v.contains("stacks_python_note")) o += "<p>" + h(v["stacks_python_note"]) + "</p>";
   for (const auto& t : v["stacks"]) {
     std::string text = thread_line(t);
-    if (const std::string py = python_frames_text(t, 64); !py.empty()) text += "\nPython:\n" + py + "native:";
+    if (const std::string py = python_frames_text(t, 64); !py.empty())
+      text += "\nPython:\n" + py + "native:";
     int i = 0;
-    for (const auto& f : list(t, "frames")) text += "\n  #" + std::to_string(i++) + " " + display(f);
+    for (const auto& f : list(t, "frames"))
+      text += "\n  #" + std::to_string(i++) + " " + display(f);
     o += "<pre class=\"stack\">" + h(text) + "</pre>";
   }
   return o + "</details>";
@@ -512,19 +532,23 @@ std::string stacks_block(const json& v) {
 
 std::string variant_block(const json& c, const json& v) {
   const std::string o_ = str(v, "outcome", "skip");
-  std::string o = "<div class=\"variant\" id=\"" + anchor("variant-", str(c, "id") + "-" + str(v, "name")) +
-                  "\"><h4><code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" + h(str(v, "start_method")) +
-                  " \u00b7 " + h(str(v, "role")) + "</span><span class=\"badge o-" + h(o_) + (matched(v) ? "" : " mismatch") +
+  std::string o = "<div class=\"variant\" id=\"" +
+                  anchor("variant-", str(c, "id") + "-" + str(v, "name")) + "\"><h4><code>" +
+                  h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
+                  h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) +
+                  "</span><span class=\"badge o-" + h(o_) + (matched(v) ? "" : " mismatch") +
                   "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
   if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
   o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
        "</b>: " + rich(str(v, "expected_why")) + "</dd><dt>observed</dt><dd><b>" + h(o_) + "</b>";
-  if (v.contains("duration_s") && v["duration_s"].is_number()) o += " after " + h(format_seconds(v["duration_s"].get<double>()));
+  if (v.contains("duration_s") && v["duration_s"].is_number())
+    o += " after " + h(format_seconds(v["duration_s"].get<double>()));
   if (v.contains("exit") && v["exit"].is_object()) {
     const auto& e = v["exit"];
     if (!e.value("code", json()).is_null()) o += ", exit code " + h(e["code"]);
     if (!e.value("signal", json()).is_null())
-      o += ", signal " + h(e["signal"]) + (e.contains("signal_name") ? " (" + h(e["signal_name"]) + ")" : "");
+      o += ", signal " + h(e["signal"]) +
+           (e.contains("signal_name") ? " (" + h(e["signal_name"]) + ")" : "");
   }
   o += "</dd>";
   if (!matched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
@@ -534,9 +558,10 @@ std::string variant_block(const json& c, const json& v) {
     for (const auto& line : failed) o += "<li>" + h(line) + "</li>";
     o += "</ul></dd>";
   }
-  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
-    o += std::string("<dt>") + (o_ == "hang" ? "hung at" : "stalled at") + "</dt><dd>" + h(str(v["hang"], "step")) +
-         " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
+  if (v.contains("hang") &&
+      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    o += std::string("<dt>") + (o_ == "hang" ? "hung at" : "stalled at") + "</dt><dd>" +
+         h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
   if (const std::string tree = tree_facts(v); !tree.empty())
     o += "<dt>process tree</dt><dd class=\"tree\">" + h(tree) + "</dd>";
   if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
@@ -549,27 +574,37 @@ std::string variant_block(const json& c, const json& v) {
   o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
   if (v.contains("details") && !v["details"].empty()) {
     std::string text = v["details"].dump(2, ' ', false, json::error_handler_t::replace);
-    o += "<details class=\"details\"><summary>details (what the case measured)</summary><pre>" + h(cap_text(text, kDetailsCap)) +
-         "</pre></details>";
+    o += "<details class=\"details\"><summary>details (what the case measured)</summary><pre>" +
+         h(cap_text(text, kDetailsCap)) + "</pre></details>";
   }
   return o + "</div>";
 }
 
 std::string case_section(const json& c) {
   const std::string id = str(c, "id", "?");
-  std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" + verdict_badge(c) + " " +
-                  h(str(c, "title", id)) + " <span class=\"id\">" + h(id) + "</span></h2>";
+  std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" +
+                  verdict_badge(c) + " " + h(str(c, "title", id)) + " <span class=\"id\">" + h(id) +
+                  "</span></h2>";
   o += "<p>" + h(str(c, "verdict_reason")) + "</p><dl class=\"facts\">";
   // The user's own command (exec, watch) has no source document.
-  if (c.contains("source") && c["source"].is_object() && !str(c["source"], "document").empty())
-    o += "<dt>source</dt><dd>\u201c" + h(str(c["source"], "title")) + "\u201d by " + h(str(c["source"], "author")) +
-         " (document " + h(str(c["source"], "document")) + ")</dd>";
+  if (c.contains("source") && c["source"].is_object() &&
+      !(str(c["source"], "document").empty() && str(c["source"], "url").empty())) {
+    const json& s = c["source"];
+    const std::string url = str(s, "url");
+    std::string title = "\u201c" + h(str(s, "title")) + "\u201d";
+    // Only a web address becomes a link: the report may be opened from a file on a shared drive.
+    if (url.rfind("https://", 0) == 0) title = "<a href=\"" + h(url) + "\">" + title + "</a>";
+    o += "<dt>source</dt><dd>" + title + " by " + h(str(s, "author"));
+    if (!str(s, "document").empty()) o += " (document " + h(str(s, "document")) + ")";
+    o += "</dd>";
+  }
   if (!str(c, "platforms").empty()) o += "<dt>applies to</dt><dd>" + h(c["platforms"]) + "</dd>";
   o += "</dl>";
   if (!str(c, "reported").empty())
     o += "<h3>What the source reported</h3><blockquote>" + rich(c["reported"]) + "</blockquote>";
   if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
-  if (id == kFeaturedCase) o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
+  if (id == kFeaturedCase)
+    o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
   o += "<h3>Variants</h3>";
   for (const auto& v : list(c, "variants")) o += variant_block(c, v);
   return o + "</section>\n";
@@ -591,15 +626,18 @@ class HtmlReporter final : public Reporter {
   std::string file_name() const override { return "report.html"; }
   std::string render(const json& report) const override {
     const json s = report.value("summary", json::object());
-    std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                    "<title>forkcheck report: " + h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
+    std::string o =
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<title>forkcheck report: " +
+        h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
     o += header(report) + key_finding_block(report) + overview(report) + watch_finding(report) +
          matrix(report) + featured(report);
     for (const auto& c : list(report, "cases")) o += case_section(c);
     o += environment(report);
     o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +
-         ") by forkcheck; <code>forkcheck report --from report.json</code> renders it again.</footer>\n</body></html>\n";
+         ") by forkcheck; <code>forkcheck report --from report.json</code> renders it "
+         "again.</footer>\n</body></html>\n";
     return o;
   }
 };

@@ -58,13 +58,17 @@ std::string header(const json& report) {
   const json run = report.value("run", json::object());
   const json s = report.value("summary", json::object());
   const json tool = report.value("tool", json::object());
-  std::string o = "# forkcheck report\n\n" + md_inline(field(tool, "name", "forkcheck") + " " + field(tool, "version"));
-  if (!field(run, "started_at").empty()) o += " \u00b7 started " + md_inline(field(run, "started_at"));
+  std::string o = "# forkcheck report\n\n" +
+                  md_inline(field(tool, "name", "forkcheck") + " " + field(tool, "version"));
+  if (!field(run, "started_at").empty())
+    o += " \u00b7 started " + md_inline(field(run, "started_at"));
   if (run.contains("duration_s") && run["duration_s"].is_number())
     o += " \u00b7 took " + format_seconds(run["duration_s"].get<double>());
   o += "\n\n**" + field(s, "cases", "0") + " cases, " + field(s, "variants", "0") + " variants**";
-  const json by_verdict = s.value("by_verdict", json::object());  // named: items() keeps a reference
-  for (const auto& [verdict, n] : by_verdict.items()) o += " \u00b7 " + md_inline(verdict) + " " + display(n);
+  const json by_verdict =
+      s.value("by_verdict", json::object());  // named: items() keeps a reference
+  for (const auto& [verdict, n] : by_verdict.items())
+    o += " \u00b7 " + md_inline(verdict) + " " + display(n);
   o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
        (s.value("ok", true)         ? "every fix behaved"
         : any_watch_failing(report) ? "**hazardous forks found**"
@@ -164,7 +168,8 @@ std::string watch_finding(const json& report, const std::string& headline) {
 }
 
 std::string cell_text(const json& v) {
-  std::string t = "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
+  std::string t =
+      "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
   if (const size_t n = watch_failing(v); n > 0)
     t += " \u26d4 " + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s");
   return matched(v) ? t : t + " \u26a0\ufe0f";
@@ -177,11 +182,12 @@ std::vector<std::string> matrix(const json& report) {
   for (const auto& m : methods) head += " " + md_inline(m) + " |", rule += "---|";
   std::vector<std::string> parts = {head + "\n" + rule + "\n"};
   for (const auto& c : list(report, "cases")) {
-    std::string row = "| **" + md_inline(field(c, "id", "?")) + "** " + md_inline(field(c, "title")) + " | " +
-                      md_inline(field(c, "verdict")) + " |";
+    std::string row = "| **" + md_inline(field(c, "id", "?")) + "** " +
+                      md_inline(field(c, "title")) + " | " + md_inline(field(c, "verdict")) + " |";
     for (const auto& m : methods) {
       std::string cellv;
-      for (const auto* v : variants_with_method(c, m)) cellv += (cellv.empty() ? "" : "<br>") + cell_text(*v);
+      for (const auto* v : variants_with_method(c, m))
+        cellv += (cellv.empty() ? "" : "<br>") + cell_text(*v);
       row += " " + (cellv.empty() ? std::string("\u2014") : cellv) + " |";
     }
     parts.push_back(row + "\n");
@@ -193,10 +199,13 @@ std::vector<std::string> matrix(const json& report) {
 std::vector<std::string> verdicts(const json& report, const Limits& lim) {
   std::vector<std::string> parts = {"## Verdicts\n\n"};
   for (const auto& c : list(report, "cases")) {
-    std::string p = "- **" + md_inline(field(c, "id", "?")) + "**: " + md_inline(field(c, "verdict")) + ": " +
+    std::string p = "- **" + md_inline(field(c, "id", "?")) +
+                    "**: " + md_inline(field(c, "verdict")) + ": " +
                     md(field(c, "verdict_reason"), lim.message) + "\n";
     for (const auto& v : list(c, "variants"))
-      if (!matched(v)) p += "  - " + md_inline(field(v, "name", "?")) + ": " + md(mismatch_meaning(v), lim.message) + "\n";
+      if (!matched(v))
+        p += "  - " + md_inline(field(v, "name", "?")) + ": " +
+             md(mismatch_meaning(v), lim.message) + "\n";
     parts.push_back(p);
   }
   parts.push_back("\n");
@@ -208,24 +217,28 @@ std::string featured(const json& report, const Limits& lim) {
   if (!c) return "";
   std::string o = "## " + md_inline(field(*c, "title", kFeaturedCase)) + "\n\n";
   for (const auto& v : list(*c, "variants")) {
-    o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) + "): " +
-         md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) + "\n\n";
+    o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) +
+         "): " + md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) +
+         "\n\n";
     const auto curves = loss_curves(v);
     if (curves.empty()) continue;
-    o += "| worker | pid | result | first loss | final loss | param_norm |\n|---|---|---|---|---|---|\n";
+    o += "| worker | pid | result | first loss | final loss | param_norm "
+         "|\n|---|---|---|---|---|---|\n";
     for (const auto& w : workers(v)) {
       const json r = w.value("result", json::object());
       const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
       char first[32] = "", last[32] = "", norm[32] = "";
-      if (losses.is_array() && !losses.empty() && losses.front().is_number() && losses.back().is_number()) {
+      if (losses.is_array() && !losses.empty() && losses.front().is_number() &&
+          losses.back().is_number()) {
         std::snprintf(first, sizeof first, "%.4f", losses.front().get<double>());
         std::snprintf(last, sizeof last, "%.4f", losses.back().get<double>());
       }
       if (r.is_object() && r.contains("param_norm") && r["param_norm"].is_number())
         std::snprintf(norm, sizeof norm, "%.4f", r["param_norm"].get<double>());
-      const std::string msg = field(w, "status") == "ok" ? field(r, "message", "ok") : field(w, "error", field(w, "status"));
-      o += "| " + field(w, "index") + " | " + field(w, "pid") + " | " + md(msg, lim.message) + " | " + first + " | " + last +
-           " | " + norm + " |\n";
+      const std::string msg = field(w, "status") == "ok" ? field(r, "message", "ok")
+                                                         : field(w, "error", field(w, "status"));
+      o += "| " + field(w, "index") + " | " + field(w, "pid") + " | " + md(msg, lim.message) +
+           " | " + first + " | " + last + " | " + norm + " |\n";
     }
     o += "\n";
   }
@@ -233,31 +246,42 @@ std::string featured(const json& report, const Limits& lim) {
 }
 
 std::string variant_details(const json& v, const Limits& lim) {
-  std::string o = "#### " + md_inline(field(v, "name", "?")) + " (" + md_inline(field(v, "start_method")) + ", " +
-                  md_inline(field(v, "role")) + "): " + md_inline(outcome_vs_expected(v)) + "\n\n";
+  std::string o = "#### " + md_inline(field(v, "name", "?")) + " (" +
+                  md_inline(field(v, "start_method")) + ", " + md_inline(field(v, "role")) +
+                  "): " + md_inline(outcome_vs_expected(v)) + "\n\n";
   if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
-  o += "- expected **" + md_inline(field(v, "expected")) + "**: " + md(field(v, "expected_why"), lim.message) + "\n";
+  o += "- expected **" + md_inline(field(v, "expected")) +
+       "**: " + md(field(v, "expected_why"), lim.message) + "\n";
   o += "- observed **" + md_inline(field(v, "outcome", "skip")) + "**";
-  if (v.contains("duration_s") && v["duration_s"].is_number()) o += " after " + format_seconds(v["duration_s"].get<double>());
+  if (v.contains("duration_s") && v["duration_s"].is_number())
+    o += " after " + format_seconds(v["duration_s"].get<double>());
   o += "\n";
   if (!matched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
-  if (!field(v, "message").empty()) o += "- message: " + md(field(v, "message"), lim.message) + "\n";
+  if (!field(v, "message").empty())
+    o += "- message: " + md(field(v, "message"), lim.message) + "\n";
   if (!field(v, "note").empty()) o += "- note: " + md(field(v, "note"), lim.message) + "\n";
   if (const auto failed = failed_workers(v); !failed.empty()) {
     o += "- workers that failed:\n";
     for (const auto& line : failed) o += "  - " + md(line, lim.message) + "\n";
   }
-  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
-    o += std::string(field(v, "outcome") == "hang" ? "- hung at " : "- stalled at ") + md(field(v["hang"], "step"), lim.message) +
-         " (pid " + md_inline(field(v["hang"], "pid")) + ")\n";
-  if (const std::string tree = tree_facts(v); !tree.empty()) o += "- process tree: " + md_inline(tree) + "\n";
-  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty()) o += "- ended: " + md_inline(by_itself) + "\n";
+  if (v.contains("hang") &&
+      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    o += std::string(field(v, "outcome") == "hang" ? "- hung at " : "- stalled at ") +
+         md(field(v["hang"], "step"), lim.message) + " (pid " + md_inline(field(v["hang"], "pid")) +
+         ")\n";
+  if (const std::string tree = tree_facts(v); !tree.empty())
+    o += "- process tree: " + md_inline(tree) + "\n";
+  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
+    o += "- ended: " + md_inline(by_itself) + "\n";
   if (const json* pe = protocol_error(v))
-    o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" + md_code_block(cap_text(field(*pe, "line"), lim.message));
+    o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" +
+         md_code_block(cap_text(field(*pe, "line"), lim.message));
   o += "\n";
   if (lim.output > 0)
     for (const char* stream : {"stdout", "stderr"})
-      if (!field(v, stream).empty()) o += stream + std::string(":\n\n") + md_code_block(cap_text(field(v, stream), lim.output)) + "\n";
+      if (!field(v, stream).empty())
+        o += stream + std::string(":\n\n") + md_code_block(cap_text(field(v, stream), lim.output)) +
+             "\n";
   if (lim.frames > 0 && v.contains("stacks") && v["stacks"].is_array() && !v["stacks"].empty()) {
     std::string text;
     for (const auto& t : v["stacks"]) {
@@ -274,12 +298,14 @@ std::string variant_details(const json& v, const Limits& lim) {
       }
     }
     o += md_inline(stacks_title(v)) + ":\n\n";
-    if (!field(v, "stacks_python_note").empty()) o += md_inline(field(v, "stacks_python_note")) + "\n\n";
+    if (!field(v, "stacks_python_note").empty())
+      o += md_inline(field(v, "stacks_python_note")) + "\n\n";
     o += md_code_block(text) + "\n";
   }
   if (lim.details > 0 && v.contains("details") && !v["details"].empty())
     o += "<details><summary>details</summary>\n\n" +
-         md_code_block(cap_text(v["details"].dump(2, ' ', false, json::error_handler_t::replace), lim.details)) +
+         md_code_block(cap_text(v["details"].dump(2, ' ', false, json::error_handler_t::replace),
+                                lim.details)) +
          "\n</details>\n\n";
   return o;
 }
@@ -288,13 +314,20 @@ std::vector<std::string> case_details(const json& report, const Limits& lim) {
   std::vector<std::string> parts = {"## Cases\n\n"};
   for (const auto& c : list(report, "cases")) {
     // <summary> is HTML, where Markdown escapes would show: escape it as HTML
-    std::string o = "<details><summary><b>" + html_escape(field(c, "id", "?")) + "</b>: " + html_escape(field(c, "verdict")) +
-                    ": " + html_escape(field(c, "title")) + "</summary>\n\n";
-    if (c.contains("source") && c["source"].is_object())
-      o += "Source: \u201c" + md_inline(field(c["source"], "title")) + "\u201d by " + md_inline(field(c["source"], "author")) +
-           " (document " + md_inline(field(c["source"], "document")) + ")\n\n";
+    std::string o = "<details><summary><b>" + html_escape(field(c, "id", "?")) +
+                    "</b>: " + html_escape(field(c, "verdict")) + ": " +
+                    html_escape(field(c, "title")) + "</summary>\n\n";
+    if (c.contains("source") && c["source"].is_object()) {
+      const json& s = c["source"];
+      o += "Source: \u201c" + md_inline(field(s, "title")) + "\u201d by " +
+           md_inline(field(s, "author"));
+      if (!field(s, "document").empty()) o += " (document " + md_inline(field(s, "document")) + ")";
+      if (field(s, "url").rfind("https://", 0) == 0) o += " <" + field(s, "url") + ">";
+      o += "\n\n";
+    }
     if (!field(c, "reported").empty()) o += "> " + md(field(c, "reported"), lim.message) + "\n\n";
-    if (!field(c, "mechanism").empty()) o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
+    if (!field(c, "mechanism").empty())
+      o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
     for (const auto& v : list(c, "variants")) o += variant_details(v, lim);
     parts.push_back(o + "</details>\n\n");
   }
@@ -306,8 +339,8 @@ std::string environment(const json& report) {
   std::string table = "## Environment\n\n| | |\n|---|---|\n", blocks;
   for (const auto& row : environment_rows(env)) {
     if (row.block)
-      blocks += "<details><summary>" + html_escape(row.label) + "</summary>\n\n" + md_code_block(cap_text(row.value, 8 * 1024)) +
-                "\n</details>\n\n";
+      blocks += "<details><summary>" + html_escape(row.label) + "</summary>\n\n" +
+                md_code_block(cap_text(row.value, 8 * 1024)) + "\n</details>\n\n";
     else
       table += "| " + md_inline(row.label) + " | " + md(row.value, 2048) + " |\n";
   }
@@ -316,7 +349,9 @@ std::string environment(const json& report) {
 
 std::string render_at(const json& report, const Limits& lim, size_t cap, size_t& omitted) {
   const std::string env = environment(report);
-  const std::string footer = "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full outputs.\n";
+  const std::string footer =
+      "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full "
+      "outputs.\n";
   const size_t note_room = 256;
   const Finding f = key_finding(report);
   Budget b(cap, env.size() + footer.size() + note_room);
@@ -331,7 +366,8 @@ std::string render_at(const json& report, const Limits& lim, size_t cap, size_t&
   if (b.text().size() + env.size() + footer.size() + note_room <= cap) b.add_reserved(env);
   if (omitted)
     b.add_reserved("\n**" + std::to_string(omitted) +
-                   " part(s) left out to stay under the size limit for this file: report.html and report.json have everything.**\n");
+                   " part(s) left out to stay under the size limit for this file: report.html and "
+                   "report.json have everything.**\n");
   b.add_reserved(footer);
   return b.text();
 }
@@ -347,7 +383,8 @@ class MarkdownReporter final : public Reporter {
       text = render_at(report, lim, max_bytes_, omitted);
       if (omitted == 0 && text.size() <= max_bytes_) return text;
     }
-    if (text.size() > max_bytes_) text = cap_text(text, max_bytes_ / 2);  // a cap too small for the reserve
+    if (text.size() > max_bytes_)
+      text = cap_text(text, max_bytes_ / 2);  // a cap too small for the reserve
     return text;
   }
 

@@ -661,5 +661,22 @@ TEST(SvgChart, OnePolylinePerSeriesAndEscapedLabels) {
   EXPECT_NE(svg.find("t &amp; t"), std::string::npos);
 }
 
+
+TEST(Sources, AWebAddressBecomesALinkAndAnythingElseStaysText) {
+  json r = synthetic_report();
+  r["cases"][0]["source"] = {{"title", "issue"}, {"author", "someone"}, {"document", ""},
+                             {"url", "https://github.com/pytorch/pytorch/issues/1"}};
+  r["cases"][1]["source"] = {{"title", "other"}, {"author", "x"}, {"document", "001"},
+                             {"url", "javascript:alert(1)"}};
+  const std::string html = make_html_reporter()->render(r);
+  EXPECT_NE(html.find("<a href=\"https://github.com/pytorch/pytorch/issues/1\">\u201cissue\u201d</a> by someone</dd>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("javascript:"), std::string::npos);
+  EXPECT_NE(html.find("\u201cother\u201d by x (document 001)"), std::string::npos);
+  const std::string md = make_markdown_reporter()->render(r);
+  EXPECT_NE(md.find("by someone <https://github.com/pytorch/pytorch/issues/1>"), std::string::npos);
+  EXPECT_EQ(md.find("javascript:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fc::reports

@@ -66,10 +66,12 @@ nlohmann::json catalog_json(const std::string& program) {
         j["program"] = (std::filesystem::path(program).parent_path() / v.program).string();
       variants.push_back(std::move(j));
     }
+    nlohmann::json source = {
+        {"title", c.source_title}, {"author", c.source_author}, {"document", c.source_doc}};
+    if (!c.source_url.empty()) source["url"] = c.source_url;
     cases.push_back({{"id", c.id},
                      {"title", c.title},
-                     {"source", {{"title", c.source_title}, {"author", c.source_author},
-                                 {"document", c.source_doc}}},
+                     {"source", source},
                      {"reported", c.reported},
                      {"mechanism", c.mechanism},
                      {"platforms", c.platforms},

@@ -67,7 +67,8 @@ struct CaseDef {
   std::string title;
   std::string source_title;   // the account the case comes from
   std::string source_author;
-  std::string source_doc;     // which seed document
+  std::string source_doc;     // which seed document ("" for a case from a public report)
+  std::string source_url;     // where the report can be read, when it is public (an issue, a post)
   std::string reported;       // what the source reported, in a sentence or two
   std::string mechanism;      // why it happens
   std::string platforms;      // where the hazard applies
