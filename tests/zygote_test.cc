@@ -274,5 +274,33 @@ TEST(Zygote, CopyStartsWithWhatAnExecdChildStartsWith) {
   EXPECT_EQ(f["ignored"], e["ignored"]);
 }
 
+TEST(ReproMain, StartsTheForkserverBeforeComputingTheVariants) {
+  // A case's variants() may touch a device (cuda-before-fork calls cuInit): the forkserver must
+  // have been forked by then, or its workers would inherit that state.
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO,     "--run",          "graceful-shutdown", "--variant",
+               "forkserver", "--start-method", "forkserver"};
+  spec.env = {{"FORKCHECK_REPRO_TRACE", "1"}};
+  spec.timeout_s = 60;
+  auto r = supervise(spec);
+  const std::string err = r.err.text();
+  const auto server = err.find("forkcheck-repro: forkserver started");
+  const auto variants = err.find("forkcheck-repro: variants computed");
+  ASSERT_NE(server, std::string::npos) << err;
+  ASSERT_NE(variants, std::string::npos) << err;
+  EXPECT_LT(server, variants) << err;
+}
+
+TEST(ReproMain, AStartMethodThatIsNotTheVariantsIsAUsageError) {
+  LaunchSpec spec;
+  spec.argv = {FC_REPRO, "--run",          "graceful-shutdown", "--variant",
+               "fork",   "--start-method", "forkserver"};
+  spec.timeout_s = 60;
+  auto r = supervise(spec);
+  EXPECT_EQ(r.exit.code, 2);
+  EXPECT_NE(r.err.text().find("starts its workers with fork, not forkserver"), std::string::npos)
+      << r.err.text();
+}
+
 }  // namespace
 }  // namespace fc::harness

@@ -34,8 +34,11 @@ int run_cases(const RunOptions& options) {
   RunSession session(out,
                      {{"command", "run"},
                       {"argv", options.argv},
-                      {"options", {{"timeout_s", options.timeout_s}, {"only", options.only},
-                                   {"jobs", options.jobs}, {"zygote", options.zygote}}},
+                      {"options",
+                       {{"timeout_s", options.timeout_s},
+                        {"only", options.only},
+                        {"jobs", options.jobs},
+                        {"zygote", options.zygote}}},
                       {"catalog_errors", cat.errors}},
                      &zygotes);
   struct Planned {
@@ -57,11 +60,19 @@ int run_cases(const RunOptions& options) {
         continue;
       }
       LaunchSpec spec;
-      const std::string program = v.value("program", "").empty() ? c.value("program", "")
-                                                                   : v.value("program", "");
-      spec.argv = {program, "--run", c.value("id", ""), "--variant", v.value("name", "")};
+      const std::string program =
+          v.value("program", "").empty() ? c.value("program", "") : v.value("program", "");
+      // The start method too: a forkserver is started before anything else in the program.
+      spec.argv = {program,
+                   "--run",
+                   c.value("id", ""),
+                   "--variant",
+                   v.value("name", ""),
+                   "--start-method",
+                   v.value("start_method", "")};
       if (v.contains("env") && v["env"].is_object())
-        for (const auto& [k, val] : v["env"].items()) spec.env.emplace_back(k, val.get<std::string>());
+        for (const auto& [k, val] : v["env"].items())
+          spec.env.emplace_back(k, val.get<std::string>());
       spec.timeout_s = options.timeout_s;
       spec.zygote = zygotes.for_program(program);
       specs.push_back(spec);

@@ -16,8 +16,8 @@
 #include "core/bench.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
-#include "core/start_state.h"
 #include "core/environment.h"
+#include "core/start_state.h"
 #include "core/zygote_server.h"
 #include "launch/launch.h"
 #include "launch/process.h"
@@ -26,8 +26,17 @@ namespace {
 
 int usage(const char* argv0, const std::string& why) {
   std::cerr << argv0 << ": " << why << " (usage: " << argv0
-            << " --list | --env | --start-state | --run CASE --variant NAME)\n";
+            << " --list | --env | --start-state | --run CASE --variant NAME [--start-method M])\n";
   return 2;
+}
+
+// For the test that pins the order of start-up: FORKCHECK_REPRO_TRACE=1 names each step on stderr.
+void trace(const char* what) {
+  static const bool on = [] {
+    const char* t = std::getenv("FORKCHECK_REPRO_TRACE");
+    return t != nullptr && std::strcmp(t, "1") == 0;
+  }();
+  if (on) std::cerr << "forkcheck-repro: " << what << std::endl;
 }
 
 std::string self_path(const char* argv0) {
@@ -40,7 +49,7 @@ std::string self_path(const char* argv0) {
 int command(const char* argv0, const std::vector<std::string>& args) {
   const int argc = static_cast<int>(args.size()) + 1;
   auto arg = [&](int i) { return args[static_cast<size_t>(i - 1)]; };
-  std::string case_id, variant_name, native_program;
+  std::string case_id, variant_name, native_program, start_method;
   bool list = false, env = false, bench = false, start_state = false;
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {
@@ -55,6 +64,8 @@ int command(const char* argv0, const std::vector<std::string>& args) {
       start_state = true;
     } else if (a == "--repeat" && i + 1 < argc) {
       repeat = std::max(1, std::atoi(arg(++i).c_str()));
+    } else if (a == "--start-method" && i + 1 < argc) {
+      start_method = arg(++i);
     } else if (a == "--native-program" && i + 1 < argc) {
       native_program = arg(++i);
     } else if ((a == "--run" || a == "--variant") && i + 1 < argc) {
@@ -96,15 +107,23 @@ int command(const char* argv0, const std::vector<std::string>& args) {
 
   const fc::CaseDef* c = fc::find_case(case_id);
   if (!c) return usage(argv0, "unknown case '" + case_id + "'");
+  // The forkserver is forked first, while this process has one thread and nothing in it has
+  // touched a device: a case's variants() may probe one (cuda-before-fork calls cuInit), and its
+  // run() sets up OpenMP, autograd, a configured global. The harness says which method the
+  // variant uses (--start-method) so that this can happen before the variants are computed.
+  const bool server_first = start_method == "forkserver";
+  if (server_first) trace("forkserver started"), fc::launch::start_forkserver();
   fc::VariantSpec variant;
   bool found = false;
+  trace("variants computed");
   for (auto& v : c->variants())
     if (v.name == variant_name) variant = v, found = true;
   if (!found) return usage(argv0, "case " + case_id + " has no variant '" + variant_name + "'");
-
-  // The forkserver must be forked now, while this process still has one thread: the case's own
-  // set-up (OpenMP, autograd, a configured global) comes after and stays out of its workers.
-  if (variant.start_method == "forkserver") fc::launch::start_forkserver();
+  if (!start_method.empty() && start_method != variant.start_method)
+    return usage(argv0, "variant " + variant_name + " of " + case_id + " starts its workers with " +
+                            variant.start_method + ", not " + start_method);
+  // Run by hand without --start-method: start it as early as is still possible.
+  if (!server_first && variant.start_method == "forkserver") fc::launch::start_forkserver();
 
   fc::CaseResult r;
   try {
