@@ -59,9 +59,21 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   if (variant.name == "fork-join-no-deadline") {  // terminate(); join() -- as without the fix
     fc::channel::send_details(details);
     fc::channel::step_begin("terminate each worker, then join it with no deadline");
-    for (auto& w : workers) w.terminate(std::chrono::hours(24));
+    json ends = json::array();
+    std::string how;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      const auto o = workers[i].terminate(std::chrono::hours(24));
+      ends.push_back(fc::worker_end_json(
+          i, workers[i], o,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
+      how += std::string(how.empty() ? "" : "; ") + "worker " + std::to_string(i) + " (" +
+             kRoles[i] + ", pid " + std::to_string(workers[i].pid()) + ") " +
+             (o.forced ? "was killed" : "ended: " + fc::describe_end(o));
+    }
     fc::channel::step_end("terminate each worker, then join it with no deadline");
-    return {Outcome::kOk, "every worker ended on SIGTERM", details};
+    // Only reached if every join returned: say how each worker ended, whatever that was.
+    details["ends"] = ends;
+    return {Outcome::kOk, "every join returned: " + how, details};
   }
 
   // The source's shutdown: terminate, join with a deadline, kill what is still alive.

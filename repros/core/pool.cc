@@ -18,18 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 std::string signal_name(int sig) { return "SIG" + launch::signal_abbrev(sig); }
 
-std::string describe(const launch::WorkerOutcome& o) {
-  switch (o.status) {
-    case launch::WorkerOutcome::Status::kOk:
-      return "finished";
-    case launch::WorkerOutcome::Status::kError:
-      return o.error;
-    case launch::WorkerOutcome::Status::kCrash:
-      return "killed by " + signal_name(o.signal) + " (" + launch::signal_description(o.signal) +
-             ")" + (o.core_dumped ? ", core dumped" : "");
-  }
-  return "?";
-}
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -61,6 +49,19 @@ std::string who(size_t index, const launch::Worker& w) {
 
 // `ended_after_s`: when its end was seen, in seconds after the pool started (its first worker's
 // start()).
+std::string describe_end(const launch::WorkerOutcome& o) {
+  switch (o.status) {
+    case launch::WorkerOutcome::Status::kOk:
+      return "finished";
+    case launch::WorkerOutcome::Status::kError:
+      return o.error;
+    case launch::WorkerOutcome::Status::kCrash:
+      return "killed by " + signal_name(o.signal) + " (" + launch::signal_description(o.signal) +
+             ")" + (o.core_dumped ? ", core dumped" : "");
+  }
+  return "?";
+}
+
 nlohmann::json worker_end_json(size_t index, const launch::Worker& w,
                                const launch::WorkerOutcome& o, double ended_after_s) {
   nlohmann::json j = {{"index", index},
@@ -70,7 +71,7 @@ nlohmann::json worker_end_json(size_t index, const launch::Worker& w,
                       {"seconds", o.seconds},
                       {"ended_after_s", ended_after_s}};
   if (o.status == launch::WorkerOutcome::Status::kOk) j["result"] = o.result;
-  if (o.status != launch::WorkerOutcome::Status::kOk) j["error"] = describe(o);
+  if (o.status != launch::WorkerOutcome::Status::kOk) j["error"] = describe_end(o);
   if (o.signal != 0) {
     j["signal"] = o.signal;
     j["signal_name"] = signal_name(o.signal);
@@ -259,7 +260,7 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
     if (s.unfinished) continue;
     if (s.outcome.status == launch::WorkerOutcome::Status::kCrash && r.outcome != Outcome::kCrash) {
       r.outcome = Outcome::kCrash;
-      r.message = who(i, workers[i]) + " " + describe(s.outcome) + ", " +
+      r.message = who(i, workers[i]) + " " + describe_end(s.outcome) + ", " +
                   seconds_text(after_start(i)) + " after the pool started";
     } else if (s.outcome.status == launch::WorkerOutcome::Status::kError &&
                r.outcome == Outcome::kOk) {

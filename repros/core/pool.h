@@ -47,6 +47,9 @@ std::vector<launch::Worker> start_pool(const VariantSpec& variant, const std::st
 // The variant's start method (throws std::invalid_argument for one this build does not know).
 launch::StartMethod start_method_of(const VariantSpec& variant);
 
+// How a worker ended, in words: "finished", its error, or the signal that killed it.
+std::string describe_end(const launch::WorkerOutcome& o);
+
 // One worker's end, as every report shows it: index, pid, start_method, status, seconds,
 // ended_after_s (seconds after the pool started), then result or error, signal, signal_name,
 // core_dumped, exit_code, forced_kill where they apply.
