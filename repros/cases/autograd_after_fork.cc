@@ -52,7 +52,8 @@ FORKCHECK_CASE(autograd_after_fork_case) {
       "After train(x, t) in the parent, five fork-started workers fail in backward() with "
       "\"RuntimeError: Unable to handle autograd's threading in combination with fork-based "
       "multiprocessing. See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork\"; without "
-      "the parent's train() they work, and with spawn all five print that training finished.";
+      "the parent's train() they work, and with spawn all five print that training finished." +
+      std::string(fc::example_nn::kSourceSgdNote);
   c.mechanism =
       "torch/csrc/autograd/engine.cpp: Engine::start_device_threads() starts one thread per "
       "non-CPU device and, before doing so, registers a pthread_atfork child handler that sets "

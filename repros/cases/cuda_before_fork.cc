@@ -165,13 +165,15 @@ FORKCHECK_CASE(cuda_before_fork_case) {
   fc::CaseDef c;
   c.id = "cuda-before-fork";
   c.title = "CUDA initialised in the parent, then fork: the child's first CUDA call fails";
-  c.source_title = "Gumbel dlshogiを作る その5(マルチプロセス対応) / Pytorch多进程睡死的大坑";
-  c.source_author = "TadaoYamaoka / ZERO-A-ONE";
-  c.source_doc = "001, 003";
+  c.source_title = "Pytorch多进程睡死的大坑 / Gumbel dlshogiを作る その5(マルチプロセス対応)";
+  c.source_author = "ZERO-A-ONE / TadaoYamaoka";
+  c.source_doc = "003, 001";
   c.reported =
-      "With fork, CUDA easily breaks in the workers, so the self-play workers are started with "
-      "spawn explicitly, each loading the model itself (001); the multiprocessing pool that "
-      "worked on Windows (spawn) failed on the Linux server (fork) (003).";
+      "003 lists, among the causes of workers that never leave pool.join(), initialising CUDA in "
+      "the main process, then calling fork() and using CUDA in the child, and gives spawn or "
+      "forkserver as the fix (its own hang was libgomp's: see torch-omp-pool-hang). 001 starts "
+      "its self-play workers with spawn explicitly because fork easily causes CUDA problems (as "
+      "ChatGPT told the author); it reports no failure of its own.";
   c.mechanism =
       "The CUDA driver keeps per-process state (contexts, device file handles, helper threads). "
       "A fork child inherits a copy of that state without the threads and with handles the "

@@ -9,10 +9,19 @@
 
 namespace fc::example_nn {
 
+// What the source's program meets before any process is started, checked with Debian's
+// python3-torch 1.13: its optimizer has no learning rate.
+inline constexpr const char* kSourceSgdNote =
+    " (The source's `optim.SGD(model.parameters())` names no `lr`; torch 1.13 refuses it before "
+    "any training with `ValueError: parameter group didn't specify a value of required "
+    "optimization parameter lr`. forkcheck gives SGD a learning rate, the only change.)";
+
 struct PoolPlan {
   int workers = 5;
   int steps = 1;        // training steps per worker (the source trains once)
-  double lr = 1e-3;     // the source's SGD uses the default learning rate
+  // The source's optim.SGD(model.parameters()) names no lr, which torch refuses (ValueError: see
+  // kSourceSgdNote): a small one, so that one step changes little.
+  double lr = 1e-3;
   bool stand_in_device = false;  // register the stand-in non-CPU device in parent and workers
 };
 

@@ -60,7 +60,8 @@ FORKCHECK_CASE(tiny_nn_spawn_case) {
   c.source_doc = "000";
   c.reported =
       "With mp.get_context('spawn') the five workers each print \"trainメソッドが終了したよ\" "
-      "(train finished) where fork raised the autograd error.";
+      "(train finished) where fork raised the autograd error." +
+      std::string(fc::example_nn::kSourceSgdNote);
   c.mechanism =
       "spawn starts each worker as a fresh process that loads the program again and receives "
       "its inputs serialized; nothing of the parent's autograd threads or fork handlers exists "
