@@ -131,7 +131,7 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
         if (!v.contains(k)) v[k] = val;
     }
     for (auto& v : c["variants"]) v["matched"] = v["outcome"] == v["expected"];
-    auto verdict = case_verdict(c["variants"]);
+    auto verdict = case_verdict(c["variants"], c.value("not_selected", nlohmann::json::array()));
     c["verdict"] = verdict.verdict;
     c["verdict_reason"] = verdict.reason;
   }

@@ -18,7 +18,7 @@ std::string describe(const nlohmann::json& v) {
 
 }  // namespace
 
-Verdict case_verdict(const nlohmann::json& variants) {
+Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_selected) {
   std::string regressions, misses, skips;
   // What happened, for a sentence that claims nothing else: hazards that failed as documented,
   // hazards that were ok as their expectation said, fixes that were ok.
@@ -54,8 +54,10 @@ Verdict case_verdict(const nlohmann::json& variants) {
     }
     all_skipped = false;
     if (v.value("role", "") == "fix") {
-      if (!matched) add(regressions, describe(v));
-      else add(fixes_ok, v.value("name", "?"));
+      if (!matched)
+        add(regressions, describe(v));
+      else
+        add(fixes_ok, v.value("name", "?"));
     } else {
       any_hazard = true;
       if (!matched) {
@@ -68,16 +70,44 @@ Verdict case_verdict(const nlohmann::json& variants) {
       }
     }
   }
-  if (all_skipped) return {"skipped", skips.empty() ? "no variant ran" : skips};
-  if (!regressions.empty()) return {"regression", "a fixed variant misbehaved: " + regressions};
-  if (!misses.empty()) return {"not-reproduced", "the hazard did not show as documented: " + misses};
-  if (!any_hazard || !hazard_failed)
-    return {"not-reproduced", "no hazard variant fails on this platform (each says why)"};
+  std::string left_out, hazards_left_out, fixes_left_out;
+  for (const auto& n : not_selected) {
+    add(left_out, n.value("name", "?"));
+    add(n.value("role", "") == "fix" ? fixes_left_out : hazards_left_out, n.value("name", "?"));
+  }
+  // Said of every verdict of a partial run: what the run did not look at.
+  const std::string partial =
+      left_out.empty()
+          ? ""
+          : "; partial run: not selected: " + left_out +
+                (fixes_left_out.empty() ? "" : " (fixes not run: " + fixes_left_out + ")");
+  if (all_skipped && left_out.empty()) return {"skipped", skips.empty() ? "no variant ran" : skips};
+  if (!regressions.empty())
+    return {"regression", "a fixed variant misbehaved: " + regressions + partial};
+  if (!misses.empty())
+    return {"not-reproduced", "the hazard did not show as documented: " + misses + partial};
+  // Hazards left out might have failed: without one that did, the run cannot say either way.
+  if (!hazard_failed && !hazards_left_out.empty()) {
+    std::string reason =
+        any_hazard ? "no hazard variant that ran failed (ok here, as expected: " + ok_as_expected +
+                         "), and " + hazards_left_out + " did not run"
+                   : "no hazard variant was selected (" + hazards_left_out + ")";
+    if (!fixes_ok.empty()) reason += "; fixes ok: " + fixes_ok;
+    if (!skips.empty()) reason += "; not run: " + skips;
+    return {"partial", reason + partial};
+  }
+  if (all_skipped) return {"skipped", (skips.empty() ? "no variant ran" : skips) + partial};
+  if (!any_hazard || !hazard_failed) {
+    std::string reason = "no hazard variant fails on this platform (each says why)";
+    if (!ok_as_expected.empty()) reason += ": ok here, as expected: " + ok_as_expected;
+    if (!fixes_ok.empty()) reason += "; fixes ok: " + fixes_ok;
+    return {"not-reproduced", reason + partial};
+  }
   std::string reason = "failed as documented: " + failed_as_documented;
   if (!ok_as_expected.empty()) reason += "; ok here, as expected: " + ok_as_expected;
   if (!fixes_ok.empty()) reason += "; fixes ok: " + fixes_ok;
   if (!skips.empty()) reason += "; not run: " + skips;
-  return {"reproduced", reason};
+  return {"reproduced", reason + partial};
 }
 
 }  // namespace fc::reports

@@ -21,7 +21,10 @@ struct Verdict {
   std::string reason;
 };
 
-// `variants`: report.json variant objects (role, expected, outcome).
-Verdict case_verdict(const nlohmann::json& variants);
+// `variants`: report.json variant objects (role, expected, outcome). `not_selected`: the case's
+// variants the run left out ({name, role}): the reason then says the run was partial, and a run
+// that selected no hazard variant is `partial`, never reproduced or not.
+Verdict case_verdict(const nlohmann::json& variants,
+                     const nlohmann::json& not_selected = nlohmann::json::array());
 
 }  // namespace fc::reports

@@ -25,7 +25,7 @@ class TorchCases : public ::testing::Test {
     out_ = fs::temp_directory_path() / ("forkcheck-torchcases-" + std::to_string(::getpid()));
     fs::remove_all(out_);
     fc::harness::LaunchSpec spec;
-    spec.argv = {FC_FORKCHECK, "run", "torch-omp-pool-hang", "hogwild-shared-memory",
+    spec.argv = {FC_FORKCHECK,        "run",   "torch-omp-pool-hang", "hogwild-shared-memory",
                  "selfplay-pipeline", "--out", out_.string()};
     spec.timeout_s = 300;
     spec.channel = false;
@@ -103,6 +103,30 @@ TEST_F(TorchCases, TorchPoolHangsUnderForkAtTheOp) {
   EXPECT_EQ(find_case("torch-omp-pool-hang")["verdict"], "reproduced");
 }
 
+TEST_F(TorchCases, TorchPoolShowsTheMachinesDefaultBesideTheForcedCount) {
+  const auto& dflt = variant("torch-omp-pool-hang", "fork-default-threads");
+  const auto& forced = variant("torch-omp-pool-hang", "fork");
+  // Every variant records the thread counts it started with and the machine's default.
+  const json& start = forced["details"]["threads"]["default"];
+  ASSERT_TRUE(start.contains("torch_intra_op")) << forced["details"];
+  ASSERT_TRUE(start.contains("omp_max_threads")) << forced["details"];
+  const int machine = start["torch_intra_op"].get<int>();
+  EXPECT_EQ(dflt["details"]["machine_default_intra_op_threads"], machine);
+  EXPECT_EQ(forced["details"]["intra_op_threads_forced"], 2);
+  EXPECT_TRUE(contains(forced["expected_why"], "libgomp")) << "names the runtime";
+  if (machine < 2) {
+    // No team at the default: nothing to inherit, and the report says so.
+    EXPECT_EQ(dflt["expected"], "ok");
+    EXPECT_EQ(dflt["outcome"], "ok") << dflt["message"];
+    EXPECT_TRUE(contains(dflt["expected_why"], "no OpenMP team")) << dflt["expected_why"];
+    EXPECT_TRUE(contains(forced["expected_why"], "forced")) << forced["expected_why"];
+    for (const auto& w : dflt["details"]["workers"])
+      EXPECT_FALSE(w["result"]["went_parallel"].get<bool>()) << w;
+  } else {
+    EXPECT_EQ(dflt["expected"], "hang");
+  }
+}
+
 TEST_F(TorchCases, TorchPoolFixesFinishAndSayWhy) {
   const auto& one = variant("torch-omp-pool-hang", "fork-set-num-threads-1");
   EXPECT_EQ(one["outcome"], "ok") << one["message"];
@@ -152,8 +176,10 @@ TEST_F(TorchCases, HogwildLossGoesDownCloseToTheSingleProcessRun) {
     EXPECT_TRUE(d["shm_unlinked_before_training"].get<bool>());
     EXPECT_FALSE(d["shm_exists_after"].get<bool>());
   }
-  EXPECT_GT(variant("hogwild-shared-memory", "spawn-locked")["details"]["workers"][0]["result"]
-                ["lock_wait_seconds"].get<double>(), -1.0);
+  EXPECT_GT(variant("hogwild-shared-memory",
+                    "spawn-locked")["details"]["workers"][0]["result"]["lock_wait_seconds"]
+                .get<double>(),
+            -1.0);
 }
 
 TEST_F(TorchCases, HogwildPrivateCopiesNeverReachTheParent) {

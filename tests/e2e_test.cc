@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -88,7 +90,8 @@ TEST_F(ForkcheckAll, EndsWithTheFindingAndFitsATicket) {
 
 TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
   for (const auto& c : report_["cases"]) {
-    for (const char* k : {"id", "title", "source", "verdict", "variants"}) EXPECT_TRUE(c.contains(k)) << k;
+    for (const char* k : {"id", "title", "source", "verdict", "variants"})
+      EXPECT_TRUE(c.contains(k)) << k;
     EXPECT_TRUE(c["source"].contains("title"));
     EXPECT_TRUE(c["source"].contains("author"));
     for (const auto& v : c["variants"])
@@ -131,7 +134,9 @@ TEST_F(ForkcheckAll, HangsCarryStacksThatShowWhereTheyAreStuck) {
           << where << ": " << v.value("stacks_note", "");
     }
   EXPECT_GE(hangs, 4u);
-  auto stacks_of = [&](const char* id, const char* name) { return variant(id, name)["stacks"].dump(); };
+  auto stacks_of = [&](const char* id, const char* name) {
+    return variant(id, name)["stacks"].dump();
+  };
   EXPECT_NE(stacks_of("gomp-fork-hang", "fork").find("libgomp"), std::string::npos);
   EXPECT_NE(stacks_of("torch-omp-pool-hang", "fork").find("libgomp"), std::string::npos);
   EXPECT_NE(stacks_of("static-init-fork", "fork").find("__cxa_guard_acquire"), std::string::npos);
@@ -142,7 +147,8 @@ TEST_F(ForkcheckAll, GompHangsUnderForkOnlyAndIsCaughtAtTheStep) {
   EXPECT_EQ(fork["outcome"], "hang");
   ASSERT_TRUE(fork.contains("hang"));
   EXPECT_NE(fork["hang"]["step"].get<std::string>().find("OpenMP"), std::string::npos);
-  EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());  // caught early, not at the timeout
+  EXPECT_FALSE(
+      fork["watchdog"]["deadline_passed"].get<bool>());  // caught early, not at the timeout
   EXPECT_EQ(variant("gomp-fork-hang", "spawn")["outcome"], "ok");
   EXPECT_EQ(variant("gomp-fork-hang", "forkserver")["outcome"], "ok");
   EXPECT_EQ(find_case("gomp-fork-hang")["verdict"], "reproduced");
@@ -151,7 +157,8 @@ TEST_F(ForkcheckAll, GompHangsUnderForkOnlyAndIsCaughtAtTheStep) {
 TEST_F(ForkcheckAll, AutogradErrorIsLibtorchsOwnMessageWithTheDeviceBackend) {
   const auto& v = variant("autograd-after-fork", "fork-device-backend");
   EXPECT_EQ(v["outcome"], "error");
-  EXPECT_NE(v["message"].get<std::string>().find(kAutogradMessage), std::string::npos) << v["message"];
+  EXPECT_NE(v["message"].get<std::string>().find(kAutogradMessage), std::string::npos)
+      << v["message"];
   for (const auto& w : v["details"]["workers"]) EXPECT_EQ(w["status"], "error");
 }
 
@@ -163,9 +170,14 @@ TEST_F(ForkcheckAll, CpuOnlyForkIsReportedHonestly) {
     EXPECT_EQ(v["outcome"], "ok");
     EXPECT_NE(v["expected_why"].get<std::string>().find("no non-CPU device"), std::string::npos);
     // no device threads: the parent's thread count did not grow with backward()
-    EXPECT_EQ(v["details"]["parent_threads_after_training"], v["details"]["parent_threads_before_training"]);
-    EXPECT_GT(variant("autograd-after-fork", "fork-device-backend")["details"]["parent_threads_after_training"].get<int>(),
-              variant("autograd-after-fork", "fork-device-backend")["details"]["parent_threads_before_training"].get<int>());
+    EXPECT_EQ(v["details"]["parent_threads_after_training"],
+              v["details"]["parent_threads_before_training"]);
+    EXPECT_GT(variant("autograd-after-fork",
+                      "fork-device-backend")["details"]["parent_threads_after_training"]
+                  .get<int>(),
+              variant("autograd-after-fork",
+                      "fork-device-backend")["details"]["parent_threads_before_training"]
+                  .get<int>());
   } else {
     EXPECT_EQ(v["outcome"], "error");
   }
@@ -195,3 +207,78 @@ TEST_F(ForkcheckAll, TinyNnTrainsInFiveWorkersUnderSpawnAndForkserver) {
 }
 
 }  // namespace
+
+// Every verdict sentence claims only what happened: each variant it names as failed, ok, a fix
+// that was ok, not run, or observed as something is exactly that in the same report.
+TEST_F(ForkcheckAll, EveryVerdictSentenceClaimsOnlyOutcomesThatHappened) {
+  ASSERT_TRUE(report_.contains("cases"));
+  size_t claims = 0;
+  for (const auto& c : report_["cases"]) {
+    const std::string id = c["id"];
+    const std::string reason = c["verdict_reason"];
+    std::map<std::string, std::string> outcome;
+    for (const auto& v : c["variants"]) outcome[v["name"]] = v["outcome"];
+    // The sections of the sentence, each up to the next one.
+    const std::vector<std::string> heads = {"failed as documented: ", "ok here, as expected: ",
+                                            "fixes ok: ", "not run: ", "partial run: "};
+    std::map<std::string, std::string> section;
+    for (const auto& h : heads) {
+      const auto at = reason.find(h);
+      if (at == std::string::npos) continue;
+      auto end = reason.size();
+      for (const auto& other : heads)
+        if (auto o = reason.find("; " + other, at + h.size()); o != std::string::npos && o < end)
+          end = o;
+      section[h] = reason.substr(at + h.size(), end - at - h.size());
+    }
+    auto items = [](const std::string& s) {
+      std::vector<std::string> out;
+      for (size_t p = 0; p <= s.size();) {
+        const auto q = s.find("; ", p);
+        out.push_back(s.substr(p, q == std::string::npos ? std::string::npos : q - p));
+        if (q == std::string::npos) break;
+        p = q + 2;
+      }
+      return out;
+    };
+    for (const auto& item : items(section["failed as documented: "])) {
+      if (item.empty()) continue;
+      const auto sp = item.rfind(' ');
+      ASSERT_NE(sp, std::string::npos) << id << ": " << reason;
+      const std::string name = item.substr(0, sp), said = item.substr(sp + 1);
+      ASSERT_TRUE(outcome.count(name)) << id << ": no variant " << name << " in: " << reason;
+      EXPECT_EQ(outcome[name], said) << id << ": " << reason;
+      EXPECT_NE(said, "ok") << id << ": " << reason;
+      ++claims;
+    }
+    for (const char* h : {"ok here, as expected: ", "fixes ok: "})
+      for (const auto& name : items(section[h])) {
+        if (name.empty()) continue;
+        ASSERT_TRUE(outcome.count(name)) << id << ": no variant " << name << " in: " << reason;
+        EXPECT_EQ(outcome[name], "ok") << id << "/" << name << ": " << reason;
+        ++claims;
+      }
+    for (const auto& item : items(section["not run: "]))
+      for (const auto& [name, o] : outcome)
+        if (item.rfind(name + ": ", 0) == 0) {
+          EXPECT_EQ(o, "skip") << id << "/" << name << ": " << reason;
+          ++claims;
+        }
+    // "NAME expected E, observed O": a miss or a regression, said as it happened.
+    for (const auto& [name, o] : outcome)
+      for (auto p = reason.find(name + " expected "); p != std::string::npos;
+           p = reason.find(name + " expected ", p + 1)) {
+        if (p > 0 && reason[p - 1] != ' ') continue;
+        const auto obs = reason.find(", observed ", p);
+        ASSERT_NE(obs, std::string::npos) << reason;
+        EXPECT_EQ(reason.compare(obs + 11, o.size(), o), 0) << id << "/" << name << ": " << reason;
+        ++claims;
+      }
+    // A verdict of a complete run never calls itself partial, nor "every" anything.
+    if (!c.contains("not_selected")) {
+      EXPECT_EQ(reason.find("partial"), std::string::npos) << reason;
+    }
+    EXPECT_EQ(reason.find("every hazard"), std::string::npos) << reason;
+  }
+  EXPECT_GT(claims, 20u) << "the sentences were read";
+}

@@ -9,23 +9,29 @@ namespace fc {
 namespace {
 
 nlohmann::json v(const char* name, const char* role, const char* expected, const char* outcome) {
-  return {{"name", name}, {"role", role}, {"expected", expected}, {"outcome", outcome},
+  return {{"name", name},
+          {"role", role},
+          {"expected", expected},
+          {"outcome", outcome},
           {"message", "m"}};
 }
 
 TEST(Verdict, Reproduced) {
-  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")});
+  auto r =
+      reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "reproduced");
 }
 
 TEST(Verdict, FixThatFailsIsARegression) {
-  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "hang")});
+  auto r =
+      reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "hang")});
   EXPECT_EQ(r.verdict, "regression");
   EXPECT_NE(r.reason.find("spawn expected ok, observed hang"), std::string::npos);
 }
 
 TEST(Verdict, HazardThatDoesNotBiteIsNotReproduced) {
-  auto r = reports::case_verdict({v("fork", "hazard", "hang", "ok"), v("spawn", "fix", "ok", "ok")});
+  auto r =
+      reports::case_verdict({v("fork", "hazard", "hang", "ok"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
@@ -37,31 +43,41 @@ TEST(Verdict, OnlyHonestOkHazardsIsNotReproduced) {
 // A timeout is not a hang: the tree was still working when it was stopped, so a hazard expected
 // to hang that timed out did not reproduce the hang, and the reason says what it did instead.
 TEST(Verdict, TimeoutOfAnExpectedHangIsNotReproduced) {
-  auto r = reports::case_verdict({v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "ok")});
+  auto r = reports::case_verdict(
+      {v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
-  EXPECT_NE(r.reason.find("fork expected hang, observed timeout (the deadline passed while the process tree was "
-                          "still working)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.reason.find(
+          "fork expected hang, observed timeout (the deadline passed while the process tree was "
+          "still working)"),
+      std::string::npos)
       << r.reason;
   EXPECT_EQ(r.reason.find("hung"), std::string::npos) << r.reason;
   // Beside another hazard that did hang as documented: still not reproduced.
-  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("fork-busy", "hazard", "hang", "timeout"),
+  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"),
+                             v("fork-busy", "hazard", "hang", "timeout"),
                              v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
 TEST(Verdict, FixThatTimesOutOrBreaksItsChannelIsARegression) {
-  auto r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "timeout")});
+  auto r = reports::case_verdict(
+      {v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "timeout")});
   EXPECT_EQ(r.verdict, "regression");
-  EXPECT_NE(r.reason.find("spawn expected ok, observed timeout (the deadline passed"), std::string::npos) << r.reason;
-  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "protocol-error")});
+  EXPECT_NE(r.reason.find("spawn expected ok, observed timeout (the deadline passed"),
+            std::string::npos)
+      << r.reason;
+  r = reports::case_verdict(
+      {v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "protocol-error")});
   EXPECT_EQ(r.verdict, "regression");
-  EXPECT_NE(r.reason.find("spawn expected ok, observed protocol-error (the child sent something on its channel that "
+  EXPECT_NE(r.reason.find("spawn expected ok, observed protocol-error (the child sent something on "
+                          "its channel that "
                           "is not a forkcheck message)"),
             std::string::npos)
       << r.reason;
   // A regression outranks a hazard that timed out instead of hanging.
-  r = reports::case_verdict({v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "protocol-error")});
+  r = reports::case_verdict(
+      {v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "protocol-error")});
   EXPECT_EQ(r.verdict, "regression");
 }
 
@@ -82,8 +98,9 @@ TEST(Verdict, AllSkippedIsSkippedWithReasons) {
 TEST(RunLog, FoldMarksUnfinishedVariantsOfAnInterruptedRun) {
   std::vector<nlohmann::json> lines = {
       {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "x"}}}},
-      {{"type", "case"}, {"id", "c"}, {"variants", {v("fork", "hazard", "hang", "hang"),
-                                                    v("spawn", "fix", "ok", "ok")}}},
+      {{"type", "case"},
+       {"id", "c"},
+       {"variants", {v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")}}},
       {{"type", "variant"}, {"case", "c"}, {"name", "fork"}, {"outcome", "hang"}}};
   lines[1]["variants"][0].erase("outcome");
   lines[1]["variants"][1].erase("outcome");
@@ -147,4 +164,57 @@ TEST(Verdict, AReproducedCaseSaysWhatHappenedNotMore) {
   EXPECT_EQ(r.reason.find("every"), std::string::npos) << r.reason;
 }
 
+}  // namespace fc
+
+namespace fc {
+namespace {
+
+nlohmann::json left_out(std::initializer_list<std::pair<const char*, const char*>> names) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& [name, role] : names) a.push_back({{"name", name}, {"role", role}});
+  return a;
+}
+
+TEST(Verdict, APartialRunSaysWhatItLeftOut) {
+  nlohmann::json variants = nlohmann::json::array();
+  variants.push_back(v("fork", "hazard", "hang", "hang"));
+  const auto r =
+      reports::case_verdict(variants, left_out({{"spawn", "fix"}, {"forkserver", "fix"}}));
+  EXPECT_EQ(r.verdict, "reproduced");
+  EXPECT_EQ(r.reason,
+            "failed as documented: fork hang; partial run: not selected: spawn; forkserver (fixes "
+            "not run: spawn; forkserver)");
+}
+
+TEST(Verdict, APartialRunOfFixesAloneClaimsNothingAboutTheHazard) {
+  nlohmann::json variants = nlohmann::json::array();
+  variants.push_back(v("spawn", "fix", "ok", "ok"));
+  const auto r = reports::case_verdict(variants, left_out({{"fork", "hazard"}}));
+  EXPECT_EQ(r.verdict, "partial");
+  EXPECT_EQ(r.reason.find("this platform"), std::string::npos) << r.reason;
+  EXPECT_EQ(
+      r.reason,
+      "no hazard variant was selected (fork); fixes ok: spawn; partial run: not selected: fork");
+}
+
+TEST(Verdict, AHazardOkHereWithAnotherLeftOutIsPartialNotNotReproduced) {
+  nlohmann::json variants = nlohmann::json::array();
+  variants.push_back(v("fork-default-threads", "hazard", "ok", "ok"));
+  const auto r = reports::case_verdict(variants, left_out({{"fork", "hazard"}}));
+  EXPECT_EQ(r.verdict, "partial");
+  EXPECT_EQ(r.reason,
+            "no hazard variant that ran failed (ok here, as expected: fork-default-threads), and "
+            "fork did not run; partial run: not selected: fork");
+}
+
+TEST(Plan, VariantsLeftOutByOnlyAreNamedWithTheirRole) {
+  const nlohmann::json catalog = nlohmann::json::parse(R"([{"id": "c", "variants": [
+      {"name": "fork", "role": "hazard"}, {"name": "spawn", "role": "fix"}]}])");
+  const auto planned = harness::plan_cases(catalog, {}, "c/fork");
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0]["not_selected"], left_out({{"spawn", "fix"}}));
+  EXPECT_FALSE(harness::plan_cases(catalog, {}, "")[0].contains("not_selected"));
+}
+
+}  // namespace
 }  // namespace fc

@@ -11,7 +11,8 @@ namespace {
 
 bool matches(const std::string& pattern, const std::string& case_id, const std::string& variant) {
   if (pattern.empty()) return true;
-  std::string glob = pattern.find_first_of("*?[") == std::string::npos ? "*" + pattern + "*" : pattern;
+  std::string glob =
+      pattern.find_first_of("*?[") == std::string::npos ? "*" + pattern + "*" : pattern;
   const std::string full = case_id + "/" + variant;
   return glob_match(glob, full) || glob_match(glob, case_id);
 }
@@ -32,8 +33,15 @@ nlohmann::json plan_cases(const nlohmann::json& catalog_cases,
       continue;
     nlohmann::json kept = c;
     kept["variants"] = nlohmann::json::array();
-    for (const auto& v : c["variants"])
-      if (matches(only, id, v.value("name", ""))) kept["variants"].push_back(v);
+    nlohmann::json left_out = nlohmann::json::array();
+    for (const auto& v : c["variants"]) {
+      if (matches(only, id, v.value("name", "")))
+        kept["variants"].push_back(v);
+      else
+        left_out.push_back({{"name", v.value("name", "")}, {"role", v.value("role", "")}});
+    }
+    // The verdict of a partial run says what was left out, and claims nothing of it.
+    if (!left_out.empty()) kept["not_selected"] = left_out;
     if (!kept["variants"].empty()) planned.push_back(std::move(kept));
   }
   if (planned.empty()) throw UsageError("--only '" + only + "' selects no variant");

@@ -9,6 +9,10 @@
 
 namespace {
 
+int torch_intra_op_threads() { return at::get_num_threads(); }
+[[maybe_unused]] const bool registered_intra_op =
+    fc::register_thread_counter("torch_intra_op", &torch_intra_op_threads);
+
 FORKCHECK_ENVIRONMENT(add_libtorch_facts) {
   env["libtorch"] = {
       {"version", TORCH_VERSION},  // as its headers say; the loaded files are under `libraries`

@@ -19,6 +19,7 @@
 
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/environment.h"
 #include "core/pool.h"
 #include "launch/launch.h"
 #include "launch/process.h"
@@ -29,7 +30,7 @@ using fc::Outcome;
 using nlohmann::json;
 
 constexpr int kWorkers = 2;     // the source had 4 (--proc); 2 keeps spawn's start-up short
-constexpr int kThreads = 2;     // Debian's libtorch would default to 1 on a 2-core machine
+constexpr int kThreads = 2;     // forced: Debian's libtorch defaults to 1 on a 2-core machine
 constexpr int64_t kSide = 512;  // 512x512 elements: above ATen's parallel grain
 
 // Runs `op` and says whether it started threads (libgomp's pool thread appears on the first
@@ -39,33 +40,44 @@ json probe(const char* name, Op op) {
   const int before = fc::launch::thread_count();
   op();
   const int after = fc::launch::thread_count();
-  return {{"op", name}, {"threads_before", before}, {"threads_after", after},
+  return {{"op", name},
+          {"threads_before", before},
+          {"threads_after", after},
           {"went_parallel", after > before}};
 }
 
 FORKCHECK_WORKER(torch_pool_op) {
-  const int threads = payload.at("threads").get<int>();
-  torch::set_num_threads(threads);  // the source's workaround also sets it in the child
+  // 0: the machine's default, as the source's program ran; otherwise set here too, as the
+  // source's workaround does in the child.
+  if (const int threads = payload.at("threads").get<int>(); threads > 0)
+    torch::set_num_threads(threads);
   auto a = torch::rand({kSide, kSide});  // random fills are serial
   char step[128];
-  std::snprintf(step, sizeof step, "torch sum() of a 512x512 tensor in the worker (%d intra-op threads)",
+  std::snprintf(step, sizeof step,
+                "torch sum() of a 512x512 tensor in the worker (%d intra-op threads)",
                 at::get_num_threads());
   const int before = fc::launch::thread_count();
   fc::channel::step_begin(step);
   const double s = a.sum().item<double>();
   fc::channel::step_end(step);
   const int after = fc::launch::thread_count();
-  return {{"pid", fc::launch::current_process_id()}, {"intra_op_threads", at::get_num_threads()},
-          {"threads_before_op", before}, {"threads_after_op", after},
-          {"went_parallel", after > before}, {"sum", s}};
+  return {{"pid", fc::launch::current_process_id()},
+          {"intra_op_threads", at::get_num_threads()},
+          {"threads_before_op", before},
+          {"threads_after_op", after},
+          {"went_parallel", after > before},
+          {"sum", s}};
 }
 
 fc::CaseResult run(const fc::VariantSpec& variant) {
   const bool one_thread = variant.name == "fork-set-num-threads-1";
+  const bool machine_default = variant.name == "fork-default-threads";
   json details;
+  details["machine_default_intra_op_threads"] = at::get_num_threads();
+  details["intra_op_threads_forced"] = machine_default ? json(nullptr) : json(kThreads);
   // set_num_threads also sizes libtorch's pthreadpool, which may start a thread of its own.
   details["parent_threads_before_set_num_threads"] = fc::launch::thread_count();
-  torch::set_num_threads(kThreads);
+  if (!machine_default) torch::set_num_threads(kThreads);
   details["parent_intra_op_threads"] = at::get_num_threads();
   auto a = torch::rand({kSide, kSide}), b = torch::rand({kSide, kSide});
   // mm first: once sum() has started libgomp's pool, no later op could show a new thread.
@@ -75,30 +87,78 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   details["parent_ops"] = ops;
   std::string parallel;
   for (const auto& o : ops)
-    if (o["went_parallel"].get<bool>()) parallel += (parallel.empty() ? "" : ", ") + o["op"].get<std::string>();
+    if (o["went_parallel"].get<bool>())
+      parallel += (parallel.empty() ? "" : ", ") + o["op"].get<std::string>();
   details["parent_op_that_entered_openmp"] = parallel.empty() ? "none" : parallel;
   if (one_thread) torch::set_num_threads(1);  // the source's "magic": before creating the pool
   details["intra_op_threads_at_start"] = at::get_num_threads();
   details["parent_threads_at_start"] = fc::launch::thread_count();
   fc::channel::send_details(details);
 
-  std::vector<json> payloads(kWorkers, json{{"threads", one_thread ? 1 : kThreads}});
+  const int worker_threads = machine_default ? 0 : one_thread ? 1 : kThreads;
+  std::vector<json> payloads(kWorkers, json{{"threads", worker_threads}});
   auto workers = fc::start_pool(variant, "torch_pool_op", payloads);
   return fc::to_case_result(fc::join_pool(workers, std::chrono::seconds(30)), details);
 }
 
+// libtorch's intra-op default here, as a variant's process starts (it honours OMP_NUM_THREADS).
+int default_intra_op_threads() {
+  static const int n = at::get_num_threads();
+  return n;
+}
+
+// What a fork child meets with `threads` intra-op threads in the parent, by OpenMP runtime:
+// decided here, before anything runs, from the runtime this libtorch has loaded.
+fc::VariantSpec fork_variant(std::string name, int threads, const std::string& runtime,
+                             std::string description) {
+  const int dflt = default_intra_op_threads();
+  const std::string count =
+      std::to_string(threads) + " intra-op thread" + (threads == 1 ? "" : "s");
+  Outcome expected = Outcome::kOk;
+  std::string why;
+  if (threads < 2) {
+    why = "libtorch's default here is " + count +
+          ": at::parallel_for runs every op inline on the "
+          "calling thread, so the parent starts no OpenMP team and a fork child has none to "
+          "inherit. The hazard needs a team: the source's Linux server had more cores (the `fork` "
+          "variant forces 2 threads to show it)";
+  } else if (runtime == "libgomp (GNU)") {
+    expected = Outcome::kHang;
+    why = "the parent's sum() of 512x512 with " + count + " runs an OpenMP region, so " + runtime +
+          "'s pool exists at fork; libgomp registers no atfork handler, and a fork child's first "
+          "multi-threaded region waits for pool threads fork() did not copy";
+  } else {
+    why = "this libtorch's OpenMP runtime is " + runtime +
+          ", which registers atfork handlers and "
+          "starts a fresh pool in a fork child (LLVM's and Intel's do; only libgomp does not), so "
+          "the pool the parent started with " +
+          count + " does not hang the child";
+  }
+  auto v = fc::hazard(std::move(name), "fork", expected, why, std::move(description));
+  if (runtime.empty())
+    v.skip("this libtorch loads no OpenMP runtime: there is no thread pool to inherit");
+  else if (threads >= 2 && threads != dflt)
+    v.expected_why +=
+        " (" + count + " forced: libtorch's default here is " + std::to_string(dflt) + ")";
+  return v;
+}
+
 std::vector<fc::VariantSpec> variants() {
-  auto fork = fc::hazard(
-      "fork", "fork", Outcome::kHang,
-      "the parent's sum() of 512x512 with 2 intra-op threads runs an OpenMP region, so libgomp's "
-      "pool exists at fork; libgomp registers no atfork handler, and a fork child's first "
-      "2-thread region waits for pool threads fork() did not copy",
-      "the source's pool: parent runs the op with 2 threads, 2 fork-started workers run it too, "
-      "the parent joins them");
-  if (!at::hasOpenMP())
-    fork.skip("this libtorch was built without OpenMP: there is no libgomp pool to inherit");
+  const auto runtimes = fc::openmp_runtimes_loaded();
+  std::string runtime;
+  for (const auto& r : runtimes) runtime += (runtime.empty() ? "" : " + ") + r;
+  const int dflt = default_intra_op_threads();
   return {
-      fork,
+      fork_variant("fork-default-threads", dflt, runtime,
+                   "the source's pool at libtorch's default thread count here (" +
+                       std::to_string(dflt) +
+                       "): nothing set, 2 fork-started workers run the "
+                       "op, the parent joins them"),
+      fork_variant("fork", kThreads, runtime,
+                   "the source's pool with 2 intra-op threads forced (the default here is " +
+                       std::to_string(dflt) +
+                       "): parent runs the op, 2 fork-started workers "
+                       "run it too, the parent joins them"),
       fc::fix("fork-set-num-threads-1", "fork",
               "with one intra-op thread at::parallel_for runs every op inline on the calling "
               "thread, so the child never starts an OpenMP region. A workaround (the source calls "
@@ -106,12 +166,13 @@ std::vector<fc::VariantSpec> variants() {
               "as `fork`, with torch::set_num_threads(1) in the parent before the pool and in "
               "each worker"),
       fc::fix("spawn", "spawn",
-              "a spawned worker is a fresh exec with a fresh libgomp: its 2-thread region starts "
-              "its own pool",
+              "a spawned worker is a fresh exec with a fresh OpenMP runtime (" + runtime +
+                  "): its 2-thread region starts its own pool",
               "same parent; 2 spawned workers run the op with 2 threads"),
       fc::fix("forkserver", "forkserver",
               "the server was forked before the parent's first OpenMP region, so its children "
-              "have no libgomp pool to inherit",
+              "have no " +
+                  runtime + " pool to inherit",
               "same parent; 2 workers forked by a server started before any thread"),
   };
 }

@@ -197,7 +197,51 @@ nlohmann::json start_methods() {
   return methods;
 }
 
+std::vector<std::pair<const char*, ThreadCounter>>& thread_counters() {
+  static std::vector<std::pair<const char*, ThreadCounter>> counters;
+  return counters;
+}
+
 }  // namespace
+
+std::vector<std::string> openmp_runtimes_loaded() {
+  std::vector<std::string> families;
+  for (const auto& path : libraries::loaded()) {
+    const std::string file = libraries::file_name_for_matching(path);
+    for (const auto& k : kKnown)
+      if (std::string(k.kind) == "openmp" && file.rfind(k.prefix, 0) == 0) {
+        families.emplace_back(k.family);
+        break;
+      }
+  }
+  return families;
+}
+
+bool register_thread_counter(const char* name, ThreadCounter fn) {
+  thread_counters().emplace_back(name, fn);
+  return true;
+}
+
+nlohmann::json thread_counts() {
+  nlohmann::json t = nlohmann::json::object();
+  for (const auto& path : libraries::loaded()) {
+    const std::string file = libraries::file_name_for_matching(path);
+    bool openmp = false;
+    for (const auto& k : kKnown)
+      openmp |= std::string(k.kind) == "openmp" && file.rfind(k.prefix, 0) == 0;
+    if (!openmp) continue;
+    if (auto f = own_symbol<int (*)()>(path, "omp_get_max_threads")) {
+      t["omp_max_threads"] = f();
+      break;
+    }
+  }
+  for (const auto& [name, fn] : thread_counters()) t[name] = fn();
+  const auto cpus = environment_platform::cpu_facts();
+  t["cpus"] = cpus.value("affinity", nlohmann::json()).is_null()
+                  ? cpus.value("online", nlohmann::json())
+                  : cpus["affinity"];
+  return t;
+}
 
 bool register_environment_contributor(EnvironmentContributor fn) {
   contributors().push_back(fn);
@@ -223,9 +267,11 @@ nlohmann::json collect_environment(const std::string& program) {
 
   // The default thread counts a case starts with.
   nlohmann::json threads = env.value("threads", nlohmann::json::object());
-  threads["nproc"] = env["cpus"]["affinity"].is_null() ? env["cpus"]["online"] : env["cpus"]["affinity"];
+  threads["nproc"] =
+      env["cpus"]["affinity"].is_null() ? env["cpus"]["online"] : env["cpus"]["affinity"];
   for (const auto& lib : env["libraries"])
-    if (lib["kind"] == "openmp" && lib.contains("max_threads") && !threads.contains("omp_get_max_threads"))
+    if (lib["kind"] == "openmp" && lib.contains("max_threads") &&
+        !threads.contains("omp_get_max_threads"))
       threads["omp_get_max_threads"] = lib["max_threads"];
   env["threads"] = threads;
 

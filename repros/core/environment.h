@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,13 +22,28 @@ bool register_environment_contributor(EnvironmentContributor fn);
 // Everything this process can say about itself; `program` names it in the result.
 nlohmann::json collect_environment(const std::string& program);
 
+// The OpenMP runtimes mapped into this process, by family ("libgomp (GNU)", "libomp (LLVM)",
+// ...): what a case's expectation depends on (libgomp has no fork handling, libomp has). Empty
+// when none is loaded.
+std::vector<std::string> openmp_runtimes_loaded();
+
+// A thread count a program can report (the torch program: libtorch's intra-op threads).
+using ThreadCounter = int (*)();
+bool register_thread_counter(const char* name, ThreadCounter fn);
+
+// The thread counts in force in this process now: the OpenMP runtime's omp_get_max_threads,
+// each registered counter, and the CPUs this process may run on. repro_main records them as the
+// process starts (the machine's defaults) and when the case's run ends (what it used), in every
+// result's details.threads.
+nlohmann::json thread_counts();
+
 // FORKCHECK_ENVIRONMENT(add_my_facts) { env["mine"] = ...; }
 #define FC_ENV_CONCAT_(a, b) a##b
 #define FC_ENV_CONCAT(a, b) FC_ENV_CONCAT_(a, b)
-#define FORKCHECK_ENVIRONMENT(ident)                                                   \
-  static void ident(nlohmann::json& env);                                              \
-  [[maybe_unused]] static const bool FC_ENV_CONCAT(fc_env_registered_, ident) =        \
-      ::fc::register_environment_contributor(&ident);                                  \
+#define FORKCHECK_ENVIRONMENT(ident)                                            \
+  static void ident(nlohmann::json& env);                                       \
+  [[maybe_unused]] static const bool FC_ENV_CONCAT(fc_env_registered_, ident) = \
+      ::fc::register_environment_contributor(&ident);                           \
   static void ident(nlohmann::json& env)
 
 }  // namespace fc

@@ -18,7 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 std::string signal_name(int sig) { return "SIG" + launch::signal_abbrev(sig); }
 
-
 std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", s);
@@ -269,12 +268,12 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
     }
   }
   if (!unfinished.empty()) {
-    const std::string counted =
-        std::to_string(unfinished.size()) + " of " + count_text(n, "worker", "workers") +
-        " had not ended at the pool's deadline (" +
-        seconds_text(std::chrono::duration<double>(deadline).count()) + "): " +
-        std::to_string(blocked) + " blocked, " + std::to_string(working) + " still working" +
-        unfinished_text;
+    const std::string counted = std::to_string(unfinished.size()) + " of " +
+                                count_text(n, "worker", "workers") +
+                                " had not ended at the pool's deadline (" +
+                                seconds_text(std::chrono::duration<double>(deadline).count()) +
+                                "): " + std::to_string(blocked) + " blocked, " +
+                                std::to_string(working) + " still working" + unfinished_text;
     if (r.outcome == Outcome::kOk) {
       r.outcome = working > 0 ? Outcome::kTimeout : Outcome::kHang;
       r.message = counted;

@@ -125,6 +125,11 @@ int command(const char* argv0, const std::vector<std::string>& args) {
   // Run by hand without --start-method: start it as early as is still possible.
   if (!server_first && variant.start_method == "forkserver") fc::launch::start_forkserver();
 
+  // The machine's defaults as this process starts, then what was in force when the case ended.
+  const nlohmann::json threads_at_start = fc::thread_counts();
+  // Sent now as well: a variant that hangs sends no result.
+  if (fc::channel::connected())
+    fc::channel::send_details({{"threads", {{"default", threads_at_start}}}});
   fc::CaseResult r;
   try {
     r = c->run(variant);
@@ -133,6 +138,8 @@ int command(const char* argv0, const std::vector<std::string>& args) {
     r.message = std::string("the case itself failed: ") + e.what();
     r.details["case_failure"] = true;
   }
+  if (!r.details.is_object()) r.details = {{"case_details", r.details}};
+  r.details["threads"] = {{"default", threads_at_start}, {"at_end", fc::thread_counts()}};
   fc::channel::send_result(
       {{"outcome", fc::to_string(r.outcome)}, {"message", r.message}, {"details", r.details}});
   std::cout.flush();
