@@ -15,6 +15,7 @@
 
 #include "core/bench.h"
 #include "core/case_registry.h"
+#include "core/end_process.h"
 #include "core/channel.h"
 #include "core/environment.h"
 #include "core/start_state.h"
@@ -154,5 +155,5 @@ int main(int argc, char** argv) {
     return fc::serve_zygote(
         argv[0], [&](const std::vector<std::string>& args) { return command(argv[0], args); });
   }
-  return command(argv[0], std::vector<std::string>(argv + 1, argv + argc));
+  fc::end_process(command(argv[0], std::vector<std::string>(argv + 1, argv + argc)));
 }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/end_process.h"
 #include "core/zygote_server.h"
 #include "launch/fdio_posix.h"
 #include "launch/ptracer.h"
@@ -129,7 +130,7 @@ std::vector<int> open_fds_from_3() {
     }
   }
   std::vector<std::string> args = request.at("argv").get<std::vector<std::string>>();
-  std::exit(run(args));  // as a return from main(): atexit handlers and static destructors run
+  end_process(run(args));  // as the exec'd program ends (core/end_process.h)
 }
 
 }  // namespace
