@@ -43,7 +43,8 @@ CLI::Validator seconds_from(double lo, const std::string& lo_text) {
         const char* begin = text.c_str();
         char* end = nullptr;
         const double s = std::strtod(begin, &end);
-        if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < lo || s > 86400.0)
+        if (text.empty() || end != begin + text.size() || !std::isfinite(s) || s < lo ||
+            s > 86400.0)
           return text + " is not a number of seconds from " + lo_text + " to 86400 (a day)";
         return {};
       },
@@ -105,8 +106,10 @@ int main(int argc, char** argv) {
     sub->add_option("--out", out, kOutHelp);
     sub->add_option("--timeout", opt.timeout_s, "seconds each variant may run (default 60)")
         ->check(kTimeoutSeconds);
-    sub->add_option("--only", opt.only, "run the variants matching this pattern (glob on case/variant)");
-    sub->add_option("--jobs,-j", opt.jobs, "variants run at once (default: twice the number of CPUs)")
+    sub->add_option("--only", opt.only,
+                    "run the variants matching this pattern (glob on case/variant)");
+    sub->add_option("--jobs,-j", opt.jobs,
+                    "variants run at once (default: twice the number of CPUs)")
         ->check(CLI::Range(1, 64));
     sub->add_flag("!--no-zygote", opt.zygote,
                   "exec every variant instead of forking it from a preloaded zygote (Linux)");
@@ -118,21 +121,27 @@ int main(int argc, char** argv) {
   add_run_options(run);
   auto* list = app.add_subcommand("list", "the cases, where each comes from, where it applies");
   bool list_json = false;
+  std::vector<std::string> list_ids;
   list->add_flag("--json", list_json, "print them as JSON");
+  list->add_option("cases", list_ids,
+                   "case ids: a page for each (source, mechanism, every variant and why)");
 
   fc::harness::ExecOptions exec_opt;
   exec_opt.argv = opt.argv;
-  auto* exec = app.add_subcommand("exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
+  auto* exec = app.add_subcommand(
+      "exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
   exec->add_option("--out", out, kOutHelp);
   exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
   add_live_options(exec, exec_opt.live);
-  exec->add_option("command", exec_opt.command, "the command and its arguments, after --")->required();
+  exec->add_option("command", exec_opt.command, "the command and its arguments, after --")
+      ->required();
 
   // `forkcheck bench`: start-up cost per start method, beside Python's (harness/bench_command.cc).
   fc::harness::BenchOptions bench_opt;
   bench_opt.argv = opt.argv;
-  auto* bench = app.add_subcommand("bench", "worker start latency and memory per start method, beside Python's");
+  auto* bench = app.add_subcommand(
+      "bench", "worker start latency and memory per start method, beside Python's");
   bench->add_option("--out", out, kOutHelp);
   bench->add_option("--repeat", bench_opt.repeat, "workers started per method (default 10)")
       ->check(CLI::Range(1, 1000));
@@ -140,7 +149,8 @@ int main(int argc, char** argv) {
   // Reports and the environment fingerprint (harness/report_command.cc, environment_probe.cc).
   fc::harness::ReportOptions report_opt;
   auto* report = app.add_subcommand("report", "render the reports again from a saved run");
-  report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")->required();
+  report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")
+      ->required();
   report->add_option("--out", report_opt.out, "directory for the reports (default: beside --from)");
   fc::harness::EnvOptions env_opt;
   auto* env = app.add_subcommand("env", "the environment fingerprint, as a bug ticket needs it");
@@ -155,7 +165,8 @@ int main(int argc, char** argv) {
   fc::harness::WatchOptions watch_opt;
   watch_opt.argv = opt.argv;
   auto* watch = app.add_subcommand(
-      "watch", "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
+      "watch",
+      "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
   watch->add_option("--out", out, kOutHelp);
   watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
       ->check(kTimeoutSeconds);
@@ -165,7 +176,8 @@ int main(int argc, char** argv) {
       ->type_name("KIND")
       ->allow_extra_args(false);  // one kind per --allow: what follows is the command
   add_live_options(watch, watch_opt.live);
-  watch->add_option("command", watch_opt.command, "the command and its arguments, after --")->required();
+  watch->add_option("command", watch_opt.command, "the command and its arguments, after --")
+      ->required();
   watch->footer(fc::harness::watch_help_footer());
   // `forkcheck help [COMMAND]`: listed here, done by command_line.h (as --help).
   app.add_subcommand("help", "this help, or a command's: forkcheck help [COMMAND]");
@@ -205,7 +217,7 @@ int main(int argc, char** argv) {
         "forkcheck help)");
   try {
     opt.out = out;
-    if (*list) return fc::harness::list_cases(list_json);
+    if (*list) return fc::harness::list_cases(list_json, list_ids);
     if (*bench) {
       bench_opt.out = out;
       return fc::harness::bench_command(bench_opt);

@@ -54,7 +54,8 @@ void expect_usage_error(const Run& r, const std::string& names) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("forkcheck-cli-test-" + name + "-" + std::to_string(::getpid()));
+  auto d =
+      fs::temp_directory_path() / ("forkcheck-cli-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -108,8 +109,10 @@ TEST(Cli, BadInputLeavesTheEarlierRunsFilesAlone) {
   for (const auto& f : files) std::ofstream(out / f) << "earlier run\n";
   const std::string o = out.string();
   // Files that pass access(X_OK) but that execve() refuses: found before anything is removed.
-  const std::string no_shebang = (out.parent_path() / ("no-shebang-" + std::to_string(::getpid()))).string();
-  const std::string no_interpreter = (out.parent_path() / ("no-interp-" + std::to_string(::getpid()))).string();
+  const std::string no_shebang =
+      (out.parent_path() / ("no-shebang-" + std::to_string(::getpid()))).string();
+  const std::string no_interpreter =
+      (out.parent_path() / ("no-interp-" + std::to_string(::getpid()))).string();
   std::ofstream(no_shebang) << "echo hello\n";
   std::ofstream(no_interpreter) << "#!/nonexistent/python9\nprint(1)\n";
   fs::permissions(no_shebang, fs::perms::owner_all);
@@ -163,7 +166,8 @@ TEST(Cli, OnlyThatSelectsNothing) {
 }
 
 TEST(Cli, OutThatCannotBeCreated) {
-  expect_usage_error(forkcheck({"all", "--out", "/proc/forkcheck/cannot"}), "/proc/forkcheck/cannot");
+  expect_usage_error(forkcheck({"all", "--out", "/proc/forkcheck/cannot"}),
+                     "/proc/forkcheck/cannot");
 }
 
 TEST(Cli, OutThatIsAFile) {
@@ -211,6 +215,43 @@ TEST(Cli, ListJsonHasTheCases) {
   }
   for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+// `forkcheck list CASE`: a page with everything the catalog says of the case, every variant
+// with what it does and why its expectation holds here.
+TEST(Cli, ListOfACaseIsItsPage) {
+  auto json_run = forkcheck({"list", "--json", "gomp-fork-hang"});
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto j = nlohmann::json::parse(json_run.out, nullptr, false);
+  ASSERT_TRUE(j.is_object() && j["cases"].size() == 1u) << json_run.out.substr(0, 500);
+  const auto& c = j["cases"][0];
+  EXPECT_EQ(c["id"], "gomp-fork-hang");
+  auto r = forkcheck({"list", "gomp-fork-hang"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Words as the page wraps them: compare with the spaces and line breaks taken out.
+  auto flat = [](std::string s) {
+    s.erase(std::remove_if(s.begin(), s.end(), [](char ch) { return ch == ' ' || ch == '\n'; }),
+            s.end());
+    return s;
+  };
+  const std::string page = flat(r.out);
+  EXPECT_EQ(r.out.rfind("gomp-fork-hang: ", 0), 0u) << r.out;
+  for (const char* key : {"reported", "mechanism", "platforms"})
+    EXPECT_NE(page.find(flat(c[key].get<std::string>())), std::string::npos) << key;
+  EXPECT_NE(page.find(flat(c["source"]["title"].get<std::string>())), std::string::npos);
+  for (const auto& v : c["variants"]) {
+    EXPECT_NE(page.find(flat(v["name"].get<std::string>() + " (")), std::string::npos) << v["name"];
+    const std::string why = v["expected"] == "skip" ? v["skip_reason"] : v["expected_why"];
+    EXPECT_NE(page.find(flat(why)), std::string::npos) << v["name"];
+  }
+  EXPECT_EQ(r.out.find("autograd-after-fork"), std::string::npos) << "that case alone";
+}
+
+TEST(Cli, ListOrRunOfAMisspeltCaseNamesTheClosest) {
+  for (const char* command : {"list", "run"}) {
+    auto r = forkcheck({command, "gomp-fork-hnag"});
+    expect_usage_error(r, "unknown case 'gomp-fork-hnag': did you mean gomp-fork-hang?");
+  }
 }
 
 // `forkcheck help` and `forkcheck help COMMAND` print exactly what --help does, on stdout, exit 0.

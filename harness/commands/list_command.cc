@@ -4,13 +4,90 @@
 #include <cstdio>
 #include <iostream>
 
+#include <sstream>
+#include <string>
+
 #include "harness/common/catalog.h"
+#include "harness/common/did_you_mean.h"
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/usage_error.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 
-int list_cases(bool as_json) {
+namespace {
+
+// `text` in lines of at most `width` columns (counted in bytes: the texts are mostly ASCII),
+// each after `indent` spaces.
+std::string wrapped(const std::string& text, std::size_t indent, std::size_t width = 100) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (!line.empty() && indent + line.size() + 1 + w.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + w;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string shown(const nlohmann::json& c, const char* key) {
+  return c.contains(key) && c[key].is_string() ? reports::terminal_safe(c[key].get<std::string>())
+                                               : "";
+}
+
+void print_page(const nlohmann::json& c) {
+  const nlohmann::json& s = c.value("source", nlohmann::json::object());
+  std::string page = shown(c, "id") + ": " + shown(c, "title") + "\n\n";
+  std::string source = "\u201c" + shown(s, "title") + "\u201d by " + shown(s, "author");
+  if (!shown(s, "document").empty()) source += " (document " + shown(s, "document") + ")";
+  if (!shown(s, "url").empty()) source += " " + shown(s, "url");
+  page += "source\n" + wrapped(source, 2) + "applies to\n" + wrapped(shown(c, "platforms"), 2);
+  page += "what was reported\n" + wrapped(shown(c, "reported"), 2);
+  page += "why it happens\n" + wrapped(shown(c, "mechanism"), 2) + "variants\n";
+  for (const auto& v : c.value("variants", nlohmann::json::array())) {
+    page += "  " + shown(v, "name") + " (" + shown(v, "start_method") + ", " + shown(v, "role") +
+            "): expects " + shown(v, "expected") + "\n";
+    page += wrapped("does: " + shown(v, "description"), 6);
+    page += wrapped((shown(v, "expected") == "skip" ? "not run here: " + shown(v, "skip_reason")
+                                                    : "why: " + shown(v, "expected_why")),
+                    6);
+  }
+  page += "run it\n  forkcheck run " + shown(c, "id") + "\n";
+  std::fputs(page.c_str(), stdout);
+}
+
+}  // namespace
+
+int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
   Catalog cat = load_catalog_reporting_errors();
+  if (!case_ids.empty()) {
+    std::vector<std::string> known;
+    for (const auto& c : cat.cases) known.push_back(c.value("id", ""));
+    nlohmann::json chosen = nlohmann::json::array();
+    for (const auto& id : case_ids) {
+      const auto it = std::find(known.begin(), known.end(), id);
+      if (it == known.end()) {
+        const std::string hint = did_you_mean(closest_names(id, known));
+        throw UsageError("unknown case '" + id + "'" + (hint.empty() ? "" : ": " + hint) +
+                         " (forkcheck list shows the cases)");
+      }
+      chosen.push_back(cat.cases[static_cast<std::size_t>(it - known.begin())]);
+    }
+    if (as_json) {
+      std::cout << nlohmann::json{{"cases", chosen}, {"errors", cat.errors}}.dump(
+                       2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
+    } else {
+      for (std::size_t i = 0; i < chosen.size(); ++i) {
+        if (i > 0) std::fputs("\n", stdout);
+        print_page(chosen[i]);
+      }
+    }
+    return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
+  }
   if (as_json) {
     const nlohmann::json out = {{"cases", cat.cases}, {"errors", cat.errors}};
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

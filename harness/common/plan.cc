@@ -1,5 +1,7 @@
 #include "harness/common/plan.h"
 
+#include "harness/common/did_you_mean.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -21,10 +23,13 @@ bool matches(const std::string& pattern, const std::string& case_id, const std::
 
 nlohmann::json plan_cases(const nlohmann::json& catalog_cases,
                           const std::vector<std::string>& case_ids, const std::string& only) {
+  std::vector<std::string> ids;
+  for (const auto& c : catalog_cases) ids.push_back(c.value("id", ""));
   for (const auto& id : case_ids) {
-    bool known = false;
-    for (const auto& c : catalog_cases) known = known || c.value("id", "") == id;
-    if (!known) throw UsageError("unknown case '" + id + "' (forkcheck list shows the cases)");
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+    const std::string hint = did_you_mean(closest_names(id, ids));
+    throw UsageError("unknown case '" + id + "'" + (hint.empty() ? "" : ": " + hint) +
+                     " (forkcheck list shows the cases)");
   }
   nlohmann::json planned = nlohmann::json::array();
   for (const auto& c : catalog_cases) {
