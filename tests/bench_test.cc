@@ -54,6 +54,15 @@ TEST(Bench, WritesEveryFigureWithThePythonPeerOrWhyNot) {
     EXPECT_GT(py["median"].get<double>(), 0);
     EXPECT_NE(table.find("python multiprocessing spawn"), std::string::npos);
     EXPECT_GT(b["ratios"]["python_spawn_over_forkserver"].get<double>(), 0);
+    // Like for like: Python's forkserver with torch preloaded, as forkcheck's has libtorch.
+    const auto& preloaded = b["peers"]["python_forkserver_preload_torch"];
+    ASSERT_TRUE(preloaded.is_object()) << b["peers"]["python"];
+    EXPECT_GT(preloaded["median"].get<double>(), 0);
+    EXPECT_NE(table.find("python forkserver, preload torch"), std::string::npos) << table;
+    EXPECT_NE(table.find("torch preloaded (like for like) / forkcheck forkserver"),
+              std::string::npos)
+        << table;
+    EXPECT_GT(b["ratios"]["python_forkserver_preload_torch_over_forkserver"].get<double>(), 0);
   } else {
     EXPECT_NE(table.find("Python peer"), std::string::npos) << table;
   }

@@ -26,8 +26,12 @@ std::filesystem::path beside_me(const std::string& name) {
 
 nlohmann::json run_repro_bench(int repeat, double timeout_s) {
   LaunchSpec spec;
-  spec.argv = {beside_me("forkcheck-repro-torch").string(), "--bench", "--repeat",
-               std::to_string(repeat), "--native-program", beside_me("forkcheck-repro").string()};
+  spec.argv = {beside_me("forkcheck-repro-torch").string(),
+               "--bench",
+               "--repeat",
+               std::to_string(repeat),
+               "--native-program",
+               beside_me("forkcheck-repro").string()};
   spec.timeout_s = timeout_s;
   ChildResult r = supervise(spec);
   if (!r.result || !r.result->contains("bench"))
@@ -97,9 +101,10 @@ int bench_command(const BenchOptions& options) {
   // The headline figures: a torch worker started from a parent that has libtorch loaded.
   for (const auto& [kind, methods] : raw["samples"].items()) {
     for (const auto& [method, s] : methods.items()) {
-      out["workers"][kind][method] = {{"start_latency_ms", summarize_samples(s["start_latency_ms"])},
-                                      {"rss_kib", summarize_samples(s["rss_kib"])},
-                                      {"pss_kib", summarize_samples(s["pss_kib"])}};
+      out["workers"][kind][method] = {
+          {"start_latency_ms", summarize_samples(s["start_latency_ms"])},
+          {"rss_kib", summarize_samples(s["rss_kib"])},
+          {"pss_kib", summarize_samples(s["pss_kib"])}};
     }
   }
   const std::string headline = raw["samples"].contains("torch") ? "torch" : "native";
@@ -111,22 +116,29 @@ int bench_command(const BenchOptions& options) {
                                      : nlohmann::json(nullptr);
   out["start_latency_ms"]["worker_kind"] = headline;
   out["peers"]["python"] = python;
-  for (const char* m : {"fork", "spawn", "forkserver"}) {
+  for (const char* m : {"fork", "spawn", "forkserver", "forkserver_preload_torch"}) {
     const bool have = python.value("available", false) && python["start_latency_ms"].contains(m);
     out["peers"][std::string("python_") + m] =
         have ? summarize_samples(python["start_latency_ms"][m]) : nlohmann::json(nullptr);
   }
   if (!python.value("available", false)) out["peers"]["not_measured"] = python["reason"];
   const auto& forkserver = out["start_latency_ms"]["forkserver"];
-  const auto& py_spawn = out["peers"]["python_spawn"];
-  out["ratios"]["python_spawn_over_forkserver"] =
-      py_spawn.is_null() || forkserver.is_null()
-          ? nlohmann::json(nullptr)
-          : nlohmann::json(py_spawn["median"].get<double>() / forkserver["median"].get<double>());
+  auto over_forkserver = [&](const char* peer) {
+    const auto& p = out["peers"][peer];
+    return p.is_null() || forkserver.is_null()
+               ? nlohmann::json(nullptr)
+               : nlohmann::json(p["median"].get<double>() / forkserver["median"].get<double>());
+  };
+  out["ratios"]["python_spawn_over_forkserver"] = over_forkserver("python_spawn");
+  // Like for like: both servers have torch loaded before they fork a worker.
+  out["ratios"]["python_forkserver_over_forkserver"] = over_forkserver("python_forkserver");
+  out["ratios"]["python_forkserver_preload_torch_over_forkserver"] =
+      over_forkserver("python_forkserver_preload_torch");
   out["raw"] = raw;
 
-  std::printf("worker start latency, ms (from asking for a worker to its first line), %d runs each\n",
-              options.repeat);
+  std::printf(
+      "worker start latency, ms (from asking for a worker to its first line), %d runs each\n",
+      options.repeat);
   std::printf("  %-34s %10s %10s %10s\n", "", "median", "min", "max");
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"}) {
@@ -138,9 +150,9 @@ int bench_command(const BenchOptions& options) {
     std::string label = "python multiprocessing " + std::string(m);
     print_row(label.c_str(), out["peers"][std::string("python_") + m]);
   }
+  print_row("python forkserver, preload torch", out["peers"]["python_forkserver_preload_torch"]);
   if (!python.value("available", false))  // the reason may quote python's stderr
-    std::printf("  (Python peer %s)\n",
-                reports::terminal_safe(python.value("reason", "")).c_str());
+    std::printf("  (Python peer %s)\n", reports::terminal_safe(python.value("reason", "")).c_str());
   std::printf("\nworker memory, KiB (median RSS / PSS)\n");
   for (const auto& [kind, methods] : out["workers"].items())
     for (const char* m : {"fork", "spawn", "forkserver"})
@@ -155,9 +167,15 @@ int bench_command(const BenchOptions& options) {
                     ("forkcheck " + std::string(m) + ", " + kind + " worker").c_str(),
                     median("rss_kib").c_str(), median("pss_kib").c_str());
       }
-  if (!out["ratios"]["python_spawn_over_forkserver"].is_null())
-    std::printf("\nPython spawn / forkcheck forkserver (median): %.0fx\n",
-                out["ratios"]["python_spawn_over_forkserver"].get<double>());
+  std::printf("\n");
+  for (const auto& [key, label] :
+       {std::pair<const char*, const char*>{"python_spawn_over_forkserver", "Python spawn"},
+        {"python_forkserver_over_forkserver", "Python forkserver (plain)"},
+        {"python_forkserver_preload_torch_over_forkserver",
+         "Python forkserver, torch preloaded (like for like)"}})
+    if (!out["ratios"][key].is_null())
+      std::printf("%s / forkcheck forkserver (median): %.1fx\n", label,
+                  out["ratios"][key].get<double>());
   auto path = dir / "bench.json";
   reports::write_file_atomically(path, out.dump(2) + "\n");
   std::printf("wrote %s\n", path.u8string().c_str());  // a path is wide on Windows
