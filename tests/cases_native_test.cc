@@ -1,13 +1,16 @@
 // The native cases of forkcheck-repro, end to end: `forkcheck run` of static-init-fork,
 // objc-initialize-fork, gomp-fork-hang (escapes, libomp matrix), cuda-before-fork,
-// socket-handle-spawn, global-config-spawn, state-not-shared and graceful-shutdown once, then what
-// report.json says about each variant's outcome and the evidence it kept.
+// socket-handle-spawn, global-config-spawn, state-not-shared, graceful-shutdown,
+// worker-rng-duplication and lock-held-at-fork once, then what report.json says about each
+// variant's outcome and the evidence it kept.
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,7 +24,8 @@ using nlohmann::json;
 
 const char* const kCases[] = {"static-init-fork", "objc-initialize-fork", "gomp-fork-hang",
                               "cuda-before-fork", "socket-handle-spawn",  "global-config-spawn",
-                              "state-not-shared", "graceful-shutdown"};
+                              "state-not-shared", "graceful-shutdown",    "worker-rng-duplication",
+                              "lock-held-at-fork"};
 
 class NativeCases : public ::testing::Test {
  protected:
@@ -96,7 +100,8 @@ TEST_F(NativeCases, StaticInitHangsOnTheGuardUnderForkOnly) {
   EXPECT_TRUE(contains(fork["hang"]["step"], "function-local static")) << fork["hang"];
   EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());  // caught at the step
   EXPECT_EQ(fork["details"]["initialiser_in_progress_before_fork"], true);
-  if (fork.value("stacks_method", "proc") != "proc") {  // a debugger attached: the child waits in the guard
+  if (fork.value("stacks_method", "proc") !=
+      "proc") {  // a debugger attached: the child waits in the guard
     EXPECT_TRUE(contains(json(fork["stacks"].dump()), "__cxa_guard_acquire")) << fork["stacks"];
   }
   for (const char* name : {"spawn", "forkserver", "fork-init-in-atfork"}) {
@@ -296,6 +301,79 @@ TEST_F(NativeCases, GracefulShutdownForcesOnlyTheWorkerThatIgnoresSigterm) {
   EXPECT_TRUE(contains(hazard["hang"]["step"], "no deadline")) << hazard["hang"];
   for (auto& pid : hazard["details"]["worker_pids"])
     EXPECT_FALSE(repro_alive(pid.get<int>())) << pid;
+}
+
+TEST_F(NativeCases, ForkedWorkersDrawTheSameAugmentationsUnlessSeededApart) {
+  // Duplicated draws: every worker's sequence is one and the same, and the message quotes it.
+  for (const char* name : {"fork", "spawn-constant-seed"}) {
+    auto& v = variant("worker-rng-duplication", name);
+    EXPECT_EQ(v["outcome"], "error") << name << ": " << v["message"];
+    json& d = v["details"];
+    EXPECT_EQ(d["distinct_sequences"], 1) << name;
+    ASSERT_EQ(d["workers"].size(), 4u) << name;
+    char first[32];
+    std::snprintf(first, sizeof first, "%.4f", d["workers"][0]["result"]["draws"][0].get<double>());
+    EXPECT_TRUE(
+        contains(v["message"], "workers 0, 1, 2, 3 drew the same 8 values: " + std::string(first)))
+        << v["message"];
+  }
+  // Under fork the workers carry on the parent's own sequence, seeded once from entropy there.
+  json& fork = variant("worker-rng-duplication", "fork")["details"];
+  EXPECT_EQ(fork["parent_seeded_with"], "os-entropy");
+  EXPECT_EQ(fork["workers_continuing_parents_sequence"], 4);
+  for (auto& w : fork["workers"]) EXPECT_EQ(w["result"]["generator_state_inherited"], true);
+  // Under spawn nothing was inherited: the constant seed alone made them equal.
+  for (auto& w : variant("worker-rng-duplication", "spawn-constant-seed")["details"]["workers"]) {
+    EXPECT_EQ(w["result"]["generator_state_inherited"], false);
+    EXPECT_EQ(w["result"]["seeded_with"], "constant-default");
+  }
+  const std::pair<const char*, const char*> fixes[] = {
+      {"fork-worker-init-fn", "base_seed+worker_id"},
+      {"spawn", "os-entropy"},
+      {"forkserver", "os-entropy"},
+      {"spawn-constant-seed-worker-init-fn", "base_seed+worker_id"}};
+  for (const auto& [name, seeded_with] : fixes) {
+    auto& v = variant("worker-rng-duplication", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    EXPECT_EQ(v["details"]["distinct_sequences"], 4) << name;
+    for (auto& w : v["details"]["workers"]) EXPECT_EQ(w["result"]["seeded_with"], seeded_with);
+  }
+  EXPECT_EQ(find_case("worker-rng-duplication")["source"]["url"],
+            "https://github.com/pytorch/pytorch/issues/5059");
+  EXPECT_EQ(find_case("worker-rng-duplication")["verdict"], "reproduced");
+}
+
+TEST_F(NativeCases, LockHeldAtForkHangsTheChildsFirstLogLine) {
+  // The handshake put every variant's fork inside the flusher's critical section.
+  for (const char* name :
+       {"fork", "spawn", "forkserver", "fork-atfork-handler", "fork-reinit-in-child"})
+    EXPECT_EQ(
+        variant("lock-held-at-fork", name)["details"]["log_mutex_held_by_flusher_before_fork"],
+        true)
+        << name;
+  auto& fork = variant("lock-held-at-fork", "fork");
+  EXPECT_EQ(fork["outcome"], "hang");
+  EXPECT_TRUE(contains(fork["hang"]["step"], "first log line")) << fork["hang"];
+  EXPECT_FALSE(fork["watchdog"]["deadline_passed"].get<bool>());  // caught at the step
+  if (fork.value("stacks_method", "proc") != "proc") {  // a debugger attached: waits in log_line
+    EXPECT_TRUE(contains(json(fork["stacks"].dump()), "log_line")) << fork["stacks"];
+  }
+  for (const char* name : {"spawn", "forkserver", "fork-atfork-handler", "fork-reinit-in-child"}) {
+    auto& v = variant("lock-held-at-fork", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    EXPECT_EQ(v["details"]["workers"].size(), 2u) << name;
+    for (auto& w : v["details"]["workers"]) EXPECT_EQ(w["result"]["lines_logged"], 1) << name;
+  }
+  // The prepare handler made fork() wait for the flusher to leave; re-initialising did not wait.
+  for (auto& w : variant("lock-held-at-fork", "fork-atfork-handler")["details"]["workers"])
+    EXPECT_EQ(w["result"]["flusher_had_left_at_fork"], true);
+  for (auto& w : variant("lock-held-at-fork", "fork-reinit-in-child")["details"]["workers"]) {
+    EXPECT_EQ(w["result"]["flusher_had_left_at_fork"], false);
+    EXPECT_EQ(w["result"]["log_mutex_reinitialised"], true);
+  }
+  EXPECT_EQ(find_case("lock-held-at-fork")["source"]["url"],
+            "https://github.com/python/cpython/issues/50970");
+  EXPECT_EQ(find_case("lock-held-at-fork")["verdict"], "reproduced");
 }
 
 }  // namespace
