@@ -102,6 +102,8 @@ Finding catalog_finding(const json& report) {
   std::vector<std::string> off;
   // Fix variants by start method: the safe methods' record is what the closing advice rests on.
   std::map<std::string, std::pair<size_t, size_t>> fixes;  // method -> (ok, ran)
+  // Hazards that failed as documented without fork: the advice must not promise spawn fixes them.
+  std::set<std::string> not_fork_hazards;
   for (const auto& c : cases) {
     ++by_verdict[field(c, "verdict")];
     const std::string verdict = field(c, "verdict");
@@ -110,6 +112,10 @@ Finding catalog_finding(const json& report) {
       off.push_back(field(c, "id") + ": " + verdict + " (" +
                     shorten(field(c, "verdict_reason"), 163) + ")");
     for (const auto& v : list(c, "variants")) {
+      const std::string method = field(v, "start_method");
+      if (field(v, "role") == "hazard" && (method == "spawn" || method == "forkserver") &&
+          field(v, "outcome") != "ok" && field(v, "outcome") == field(v, "expected"))
+        not_fork_hazards.insert(field(c, "id"));
       if (field(v, "role") != "fix" || field(v, "outcome") == "skip") continue;
       auto& [ok, ran] = fixes[field(v, "start_method")];
       ++ran;
@@ -145,6 +151,12 @@ Finding catalog_finding(const json& report) {
     f.fix = "start workers with spawn or forkserver rather than fork: each of their " +
             std::to_string(safe_ran) +
             " fix variants was ok in this run (each case's page has the fix for its hazard)";
+  if (!f.fix.empty() && !not_fork_hazards.empty()) {
+    std::string ids;
+    for (const auto& id : not_fork_hazards) ids += (ids.empty() ? "" : ", ") + id;
+    f.fix += "; but not every hazard is fork's: " + ids +
+             " failed under spawn or forkserver too, as documented (their pages have the fix)";
+  }
   return f;
 }
 

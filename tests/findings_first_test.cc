@@ -191,3 +191,41 @@ TEST(MarkdownFinding, SurvivesTheSizeCap) {
 
 }  // namespace
 }  // namespace fc::reports
+
+namespace fc::reports {
+namespace {
+
+// The closing advice of a catalog run: spawn and forkserver, only where their fixes held, and
+// never as the cure of a hazard that failed under them too.
+TEST(CatalogFinding, TheAdviceNamesHazardsThatAreNotForks) {
+  auto c = [](const char* id, nlohmann::json variants) {
+    return nlohmann::json{
+        {"id", id}, {"verdict", "reproduced"}, {"verdict_reason", "r"}, {"variants", variants}};
+  };
+  auto v = [](const char* name, const char* method, const char* role, const char* expected,
+              const char* outcome) {
+    return nlohmann::json{{"name", name},
+                          {"start_method", method},
+                          {"role", role},
+                          {"expected", expected},
+                          {"outcome", outcome}};
+  };
+  nlohmann::json report = {
+      {"summary", {{"ok", true}}},
+      {"cases",
+       {c("gomp",
+          {v("fork", "fork", "hazard", "hang", "hang"), v("spawn", "spawn", "fix", "ok", "ok")}),
+        c("rng", {v("spawn-constant-seed", "spawn", "hazard", "error", "error"),
+                  v("forkserver", "forkserver", "fix", "ok", "ok")})}}};
+  Finding f = key_finding(report);
+  EXPECT_NE(f.fix.find("spawn or forkserver rather than fork"), std::string::npos) << f.fix;
+  EXPECT_NE(f.fix.find("not every hazard is fork's: rng failed under spawn or forkserver too"),
+            std::string::npos)
+      << f.fix;
+  report["cases"].erase(1);
+  f = key_finding(report);
+  EXPECT_EQ(f.fix.find("not every hazard"), std::string::npos) << f.fix;
+}
+
+}  // namespace
+}  // namespace fc::reports

@@ -102,9 +102,12 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
     }
   for (const auto& c : cat.cases) {
     std::printf("%-22s %s\n", c.value("id", "").c_str(), c.value("title", "").c_str());
-    std::printf("%-22s source %s: %s (%s); applies to: %s\n", "",
-                c["source"].value("document", "").c_str(), c["source"].value("title", "").c_str(),
-                c["source"].value("author", "").c_str(), c.value("platforms", "").c_str());
+    // A seed document by its number; a public report by its address.
+    const std::string doc = c["source"].value("document", "");
+    const std::string where = doc.empty() ? c["source"].value("url", "") : doc;
+    std::printf("%-22s source %s: %s (%s); applies to: %s\n", "", where.c_str(),
+                c["source"].value("title", "").c_str(), c["source"].value("author", "").c_str(),
+                c.value("platforms", "").c_str());
     for (const auto& v : c["variants"])
       std::printf("%-22s   %-*s %-*s %-6s expects %s\n", "", name_w, v.value("name", "").c_str(),
                   method_w, v.value("start_method", "").c_str(), v.value("role", "").c_str(),
