@@ -193,26 +193,62 @@ TEST_F(NativeCases, CudaSaysWhyItSkipsOrShowsTheDriverError) {
   EXPECT_EQ(spawn["details"]["workers"][0]["result"]["cuInit"]["code"], 0);
 }
 
-TEST_F(NativeCases, SocketInstanceIsRefusedBySpawnAndSharedByFork) {
-  for (const char* name : {"spawn-instance", "forkserver-instance"}) {
+TEST_F(NativeCases, SocketInstanceIsRefusedByCloudpickle) {
+  for (const char* name : {"spawn-cloudpickle", "forkserver-cloudpickle"}) {
     auto& v = variant("socket-handle-spawn", name);
     EXPECT_EQ(v["outcome"], "error") << name;
-    EXPECT_TRUE(contains(v["message"], "cannot serialize 'socket' object (fd ")) << v["message"];
-    EXPECT_TRUE(contains(v["message"], "connected to 127.0.0.1:")) << v["message"];
+    EXPECT_TRUE(contains(v["message"], "cloudpickle-like serializer refused")) << v["message"];
+    // Built from the socket the serializer found: its fd and inode, and where it sat.
+    const std::string socket = v["details"]["parent_socket"]["socket"].get<std::string>();
+    EXPECT_TRUE(contains(v["message"],
+                         "cannot serialize 'socket' object (" + socket + ", at payload.socket)"))
+        << v["message"];
+    EXPECT_EQ(v["details"]["refused_by"], "cloudpickle-like");
   }
-  auto& fork = variant("socket-handle-spawn", "fork-instance");
-  EXPECT_EQ(fork["outcome"], "error");
-  EXPECT_TRUE(contains(fork["message"], "received replies meant for worker")) << fork["message"];
-  json& d = fork["details"];
-  EXPECT_EQ(d["crossed"].size(), 4u) << d["crossed"];
-  ASSERT_EQ(d["host_connections"].size(), 1u) << d["host_connections"];  // one connection...
-  EXPECT_EQ(d["host_connections"][0]["workers"],
-            json::array({0, 1, 2, 3}));  // ...served every worker
-  EXPECT_EQ(d["worker_local_ports"].size(), 1u) << d["worker_local_ports"];
-  std::set<int> pids;
-  for (auto& w : d["workers"]) pids.insert(w["pid"].get<int>());
-  EXPECT_EQ(pids.size(), 4u);
+}
 
+TEST_F(NativeCases, SocketInstanceIsSharedByDupfdAndFork) {
+  for (const char* name : {"spawn-dupfd", "forkserver-dupfd", "fork-instance"}) {
+    auto& v = variant("socket-handle-spawn", name);
+    json& d = v["details"];
+    EXPECT_EQ(v["outcome"], "error") << name << ": " << v["message"];
+    EXPECT_EQ(v["message"].get<std::string>().rfind("shared: the host saw 1 connection(s)", 0), 0u)
+        << v["message"];
+    // The host saw one connection, the parent's, serve every worker...
+    ASSERT_EQ(d["host_connections"].size(), 1u) << d["host_connections"];
+    EXPECT_EQ(d["host_connections"][0]["workers"], json::array({0, 1, 2, 3}));
+    EXPECT_EQ(d["host_connections"][0]["peer"],
+              "127.0.0.1:" + std::to_string(d["parent_socket"]["local_port"].get<int>()));
+    // ...and each worker, in its own process, held the parent's open socket (same inode).
+    std::set<int> pids;
+    for (auto& w : d["workers"]) {
+      pids.insert(w["pid"].get<int>());
+      EXPECT_EQ(w["result"]["identity"], d["parent_socket"]["identity"]) << name << ": " << w;
+      EXPECT_EQ(w["result"]["local_port"], d["parent_socket"]["local_port"]) << name;
+    }
+    EXPECT_EQ(pids.size(), 4u) << name;
+    if (std::string(name) != "fork-instance") {
+      EXPECT_EQ(d["descriptors_redeemed"], 4) << name;
+    }
+    // Astray replies are what the workers read, no more: each one a line that is not an answer
+    // to the worker's own request, and the message says "none" exactly when there were none.
+    std::size_t astray = 0;
+    for (auto& w : d["workers"]) {
+      const std::string mine = "reply " + std::to_string(w["result"]["worker"].get<int>()) + " ";
+      for (auto& line : w["result"]["received"])
+        astray += line.get<std::string>().rfind(mine, 0) == 0 ? 0 : 1;
+    }
+    EXPECT_EQ(d["astray"].size(), astray) << name << ": " << d["astray"];
+    EXPECT_EQ(contains(v["message"], "no reply went astray in this run"), astray == 0)
+        << v["message"];
+    if (astray > 0) {
+      EXPECT_TRUE(contains(v["message"], std::to_string(astray) + " of 8 replies went astray"))
+          << v["message"];
+    }
+  }
+}
+
+TEST_F(NativeCases, SocketFactoryConnectsOnePerWorker) {
   for (const char* name : {"spawn-factory", "forkserver-factory", "fork-factory"}) {
     auto& v = variant("socket-handle-spawn", name);
     EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
@@ -224,6 +260,9 @@ TEST_F(NativeCases, SocketInstanceIsRefusedBySpawnAndSharedByFork) {
         EXPECT_EQ(line.get<std::string>().rfind(mine, 0), 0u) << name << ": " << line;
     }
   }
+  // The serializer that refused the instance passed the factory: it refuses handles, not Envs.
+  EXPECT_EQ(variant("socket-handle-spawn", "spawn-factory")["details"]["serializer"],
+            "cloudpickle-like");
   EXPECT_EQ(find_case("socket-handle-spawn")["verdict"], "reproduced");
 }
 

@@ -39,6 +39,9 @@ Socket accept_connection(const Socket& listener, int& peer_port);
 // A socket connected to host:port (host: a numeric IPv4 address), with its own port in
 // `local_port`. Throws std::system_error (connect) or std::invalid_argument (host).
 Socket connect_to(const std::string& host, int port, int& local_port);
+// The local port of a connected socket (getsockname), e.g. of one received from another process;
+// -1 when the OS cannot say.
+int local_port_of(const Socket& s);
 
 // Sends all of `text`; throws std::system_error when the peer is gone.
 void send_all(const Socket& s, const std::string& text);

@@ -102,6 +102,13 @@ Socket connect_to(const std::string& host, int port, int& local_port) {
   return s;
 }
 
+int local_port_of(const Socket& s) {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  if (::getsockname(fd_of(s), reinterpret_cast<sockaddr*>(&a), &len) != 0) return -1;
+  return port_of(a);
+}
+
 void send_all(const Socket& s, const std::string& text) {
   for (size_t off = 0; off < text.size();) {
     const ssize_t n = ::send(fd_of(s), text.data() + off, text.size() - off, kSendFlags);

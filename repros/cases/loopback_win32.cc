@@ -96,6 +96,13 @@ Socket connect_to(const std::string& host, int port, int& local_port) {
   return s;
 }
 
+int local_port_of(const Socket& s) {
+  sockaddr_in a{};
+  int len = sizeof a;
+  if (::getsockname(sock_of(s), reinterpret_cast<sockaddr*>(&a), &len) != 0) return -1;
+  return port_of(a);
+}
+
 void send_all(const Socket& s, const std::string& text) {
   for (size_t off = 0; off < text.size();) {
     const size_t left = text.size() - off;

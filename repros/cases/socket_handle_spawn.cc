@@ -1,26 +1,34 @@
 // socket-handle-spawn (source 002): SubprocVecEnv was handed environment *instances* instead of
-// factories, and each instance owned a live socket to the game host. Under spawn the instance
-// must be serialized to reach the worker, and a socket cannot be: "TypeError: cannot pickle
-// 'socket' object". Under fork nothing complains: every worker inherits the same connection, and
-// the byte stream has no notion of which worker asked, so replies go to whoever reads next.
+// factories, and each instance owned a live socket to the game host. What happens then depends on
+// which pickler meets the socket, and both are shown here with real serializers
+// (handle_serializers.h):
+//   - cloudpickle (SB3's CloudpickleWrapper, under spawn or forkserver) walks the instance and
+//     refuses the socket: "TypeError: cannot pickle 'socket' object", the source's error;
+//   - multiprocessing's own pickler (a Process's arguments under spawn or forkserver) passes it as
+//     a duplicate descriptor, so every worker talks on the parent's one connection; fork inherits
+//     the descriptor, with the same result.
 // Handing each worker a factory (host, port) fixes both: each connects its own socket.
 //
 // A loopback TCP server thread in the case's parent stands in for the game host; it answers each
 // line "ask <worker> <n>" with "reply <worker> <n>" and records which workers each accepted
-// connection served.
+// connection served. Workers sharing a connection are not coordinated: whether a reply reaches
+// a worker that did not ask is up to the scheduler, and is reported only when a worker read one.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "cases/handle_serializers.h"
 #include "cases/loopback.h"
+#include "cases/os_handle.h"
 #include "core/case_registry.h"
 #include "core/pool.h"
 #include "launch/launch.h"
@@ -31,6 +39,8 @@ namespace {
 using fc::Outcome;
 using nlohmann::json;
 namespace net = fc::cases::loopback;
+namespace hp = fc::cases::handle_payload;
+namespace osh = fc::cases::os_handle;
 
 constexpr int kWorkers = 4;
 constexpr int kAsks = 2;  // requests per worker
@@ -147,8 +157,22 @@ class Env {
   Env(const Env&) = delete;
   Env& operator=(const Env&) = delete;
 
+  // The instance as an object graph: plain fields and the socket's handle, for a serializer.
+  json to_payload() const {
+    return {{"type", "Env"},
+            {"host", host_},
+            {"port", port_},
+            {"socket", hp::os_handle(socket_.get())}};
+  }
+  // An instance rebuilt from what a serializer delivered; it owns the handle in it.
+  static std::unique_ptr<Env> from_payload(const json& p) {
+    return std::unique_ptr<Env>(new Env(p.at("host").get<std::string>(), p.at("port").get<int>(),
+                                        net::Socket(hp::handle_of(p.at("socket")))));
+  }
+
   void ask(int worker, int k) { net::send_all(socket_, request(worker, k) + "\n"); }
-  // One line, a byte at a time: never takes bytes that belong to the next line (or reader).
+  // One line, a byte at a time: never takes bytes past its own line's end, so readers sharing
+  // the stream each end after their own count of lines (a line may still hold bytes of two).
   std::string read_line() {
     std::string line;
     for (char c;;) {
@@ -162,174 +186,202 @@ class Env {
   static std::string request(int worker, int k) {
     return "ask " + std::to_string(worker) + " " + std::to_string(k);
   }
-  std::string describe() const {
-    return socket_.describe() + ", connected to " + host_ + ":" + std::to_string(port_);
+  // What the OS says this instance's socket is ("fd 7, socket inode 1234"), and its local port.
+  json describe() const {
+    const osh::Info info = osh::inspect(socket_.get());
+    return {{"socket", info.text},
+            {"identity", info.identity},
+            {"local_port", net::local_port_of(socket_)},
+            {"connected_to", host_ + ":" + std::to_string(port_)}};
   }
-  int local_port() const { return local_port_; }
 
  private:
+  Env(std::string host, int port, net::Socket s)
+      : host_(std::move(host)), port_(port), socket_(std::move(s)) {}
+
   std::string host_;
   int port_;
   int local_port_ = 0;
   net::Socket socket_;
 };
 
-// What serializing an instance for a fresh process comes to (Python: socket.__getstate__).
-void to_json(json&, const Env& env) {
-  throw fc::launch::NotSerializable(
-      "cannot serialize 'socket' object (" + env.describe() +
-      "): an Env instance owns a live "
-      "connection, which cannot travel to a fresh process; hand the worker a factory (host, "
-      "port) and let it connect");
-}
-
 // ---- workers --------------------------------------------------------------------------------
 
-// Fork workers sharing one connection take turns (in shared memory) so the run is the same every
-// time: they send in order 0..N-1, then read in order N-1..0, one of the orders the OS may pick.
-struct Turns {
-  std::atomic<int> send{0};
-  std::atomic<int> read{0};
-};
-
-void wait_turn(const std::atomic<int>& turn, int mine) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (turn.load() != mine) {
-    if (std::chrono::steady_clock::now() > until)
-      throw std::runtime_error("gave up waiting for turn " + std::to_string(mine));
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
-
-json result_of(int me, const Env& env, const json& received) {
-  return {{"worker", me},
-          {"pid", fc::launch::current_process_id()},
-          {"socket", env.describe()},
-          {"local_port", env.local_port()},
-          {"received", received}};
-}
-
-FORKCHECK_WORKER(env_instance_worker) {
-  // fork hands the worker the parent's objects themselves: the child's memory is a copy of the
-  // parent's, so these addresses are valid here.
-  Env& env = *reinterpret_cast<Env*>(payload.at("instance_at").get<std::uintptr_t>());
-  Turns& turns = *reinterpret_cast<Turns*>(payload.at("turns_at").get<std::uintptr_t>());
-  const int me = payload.at("worker").get<int>();
-  wait_turn(turns.send, me);
-  for (int k = 0; k < kAsks; ++k) env.ask(me, k);
-  turns.send += 1;
-  wait_turn(turns.read, kWorkers - 1 - me);
+// An environment's steps: ask, then read the answer, as env.step() would. Nothing coordinates
+// workers that share a connection.
+json play(Env& env, int me) {
   json received = json::array();
-  for (int k = 0; k < kAsks; ++k) received.push_back(env.read_line());
-  turns.read += 1;
-  return result_of(me, env, received);
+  for (int k = 0; k < kAsks; ++k) {
+    env.ask(me, k);
+    received.push_back(env.read_line());
+  }
+  json r = env.describe();
+  r["worker"] = me;
+  r["pid"] = fc::launch::current_process_id();
+  r["received"] = received;
+  return r;
+}
+
+// spawn / forkserver: the instance as a serializer sent it; its socket redeemed here.
+FORKCHECK_WORKER(env_received_worker) {
+  auto env = Env::from_payload(hp::load(payload.at("instance")));
+  return play(*env, payload.at("worker").get<int>());
+}
+
+// fork hands the worker the parent's object itself: the child's memory is a copy of the
+// parent's, so this address is valid here, and the descriptor in it is inherited.
+FORKCHECK_WORKER(env_inherited_worker) {
+  Env& env = *reinterpret_cast<Env*>(payload.at("instance_at").get<std::uintptr_t>());
+  return play(env, payload.at("worker").get<int>());
 }
 
 FORKCHECK_WORKER(env_factory_worker) {
   Env env(payload.at("host").get<std::string>(), payload.at("port").get<int>());
   const int me = payload.at("worker").get<int>();
-  json received = json::array();
+  json r = play(env, me);
   for (int k = 0; k < kAsks; ++k) {
-    env.ask(me, k);
-    received.push_back(env.read_line());
-    if (received.back() != "reply " + std::to_string(me) + " " + std::to_string(k))
+    const std::string got = r["received"][k].get<std::string>();
+    if (got != "reply " + std::to_string(me) + " " + std::to_string(k))
       throw std::runtime_error("worker " + std::to_string(me) + " asked '" + Env::request(me, k) +
-                               "' and got '" + received.back().get<std::string>() + "'");
+                               "' on its own connection and got '" + got + "'");
   }
-  return result_of(me, env, received);
+  return r;
 }
 
 // ---- the case ---------------------------------------------------------------------------------
 
-// How an instance travels, as in Python: fork hands the child the object itself; spawn and
-// forkserver must serialize it (to_json above).
-json hand_instance(const fc::VariantSpec& variant, const Env& env) {
-  if (variant.start_method == "fork")
-    return {{"instance_at", reinterpret_cast<std::uintptr_t>(&env)}};
-  return {{"instance", env}};
+// The serializer a variant hands the instance (or the factory) to: spawn and forkserver must
+// serialize; fork hands the object itself (nullptr).
+std::unique_ptr<hp::Serializer> serializer_for(const fc::VariantSpec& variant) {
+  if (variant.start_method == "fork") return nullptr;
+  if (variant.name.find("dupfd") != std::string::npos) return std::make_unique<hp::DupFdReducer>();
+  return std::make_unique<hp::RefusingSerializer>();
 }
 
-// Which replies reached a worker other than the one that asked.
-std::string crossed_replies(const json& workers, json& crossed) {
-  std::string first;
+// Replies a worker read that answer another worker's request (or no request: bytes of several
+// replies in one line), as the workers reported them.
+json astray_replies(const json& workers) {
+  json astray = json::array();
   for (const auto& w : workers) {
     if (!w.contains("result")) continue;
-    const int me = w["result"]["worker"].get<int>();
-    std::set<int> owners;
-    std::string lines;
-    for (const auto& line : w["result"]["received"]) {
-      int owner = -1, k = -1;
-      if (std::sscanf(line.get<std::string>().c_str(), "reply %d %d", &owner, &k) != 2 ||
-          owner == me)
-        continue;
-      owners.insert(owner);
-      lines += (lines.empty() ? "" : ", ") + line.get<std::string>();
+    const json& r = w["result"];
+    const int me = r["worker"].get<int>();
+    for (std::size_t k = 0; k < r["received"].size(); ++k) {
+      const std::string line = r["received"][k].get<std::string>();
+      int owner = -1, n = -1;
+      char extra = 0;
+      const bool parsed = std::sscanf(line.c_str(), "reply %d %d%c", &owner, &n, &extra) == 2;
+      if (parsed && owner == me) continue;
+      astray.push_back({{"worker", me},
+                        {"pid", r["pid"]},
+                        {"asked", Env::request(me, static_cast<int>(k))},
+                        {"read", line},
+                        {"meant_for", parsed ? json(owner) : json("no one: a garbled line")}});
     }
-    if (owners.empty()) continue;
-    crossed.push_back({{"worker", me},
-                       {"pid", w["pid"]},
-                       {"meant_for", owners},
-                       {"received", w["result"]["received"]}});
-    if (first.empty())
-      first = "worker " + std::to_string(me) + " (pid " + std::to_string(w["pid"].get<int>()) +
-              ") received replies meant for worker " + std::to_string(*owners.begin()) + ": " +
-              lines;
   }
-  return first;
+  return astray;
+}
+
+// What the host and the workers saw of the connections: shared when one connection at the host
+// served more than one worker. The outcome follows from that observation alone.
+fc::CaseResult judge_sharing(fc::PoolResult pool, const json& parent, json details) {
+  const json& conns = details["host_connections"];
+  const std::string parents_peer =
+      std::string(kLoopback) + ":" + std::to_string(parent["local_port"].get<int>());
+  std::size_t most = 0;
+  std::string served = "the host saw " + std::to_string(conns.size()) + " connection(s)";
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    const json& c = conns[i];
+    most = std::max(most, c["workers"].size());
+    served += (i == 0 ? ": " : "; ") + c["peer"].get<std::string>();
+    if (c["peer"] == parents_peer)
+      served += " (the parent's socket, " + parent["socket"].get<std::string>() + ")";
+    served += " serving workers " + c["workers"].dump();
+  }
+  // Which workers held the parent's open socket, by the OS's identity of it (POSIX: the inode),
+  // and under which descriptor numbers (their own, in each process).
+  int on_parents = 0;
+  std::set<std::string> fds;
+  for (const auto& w : pool.workers) {
+    const json& r = w["result"];
+    const std::string text = r["socket"].get<std::string>();
+    fds.insert(text.substr(0, text.find(',')));
+    if (!parent["identity"].get<std::string>().empty() && r["identity"] == parent["identity"])
+      ++on_parents;
+  }
+  const json astray = astray_replies(pool.workers);
+  details["astray"] = astray;
+  if (most <= 1) {
+    pool.message = "not shared: " + served + ", one worker each";
+    return fc::to_case_result(std::move(pool), details);
+  }
+  std::string msg = "shared: " + served;
+  if (!parent["identity"].get<std::string>().empty()) {
+    std::string as;
+    for (const auto& fd : fds) as += (as.empty() ? "" : ", ") + fd;
+    msg += "; " + std::to_string(on_parents) + " of " + std::to_string(pool.workers.size()) +
+           " workers held that same socket (as " + as + " in their own process)";
+  }
+  if (astray.empty()) {
+    msg += "; no reply went astray in this run";
+  } else {
+    const json& a = astray[0];
+    std::size_t garbled = 0;
+    for (const auto& x : astray) garbled += x["meant_for"].is_string() ? 1 : 0;
+    msg += "; " + std::to_string(astray.size()) + " of " +
+           std::to_string(pool.workers.size() * kAsks) + " replies went astray" +
+           (garbled == 0 ? std::string()
+                         : " (" + std::to_string(garbled) +
+                               " of them lines of bytes from several replies)") +
+           ": worker " + std::to_string(a["worker"].get<int>()) + " (pid " +
+           std::to_string(a["pid"].get<int>()) + ") asked '" + a["asked"].get<std::string>() +
+           "' and read '" + a["read"].get<std::string>() + "'";
+  }
+  pool.outcome = Outcome::kError;
+  pool.message = msg;
+  return fc::to_case_result(std::move(pool), details);
 }
 
 fc::CaseResult run_instance(const fc::VariantSpec& variant, GameHost& host, json details) {
   Env env(kLoopback, host.port());
-  details["instance_socket"] = env.describe();
+  const json parent = env.describe();
+  details["parent_socket"] = parent;
+  const bool fork = variant.start_method == "fork";
+  std::unique_ptr<hp::Serializer> serializer = serializer_for(variant);
+  details["serializer"] = serializer ? serializer->name() : "none: fork hands the object itself";
   std::vector<json> payloads;
   try {
     for (int i = 0; i < kWorkers; ++i) {
-      json p = hand_instance(variant, env);
+      json p = fork ? json{{"instance_at", reinterpret_cast<std::uintptr_t>(&env)}}
+                    : json{{"instance", serializer->dump(env.to_payload())}};
       p["worker"] = i;
       payloads.push_back(std::move(p));
     }
   } catch (const fc::launch::NotSerializable& e) {
-    details["refused_when"] =
-        "serializing the Env instance for a " + variant.start_method + " worker";
-    return {Outcome::kError, e.what(), details};
+    details["refused_by"] = serializer->name();
+    return {Outcome::kError,
+            "the " + serializer->name() + " serializer refused the Env instance for a " +
+                variant.start_method + " worker: " + e.what(),
+            details};
   }
-  // Only fork gets here (the others refused above): its workers take turns through memory they
-  // share with the parent, unmapped on every path out.
-  std::unique_ptr<void, void (*)(void*)> shared(
-      fc::launch::map_fork_shared(sizeof(Turns)),
-      [](void* p) { fc::launch::unmap_fork_shared(p, sizeof(Turns)); });
-  auto* turns = new (shared.get()) Turns();
-  for (auto& p : payloads) p["turns_at"] = reinterpret_cast<std::uintptr_t>(turns);
-  auto workers = fc::start_pool(variant, "env_instance_worker", payloads);
+  auto workers =
+      fc::start_pool(variant, fork ? "env_inherited_worker" : "env_received_worker", payloads);
   fc::PoolResult pool = fc::join_pool(workers, std::chrono::seconds(10));
   details["host_connections"] = host.stop();
+  if (auto* reducer = dynamic_cast<hp::DupFdReducer*>(serializer.get()))
+    details["descriptors_redeemed"] = reducer->redeemed();
   if (pool.outcome != Outcome::kOk) return fc::to_case_result(std::move(pool), details);
-  json crossed = json::array();
-  const std::string first = crossed_replies(pool.workers, crossed);
-  details["crossed"] = crossed;
-  std::set<int> local_ports;  // one value: every worker used the same connection
-  for (const auto& w : pool.workers) local_ports.insert(w["result"]["local_port"].get<int>());
-  details["worker_local_ports"] = local_ports;
-  const auto& conns = details["host_connections"];
-  const std::string served = "the host saw " + std::to_string(conns.size()) +
-                             " connection(s), the first serving workers " +
-                             (conns.empty() ? std::string("none") : conns[0]["workers"].dump()) +
-                             "; the workers' local ports: " + details["worker_local_ports"].dump();
-  if (first.empty()) {
-    pool.message = "no reply crossed, though all workers shared " + env.describe() + "; " + served;
-    return fc::to_case_result(std::move(pool), details);
-  }
-  pool.outcome = Outcome::kError;
-  pool.message = "replies crossed on the one inherited socket (" + env.describe() + "): " + first +
-                 " (" + std::to_string(crossed.size()) + " of " + std::to_string(kWorkers) +
-                 " workers got others' replies); " + served;
-  return fc::to_case_result(std::move(pool), details);
+  return judge_sharing(std::move(pool), parent, details);
 }
 
 fc::CaseResult run_factory(const fc::VariantSpec& variant, GameHost& host, json details) {
+  std::unique_ptr<hp::Serializer> serializer = serializer_for(variant);
+  details["serializer"] = serializer ? serializer->name() : "none: fork hands the object itself";
   std::vector<json> payloads;
-  for (int i = 0; i < kWorkers; ++i)
-    payloads.push_back({{"host", kLoopback}, {"port", host.port()}, {"worker", i}});
+  for (int i = 0; i < kWorkers; ++i) {
+    const json factory = {{"host", kLoopback}, {"port", host.port()}, {"worker", i}};
+    payloads.push_back(serializer ? serializer->dump(factory) : factory);
+  }
   auto workers = fc::start_pool(variant, "env_factory_worker", payloads);
   fc::PoolResult pool = fc::join_pool(workers, std::chrono::seconds(10));
   details["host_connections"] = host.stop();
@@ -339,14 +391,12 @@ fc::CaseResult run_factory(const fc::VariantSpec& variant, GameHost& host, json 
   for (const auto& c : conns) one_each = one_each && c["workers"].size() == 1;
   if (!one_each) {
     pool.outcome = Outcome::kError;
-    pool.message = "expected one connection per worker at the host, saw " + conns.dump();
+    pool.message = "not one connection per worker at the host: " + conns.dump();
   } else {
     pool.message = "each of the " + std::to_string(kWorkers) +
-                   " workers connected its own socket "
-                   "(the host saw " +
+                   " workers connected its own socket (the host saw " +
                    std::to_string(conns.size()) +
-                   " connections, one worker "
-                   "each) and every reply reached the worker that asked";
+                   " connections, one worker each) and every reply reached the worker that asked";
   }
   return fc::to_case_result(std::move(pool), details);
 }
@@ -356,35 +406,56 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   json details = {{"host", std::string(kLoopback) + ":" + std::to_string(host.port())},
                   {"workers", kWorkers},
                   {"asks_per_worker", kAsks}};
-  const bool instance = variant.name.find("instance") != std::string::npos;
-  return instance ? run_instance(variant, host, details) : run_factory(variant, host, details);
+  const bool factory = variant.name.find("factory") != std::string::npos;
+  return factory ? run_factory(variant, host, details) : run_instance(variant, host, details);
 }
 
 std::vector<fc::VariantSpec> variants() {
   const char* refused =
-      "the worker is a fresh process: the instance must be serialized to reach it, and its live "
-      "socket cannot be (Python: TypeError: cannot pickle 'socket' object)";
-  return {
-      fc::hazard(
-          "fork-instance", "fork", Outcome::kError,
-          "fork copies the instance with its open socket: all workers share one "
-          "connection, and a reply goes to whichever worker reads next (the workers send "
-          "in turn 0..3 and read in turn 3..0, so it is the same every run)",
-          "4 workers are handed one Env instance (one connected socket) and each asks twice"),
-      fc::hazard("spawn-instance", "spawn", Outcome::kError, refused,
-                 "the same instance handed to spawn workers"),
-      fc::hazard("forkserver-instance", "forkserver", Outcome::kError, refused,
-                 "the same instance handed to forkserver workers"),
+      "the cloudpickle-like serializer walks the instance and refuses the OS handle it finds, "
+      "as pickle and cloudpickle refuse a socket (Python 3.11 here: pickle.dumps(socket) raises "
+      "TypeError: cannot pickle 'socket' object; SB3's CloudpickleWrapper reaches it under spawn "
+      "and forkserver, where Process arguments are pickled)";
+  const char* passed =
+      "multiprocessing-like reducer: each worker redeems a ticket for a duplicate of the parent's "
+      "socket descriptor (SCM_RIGHTS), so all talk on one TCP connection; decided by what the "
+      "host sees: one connection serving several workers (Python 3.11 multiprocessing on this "
+      "machine: the same, one connection at the server for 4 workers). Whether a reply also "
+      "reaches a worker that did not ask is up to the scheduler and only reported";
+  const char* what =
+      "4 workers are handed one Env instance (one connected socket) and each asks "
+      "twice, ask then read, uncoordinated";
+  std::vector<fc::VariantSpec> v = {
+      fc::hazard("spawn-cloudpickle", "spawn", Outcome::kError, refused,
+                 "the Env instance serialized for spawn workers by the cloudpickle-like "
+                 "serializer (SB3's CloudpickleWrapper)"),
+      fc::hazard("forkserver-cloudpickle", "forkserver", Outcome::kError, refused,
+                 "the same for forkserver workers (SB3's default start method where it exists)"),
+      fc::hazard("spawn-dupfd", "spawn", Outcome::kError, passed,
+                 std::string(what) + "; spawn, multiprocessing-like reducer"),
+      fc::hazard("forkserver-dupfd", "forkserver", Outcome::kError, passed,
+                 std::string(what) + "; forkserver, multiprocessing-like reducer"),
+      fc::hazard("fork-instance", "fork", Outcome::kError,
+                 "fork copies the instance with its open descriptor: every worker inherits the "
+                 "parent's connection, and the host sees one connection serving several workers; "
+                 "replies going astray are only reported",
+                 std::string(what) + "; fork, no serialization"),
       fc::fix("spawn-factory", "spawn",
-              "a factory (host, port) serializes; each worker connects its own socket",
+              "a factory (host, port) holds no handle: the same cloudpickle-like serializer "
+              "passes it, and each worker connects its own socket",
               "4 spawn workers are handed (host, port) and each creates its own Env"),
       fc::fix("forkserver-factory", "forkserver",
-              "a factory (host, port) serializes; each worker connects its own socket",
+              "a factory (host, port) holds no handle: the same cloudpickle-like serializer "
+              "passes it, and each worker connects its own socket",
               "4 forkserver workers are handed (host, port) and each creates its own Env"),
       fc::fix("fork-factory", "fork",
               "with a factory even fork is fine: no connection exists before the workers do",
               "4 fork workers are handed (host, port) and each creates its own Env"),
   };
+  if (const char* why = osh::sharing_unavailable_reason())
+    for (auto& s : v)
+      if (s.name.find("dupfd") != std::string::npos) s.skip(why);
+  return v;
 }
 
 }  // namespace
@@ -399,13 +470,17 @@ FORKCHECK_CASE(socket_handle_spawn_case) {
   c.reported =
       "SubprocVecEnv([self.env_cls(i) for i in range(n_envs)]) handed instances instead of "
       "callables: \"TypeError: cannot pickle 'socket' object\", raised from socket.__getstate__ "
-      "while sending an instance (which held a connection) to a worker.";
+      "while SB3's CloudpickleWrapper pickled an instance (which held a connection) for a worker.";
   c.mechanism =
-      "spawn and forkserver serialize what the worker is given; an OS handle (a connected "
-      "socket) has no meaning in another process and refuses to serialize. fork copies the "
-      "process instead, so the socket's file description is silently shared by every worker: "
-      "one TCP stream, N readers, replies delivered to whoever reads first.";
-  c.platforms = "any (spawn: everywhere; the shared socket under fork: POSIX)";
+      "Under spawn and forkserver what a worker is given must be serialized. A plain pickler "
+      "(pickle, cloudpickle: SB3 wraps each env with cloudpickle) refuses an OS handle. "
+      "multiprocessing's own pickler does not: it registers a reducer for sockets that hands the "
+      "worker a duplicate descriptor (SCM_RIGHTS on POSIX), so the worker holds the parent's "
+      "connection. fork inherits the descriptor, the same sharing without any serializer. One TCP "
+      "stream then has several readers, and a reply goes to whichever reads first.";
+  c.platforms =
+      "any (the refusal: everywhere; the duplicated socket: POSIX here, Windows' multiprocessing "
+      "uses WSADuplicateSocket; the inherited socket under fork: POSIX)";
   c.variants = &variants;
   c.run = &run;
   return c;

@@ -28,6 +28,7 @@ SPAWN_SKIPS = {
     ("cuda-before-fork", "spawn"): "no CUDA driver",
     ("graceful-shutdown", "spawn"): "Windows has no SIGTERM",
     ("objc-initialize-fork", "spawn"): "Objective-C runtime",
+    ("socket-handle-spawn", "spawn-dupfd"): "not implemented on Windows",
 }
 
 failures = []
