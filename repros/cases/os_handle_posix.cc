@@ -134,7 +134,10 @@ struct Sharer::Impl {
       launch::detail::send_all(client.get(), &kUnknown, 1);
       return;
     }
-    if (launch::detail::send_with_fds(client.get(), &kGranted, 1, {handle.get()})) ++redeemed;
+    // Counted before the send: the worker holds the descriptor the moment the send is done, and
+    // may ask how many were redeemed before this thread would have counted it.
+    ++redeemed;
+    if (!launch::detail::send_with_fds(client.get(), &kGranted, 1, {handle.get()})) --redeemed;
   }
 };
 
