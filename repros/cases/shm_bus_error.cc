@@ -52,16 +52,20 @@ FORKCHECK_CASE(shm_bus_error_case) {
   fc::CaseDef c;
   c.id = "shm-bus-error";
   c.title = "Shared tensors outgrow a small /dev/shm: the worker dies of SIGBUS";
-  c.source_title = "pytorch/pytorch#5040";
-  c.source_author = "a PyTorch user (GitHub issue)";
+  c.source_title =
+      "pytorch/pytorch#5040: Give a better error when we run out of shared memory, instead of "
+      "\"RuntimeError: DataLoader worker (pid 13) is killed by signal: Bus error.\"";
+  c.source_author = "miraclewkf";
   c.source_doc = "";
   c.source_url = "https://github.com/pytorch/pytorch/issues/5040";
   c.reported =
-      "DataLoader workers in a Docker container die with a bus error: the tensors they pass to "
-      "the main process live in shared memory files, and Docker's /dev/shm is 64 MiB by default. "
-      "torch 1.13 says: \"ERROR: Unexpected bus error encountered in worker. This might be caused "
-      "by insufficient shared memory (shm).\" then \"RuntimeError: DataLoader worker (pid N) is "
-      "killed by signal: Bus error.\"";
+      "With num_workers > 0 in torch.utils.data.DataLoader, training stopped with "
+      "\"RuntimeError: DataLoader worker (pid 13) is killed by signal: Bus error.\"; the issue "
+      "asks for a better error when shared memory runs out (Docker's /dev/shm is 64 MiB by "
+      "default). torch 1.13 now says \"ERROR: Unexpected bus error encountered in worker. This "
+      "might be caused by insufficient shared memory (shm).\" and \"It is possible that "
+      "dataloader's workers are out of shared memory. Please try to raise your shared memory "
+      "limit.\"";
   c.mechanism =
       "Sharing a tensor with another process puts its storage in a file in /dev/shm (shm_open), "
       "ftruncate'd to the storage's size and mapped MAP_SHARED. ftruncate reserves nothing: tmpfs "

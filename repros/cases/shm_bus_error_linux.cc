@@ -62,7 +62,8 @@ bool write_file(const char* path, const std::string& text) {
 // Enters a mount namespace of this process's own and mounts a tmpfs of `bytes` on `dir`: only
 // this process and the workers it starts from now on see it, and it goes away with them. "" on
 // success, else what failed with the kernel's errno.
-std::string mount_private_tmpfs(const std::string& dir, std::size_t bytes) {
+std::string mount_private_tmpfs(const std::string& dir, std::size_t bytes, std::string& how) {
+  how = "a mount namespace of its own";
   if (::unshare(CLONE_NEWNS) != 0) {
     const int as_root = errno;
     // Without CAP_SYS_ADMIN: a user namespace of our own grants it over a mount namespace it owns.
@@ -76,6 +77,8 @@ std::string mount_private_tmpfs(const std::string& dir, std::size_t bytes) {
         !write_file("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1") ||
         !write_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1"))
       return errno_text("mapping ids in the new user namespace", errno);
+    how = "a user and a mount namespace of its own (unshare(CLONE_NEWNS): " +
+          std::string(std::strerror(as_root)) + ")";
   }
   // A shared root would carry the mount back to the rest of the machine.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
@@ -104,8 +107,9 @@ class StorageDir {
   StorageDir(const StorageDir&) = delete;
   StorageDir& operator=(const StorageDir&) = delete;
   const std::string& path() const { return path_; }
-  std::string mount_tmpfs(std::size_t bytes) {
-    std::string why = mount_private_tmpfs(path_, bytes);
+  // Mounts a tmpfs of `bytes` on the directory; `how` says in which namespaces.
+  std::string mount_tmpfs(std::size_t bytes, std::string& how) {
+    std::string why = mount_private_tmpfs(path_, bytes, how);
     mounted_ = why.empty();
     return why;
   }
@@ -123,7 +127,8 @@ std::string probe() {
   if (pid < 0) return errno_text("fork", errno);
   if (pid == 0) {  // the namespace and its mount end with this child
     ::close(p[0]);
-    const std::string why = mount_private_tmpfs(dir.path(), 1 << 20);
+    std::string how;
+    const std::string why = mount_private_tmpfs(dir.path(), 1 << 20, how);
     [[maybe_unused]] ssize_t n = ::write(p[1], why.data(), why.size());
     ::_exit(0);
   }
@@ -254,8 +259,9 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   const bool on_disk = variant.name == "fork-storage-on-disk";
   const std::size_t shm_bytes = variant.name == "fork-bigger-shm" ? kBigShm : kSmallShm;
   StorageDir dir;
+  std::string how = "none: a directory on disk";
   if (!on_disk) {
-    if (std::string why = dir.mount_tmpfs(shm_bytes); !why.empty())
+    if (std::string why = dir.mount_tmpfs(shm_bytes, how); !why.empty())
       return {fc::Outcome::kSkip, "cannot mount a private tmpfs: " + why, json::object()};
   }
   const Space before = space_of(dir.path());
@@ -265,9 +271,13 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
       variant.start_method == "forkserver"
           ? "/proc/" + std::to_string(fc::launch::current_process_id()) + "/root" + dir.path()
           : dir.path();
-  json details = {{"storage_dir", dir.path()},        {"workers_open", worker_dir},
-                  {"filesystem", before.type},        {"filesystem_bytes", before.total},
-                  {"free_bytes_before", before.free}, {"storage_bytes", kStorageBytes},
+  json details = {{"storage_dir", dir.path()},
+                  {"workers_open", worker_dir},
+                  {"mounted_in", how},
+                  {"filesystem", before.type},
+                  {"filesystem_bytes", before.total},
+                  {"free_bytes_before", before.free},
+                  {"storage_bytes", kStorageBytes},
                   {"storages_per_worker", kStorages}};
   fc::channel::send_details(details);
   std::vector<json> payloads;
