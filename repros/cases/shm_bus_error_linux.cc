@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -251,7 +252,13 @@ json inspect(const std::string& dir, int w, int s) {
 }  // namespace
 
 std::string unavailable_reason() {
-  static const std::string why = probe();
+  static const std::string why = [] {
+    try {
+      return probe();
+    } catch (const std::exception& e) {  // e.g. no temp directory to mount on: listing goes on
+      return std::string("cannot probe for a private tmpfs: ") + e.what();
+    }
+  }();
   return why;
 }
 
@@ -304,17 +311,18 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
     const json& at = storages[static_cast<size_t>(w * kStorages + last)];
     const long long hole = at["first_hole"].get<long long>();
     const long long page = ::sysconf(_SC_PAGESIZE);
-    dying += "; worker " + std::to_string(w) + " (" + end.value("signal_name", "a signal") +
-             ") was writing storage " + std::to_string(last + 1) + " of " +
-             std::to_string(kStorages) + " (" + at["name"].get<std::string>() + "), whose pages " +
-             "end at offset " + std::to_string(hole) + " (page " + std::to_string(hole / page) +
-             " of " + std::to_string(static_cast<long long>(kStorageBytes) / page) + ")";
+    // Filled in order, so its pages end where the write that could not be backed was.
+    dying += std::string(dying.empty() ? "" : ", ") + "worker " + std::to_string(w) + " in " +
+             at["name"].get<std::string>() + " (storage " + std::to_string(last + 1) + " of " +
+             std::to_string(kStorages) + ") at page " + std::to_string(hole / page) + " of " +
+             std::to_string(static_cast<long long>(kStorageBytes) / page) + " (offset " +
+             std::to_string(hole) + ")";
   }
   details["storages"] = storages;
   const std::string where = before.type + " of " + mib(before.total) + " at " + dir.path();
   if (pool.outcome != fc::Outcome::kOk) {
-    pool.message += dying + "; the storage directory (" + where + ") had " +
-                    std::to_string(static_cast<long long>(after.free)) + " bytes free after";
+    pool.message += "; " + where + ", " + std::to_string(static_cast<long long>(after.free)) +
+                    " bytes free after" + (dying.empty() ? "" : "; writers stopped: " + dying);
     return fc::to_case_result(std::move(pool), details);
   }
   if (mapped != kWorkers * kStorages) {
