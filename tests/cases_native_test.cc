@@ -414,84 +414,84 @@ TEST_F(NativeCases, LockHeldAtForkHangsTheChildsFirstLogLine) {
   EXPECT_EQ(find_case("lock-held-at-fork")["source"]["url"],
             "https://github.com/python/cpython/issues/50970");
   EXPECT_EQ(find_case("lock-held-at-fork")["verdict"], "reproduced");
+}
 
-  TEST_F(NativeCases, ShmBusErrorKillsAWriterWithSigbusUntilTheStoragesFit) {
-    if (auto& fork = variant("shm-bus-error", "fork"); fork["outcome"] == "skip")
-      GTEST_SKIP() << fork["skip_reason"];  // no mount namespace here: the reason is the errno
-    std::ifstream in("/proc/self/mountinfo");
-    const std::string mounts((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-    for (const char* name : {"fork", "spawn", "forkserver"}) {
-      auto& v = variant("shm-bus-error", name);
-      json& d = v["details"];
-      EXPECT_EQ(v["outcome"], "crash") << name << ": " << v["message"];
-      EXPECT_TRUE(contains(v["message"], "killed by SIGBUS")) << v["message"];
-      EXPECT_EQ(d["filesystem"], "tmpfs") << name;
-      EXPECT_TRUE(contains(d["mounted_in"], "mount namespace of its own")) << d["mounted_in"];
-      EXPECT_EQ(d["filesystem_bytes"], 4 << 20) << name;
-      EXPECT_EQ(d["free_bytes_after"], 0) << name;  // the writer died because the tmpfs was full
-      // Each worker that died has a storage whose pages end before its size: where it was writing.
-      int died = 0;
-      for (size_t w = 0; w < d["workers"].size(); ++w) {
-        if (d["workers"][w]["status"] != "crash") continue;
-        ++died;
-        EXPECT_EQ(d["workers"][w]["signal_name"], "SIGBUS") << name;
-        bool cut_short = false;
-        for (auto& s : d["storages"])
-          if (s["name"].get<std::string>().rfind("w" + std::to_string(w) + "-", 0) == 0 &&
-              s.value("exists", false))
-            cut_short = cut_short || s["first_hole"].get<long long>() < s["size"].get<long long>();
-        EXPECT_TRUE(cut_short) << name << " worker " << w << ": " << d["storages"];
-      }
-      EXPECT_GE(died, 1) << name;
-      // The tmpfs lived in the variant's own mount namespace: never seen here, and gone after.
-      const std::string dir = d["storage_dir"].get<std::string>();
-      EXPECT_EQ(mounts.find(dir), std::string::npos) << dir;
-      EXPECT_FALSE(fs::exists(dir)) << dir;
+TEST_F(NativeCases, ShmBusErrorKillsAWriterWithSigbusUntilTheStoragesFit) {
+  if (auto& fork = variant("shm-bus-error", "fork"); fork["outcome"] == "skip")
+    GTEST_SKIP() << fork["skip_reason"];  // no mount namespace here: the reason is the errno
+  std::ifstream in("/proc/self/mountinfo");
+  const std::string mounts((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* name : {"fork", "spawn", "forkserver"}) {
+    auto& v = variant("shm-bus-error", name);
+    json& d = v["details"];
+    EXPECT_EQ(v["outcome"], "crash") << name << ": " << v["message"];
+    EXPECT_TRUE(contains(v["message"], "killed by SIGBUS")) << v["message"];
+    EXPECT_EQ(d["filesystem"], "tmpfs") << name;
+    EXPECT_TRUE(contains(d["mounted_in"], "mount namespace of its own")) << d["mounted_in"];
+    EXPECT_EQ(d["filesystem_bytes"], 4 << 20) << name;
+    EXPECT_EQ(d["free_bytes_after"], 0) << name;  // the writer died because the tmpfs was full
+    // Each worker that died has a storage whose pages end before its size: where it was writing.
+    int died = 0;
+    for (size_t w = 0; w < d["workers"].size(); ++w) {
+      if (d["workers"][w]["status"] != "crash") continue;
+      ++died;
+      EXPECT_EQ(d["workers"][w]["signal_name"], "SIGBUS") << name;
+      bool cut_short = false;
+      for (auto& s : d["storages"])
+        if (s["name"].get<std::string>().rfind("w" + std::to_string(w) + "-", 0) == 0 &&
+            s.value("exists", false))
+          cut_short = cut_short || s["first_hole"].get<long long>() < s["size"].get<long long>();
+      EXPECT_TRUE(cut_short) << name << " worker " << w << ": " << d["storages"];
     }
-    EXPECT_TRUE(
-        contains(variant("shm-bus-error", "forkserver")["details"]["workers_open"], "/proc/"));
-    for (const char* name : {"fork-bigger-shm", "fork-storage-on-disk"}) {
-      auto& v = variant("shm-bus-error", name);
-      EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
-      ASSERT_EQ(v["details"]["storages"].size(), 6u) << name;
-      for (auto& s : v["details"]["storages"])  // the parent mapped each and read it back
-        EXPECT_EQ(s["bytes_not_as_written"], 0) << name << ": " << s;
-      EXPECT_FALSE(fs::exists(v["details"]["storage_dir"].get<std::string>())) << name;
-    }
-    EXPECT_EQ(variant("shm-bus-error", "fork-bigger-shm")["details"]["filesystem_bytes"], 16 << 20);
-    EXPECT_EQ(find_case("shm-bus-error")["verdict"], "reproduced");
+    EXPECT_GE(died, 1) << name;
+    // The tmpfs lived in the variant's own mount namespace: never seen here, and gone after.
+    const std::string dir = d["storage_dir"].get<std::string>();
+    EXPECT_EQ(mounts.find(dir), std::string::npos) << dir;
+    EXPECT_FALSE(fs::exists(dir)) << dir;
   }
+  EXPECT_TRUE(
+      contains(variant("shm-bus-error", "forkserver")["details"]["workers_open"], "/proc/"));
+  for (const char* name : {"fork-bigger-shm", "fork-storage-on-disk"}) {
+    auto& v = variant("shm-bus-error", name);
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    ASSERT_EQ(v["details"]["storages"].size(), 6u) << name;
+    for (auto& s : v["details"]["storages"])  // the parent mapped each and read it back
+      EXPECT_EQ(s["bytes_not_as_written"], 0) << name << ": " << s;
+    EXPECT_FALSE(fs::exists(v["details"]["storage_dir"].get<std::string>())) << name;
+  }
+  EXPECT_EQ(variant("shm-bus-error", "fork-bigger-shm")["details"]["filesystem_bytes"], 16 << 20);
+  EXPECT_EQ(find_case("shm-bus-error")["verdict"], "reproduced");
+}
 
-  TEST_F(NativeCases, FdPassingLosesDescriptorsAtTheReceiversLimitOnly) {
-    for (const char* name : {"fork", "spawn"}) {
-      auto& v = variant("fd-passing-exhaustion", name);
-      json& d = v["details"];
-      EXPECT_EQ(v["outcome"], "error") << name << ": " << v["message"];
-      EXPECT_TRUE(contains(v["message"], "received 0 items of ancdata with MSG_CTRUNC set"))
-          << v["message"];
-      json& t = d["first_truncation"];
-      EXPECT_EQ(t["ancdata_items"], 0) << t;
-      EXPECT_EQ(t["msg_ctrunc"], true) << t;
-      EXPECT_EQ(t["descriptors_open"], 32) << t;  // every slot under the limit was taken
-      EXPECT_EQ(t["rlimit_nofile"], 32) << t;
-      EXPECT_EQ(d["messages_arrived"], 48) << name;  // the data came; only descriptors were lost
-      EXPECT_LT(d["storages_mapped"].get<int>(), 48) << name;
-      EXPECT_EQ(d["storages_mapped"].get<int>() + d["truncated"].get<int>(), 48) << name;
-      for (auto& w : d["workers"]) EXPECT_EQ(w["status"], "ok") << w;  // the senders were fine
-    }
-    auto& names = variant("fd-passing-exhaustion", "fork-file-system");
-    EXPECT_EQ(names["outcome"], "ok") << names["message"];
-    EXPECT_EQ(names["details"]["storages_mapped"], 48);
-    EXPECT_EQ(names["details"]["rlimit_nofile"], 32);
-    EXPECT_LT(names["details"]["peak_descriptors_open"].get<int>(), 32);
-    auto& higher = variant("fd-passing-exhaustion", "fork-higher-limit");
-    EXPECT_EQ(higher["outcome"], "ok") << higher["message"];
-    EXPECT_EQ(higher["details"]["storages_mapped"], 48);
-    EXPECT_EQ(higher["details"]["rlimit_nofile"], 1024);
-    // It needed the room: the parent held one descriptor per storage, past the low limit.
-    EXPECT_GT(higher["details"]["peak_descriptors_open"].get<int>(), 48);
-    EXPECT_EQ(find_case("fd-passing-exhaustion")["verdict"], "reproduced");
+TEST_F(NativeCases, FdPassingLosesDescriptorsAtTheReceiversLimitOnly) {
+  for (const char* name : {"fork", "spawn"}) {
+    auto& v = variant("fd-passing-exhaustion", name);
+    json& d = v["details"];
+    EXPECT_EQ(v["outcome"], "error") << name << ": " << v["message"];
+    EXPECT_TRUE(contains(v["message"], "received 0 items of ancdata with MSG_CTRUNC set"))
+        << v["message"];
+    json& t = d["first_truncation"];
+    EXPECT_EQ(t["ancdata_items"], 0) << t;
+    EXPECT_EQ(t["msg_ctrunc"], true) << t;
+    EXPECT_EQ(t["descriptors_open"], 32) << t;  // every slot under the limit was taken
+    EXPECT_EQ(t["rlimit_nofile"], 32) << t;
+    EXPECT_EQ(d["messages_arrived"], 48) << name;  // the data came; only descriptors were lost
+    EXPECT_LT(d["storages_mapped"].get<int>(), 48) << name;
+    EXPECT_EQ(d["storages_mapped"].get<int>() + d["truncated"].get<int>(), 48) << name;
+    for (auto& w : d["workers"]) EXPECT_EQ(w["status"], "ok") << w;  // the senders were fine
   }
+  auto& names = variant("fd-passing-exhaustion", "fork-file-system");
+  EXPECT_EQ(names["outcome"], "ok") << names["message"];
+  EXPECT_EQ(names["details"]["storages_mapped"], 48);
+  EXPECT_EQ(names["details"]["rlimit_nofile"], 32);
+  EXPECT_LT(names["details"]["peak_descriptors_open"].get<int>(), 32);
+  auto& higher = variant("fd-passing-exhaustion", "fork-higher-limit");
+  EXPECT_EQ(higher["outcome"], "ok") << higher["message"];
+  EXPECT_EQ(higher["details"]["storages_mapped"], 48);
+  EXPECT_EQ(higher["details"]["rlimit_nofile"], 1024);
+  // It needed the room: the parent held one descriptor per storage, past the low limit.
+  EXPECT_GT(higher["details"]["peak_descriptors_open"].get<int>(), 48);
+  EXPECT_EQ(find_case("fd-passing-exhaustion")["verdict"], "reproduced");
+}
 
 }  // namespace
