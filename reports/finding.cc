@@ -147,15 +147,22 @@ Finding catalog_finding(const json& report) {
       safe_ok += fixes[m].first;
       safe_ran += fixes[m].second;
     }
-  if (safe_ran > 0 && safe_ok == safe_ran && count("reproduced") > 0)
-    f.fix = "start workers with spawn or forkserver rather than fork: each of their " +
-            std::to_string(safe_ran) +
+  if (safe_ran > 0 && safe_ok == safe_ran && count("reproduced") > 0) {
+    const int forks = count("reproduced") - static_cast<int>(not_fork_hazards.size());
+    f.fix = "start workers with spawn or forkserver rather than fork" +
+            std::string(not_fork_hazards.empty()
+                            ? ""
+                            : " where the hazard is fork's (" + std::to_string(forks) + " cases)") +
+            ": each of their " + std::to_string(safe_ran) +
             " fix variants was ok in this run (each case's page has the fix for its hazard)";
-  if (!f.fix.empty() && !not_fork_hazards.empty()) {
-    std::string ids;
-    for (const auto& id : not_fork_hazards) ids += (ids.empty() ? "" : ", ") + id;
-    f.fix += "; but not every hazard is fork's: " + ids +
-             " failed under spawn or forkserver too, as documented (their pages have the fix)";
+    if (!not_fork_hazards.empty()) {
+      std::string ids;
+      for (const auto& id : not_fork_hazards) ids += (ids.empty() ? "" : ", ") + id;
+      f.fix +=
+          "; " + std::to_string(not_fork_hazards.size()) +
+          " cases fail under spawn or forkserver too, as documented, and need their own fix: " +
+          ids;
+    }
   }
   return f;
 }
