@@ -229,13 +229,13 @@ TEST_F(TorchCases, SelfplayActorsRunTheParentsModelAndCountsAddUp) {
       EXPECT_TRUE(
           contains(r["model_source"], inherited ? "inherited through fork" : "torch::jit::load"))
           << name << ": " << r["model_source"];
-      EXPECT_EQ(r["intra_op_threads"], d["threads"]["machine_default_intra_op"]) << name;
+      EXPECT_EQ(r["intra_op_threads"], d["thread_counts"]["machine_default_intra_op"]) << name;
       EXPECT_GT(r["omp_max_threads"].get<int>(), 0) << name;
     }
     EXPECT_EQ(pids.size(), 2u) << "two distinct actor processes";
     EXPECT_EQ(pids.count(d["writer"]["pid"].get<int>()), 0u);
     EXPECT_EQ(d["most_forwards_at_once"], 1) << name;
-    EXPECT_TRUE(d["threads"]["forced"].is_null()) << name;
+    EXPECT_TRUE(d["thread_counts"]["forced"].is_null()) << name;
     EXPECT_FALSE(d.contains("parent_forward_before_fork")) << name;
     EXPECT_GT(d["writer_rate"]["records_per_second"].get<double>(), 0.0) << name;
   }
@@ -250,11 +250,11 @@ TEST_F(TorchCases, SelfplayExtraForkOmpVariantsRecordThreadsAndRuntime) {
   for (const json* v : {&dflt, &forced}) {
     EXPECT_TRUE(contains((*v)["description"], "NOT from the source")) << (*v)["description"];
     EXPECT_TRUE(contains((*v)["expected_why"], "libgomp")) << (*v)["expected_why"];
-    const json& t = (*v)["details"]["threads"];
+    const json& t = (*v)["details"]["thread_counts"];
     EXPECT_TRUE(contains(t["openmp_runtime"], "libgomp")) << t;
     EXPECT_EQ(t["omp_max_threads"], t["intra_op_used"]) << t;
   }
-  const json& dt = dflt["details"]["threads"];
+  const json& dt = dflt["details"]["thread_counts"];
   EXPECT_TRUE(dt["forced"].is_null());
   EXPECT_EQ(dt["intra_op_used"], dt["machine_default_intra_op"]);
   const bool one = dt["machine_default_intra_op"].get<int>() == 1;
@@ -266,7 +266,7 @@ TEST_F(TorchCases, SelfplayExtraForkOmpVariantsRecordThreadsAndRuntime) {
     for (const auto& a : dflt["details"]["actors"]) EXPECT_EQ(a["result"]["intra_op_threads"], 1);
   }
 
-  const json& ft = forced["details"]["threads"];
+  const json& ft = forced["details"]["thread_counts"];
   EXPECT_EQ(ft["intra_op_used"], 2);
   EXPECT_EQ(ft["forced"]["count"], 2);
   EXPECT_TRUE(contains(ft["forced"]["why"], "default")) << ft;

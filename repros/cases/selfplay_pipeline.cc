@@ -121,7 +121,8 @@ OmpRuntime openmp_runtime() {
   return {};
 }
 
-// The threads a process runs with; `forced_why` when this variant set the count itself.
+// The threads a process runs with; `forced_why` when this variant set the count itself. (Named
+// thread_counts in the details: the harness may add a generic `threads` record of its own.)
 json threads_record(const char* forced_why) {
   json t = {{"machine_default_intra_op", machine_default_threads()},
             {"intra_op_used", at::get_num_threads()},
@@ -455,7 +456,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
       {"hidden", kHidden},
       {"policy", kMoves}};
   if (forced) torch::set_num_threads(kForcedThreads);
-  details["threads"] = threads_record(forced ? kForcedWhy : nullptr);
+  details["thread_counts"] = threads_record(forced ? kForcedWhy : nullptr);
   if (pickled) return run_pickled(variant, model, pickle_path, model_path, details);
 
   std::optional<double> reference;
