@@ -1,7 +1,8 @@
 // selfplay-pipeline (source 001, dlshogi): self-play data generation in several processes. The
 // source tried torch.multiprocessing with model.share_memory() and found that a TorchScript
-// model cannot be shared that way ("an error", PyTorch 1.13 under spawn: `Tried to serialize
-// object __torch__.Net which does not have a __getstate__ method defined!`), so each worker loads
+// model cannot be shared that way (it quotes no error; PyTorch 1.13 under spawn raises `Tried to
+// serialize object __torch__.Net which does not have a __getstate__ method defined!`, checked by
+// repros/python/selfplay_torchscript.py), so each worker loads
 // the model file itself; inference runs under a cross-process lock (on a GPU there); the records
 // go through a queue to ONE writer process, so that counting them and measuring the rate is easy.
 //
