@@ -1,18 +1,34 @@
-// selfplay-pipeline (source 001, dlshogi): self-play data generation in several processes.
-// The source shared a TorchScript model with share_memory() and it failed, so each worker loads
-// the model file itself; inference contends (on a GPU there), so it runs under a cross-process
-// lock; and the records go through a queue to ONE writer process, so that counting them (and
-// measuring the rate) is easy. The source starts its workers with spawn, as CUDA wants.
+// selfplay-pipeline (source 001, dlshogi): self-play data generation in several processes. The
+// source tried torch.multiprocessing with model.share_memory() and found that a TorchScript
+// model cannot be shared that way (it quotes no error; PyTorch 1.13 under spawn raises `Tried to
+// serialize object __torch__.Net which does not have a __getstate__ method defined!`, checked by
+// repros/python/selfplay_torchscript.py), so each worker loads
+// the model file itself; inference runs under a cross-process lock (on a GPU there); the records
+// go through a queue to ONE writer process, so that counting them and measuring the rate is easy.
 //
-// Here: a small policy/value network built and saved as TorchScript in C++ (Module::define),
-// spawned actors each torch::jit::load it, run batched inference under a process-shared mutex,
-// and send records over a queue (record_queue.h: loopback TCP, one connection per actor, the
-// writer's port published in a file) to a writer process that writes them to a file.
-// Round 1 runs 1 actor, round 2 runs 2: records per second for both are measured. Under fork,
-// after the parent ran the model with 2 intra-op threads, the actor's first forward hangs in
-// libgomp (the mechanism of torch-omp-pool-hang).
+// Here the model is a real TorchScript module, built in C++ (a torch::jit::Module named Net, its
+// forward defined in TorchScript with Module::define):
+//   spawn-pickled-module   the parent hands the module object to a spawned worker through
+//                          libtorch's own pickler (torch::jit::pickle_save of module._ivalue());
+//                          the worker's torch::jit::pickle_load fails with libtorch's own error.
+//                          The parent tries the same bytes itself: it fails there too (measured
+//                          here, libtorch 1.13), so the fault is what the pickle holds (the class's
+//                          name and attributes, no code: both archives' records are listed), not
+//                          the process boundary. Python fails one step earlier: it refuses to
+//                          pickle the module at all.
+//   spawn, forkserver      the source's fix: the parent saves the module (Module::save), each
+//                          actor torch::jit::load()s it, infers under the lock, and sends records
+//                          over a queue (record_queue.h: loopback TCP) to one writer process.
+//   fork-inherited-module  the same pipeline fork-started, the actors using the parent's module
+//                          object itself: nothing is serialized, so it works (as in Python).
+//   extra-fork-omp-*       NOT in the source: what the source's pipeline meets under fork with
+//                          libgomp after the parent ran the model (torch-omp-pool-hang's
+//                          mechanism), at the machine's default intra-op count and at a forced 2.
+// Every actor's first forward runs a fixed probe batch; its output must match the parent's.
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -21,15 +37,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <new>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
-#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,6 +56,7 @@
 #include "cases/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/libraries.h"
 #include "core/pool.h"
 #include "launch/launch.h"
 #include "launch/process.h"
@@ -53,26 +73,65 @@ using fc::cases::monotonic_s;
 // A batch of 256 positions makes 256x256 hidden activations: 65536 elements, above ATen's
 // parallel grain of 32768, so the bias add and relu go parallel whenever there are 2 threads.
 constexpr int64_t kFeatures = 64, kHidden = 256, kMoves = 32, kBatch = 256;
+constexpr int kActors = 2;  // on 2 cores: the writer and 2 actors
 constexpr int kBatchesPerActor = 12;
-constexpr int kRoundActors[] = {1, 2};  // actors per round: records/second with 1 and with 2
-constexpr int kActors = kRoundActors[0] + kRoundActors[1];
-constexpr int kParentThreads = 2;
+constexpr int kForcedThreads = 2;
+constexpr const char* kClassName = "Net";  // the source's model class: Python's __torch__.Net
 
-// Every process starts at once (libtorch loads in parallel); the rounds then run one after the
-// other, each with its actors side by side, so each round's rate is measured undisturbed.
+constexpr const char* kPickled = "spawn-pickled-module";
+constexpr const char* kInherited = "fork-inherited-module";
+constexpr const char* kOmpDefault = "extra-fork-omp-default-threads";
+constexpr const char* kOmpForced = "extra-fork-omp-2-threads";
+constexpr const char* kForcedWhy =
+    "forced to 2 so that the parent's forward starts an OpenMP team even where the machine's "
+    "default is 1 intra-op thread (it is on a 2-core machine with Debian's libtorch)";
+
 struct Shared {
   fc::cases::ProcessMutex inference;  // one forward at a time across processes (the source's GPU)
-  std::atomic<int> loaded;      // actors that loaded the model and ran their first forward
-  std::atomic<int> ready[3];    // per round: actors at the round's start line
-  std::atomic<int> finished[3]; // per round: actors done
+  std::atomic<int> inside;            // actors inside a locked forward right now
+  std::atomic<int> most_inside;       // the most seen at once: 1 while the lock serialises
 };
 
-void wait_until(const std::atomic<int>& v, int at_least, const char* what) {
-  const double deadline = monotonic_s() + 20;
-  while (v.load() < at_least) {
-    if (monotonic_s() > deadline) throw std::runtime_error(std::string("waited 20 s for ") + what);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // light on a shared machine
+// libtorch's intra-op thread count before anything here set it. The first call decides: the
+// variant list (computed first in every process) or run(), before either sets a count.
+int machine_default_threads() {
+  static const int n = at::get_num_threads();
+  return n;
+}
+
+// What the loaded OpenMP runtime itself says (-1 when none is loaded).
+int omp_max_threads() {
+  auto f = fc::libraries::as_function<int (*)()>(fc::libraries::any_symbol("omp_get_max_threads"));
+  return f ? f() : -1;
+}
+
+// The OpenMP runtime libtorch runs with: the loaded library that defines omp_get_max_threads
+// itself, by its file name ("" when none is loaded).
+struct OmpRuntime {
+  std::string family;  // libgomp, libomp, libiomp, vcomp, or the file name
+  std::string path;
+};
+OmpRuntime openmp_runtime() {
+  for (const auto& path : fc::libraries::loaded()) {
+    if (!fc::libraries::own_symbol(path, "omp_get_max_threads")) continue;
+    const std::string file = fc::libraries::file_name_for_matching(path);
+    for (const char* family : {"libgomp", "libiomp", "libomp", "vcomp"})
+      if (file.rfind(family, 0) == 0) return {family, path};
+    return {file, path};
   }
+  return {};
+}
+
+// The threads a process runs with; `forced_why` when this variant set the count itself. (Named
+// thread_counts in the details: the harness may add a generic `threads` record of its own.)
+json threads_record(const char* forced_why) {
+  json t = {{"machine_default_intra_op", machine_default_threads()},
+            {"intra_op_used", at::get_num_threads()},
+            {"omp_max_threads", omp_max_threads()},
+            {"openmp_runtime", openmp_runtime().path},
+            {"forced", nullptr}};
+  if (forced_why) t["forced"] = {{"count", at::get_num_threads()}, {"why", forced_why}};
+  return t;
 }
 
 const char* kForward = R"JIT(
@@ -83,20 +142,22 @@ def forward(self, x):
     return policy, value
 )JIT";
 
-void save_model(const std::string& path) {
+// The policy/value network as a TorchScript module (its class: __torch__.Net), seeded weights.
+torch::jit::Module build_model() {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
-  torch::jit::Module m("SelfPlayNet");
+  torch::jit::Module m(kClassName);
   auto init = [&](int64_t in, int64_t out) {
     return torch::randn({in, out}, gen) / std::sqrt(static_cast<double>(in));
   };
   m.register_parameter("w1", init(kFeatures, kHidden), false);
-  m.register_parameter("b1", torch::zeros({kHidden}), false);
+  m.register_parameter("b1", torch::randn({kHidden}, gen) * 0.1, false);
   m.register_parameter("wp", init(kHidden, kMoves), false);
-  m.register_parameter("bp", torch::zeros({kMoves}), false);
+  m.register_parameter("bp", torch::randn({kMoves}, gen) * 0.1, false);
   m.register_parameter("wv", init(kHidden, 1), false);
-  m.register_parameter("bv", torch::zeros({1}), false);
+  m.register_parameter("bv", torch::randn({1}, gen) * 0.1, false);
   m.define(kForward);
-  m.save(path);
+  m.eval();
+  return m;
 }
 
 std::pair<torch::Tensor, torch::Tensor> forward(torch::jit::Module& m, const torch::Tensor& x) {
@@ -105,78 +166,165 @@ std::pair<torch::Tensor, torch::Tensor> forward(torch::jit::Module& m, const tor
   return {out->elements()[0].toTensor(), out->elements()[1].toTensor()};
 }
 
+// The same batch in every process (no random generator): its output tells which weights ran.
+// Filled in plain C++: torch's sin() of 16384 elements already goes parallel (VML's grain is
+// 2048), and the first parallel op of a fork child should be the announced forward.
+torch::Tensor probe_input() {
+  std::vector<float> v(static_cast<size_t>(kBatch * kFeatures));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(std::sin(0.01 * static_cast<double>(i)));
+  return torch::from_blob(v.data(), {kBatch, kFeatures}, torch::kFloat).clone();
+}
+double probe_checksum(torch::jit::Module& m) {
+  auto out = forward(m, probe_input());
+  return out.first.sum().item<double>() + out.second.sum().item<double>();
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+bool holds(const char* data, size_t size, const std::string& part) {
+  return std::search(data, data + size, part.begin(), part.end()) != data + size;
+}
+
+// What a zip archive written by libtorch holds (pickle_save and Module::save both write one), read
+// with libtorch's own reader (its records may be compressed): its records, whether its pickle
+// names the class `type` (a GLOBAL opcode: module, newline, name), whether any code record holds
+// the class's forward.
+json archive_facts(const std::vector<char>& bytes, const c10::QualifiedName& type) {
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  caffe2::serialize::PyTorchStreamReader reader(&in);
+  json records = json::array();
+  bool names_class = false, forward_code = false;
+  for (const auto& name : reader.getAllRecords()) {
+    records.push_back(name);
+    const bool pickle = name == "data.pkl", code = name.rfind("code/", 0) == 0 && name.size() > 3 &&
+                                                   name.compare(name.size() - 3, 3, ".py") == 0;
+    if (!pickle && !code) continue;
+    auto record = reader.getRecord(name);
+    const auto* data = static_cast<const char*>(std::get<0>(record).get());
+    const size_t size = std::get<1>(record);
+    if (pickle) names_class = holds(data, size, type.prefix() + "\n" + type.name());
+    if (code) forward_code = forward_code || holds(data, size, "def forward");
+  }
+  return {{"bytes", bytes.size()},
+          {"records", records},
+          {"names_the_class", names_class},
+          {"holds_forward_code", forward_code}};
+}
+
+// The source's attempt, in libtorch: the module object arrives as libtorch's pickle of it.
+FORKCHECK_WORKER(selfplay_pickled_module) {
+  const auto bytes = read_bytes(payload.at("pickle").get<std::string>());
+  torch::jit::IValue v;
+  try {
+    v = torch::jit::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("torch::jit::pickle_load of the " + std::to_string(bytes.size()) +
+                             " bytes the parent pickled: " + e.what_without_backtrace());
+  }
+  // A libtorch that can rebuild it: run it as an actor would, and say what came out.
+  torch::jit::Module m(v.toObject());
+  return {{"pid", fc::launch::current_process_id()},
+          {"bytes_read", bytes.size()},
+          {"probe_checksum", probe_checksum(m)}};
+}
+
+// The parent's module; a fork child has it too (fork-inherited-module), a spawned one does not.
+torch::jit::Module* g_parent_model = nullptr;
+
 FORKCHECK_WORKER(selfplay_actor) {
-  const int round = payload.at("round").get<int>(), index = payload.at("index").get<int>();
-  const int actors = payload.at("actors").get<int>();
-  auto seg = fc::cases::SharedSegment::open(payload.at("segment").get<std::string>(), sizeof(Shared));
+  const int index = payload.at("index").get<int>();
+  auto seg =
+      fc::cases::SharedSegment::open(payload.at("segment").get<std::string>(), sizeof(Shared));
   auto* sh = static_cast<Shared*>(seg.data());
-  auto model = torch::jit::load(payload.at("model").get<std::string>());  // each loads its own
-  model.eval();
+  std::optional<torch::jit::Module> loaded;
+  torch::jit::Module* model = g_parent_model;
+  std::string model_source = "the parent's module object, inherited through fork";
+  if (payload.contains("model")) {  // the source's fix: each worker loads the file itself
+    loaded = torch::jit::load(payload.at("model").get<std::string>());
+    loaded->eval();
+    model = &*loaded;
+    model_source = "torch::jit::load of the file the parent saved";
+  } else if (!model) {
+    throw std::runtime_error("this process has no parent's module: it was not forked from it");
+  }
   // The writer is started with the actors: this waits (20 s at most) for its port, then connects.
   queue::Sender records(payload.at("queue").get<std::string>());
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(100 * round + index));
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(100 + index));
 
-  // The first forward: where a fork child of the parallel parent hangs (announced to the harness).
-  {
-    auto x = torch::rand({kBatch, kFeatures}, gen);
-    fc::cases::SharedLock lock(&sh->inference, std::chrono::seconds(10));
-    char step[160];
-    std::snprintf(step, sizeof step,
-                  "the actor's first TorchScript forward of a 256-position batch (%d intra-op threads)",
-                  at::get_num_threads());
-    fc::channel::step_begin(step);
-    forward(model, x);
-    fc::channel::step_end(step);
-  }
-  sh->loaded.fetch_add(1);
-  wait_until(sh->loaded, kActors, "every actor to load the model");
-  if (round > 1) wait_until(sh->finished[round - 1], kRoundActors[round - 2], "the previous round");
-  sh->ready[round].fetch_add(1);
-  wait_until(sh->ready[round], actors, "the round's other actors");
-
-  double lock_wait = 0, inference = 0;
+  double lock_wait = 0, inference = 0, probe = 0;
   long sent = 0;
+  auto locked_forward = [&](const torch::Tensor& x, bool first) {
+    fc::cases::SharedLock lock(&sh->inference, std::chrono::seconds(10));
+    lock_wait += lock.waited_s();
+    const int now = sh->inside.fetch_add(1) + 1;
+    for (int most = sh->most_inside.load(); now > most;)
+      if (sh->most_inside.compare_exchange_weak(most, now)) break;
+    const double t = monotonic_s();
+    std::pair<torch::Tensor, torch::Tensor> out;
+    if (first) {  // where a fork child of a parallel parent hangs: announced to the harness
+      char step[160];
+      std::snprintf(step, sizeof step,
+                    "the actor's first TorchScript forward of a 256-position batch (%d intra-op "
+                    "threads)",
+                    at::get_num_threads());
+      fc::channel::step_begin(step);
+      out = forward(*model, x);
+      fc::channel::step_end(step);
+    } else {
+      out = forward(*model, x);
+    }
+    inference += monotonic_s() - t;
+    sh->inside.fetch_sub(1);
+    return out;
+  };
+  {
+    auto out = locked_forward(probe_input(), true);
+    probe = out.first.sum().item<double>() + out.second.sum().item<double>();
+  }
   const double t_start = monotonic_s();
   for (int ply = 0; ply < kBatchesPerActor; ++ply) {
-    auto x = torch::rand({kBatch, kFeatures}, gen);  // stands in for the positions' features
-    std::pair<torch::Tensor, torch::Tensor> out;
-    {
-      fc::cases::SharedLock lock(&sh->inference, std::chrono::seconds(10));
-      lock_wait += lock.waited_s();
-      const double t = monotonic_s();
-      out = forward(model, x);
-      inference += monotonic_s() - t;
-    }
+    auto out = locked_forward(torch::rand({kBatch, kFeatures}, gen), false);  // positions' features
     auto moves = out.first.argmax(1);
     auto values = out.second.reshape({kBatch});
     const auto* mv = moves.data_ptr<int64_t>();
     const auto* v = values.data_ptr<float>();
-    // One record per position: round actor game ply move value.
-    std::string m = "R " + std::to_string(round) + " " + std::to_string(index) + " " +
-                    std::to_string(kBatch) + "\n";
+    // One record per position: actor game ply move value.
+    std::string m = "R " + std::to_string(index) + " " + std::to_string(kBatch) + "\n";
     char line[96];
     for (int64_t g = 0; g < kBatch; ++g) {
-      std::snprintf(line, sizeof line, "%d %d %lld %d %lld %.4f\n", round, index,
-                    static_cast<long long>(g), ply, static_cast<long long>(mv[g]),
-                    static_cast<double>(v[g]));
+      std::snprintf(line, sizeof line, "%d %lld %d %lld %.4f\n", index, static_cast<long long>(g),
+                    ply, static_cast<long long>(mv[g]), static_cast<double>(v[g]));
       m += line;
     }
     records.send(m);  // one message: never mixed with another actor's; a full queue blocks
     sent += kBatch;
   }
   const double t_end = monotonic_s();
-  sh->finished[round].fetch_add(1);
-  records.send("E " + std::to_string(round) + " " + std::to_string(index) + " " +
-               std::to_string(sent) + "\n");
+  records.send("E " + std::to_string(index) + " " + std::to_string(sent) + "\n");
   records.close();  // this actor's end: the writer stops once every actor's end came
-  return {{"pid", fc::launch::current_process_id()}, {"round", round}, {"actor", index}, {"sent", sent},
-          {"t_start", t_start}, {"t_end", t_end},
-          {"records_per_second", static_cast<double>(sent) / (t_end - t_start)},
-          {"lock_wait_seconds", lock_wait}, {"inference_seconds", inference},
-          {"intra_op_threads", at::get_num_threads()}};
+  return {{"pid", fc::launch::current_process_id()},
+          {"actor", index},
+          {"model_source", model_source},
+          {"probe_checksum", probe},
+          {"sent", sent},
+          {"seconds", t_end - t_start},
+          {"lock_wait_seconds", lock_wait},
+          {"inference_seconds", inference},
+          {"intra_op_threads", at::get_num_threads()},
+          {"omp_max_threads", omp_max_threads()}};
 }
 
-// The one writer: receives every actor's records, counts them per actor, writes them to a file.
+// The one writer: receives every actor's records, counts them per actor, writes them to a file,
+// and times them as they arrive (the source's reason for one writer: the total and the rate).
 // It listens before it publishes its port, so no actor's connection is refused; it gives up after
 // 20 s without a byte from any actor (saying how many ended), and at once when an actor's
 // connection drops in the middle of a message.
@@ -186,14 +334,15 @@ FORKCHECK_WORKER(selfplay_writer) {
   std::ofstream out(payload.at("records").get<std::string>());
   std::map<std::string, long> received, claimed;
   long written = 0;
+  double first = 0, last = 0;
   std::string m;
   while (records.next(m)) {
     char kind = 0;
-    int round = 0, actor = 0;
+    int actor = 0;
     long count = 0;
-    if (std::sscanf(m.c_str(), "%c %d %d %ld", &kind, &round, &actor, &count) != 4)
+    if (std::sscanf(m.c_str(), "%c %d %ld", &kind, &actor, &count) != 3)
       throw std::runtime_error("bad message: " + m.substr(0, 40));
-    const std::string key = std::to_string(round) + "/" + std::to_string(actor);
+    const std::string key = std::to_string(actor);
     if (kind == 'E') {
       claimed[key] = count;
       continue;
@@ -203,13 +352,20 @@ FORKCHECK_WORKER(selfplay_writer) {
     out << body;
     received[key] += lines;
     written += lines;
+    last = monotonic_s();
+    if (first == 0) first = last;
   }
   out.close();
-  return {{"pid", fc::launch::current_process_id()}, {"received", received}, {"claimed", claimed}, {"written", written}};
+  return {{"pid", fc::launch::current_process_id()},
+          {"received", received},
+          {"claimed", claimed},
+          {"written", written},
+          {"first_record_at", first},
+          {"last_record_at", last}};
 }
 
-// The case's scratch directory (model, the writer's port file, records), removed on every way
-// out. Its name is new: create_directory fails on one that exists, as mkdtemp would, on every OS.
+// The case's scratch directory (model, pickle, the writer's port file, records), removed on every
+// way out. Its name is new: create_directory fails on one that exists, as mkdtemp would.
 struct TempDir {
   fs::path path;
   TempDir() {
@@ -236,9 +392,48 @@ struct TempDir {
   }
 };
 
+// spawn-pickled-module: the module object through libtorch's pickler to a spawned worker.
+fc::CaseResult run_pickled(const fc::VariantSpec& variant, torch::jit::Module& model,
+                           const std::string& pickle_path, const std::string& archive_path,
+                           json details) {
+  const std::vector<char> bytes = torch::jit::pickle_save(model._ivalue());
+  write_bytes(pickle_path, bytes);
+  model.save(archive_path);
+  const auto archive = read_bytes(archive_path);
+  const auto type = model.type()->name().value();
+  details["pickle"] = archive_facts(bytes, type);
+  details["pickle"]["api"] = "torch::jit::pickle_save(module._ivalue())";
+  details["archive"] = archive_facts(archive, type);
+  details["archive"]["api"] = "Module::save";
+  fc::channel::send_details(details);
+
+  auto workers = fc::start_pool(variant, "selfplay_pickled_module",
+                                std::vector<json>{json{{"pickle", pickle_path}}});
+  auto pool = fc::join_pool(workers, std::chrono::seconds(30));
+  // The same bytes in the process that compiled the class: is the fault the process boundary?
+  try {
+    torch::jit::Module back(torch::jit::pickle_load(bytes).toObject());
+    details["parent_pickle_load"] = {{"ok", true}, {"probe_checksum", probe_checksum(back)}};
+  } catch (const c10::Error& e) {
+    details["parent_pickle_load"] = {{"ok", false}, {"error", e.what_without_backtrace()}};
+  }
+  const json parent = details["parent_pickle_load"];
+  if (pool.outcome == Outcome::kError)
+    pool.message += parent["ok"].get<bool>()
+                        ? " (the parent's own pickle_load of the same bytes worked)"
+                        : " (the parent's own pickle_load of the same bytes: " +
+                              parent["error"].get<std::string>() + ")";
+  return fc::to_case_result(std::move(pool), details);
+}
+
 fc::CaseResult run(const fc::VariantSpec& variant) {
+  machine_default_threads();  // before anything below sets a count
+  const bool pickled = variant.name == kPickled, inherited = variant.name == kInherited;
+  const bool forced = variant.name == kOmpForced;
+  const bool forward_before_fork = forced || variant.name == kOmpDefault;
   TempDir dir;
   const std::string model_path = (dir.path / "model.pt").string();
+  const std::string pickle_path = (dir.path / "module.pickle").string();
   const std::string queue_path = (dir.path / "queue.port").string();  // the writer's port
   const std::string records_path = (dir.path / "records.txt").string();
   auto seg = fc::cases::SharedSegment::create("selfplay", sizeof(Shared));
@@ -246,7 +441,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   fc::cases::remove_segment_on_termination(seg.name());
   // (queue_path + ".tmp": the port file written aside, before the writer renames it.)
   for (const auto& p :
-       {model_path, queue_path, queue_path + ".tmp", records_path, dir.path.string()})
+       {model_path, pickle_path, queue_path, queue_path + ".tmp", records_path, dir.path.string()})
     fc::cases::remove_on_termination(p);
   auto* sh = new (seg.data()) Shared();
   fc::cases::init_process_shared_mutex(&sh->inference);
@@ -254,128 +449,200 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   json details;
   details["scratch_dir"] = dir.path.string();
   details["shm_segment"] = seg.name();
-  save_model(model_path);
-  details["model"] = {{"format", "TorchScript, built with torch::jit::Module::define and saved"},
-                      {"input", {kBatch, kFeatures}}, {"hidden", kHidden}, {"policy", kMoves}};
-  // The parent uses the model too, with 2 intra-op threads: big enough to enter OpenMP.
-  torch::set_num_threads(kParentThreads);
-  auto model = torch::jit::load(model_path);
-  model.eval();
-  const int before = fc::launch::thread_count();
-  forward(model, torch::rand({kBatch, kFeatures}));
-  const int after = fc::launch::thread_count();
-  details["parent_forward"] = {{"intra_op_threads", at::get_num_threads()},
-                               {"threads_before", before}, {"threads_after", after},
-                               {"went_parallel", after > before}};
+  auto model = build_model();
+  details["model"] = {
+      {"class", model.type()->name()->qualifiedName()},
+      {"format", "TorchScript: torch::jit::Module with forward from Module::define"},
+      {"input", {kBatch, kFeatures}},
+      {"hidden", kHidden},
+      {"policy", kMoves}};
+  if (forced) torch::set_num_threads(kForcedThreads);
+  details["thread_counts"] = threads_record(forced ? kForcedWhy : nullptr);
+  if (pickled) return run_pickled(variant, model, pickle_path, model_path, details);
+
+  std::optional<double> reference;
+  if (forward_before_fork) {  // the parent uses the model before it starts the actors
+    const int before = fc::launch::thread_count();
+    reference = probe_checksum(model);
+    const int after = fc::launch::thread_count();
+    details["parent_forward_before_fork"] = {{"intra_op_threads", at::get_num_threads()},
+                                             {"threads_before", before},
+                                             {"threads_after", after},
+                                             {"went_parallel", after > before}};
+  }
+  if (inherited) {
+    g_parent_model = &model;  // the actors use this very object: fork copies it
+  } else {
+    model.save(model_path);  // the actors load it, as the source's workers do
+  }
+  details["parent_threads_at_start"] = fc::launch::thread_count();
   fc::channel::send_details(details);
 
   fc::launch::Launcher launcher(fc::start_method_of(variant));
   std::vector<fc::launch::Worker> writer;
-  writer.push_back(launcher.start("selfplay_writer", {{"queue", queue_path},
-                                                     {"records", records_path},
-                                                     {"actors", kActors}}));
+  writer.push_back(launcher.start(
+      "selfplay_writer", {{"queue", queue_path}, {"records", records_path}, {"actors", kActors}}));
   details["writer_pid"] = writer.front().pid();
   std::vector<json> payloads;
-  for (int r = 0; r < static_cast<int>(std::size(kRoundActors)); ++r)
-    for (int i = 0; i < kRoundActors[r]; ++i)
-      payloads.push_back({{"round", r + 1}, {"index", i}, {"actors", kRoundActors[r]},
-                          {"model", model_path}, {"queue", queue_path}, {"segment", seg.name()}});
+  for (int i = 0; i < kActors; ++i) {
+    json p = {{"index", i}, {"queue", queue_path}, {"segment", seg.name()}};
+    if (!inherited) p["model"] = model_path;
+    payloads.push_back(p);
+  }
   auto actors = fc::start_pool(variant, "selfplay_actor", payloads);
   auto pool = fc::join_pool(actors, std::chrono::seconds(30));
+  g_parent_model = nullptr;
   if (pool.outcome != Outcome::kOk)
     return fc::to_case_result(std::move(pool), details);  // the writer is killed with `writer`
-
-  json rounds = json::array();
-  for (int r = 0; r < static_cast<int>(std::size(kRoundActors)); ++r) {
-    json round = {{"actors", kRoundActors[r]}, {"workers", json::array()}};
-    double t0 = 1e300, t1 = 0, inference = 0;
-    long records = 0;
-    for (const auto& w : pool.workers) {
-      if (w["result"]["round"] != r + 1) continue;
-      round["workers"].push_back(w);
-      t0 = std::min(t0, w["result"]["t_start"].get<double>());
-      t1 = std::max(t1, w["result"]["t_end"].get<double>());
-      records += w["result"]["sent"].get<long>();
-      inference += w["result"]["inference_seconds"].get<double>();
-    }
-    round["records"] = records;
-    round["seconds"] = t1 - t0;  // first actor's start to last actor's end
-    round["records_per_second"] = static_cast<double>(records) / (t1 - t0);
-    // Inference is serialised by the lock: its share of the round says what bounds the rate.
-    round["inference_share_of_round"] = inference / (t1 - t0);
-    rounds.push_back(round);
-  }
-  details["rounds"] = rounds;
+  details["actors"] = pool.workers;
+  details["most_forwards_at_once"] = sh->most_inside.load();
   auto w = fc::join_pool(writer, std::chrono::seconds(20));
   details["writer"] = w.workers.front();
   if (w.outcome != Outcome::kOk) {
     w.message = "the writer: " + w.message;
     return fc::to_case_result(std::move(w), details);
   }
+  // After the actors in the fixed variants: the parent ran no forward before they started.
+  if (!reference) reference = probe_checksum(model);
+  details["parent_probe_checksum"] = *reference;
 
-  // Do the counts add up? Every actor's sent == what the writer received and was told.
+  // Do the counts add up, and did every actor run the parent's model?
   const json& wr = w.workers.front()["result"];
   long sent_total = 0;
-  std::string mismatch;
-  for (const auto& round : rounds)
-    for (const auto& a : round["workers"]) {
-      const auto& res = a["result"];
-      const std::string key = std::to_string(res["round"].get<int>()) + "/" +
-                              std::to_string(res["actor"].get<int>());
-      const long sent = res["sent"].get<long>();
-      sent_total += sent;
-      if (wr["received"].value(key, -1L) != sent || wr["claimed"].value(key, -1L) != sent)
-        mismatch += " actor " + key + " sent " + std::to_string(sent) + ", writer received " +
-                    std::to_string(wr["received"].value(key, -1L)) + ";";
-    }
+  std::string mismatch, wrong_model;
+  for (const auto& a : pool.workers) {
+    const auto& res = a["result"];
+    const std::string key = std::to_string(res["actor"].get<int>());
+    const long sent = res["sent"].get<long>();
+    sent_total += sent;
+    if (wr["received"].value(key, -1L) != sent || wr["claimed"].value(key, -1L) != sent)
+      mismatch += " actor " + key + " sent " + std::to_string(sent) + ", writer received " +
+                  std::to_string(wr["received"].value(key, -1L)) + ";";
+    const double probe = res["probe_checksum"].get<double>();
+    if (std::abs(probe - *reference) > 1e-5 * std::max(1.0, std::abs(*reference)))
+      wrong_model += " actor " + key + "'s probe gave " + std::to_string(probe) + ";";
+  }
   std::ifstream in(records_path);
-  const long lines = static_cast<long>(std::count(std::istreambuf_iterator<char>(in),
-                                                  std::istreambuf_iterator<char>(), '\n'));
+  const long lines = static_cast<long>(
+      std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
   const long expected = static_cast<long>(kActors) * kBatchesPerActor * kBatch;
-  details["counts"] = {{"expected", expected}, {"sent", sent_total},
-                       {"written_by_writer", wr["written"]}, {"lines_in_file", lines},
+  const double span = wr["last_record_at"].get<double>() - wr["first_record_at"].get<double>();
+  details["counts"] = {{"expected", expected},
+                       {"sent", sent_total},
+                       {"written_by_writer", wr["written"]},
+                       {"lines_in_file", lines},
                        {"add_up", mismatch.empty() && sent_total == expected &&
                                       wr["written"].get<long>() == expected && lines == expected}};
+  details["writer_rate"] = {
+      {"records", wr["written"]},
+      {"seconds_first_to_last", span},
+      {"records_per_second",
+       span > 0 ? static_cast<double>(wr["written"].get<long>()) / span : 0.0}};
+  details["probe_matches_parent"] = wrong_model.empty();
   fc::CaseResult result{Outcome::kOk, "", details};
-  if (!details["counts"]["add_up"].get<bool>()) {
+  if (!details["counts"]["add_up"].get<bool>() || !wrong_model.empty()) {
     result.outcome = Outcome::kError;
-    result.message = "the counts do not add up: expected " + std::to_string(expected) +
-                     ", sent " + std::to_string(sent_total) + ", file has " +
-                     std::to_string(lines) + " lines;" + mismatch;
+    result.message = "expected " + std::to_string(expected) + " records, actors sent " +
+                     std::to_string(sent_total) + ", the file has " + std::to_string(lines) +
+                     " lines;" + mismatch + wrong_model + " the parent's probe gave " +
+                     std::to_string(*reference);
     return result;
   }
-  char msg[300];
+  char msg[400];
   std::snprintf(msg, sizeof msg,
-                "%d actors sent %ld records to one writer, which wrote all %ld; %.0f records/s "
-                "with 1 actor, %.0f with 2 (locked inference takes %.0f%% of a 1-actor round)",
-                kActors, sent_total, lines, rounds[0]["records_per_second"].get<double>(),
-                rounds[1]["records_per_second"].get<double>(),
-                100 * rounds[0]["inference_share_of_round"].get<double>());
+                "%d actors (model: %s) each gave the parent's probe output (%.4f); at most %d "
+                "forward at once under the lock; they sent %ld records to one writer, which "
+                "wrote all %ld (%.0f records/s from its first to its last)",
+                kActors, pool.workers[0]["result"]["model_source"].get<std::string>().c_str(),
+                *reference, sh->most_inside.load(), sent_total, lines,
+                details["writer_rate"]["records_per_second"].get<double>());
   result.message = msg;
   return result;
 }
 
+// The extra variants' expectation, from the default (or forced) count and the OpenMP runtime.
+fc::VariantSpec omp_variant(const char* name, int threads, bool forced, const OmpRuntime& rt) {
+  const std::string count = std::to_string(threads) + " intra-op thread" +
+                            (threads == 1 ? "" : "s") +
+                            (forced ? " (forced: " + std::string(kForcedWhy) + ")"
+                                    : " (the machine's default: at::get_num_threads() before "
+                                      "any set_num_threads)");
+  Outcome expected = Outcome::kOk;
+  std::string why;
+  const char* kmp = std::getenv("KMP_INIT_AT_FORK");
+  const bool kmp_off = kmp && (std::string(kmp) == "FALSE" || std::string(kmp) == "false" ||
+                               std::string(kmp) == "0");
+  if (threads <= 1) {
+    why = "with " + count +
+          " at::parallel_for runs every op inline on the calling thread: the "
+          "parent's forward starts no " +
+          rt.family +
+          " team, so there is nothing stale to "
+          "inherit at fork";
+  } else if (rt.family == "libgomp") {
+    expected = Outcome::kHang;
+    why = "with " + count +
+          " the parent's forward runs its 256x256 bias add and relu in an "
+          "OpenMP region, so libgomp's pool exists at fork; libgomp (" +
+          rt.path +
+          ") has no "
+          "atfork handling, and a fork child's first 2-thread region waits for pool threads "
+          "fork() did not copy";
+  } else if ((rt.family == "libomp" || rt.family == "libiomp") && kmp_off) {
+    expected = Outcome::kHang;
+    why = "with " + count + " the parent's forward starts an OpenMP team; " + rt.family +
+          " would reinitialise it in the child through its atfork handler, but "
+          "KMP_INIT_AT_FORK=" +
+          kmp + " turns that off";
+  } else {
+    why = "with " + count + " the parent's forward starts an OpenMP team, but " + rt.family + " (" +
+          rt.path +
+          ") registers pthread_atfork handlers that give a fork child a fresh "
+          "pool";
+  }
+  auto v = fc::hazard(
+      name, "fork", expected, why,
+      std::string("NOT from the source (it used spawn): what its pipeline meets under fork with ") +
+          "OpenMP. The parent runs the model with " +
+          (forced ? "a forced " + std::to_string(threads) : std::string("the default")) +
+          " intra-op count, then fork-starts the writer and the actors, which load the model file");
+  if (!at::hasOpenMP())
+    v.skip("this libtorch was built without OpenMP: there is no OpenMP pool to inherit");
+  else if (rt.family.empty())
+    v.skip("no loaded library defines omp_get_max_threads: which OpenMP runtime runs is unknown");
+  return v;
+}
+
 std::vector<fc::VariantSpec> variants() {
-  const bool omp = at::hasOpenMP();
-  auto fork = fc::hazard(
-      "fork", "fork", Outcome::kHang,
-      "the parent's forward with 2 intra-op threads ran its 256x256 bias add and relu in an "
-      "OpenMP region, so libgomp's pool exists at fork; the fork child's first forward starts a "
-      "2-thread region that waits for pool threads fork() did not copy",
-      "same parent; actors and writer fork-started");
-  if (!omp) fork.skip("this libtorch was built without OpenMP: there is no libgomp pool to inherit");
-  std::vector<fc::VariantSpec> all = {
+  const OmpRuntime rt = openmp_runtime();
+  return {
+      fc::hazard(kPickled, "spawn", Outcome::kError,
+                 "libtorch's pickler writes a script object as its class's name (__torch__.Net) "
+                 "and its attributes, without the class's TorchScript code; "
+                 "torch::jit::pickle_load has no way to find that class, so the spawned worker "
+                 "cannot rebuild the module (as Python 1.13 refuses to pickle it at all)",
+                 "the parent builds the TorchScript module, pickles module._ivalue() with "
+                 "torch::jit::pickle_save, and a spawned worker pickle_load()s the bytes; then "
+                 "the parent tries the same bytes itself"),
       fc::fix("spawn", "spawn",
-              "each actor is a fresh exec that loads the TorchScript file itself: no model "
-              "shared between processes, no libgomp state inherited",
-              "writer + 1 actor, then 2 actors; each actor loads the model, infers under the lock"),
+              "each actor is a fresh exec that torch::jit::load()s the saved module: the archive "
+              "holds the class's code, so the worker compiles it and runs the same weights",
+              "the source's fix: the parent saves the module; a writer and 2 spawned actors, "
+              "each loads the model, infers under a cross-process lock, sends records to the "
+              "writer"),
       fc::fix("forkserver", "forkserver",
               "actors forked by a server started before the parent touched torch load the model "
-              "themselves, with no libgomp pool inherited",
-              "as `spawn`, processes forked by the forkserver"),
-      fork,
+              "themselves, as under spawn",
+              "as `spawn`, the writer and actors forked by the forkserver"),
+      fc::hazard(kInherited, "fork", Outcome::kOk,
+                 "under fork nothing is serialized: the child has the parent's memory, module "
+                 "object included, and the parent ran no forward before the fork (so no OpenMP "
+                 "team is inherited either)",
+                 "the pipeline fork-started, the actors running the parent's module object "
+                 "itself (Python: the scripted module as a Process argument under fork works)"),
+      omp_variant(kOmpDefault, machine_default_threads(), false, rt),
+      omp_variant(kOmpForced, kForcedThreads, true, rt),
   };
-  return all;
 }
 
 }  // namespace
@@ -383,25 +650,25 @@ std::vector<fc::VariantSpec> variants() {
 FORKCHECK_CASE(selfplay_pipeline_case) {
   fc::CaseDef c;
   c.id = "selfplay-pipeline";
-  c.title = "Self-play actors with their own TorchScript model, a shared inference lock, one writer";
+  c.title = "Self-play actors: a TorchScript model cannot be handed over, each worker loads it";
   c.source_title = "Gumbel dlshogiを作る その5(マルチプロセス対応)";
   c.source_author = "TadaoYamaoka";
   c.source_doc = "001";
   c.reported =
-      "torch.multiprocessing with model.share_memory() failed with a TorchScript model, so each "
-      "process loads the model itself; GPU inference slows down when processes compete, so it "
-      "runs under a lock; one writer process fed through multiprocessing.Manager().Queue() "
-      "counts and writes the records; spawn is used because fork is trouble with CUDA. The rate "
-      "grew almost linearly with 2 to 16 processes.";
+      "torch.multiprocessing with model.share_memory() would share the parameters, but with a "
+      "TorchScript model it failed with an error, so each process loads the model itself (one "
+      "copy per process); GPU inference slows down when processes compete, so it runs under a "
+      "lock; one writer process fed through multiprocessing.Manager().Queue() counts and writes "
+      "the records; spawn is used explicitly because fork is said to be trouble with CUDA.";
   c.mechanism =
-      "A spawned actor shares nothing with the parent: it loads the model file and opens the "
-      "lock and the queue by name (a shared memory segment holding a process-shared mutex, a "
-      "loopback TCP socket the writer listens on, its port published in a file). Under fork the "
-      "actor also inherits the parent's libgomp pool bookkeeping; once the parent ran a parallel "
-      "op, the child's first parallel op waits forever.";
+      "Handing a scripted module to a spawned process means serializing it. Python 1.13 refuses "
+      "(no __getstate__ on __torch__.Net); libtorch's pickler writes the object as its class "
+      "name and attributes without the class's code, and pickle_load cannot rebuild it. "
+      "Module::save writes an archive with the code, which torch::jit::load compiles in each "
+      "worker. Under fork the module is inherited without serialization.";
   c.platforms =
-      "all (Windows: spawn only, as everywhere there); the fork hang needs a libtorch with libgomp "
-      "(Debian's)";
+      "all (Windows: spawn only, as everywhere there); the extra fork variants hang only with "
+      "libgomp (Debian's libtorch) and more than one intra-op thread";
   c.variants = &variants;
   c.run = &run;
   return c;
