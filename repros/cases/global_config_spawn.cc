@@ -52,8 +52,10 @@ FORKCHECK_WORKER(config_worker) {
         "worker " + std::to_string(me) + " (pid " +
         std::to_string(fc::launch::current_process_id()) + ") sees only " +
         keys_of(kira_conf.values).dump() + ": lost " + lost +
-        " (set by setup() in the parent's "
-        "main, which never ran in this process); cannot connect to the game host");
+        " (set by setup() in the parent's main, which never ran in this process)" +
+        (lost.find("server_ip") != std::string::npos
+             ? "; it has no address for the game host (this case runs no host to try)"
+             : ""));
   return {{"worker", me},
           {"pid", fc::launch::current_process_id()},
           {"keys", keys_of(kira_conf.values)},
