@@ -56,7 +56,7 @@
 #include "cases/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
-#include "core/libraries.h"
+#include "core/environment.h"
 #include "core/pool.h"
 #include "launch/launch.h"
 #include "launch/process.h"
@@ -99,36 +99,13 @@ int machine_default_threads() {
   return n;
 }
 
-// What the loaded OpenMP runtime itself says (-1 when none is loaded).
-int omp_max_threads() {
-  auto f = fc::libraries::as_function<int (*)()>(fc::libraries::any_symbol("omp_get_max_threads"));
-  return f ? f() : -1;
-}
-
-// The OpenMP runtime libtorch runs with: the loaded library that defines omp_get_max_threads
-// itself, by its file name ("" when none is loaded).
-struct OmpRuntime {
-  std::string family;  // libgomp, libomp, libiomp, vcomp, or the file name
-  std::string path;
-};
-OmpRuntime openmp_runtime() {
-  for (const auto& path : fc::libraries::loaded()) {
-    if (!fc::libraries::own_symbol(path, "omp_get_max_threads")) continue;
-    const std::string file = fc::libraries::file_name_for_matching(path);
-    for (const char* family : {"libgomp", "libiomp", "libomp", "vcomp"})
-      if (file.rfind(family, 0) == 0) return {family, path};
-    return {file, path};
-  }
-  return {};
-}
-
 // The threads a process runs with; `forced_why` when this variant set the count itself. (Named
 // thread_counts in the details: the harness may add a generic `threads` record of its own.)
 json threads_record(const char* forced_why) {
   json t = {{"machine_default_intra_op", machine_default_threads()},
             {"intra_op_used", at::get_num_threads()},
-            {"omp_max_threads", omp_max_threads()},
-            {"openmp_runtime", openmp_runtime().path},
+            {"omp_max_threads", fc::omp_max_threads()},
+            {"openmp_runtime", fc::openmp_runtime().path},
             {"forced", nullptr}};
   if (forced_why) t["forced"] = {{"count", at::get_num_threads()}, {"why", forced_why}};
   return t;
@@ -320,7 +297,7 @@ FORKCHECK_WORKER(selfplay_actor) {
           {"lock_wait_seconds", lock_wait},
           {"inference_seconds", inference},
           {"intra_op_threads", at::get_num_threads()},
-          {"omp_max_threads", omp_max_threads()}};
+          {"omp_max_threads", fc::omp_max_threads()}};
 }
 
 // The one writer: receives every actor's records, counts them per actor, writes them to a file,
@@ -561,7 +538,8 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
 }
 
 // The extra variants' expectation, from the default (or forced) count and the OpenMP runtime.
-fc::VariantSpec omp_variant(const char* name, int threads, bool forced, const OmpRuntime& rt) {
+fc::VariantSpec omp_variant(const char* name, int threads, bool forced,
+                            const fc::OpenMpRuntime& rt) {
   const std::string count = std::to_string(threads) + " intra-op thread" +
                             (threads == 1 ? "" : "s") +
                             (forced ? " (forced: " + std::string(kForcedWhy) + ")"
@@ -576,10 +554,10 @@ fc::VariantSpec omp_variant(const char* name, int threads, bool forced, const Om
     why = "with " + count +
           " at::parallel_for runs every op inline on the calling thread: the "
           "parent's forward starts no " +
-          rt.family +
+          rt.name +
           " team, so there is nothing stale to "
           "inherit at fork";
-  } else if (rt.family == "libgomp") {
+  } else if (rt.name == "libgomp") {
     expected = Outcome::kHang;
     why = "with " + count +
           " the parent's forward runs its 256x256 bias add and relu in an "
@@ -588,14 +566,14 @@ fc::VariantSpec omp_variant(const char* name, int threads, bool forced, const Om
           ") has no "
           "atfork handling, and a fork child's first 2-thread region waits for pool threads "
           "fork() did not copy";
-  } else if ((rt.family == "libomp" || rt.family == "libiomp") && kmp_off) {
+  } else if ((rt.name == "libomp" || rt.name == "libiomp") && kmp_off) {
     expected = Outcome::kHang;
-    why = "with " + count + " the parent's forward starts an OpenMP team; " + rt.family +
+    why = "with " + count + " the parent's forward starts an OpenMP team; " + rt.name +
           " would reinitialise it in the child through its atfork handler, but "
           "KMP_INIT_AT_FORK=" +
           kmp + " turns that off";
   } else {
-    why = "with " + count + " the parent's forward starts an OpenMP team, but " + rt.family + " (" +
+    why = "with " + count + " the parent's forward starts an OpenMP team, but " + rt.name + " (" +
           rt.path +
           ") registers pthread_atfork handlers that give a fork child a fresh "
           "pool";
@@ -608,13 +586,13 @@ fc::VariantSpec omp_variant(const char* name, int threads, bool forced, const Om
           " intra-op count, then fork-starts the writer and the actors, which load the model file");
   if (!at::hasOpenMP())
     v.skip("this libtorch was built without OpenMP: there is no OpenMP pool to inherit");
-  else if (rt.family.empty())
+  else if (rt.name.empty())
     v.skip("no loaded library defines omp_get_max_threads: which OpenMP runtime runs is unknown");
   return v;
 }
 
 std::vector<fc::VariantSpec> variants() {
-  const OmpRuntime rt = openmp_runtime();
+  const fc::OpenMpRuntime rt = fc::openmp_runtime();
   return {
       fc::hazard(kPickled, "spawn", Outcome::kError,
                  "libtorch's pickler writes a script object as its class's name (__torch__.Net) "

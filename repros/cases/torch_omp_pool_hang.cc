@@ -146,7 +146,7 @@ fc::VariantSpec fork_variant(std::string name, int threads, const std::string& r
 std::vector<fc::VariantSpec> variants() {
   const auto runtimes = fc::openmp_runtimes_loaded();
   std::string runtime;
-  for (const auto& r : runtimes) runtime += (runtime.empty() ? "" : " + ") + r;
+  for (const auto& r : runtimes) runtime += (runtime.empty() ? "" : " + ") + r.family;
   const int dflt = default_intra_op_threads();
   return {
       fork_variant("fork-default-threads", dflt, runtime,

@@ -204,17 +204,32 @@ std::vector<std::pair<const char*, ThreadCounter>>& thread_counters() {
 
 }  // namespace
 
-std::vector<std::string> openmp_runtimes_loaded() {
-  std::vector<std::string> families;
+std::vector<OpenMpRuntime> openmp_runtimes_loaded() {
+  std::vector<OpenMpRuntime> runtimes;
   for (const auto& path : libraries::loaded()) {
     const std::string file = libraries::file_name_for_matching(path);
     for (const auto& k : kKnown)
       if (std::string(k.kind) == "openmp" && file.rfind(k.prefix, 0) == 0) {
-        families.emplace_back(k.family);
+        // "libgomp (GNU)" -> "libgomp"
+        const std::string family = k.family;
+        runtimes.push_back({family.substr(0, family.find(' ')), family, path,
+                            libraries::own_symbol(path, "omp_get_max_threads") != nullptr});
         break;
       }
   }
-  return families;
+  return runtimes;
+}
+
+OpenMpRuntime openmp_runtime() {
+  for (auto& r : openmp_runtimes_loaded())
+    if (r.runs_openmp) return r;
+  return {};
+}
+
+int omp_max_threads() {
+  const OpenMpRuntime r = openmp_runtime();
+  auto f = r.path.empty() ? nullptr : own_symbol<int (*)()>(r.path, "omp_get_max_threads");
+  return f ? f() : -1;
 }
 
 bool register_thread_counter(const char* name, ThreadCounter fn) {
@@ -224,17 +239,7 @@ bool register_thread_counter(const char* name, ThreadCounter fn) {
 
 nlohmann::json thread_counts() {
   nlohmann::json t = nlohmann::json::object();
-  for (const auto& path : libraries::loaded()) {
-    const std::string file = libraries::file_name_for_matching(path);
-    bool openmp = false;
-    for (const auto& k : kKnown)
-      openmp |= std::string(k.kind) == "openmp" && file.rfind(k.prefix, 0) == 0;
-    if (!openmp) continue;
-    if (auto f = own_symbol<int (*)()>(path, "omp_get_max_threads")) {
-      t["omp_max_threads"] = f();
-      break;
-    }
-  }
+  if (const int n = omp_max_threads(); n >= 0) t["omp_max_threads"] = n;
   for (const auto& [name, fn] : thread_counters()) t[name] = fn();
   const auto cpus = environment_platform::cpu_facts();
   t["cpus"] = cpus.value("affinity", nlohmann::json()).is_null()

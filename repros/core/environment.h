@@ -22,10 +22,24 @@ bool register_environment_contributor(EnvironmentContributor fn);
 // Everything this process can say about itself; `program` names it in the result.
 nlohmann::json collect_environment(const std::string& program);
 
-// The OpenMP runtimes mapped into this process, by family ("libgomp (GNU)", "libomp (LLVM)",
-// ...): what a case's expectation depends on (libgomp has no fork handling, libomp has). Empty
-// when none is loaded.
-std::vector<std::string> openmp_runtimes_loaded();
+// An OpenMP runtime mapped into this process: what a case's expectation depends on (libgomp has
+// no fork handling; LLVM's and Intel's libomp have).
+struct OpenMpRuntime {
+  std::string name;    // libgomp, libomp, libiomp, vcomp: how its file name starts
+  std::string family;  // "libgomp (GNU)", "libomp (LLVM)", ...
+  std::string path;
+  bool runs_openmp = false;  // it defines omp_get_max_threads itself (not a shim or a dependency)
+};
+
+// The OpenMP runtimes mapped into this process, in load order; empty when none is.
+std::vector<OpenMpRuntime> openmp_runtimes_loaded();
+
+// The first loaded runtime that defines omp_get_max_threads itself: the one OpenMP code runs
+// with. Empty (name "") when none is loaded.
+OpenMpRuntime openmp_runtime();
+
+// omp_get_max_threads() of that runtime; -1 when none is loaded.
+int omp_max_threads();
 
 // A thread count a program can report (the torch program: libtorch's intra-op threads).
 using ThreadCounter = int (*)();
