@@ -19,7 +19,7 @@
 namespace fc::harness {
 namespace {
 
-// The repro programs and the Python peer script sit beside forkcheck.
+// The Python peer script sits beside the repro programs (build tree and installed alike).
 std::filesystem::path beside_me(const std::string& name) {
   return std::filesystem::path(repro_programs().front()).parent_path() / name;
 }

@@ -7,6 +7,9 @@
 
 #include "harness/common/environment_probe.h"
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/install_layout.h"
+#include "harness/platform/host.h"
+#include "harness/version.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
@@ -21,6 +24,32 @@ void print_rows(const std::vector<reports::EnvRow>& rows) {
     std::printf("  %-26s %s\n", row.label.c_str(), reports::terminal_safe(row.value).c_str());
 }
 
+// Which forkcheck this is and where it found its parts (common/install_layout.h): a ticket about
+// an installed forkcheck needs to know which one ran; a part not found says where it looked.
+nlohmann::json installation() {
+  auto part = [](const PartLookup& lookup) {
+    return lookup.found.empty()
+               ? nlohmann::json{{"found", nullptr}, {"looked", lookup.looked_text()}}
+               : nlohmann::json{{"found", lookup.found.string()}};
+  };
+#if defined(__APPLE__)
+  const char* shim = "libforkcheck_watch.dylib";
+#else
+  const char* shim = "libforkcheck_watch.so";
+#endif
+  return {{"version", kVersion},
+          {"executable", executable_path().string()},
+          {"repro_programs", part(find_repro_dir())},
+          {"watch_shim", part(find_watch_shim_file(shim))},
+          {"report_schema", part(find_report_schema())}};
+}
+
+std::string part_text(const nlohmann::json& part) {
+  return part["found"].is_string()
+             ? part["found"].get<std::string>()
+             : "not found (looked at " + part["looked"].get<std::string>() + ")";
+}
+
 }  // namespace
 
 int print_environment(const EnvOptions& options) {
@@ -29,7 +58,8 @@ int print_environment(const EnvOptions& options) {
   ticket.python.named_by_user = options.python_named;
   ticket.python.timeout_s = options.timeout_s;
   ticket.timeout_s = options.timeout_s;
-  const nlohmann::json env = ticket_environment(ticket);
+  nlohmann::json env = ticket_environment(ticket);
+  env["forkcheck"] = installation();
   if (options.json) {
     std::cout << env.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return env.contains("error") ? exit_status::kError : exit_status::kOk;
@@ -38,6 +68,12 @@ int print_environment(const EnvOptions& options) {
   // Short enough to paste into a ticket: one line per fact. The multi-line blocks (libraries
   // mapped, libtorch's parallel info and build settings) are in --json; the CPUs and variables
   // rows are the machine's, below, measured by forkcheck itself.
+  const auto& self = env["forkcheck"];
+  std::printf("forkcheck %s\n", self["version"].get<std::string>().c_str());
+  print_rows({{"executable", self["executable"].get<std::string>()},
+              {"repro programs", part_text(self["repro_programs"])},
+              {"watch shim", part_text(self["watch_shim"])},
+              {"report schema", part_text(self["report_schema"])}});
   std::printf("forkcheck environment\n");
   std::vector<reports::EnvRow> rows;
   for (auto& row : reports::environment_rows(env))

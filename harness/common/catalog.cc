@@ -5,24 +5,17 @@
 #include <filesystem>
 #include <iostream>
 
-#include "harness/platform/host.h"
+#include "harness/common/install_layout.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/supervisor.h"
 #include "reports/text.h"
 
 namespace fc::harness {
-namespace {
-
-std::filesystem::path self_dir() {
-  const std::filesystem::path self = executable_path();
-  return self.empty() ? std::filesystem::current_path() : self.parent_path();
-}
-
-}  // namespace
 
 std::vector<std::string> repro_programs() {
-  const char* env = std::getenv("FORKCHECK_REPRO_DIR");
-  std::filesystem::path dir = env && *env ? std::filesystem::path(env) : self_dir();
+  const PartLookup lookup = find_repro_dir();
+  // Not found anywhere: the installed place, so that the error names where it should be.
+  const std::filesystem::path dir = lookup.found.empty() ? lookup.looked.back() : lookup.found;
   return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
 }
 

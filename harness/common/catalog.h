@@ -18,7 +18,8 @@ struct Catalog {
   std::map<std::string, double> load_s;
 };
 
-// The repro programs: beside this executable, or in $FORKCHECK_REPRO_DIR.
+// The repro programs: in $FORKCHECK_REPRO_DIR, beside this executable (build tree), or in
+// <bin>/../libexec/forkcheck (installed): install_layout.h.
 std::vector<std::string> repro_programs();
 
 // Each program lists its cases (`--list`), in a copy forked by its zygote when `zygotes` is given.

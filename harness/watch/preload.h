@@ -19,7 +19,8 @@ inline constexpr const char* kWatchShimVar = "FORKCHECK_WATCH_SHIM";  // overrid
 std::vector<std::pair<std::string, std::string>> watch_environment(const std::string& program,
                                                                    const std::string& events_dir);
 
-// The shim's path: $FORKCHECK_WATCH_SHIM, else beside forkcheck (bin/../lib, then bin/).
+// The shim's path: $FORKCHECK_WATCH_SHIM, else bin/../lib (build tree), bin/../lib/forkcheck
+// (installed), bin/ (install_layout.h).
 // Empty when it is nowhere; `looked` lists where it looked.
 std::string find_watch_shim(std::string* looked = nullptr);
 

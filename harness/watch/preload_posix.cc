@@ -4,12 +4,11 @@
 // to watch.
 #include "harness/watch/preload.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
+#include "harness/common/install_layout.h"
 #include "harness/common/usage_error.h"
 
 namespace fc::harness {
@@ -25,15 +24,6 @@ constexpr const char* kPreloadVar = "LD_PRELOAD";
 constexpr const char* kShimFile = "libforkcheck_watch.so";
 #endif
 
-fs::path own_directory() {
-#if defined(__linux__)
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) return exe.parent_path();
-#endif
-  return {};
-}
-
 #if defined(__APPLE__)
 bool sip_protected(const std::string& program) {
   std::error_code ec;
@@ -47,17 +37,10 @@ bool sip_protected(const std::string& program) {
 }  // namespace
 
 std::string find_watch_shim(std::string* looked) {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv(kWatchShimVar); env && *env) candidates.emplace_back(env);
-  if (fs::path dir = own_directory(); !dir.empty()) {
-    candidates.push_back(dir.parent_path() / "lib" / kShimFile);
-    candidates.push_back(dir / kShimFile);
-  }
-  for (const auto& c : candidates) {
-    if (looked) *looked += (looked->empty() ? "" : ", ") + c.string();
-    if (::access(c.c_str(), R_OK) == 0) return fs::absolute(c).lexically_normal().string();
-  }
-  return {};
+  const PartLookup lookup = find_watch_shim_file(kShimFile);
+  if (looked) *looked = lookup.looked_text();
+  return lookup.found.empty() ? std::string()
+                              : fs::absolute(lookup.found).lexically_normal().string();
 }
 
 std::vector<std::pair<std::string, std::string>> watch_environment(const std::string& program,

@@ -1,0 +1,76 @@
+#include "harness/common/install_layout.h"
+
+#include <cstdlib>
+#include <system_error>
+
+#include "harness/install_dirs.h"
+#include "harness/platform/host.h"
+
+namespace fc::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_there(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+// The first candidate that exists; `env` (when set and non-empty) is the only candidate.
+PartLookup first_existing(const char* env, std::vector<fs::path> candidates) {
+  PartLookup lookup;
+  if (const char* value = std::getenv(env); value && *value) candidates = {fs::path(value)};
+  for (auto& c : candidates) {
+    c = c.lexically_normal();
+    lookup.looked.push_back(c);
+    if (lookup.found.empty() && is_there(c)) lookup.found = c;
+  }
+  return lookup;
+}
+
+}  // namespace
+
+std::string PartLookup::looked_text() const {
+  std::string text;
+  for (const auto& p : looked) text += (text.empty() ? "" : ", ") + p.string();
+  return text;
+}
+
+fs::path own_directory() {
+  const fs::path self = executable_path();
+  std::error_code ec;
+  return self.empty() ? fs::current_path(ec) : self.parent_path();
+}
+
+PartLookup find_repro_dir() {
+  if (const char* value = std::getenv("FORKCHECK_REPRO_DIR"); value && *value)
+    return first_existing("FORKCHECK_REPRO_DIR", {});
+    // A folder counts when it holds the native program (every build has it).
+#if defined(_WIN32)
+  const char* native = "forkcheck-repro.exe";
+#else
+  const char* native = "forkcheck-repro";
+#endif
+  const fs::path bin = own_directory();
+  PartLookup lookup;
+  for (const fs::path& dir : {bin, (bin / install_dirs::kReproFromBin).lexically_normal()}) {
+    lookup.looked.push_back(dir);
+    if (lookup.found.empty() && is_there(dir / native)) lookup.found = dir;
+  }
+  return lookup;
+}
+
+PartLookup find_watch_shim_file(const std::string& file_name) {
+  const fs::path bin = own_directory();
+  return first_existing("FORKCHECK_WATCH_SHIM",
+                        {bin.parent_path() / "lib" / file_name,
+                         bin / install_dirs::kShimFromBin / file_name, bin / file_name});
+}
+
+PartLookup find_report_schema() {
+  const fs::path bin = own_directory();
+  return first_existing("FORKCHECK_SCHEMA",
+                        {bin / install_dirs::kDataFromBin / "report.schema.json"});
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,24 @@
+# forkcheck installed (tests/install/): `cmake --install` into a temporary prefix, then moved,
+#   install.tree      the files in place, nothing pointing back at the build tree
+#   install.run_all   the moved tree's `forkcheck all`, from an empty directory: every part
+#                     found under it, the same catalog as the build tree's, summary ok
+#   install.consumer  examples/launch-consumer configured with find_package(forkcheck), built
+#                     and run against it; a newer version than installed refused
+#   package.deb       cpack's two .debs: contents, Depends, run unpacked (and installed with
+#                     dpkg when FORKCHECK_TEST_DEB_INSTALL=1, as ci/run-tests.sh sets as root)
+# Linux: the tests use bash, readelf and, for the package, Debian's dpkg tools.
+set(fc_install_work ${CMAKE_BINARY_DIR}/install-test)
+set(fc_install_script ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.sh)
+add_test(NAME install.tree COMMAND bash ${fc_install_script} tree ${CMAKE_BINARY_DIR} ${fc_install_work})
+add_test(NAME install.run_all
+         COMMAND bash ${fc_install_script} all ${CMAKE_BINARY_DIR} ${fc_install_work})
+add_test(NAME install.consumer COMMAND bash ${fc_install_script} consumer ${CMAKE_BINARY_DIR}
+                                       ${fc_install_work} ${PROJECT_SOURCE_DIR})
+set_tests_properties(install.tree PROPERTIES TIMEOUT 120 FIXTURES_SETUP fc_installed
+                                             ${FC_TEST_PROPS})
+set_tests_properties(install.run_all install.consumer PROPERTIES TIMEOUT 300
+                     FIXTURES_REQUIRED "fc_installed;fc_no_leftovers")
+add_test(NAME package.deb COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_package.sh
+                                  ${CMAKE_BINARY_DIR} ${CMAKE_BINARY_DIR}/package-test
+                                  ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.deb PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 ${FC_TEST_PROPS})
