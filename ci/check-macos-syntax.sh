@@ -29,6 +29,7 @@ gen=$(mktemp -d)
 trap 'rm -rf "$gen"' EXIT
 mkdir -p "$gen/harness"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/harness/version.h"
+sed 's/@[A-Za-z_]*@/0/g' harness/install_dirs.h.in > "$gen/harness/install_dirs.h"
 
 mapfile -t files < <(
   for f in harness/*.cc harness/*/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc; do

@@ -156,6 +156,7 @@ windows_files() {
 gen="$work/generated/harness"
 mkdir -p "$gen"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/version.h"
+sed 's/@[A-Za-z_]*@/0/g' harness/install_dirs.h.in > "$gen/install_dirs.h"
 syntax() {  # FILE: a source, or a header compiled on its own
   local f=$1 args=(-std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -I"$root"
                    -I"$root/repros" -I"$work/generated" -isystem "$inc"

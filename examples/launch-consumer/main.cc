@@ -43,9 +43,10 @@ int main(int argc, char** argv) {
     }
     const int seen = outcome->result.at("configured_threads").get<int>();
     const bool inherits = method == launch::StartMethod::kFork;
-    std::printf("%-10s  ok: square %d, configured_threads %d (%s)\n", launch::to_string(method),
-                outcome->result.at("square").get<int>(), seen,
-                inherits ? "fork copies main()'s state" : "a fresh process: main()'s set-up did not run");
+    std::printf(
+        "%-10s  ok: square %d, configured_threads %d (%s)\n", launch::to_string(method),
+        outcome->result.at("square").get<int>(), seen,
+        inherits ? "fork copies main()'s state" : "a fresh process: main()'s set-up did not run");
     if (outcome->result.at("square") != 49 || seen != (inherits ? 8 : 0)) ++failures;
   }
   return failures == 0 ? 0 : 1;
