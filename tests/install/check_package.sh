@@ -105,6 +105,7 @@ if dpkg-query -W -f='${Status}' forkcheck 2>/dev/null | grep -q "ok installed"; 
 fi
 remove() { dpkg -r forkcheck-dev forkcheck >"$work/dpkg-remove.log" 2>&1 || cat "$work/dpkg-remove.log"; }
 trap remove EXIT
+trap 'exit 143' TERM INT  # ctest's timeout: still remove the packages (the EXIT trap)
 dpkg -i "$tool_deb" "$dev_deb" >"$work/dpkg-install.log" 2>&1 ||
   { cat "$work/dpkg-install.log"; fail "dpkg -i failed"; }
 [ "$(command -v forkcheck)" = /usr/bin/forkcheck ] || fail "forkcheck on PATH is $(command -v forkcheck)"
