@@ -6,7 +6,8 @@ find_package(pugixml REQUIRED)
 # Unit tests: no run, no child processes: every OS.
 add_executable(reporters_test ${CMAKE_CURRENT_LIST_DIR}/reporters_test.cc
                               ${CMAKE_CURRENT_LIST_DIR}/issue_report_test.cc
-                              ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc)
+                              ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc
+                              ${CMAKE_CURRENT_LIST_DIR}/report_diff_test.cc)
 target_include_directories(reporters_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(reporters_test PRIVATE fc_reports pugixml::pugixml GTest::gtest_main forkcheck_warnings)
 gtest_discover_tests(reporters_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_TEST_PROPS}
