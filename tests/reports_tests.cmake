@@ -63,6 +63,15 @@ add_dependencies(report_cli_test forkcheck forkcheck-repro forkcheck-repro-torch
 gtest_discover_tests(report_cli_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_REAL_REPORT_PROPS}
                      DISCOVERY_TIMEOUT 60)
 
+# `forkcheck diff` from the outside: the real report against itself and against edited copies.
+add_executable(diff_cli_test ${CMAKE_CURRENT_LIST_DIR}/diff_cli_test.cc)
+target_link_libraries(diff_cli_test PRIVATE fc_harness GTest::gtest_main forkcheck_warnings)
+target_compile_definitions(diff_cli_test PRIVATE FC_FORKCHECK="$<TARGET_FILE:forkcheck>"
+                                                 FC_REAL_REPORT_DIR="${FC_REAL_REPORT_DIR}")
+add_dependencies(diff_cli_test forkcheck forkcheck-repro forkcheck-repro-torch)
+gtest_discover_tests(diff_cli_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_REAL_REPORT_PROPS}
+                     DISCOVERY_TIMEOUT 60)
+
 # report.html in headless Chromium: a screenshot and the DOM. Linux only: Debian's chromium, and
 # libpng, which neither Homebrew's list (ci/install-deps-macos.sh) nor macOS's SDK provides.
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
