@@ -12,6 +12,7 @@
 
 #include "harness/commands/bench_command.h"
 #include "harness/commands/command_line.h"
+#include "harness/commands/diff_command.h"
 #include "harness/commands/env_command.h"
 #include "harness/commands/exec_command.h"
 #include "harness/commands/list_command.h"
@@ -152,6 +153,20 @@ int main(int argc, char** argv) {
   report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")
       ->required();
   report->add_option("--out", report_opt.out, "directory for the reports (default: beside --from)");
+  // `forkcheck diff A B`: what changed between two saved runs, and what may explain it.
+  fc::harness::DiffOptions diff_opt;
+  auto* diff = app.add_subcommand(
+      "diff", "what changed between two saved runs, and the environment differences that may "
+              "explain it: forkcheck diff A B");
+  diff->add_option("A", diff_opt.a,
+                   "the earlier run: its report.json or run.jsonl, its folder, or "
+                   "forkcheck-report (its latest run)")
+      ->required();
+  diff->add_option("B", diff_opt.b, "the run compared with A, given the same ways")->required();
+  diff->add_flag("--json", diff_opt.json, "print the comparison as JSON");
+  diff->add_option("--markdown", diff_opt.markdown,
+                   "write it as Markdown to FILE, for a ticket (\"-\": print it instead)")
+      ->type_name("FILE");
   fc::harness::EnvOptions env_opt;
   auto* env = app.add_subcommand("env", "the environment fingerprint, as a bug ticket needs it");
   env->add_flag("--json", env_opt.json, "print it as JSON");
@@ -187,6 +202,12 @@ int main(int argc, char** argv) {
   for (auto* sub : {all, run, list, bench, report, env})
     sub->footer(
         "Exit status: 0 ok, 1 a finding, 2 usage error, 128+N interrupted (forkcheck --help)");
+  diff->footer(
+      "Exit status (the table: forkcheck --help):\n"
+      "  0  B did not regress against A (identical, improved, or only different)\n"
+      "  1  B regressed: a fix variant (or exec/watch's program) as expected in A and not in B,\n"
+      "     a case whose verdict became regression or failed, or B's run not ok where A's was\n"
+      "  2  usage error: a missing input, not a forkcheck report, a schema other than 1.x");
   exec->footer(
       "Exit status, as watch's (the table: forkcheck --help):\n"
       "  0      the program ended by itself with status 0\n"
@@ -213,8 +234,8 @@ int main(int argc, char** argv) {
 
   if (app.get_subcommands().empty())
     return usage_error(
-        "a command is required: all, run, list, exec, watch, bench, env, report or help (see "
-        "forkcheck help)");
+        "a command is required: all, run, list, exec, watch, bench, env, report, diff or help "
+        "(see forkcheck help)");
   try {
     opt.out = out;
     if (*list) return fc::harness::list_cases(list_json, list_ids);
@@ -223,6 +244,7 @@ int main(int argc, char** argv) {
       return fc::harness::bench_command(bench_opt);
     }
     if (*report) return fc::harness::report_command(report_opt);
+    if (*diff) return fc::harness::diff_command(diff_opt);
     if (*env) {
       env_opt.python_named = env->count("--python") > 0;
       return fc::harness::print_environment(env_opt);

@@ -265,7 +265,7 @@ TEST(Cli, HelpIsDashDashHelp) {
   EXPECT_EQ(help.out, top.out);
   EXPECT_EQ(help.err, "");
   for (const std::string command :
-       {"all", "run", "list", "exec", "watch", "bench", "env", "report"}) {
+       {"all", "run", "list", "exec", "watch", "bench", "env", "report", "diff"}) {
     SCOPED_TRACE(command);
     const auto flag = forkcheck({command, "--help"});
     const auto word = forkcheck({"help", command});
@@ -367,7 +367,7 @@ TEST(Cli, HelpShowsTheExitStatusTableOnce) {
                           "\n  128+N  forkcheck was interrupted by signal N"})
     EXPECT_NE(table.find(row), std::string::npos) << row << " in\n" << table;
   for (const std::string command :
-       {"all", "run", "list", "exec", "watch", "bench", "env", "report"}) {
+       {"all", "run", "list", "exec", "watch", "bench", "env", "report", "diff"}) {
     const auto sub = forkcheck({command, "--help"});
     EXPECT_EQ(sub.out.find("Exit status (every command)"), std::string::npos) << sub.out;
     EXPECT_NE(sub.out.find("forkcheck --help"), std::string::npos) << command << "\n" << sub.out;

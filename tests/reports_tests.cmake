@@ -6,7 +6,8 @@ find_package(pugixml REQUIRED)
 # Unit tests: no run, no child processes: every OS.
 add_executable(reporters_test ${CMAKE_CURRENT_LIST_DIR}/reporters_test.cc
                               ${CMAKE_CURRENT_LIST_DIR}/issue_report_test.cc
-                              ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc)
+                              ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc
+                              ${CMAKE_CURRENT_LIST_DIR}/report_diff_test.cc)
 target_include_directories(reporters_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(reporters_test PRIVATE fc_reports pugixml::pugixml GTest::gtest_main forkcheck_warnings)
 gtest_discover_tests(reporters_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_TEST_PROPS}
@@ -60,6 +61,15 @@ target_compile_definitions(report_cli_test PRIVATE FC_FORKCHECK="$<TARGET_FILE:f
                                                    FC_REAL_REPORT_DIR="${FC_REAL_REPORT_DIR}")
 add_dependencies(report_cli_test forkcheck forkcheck-repro forkcheck-repro-torch)
 gtest_discover_tests(report_cli_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_REAL_REPORT_PROPS}
+                     DISCOVERY_TIMEOUT 60)
+
+# `forkcheck diff` from the outside: the real report against itself and against edited copies.
+add_executable(diff_cli_test ${CMAKE_CURRENT_LIST_DIR}/diff_cli_test.cc)
+target_link_libraries(diff_cli_test PRIVATE fc_harness GTest::gtest_main forkcheck_warnings)
+target_compile_definitions(diff_cli_test PRIVATE FC_FORKCHECK="$<TARGET_FILE:forkcheck>"
+                                                 FC_REAL_REPORT_DIR="${FC_REAL_REPORT_DIR}")
+add_dependencies(diff_cli_test forkcheck forkcheck-repro forkcheck-repro-torch)
+gtest_discover_tests(diff_cli_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_REAL_REPORT_PROPS}
                      DISCOVERY_TIMEOUT 60)
 
 # report.html in headless Chromium: a screenshot and the DOM. Linux only: Debian's chromium, and

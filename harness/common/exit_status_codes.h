@@ -14,10 +14,12 @@ namespace fc::harness::exit_status {
 
 // all, run: every fix variant behaved. exec, watch: the program ended by itself with status 0
 // (and, under watch, made no hazardous fork of a kind not allowed). list, env, bench, report: done.
+// diff: B did not regress against A (identical, better, or only different).
 inline constexpr int kOk = 0;
 
 // all, run: a regression or a failed case. exec, watch: the program failed, crashed, hung or timed
-// out; watch: a hazardous fork of a kind not allowed.
+// out; watch: a hazardous fork of a kind not allowed. diff: B regressed against A
+// (reports/report_diff.h says exactly when).
 inline constexpr int kFinding = 1;
 
 // forkcheck itself could not do its job (a repro program that could not list its cases or report
@@ -40,8 +42,8 @@ inline constexpr const char kHelpTable[] =
     "         and, under watch, made no hazardous fork of a kind not allowed)\n"
     "  1      a finding: a regression or a failed case (all, run); the program failed, crashed,\n"
     "         hung or timed out (exec, watch: its own exit status is in the summary and the\n"
-    "         reports); a hazardous fork (watch). Also when forkcheck itself could not finish:\n"
-    "         it says why on stderr\n"
+    "         reports); a hazardous fork (watch); B regressed against A (diff). Also when\n"
+    "         forkcheck itself could not finish: it says why on stderr\n"
     "  2      usage error: one line on stderr, nothing run or written\n"
     "  128+N  forkcheck was interrupted by signal N (130 for Ctrl-C): the reports are partial";
 

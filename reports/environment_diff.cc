@@ -1,0 +1,355 @@
+// diff_environment(): the facts of run.environment (harness/common/environment_probe.h: what a
+// repro program loads, and what forkcheck measured of the machine) that can bear on a fork, each
+// compared between two reports and linked to the changed cases whose hazard depends on it.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "reports/report_diff.h"
+#include "reports/report_view.h"
+#include "reports/text.h"
+#include "reports/ticket_environment.h"
+
+namespace fc::reports {
+namespace {
+
+using nlohmann::json;
+
+// The environment facts each case's hazard (or its fixes, or whether it runs at all) depends on,
+// the likeliest first (docs/cases.md says why for each; `forkcheck list CASE` too). A difference
+// in one of them "may explain" a change of that case: a link, never a proof. Topics:
+//   openmp         the OpenMP runtime(s) loaded (libgomp's pool does not survive fork, LLVM's
+//                  libomp's does), libtorch's OpenMP version
+//   omp-threads    omp_get_max_threads: with one thread libgomp starts no team, nothing to lose
+//   openmp-vars    OMP_*, GOMP_*, KMP_* variables (KMP_INIT_AT_FORK, OMP_NUM_THREADS, ...)
+//   torch-threads  libtorch's intra/inter-op threads, MKL_* variables, its parallel info
+//   cpus           CPUs online, in the affinity mask, the cgroup quota: the default team size
+//   libtorch       its version, build, libraries; CUDA devices it sees are under cuda
+//   cuda           the CUDA driver and devices
+//   shm            /dev/shm's size (DataLoader and shared storages live there)
+//   open-files     the open-files limit (descriptor passing holds one per storage)
+//   kernel, os     the kernel (namespaces, signals, SCM_RIGHTS), the OS (macOS-only cases)
+//   libc, compiler pthread mutexes at fork, __cxa_guard for function-local statics
+//   start-methods  which start methods exist here (a variant of a missing one is skipped)
+// Two more are linked by what changed, not by case: "timeout" (options.timeout_s) to a variant
+// that hung or timed out on either side, "forkcheck" (its version) to a changed expectation.
+const std::map<std::string, std::vector<std::string>>& case_topics() {
+  static const std::map<std::string, std::vector<std::string>> table = {
+      {"gomp-fork-hang", {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"}},
+      {"torch-omp-pool-hang",
+       {"torch-threads", "openmp", "omp-threads", "openmp-vars", "cpus", "libtorch",
+        "start-methods"}},
+      {"selfplay-pipeline",
+       {"torch-threads", "openmp", "omp-threads", "cpus", "libtorch", "start-methods"}},
+      {"tiny-nn-spawn", {"libtorch", "cuda", "torch-threads", "start-methods"}},
+      {"autograd-after-fork", {"cuda", "libtorch", "start-methods"}},
+      {"hogwild-shared-memory", {"shm", "torch-threads", "cpus", "libtorch", "start-methods"}},
+      {"cuda-before-fork", {"cuda", "libtorch", "start-methods"}},
+      {"objc-initialize-fork", {"os", "start-methods"}},
+      {"static-init-fork", {"libc", "compiler", "start-methods"}},
+      {"lock-held-at-fork", {"libc", "start-methods"}},
+      {"socket-handle-spawn", {"os", "kernel", "start-methods"}},
+      {"global-config-spawn", {"start-methods"}},
+      {"state-not-shared", {"start-methods"}},
+      {"worker-rng-duplication", {"start-methods"}},
+      {"graceful-shutdown", {"os", "kernel", "cpus", "start-methods"}},
+      // The case mounts a 4 MiB tmpfs of its own, in a mount namespace: whether the kernel grants
+      // one decides whether it runs at all; /dev/shm's size is what bites the user's program.
+      {"shm-bus-error", {"kernel", "shm", "os", "start-methods"}},
+      {"fd-passing-exhaustion", {"open-files", "kernel", "os", "start-methods"}},
+  };
+  return table;
+}
+
+// The user's own program (exec, watch): anything that bears on a fork may.
+const std::vector<std::string> kProgramTopics = {
+    "program",    "openmp",   "omp-threads", "openmp-vars", "torch-threads", "cuda",         "shm",
+    "open-files", "libtorch", "cpus",        "kernel",      "libc",          "start-methods"};
+
+struct Fact {
+  std::string name, topic, value;
+  bool multiline = false;  // compared line by line: libtorch's build settings, parallel info
+};
+
+const json& at(const json& obj, const char* key) {
+  static const json null;
+  return obj.is_object() && obj.contains(key) ? obj[key] : null;
+}
+
+std::string joined(const json& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + display(i);
+  return s.empty() ? "none" : s;
+}
+
+// A command line as a person types it (no quoting: it is shown, never run).
+std::string joined_words(const json& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + display(w);
+  return s;
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string variable_topic(const std::string& name) {
+  for (const char* p : {"OMP_", "GOMP_", "KMP_"})
+    if (name.rfind(p, 0) == 0) return "openmp-vars";
+  return name.rfind("MKL_", 0) == 0 ? "torch-threads" : "";
+}
+
+std::string risk_topic(const std::string& id) {
+  if (id.rfind("dev-shm", 0) == 0) return "shm";
+  if (id == "open-files-low") return "open-files";
+  if (id.rfind("threads-over", 0) == 0) return "omp-threads";
+  if (id == "fork-with-cuda") return "cuda";
+  if (id == "fork-with-openmp") return "openmp";
+  return "";
+}
+
+// Every fact of `report` diff compares, in the order shown when none is linked. A fact the report
+// lacks (an older 1.x, an environment that could not be collected) is absent: unknown.
+std::vector<Fact> facts_of(const json& report) {
+  std::vector<Fact> f;
+  auto add = [&f](const std::string& name, const std::string& topic, const json& v) {
+    if (!v.is_null()) f.push_back({name, topic, v.is_array() ? joined(v) : display(v)});
+  };
+  const json& run = at(report, "run");
+  add("forkcheck.version", "forkcheck", at(at(report, "tool"), "version"));
+  const json& options = at(run, "options");
+  add("command", "", at(run, "command"));
+  // exec and watch: the user's command line, first of what may explain its change.
+  for (const auto& c : list(report, "cases"))
+    if (list(c, "variants").size() == 1 && field(list(c, "variants")[0], "role") == "subject")
+      add("program", "program",
+          at(c, "command").is_array() ? json(joined_words(c["command"])) : json());
+  add("options.timeout_s", "timeout", at(options, "timeout_s"));
+  add("options.hang_after_s", "timeout", at(options, "hang_after_s"));
+  add("options.only", "", at(options, "only"));
+  add("options.zygote", "", at(options, "zygote"));
+  add("options.jobs", "", at(options, "jobs"));
+  const json& env = at(run, "environment");
+  if (!env.is_object() || env.contains("error")) return f;
+
+  add("openmp_runtimes", "openmp", at(env, "openmp_runtimes"));
+  const json& threads = at(env, "threads");
+  add("threads.omp_get_max_threads", "omp-threads", at(threads, "omp_get_max_threads"));
+  for (const auto& lib : list(env, "libraries"))
+    if (field(lib, "kind") == "openmp")
+      add("openmp." + field(lib, "family") + ".max_threads", "omp-threads", at(lib, "max_threads"));
+  add("threads.torch_intra_op", "torch-threads", at(threads, "torch_intra_op"));
+  add("threads.torch_inter_op", "torch-threads", at(threads, "torch_inter_op"));
+  add("threads.nproc", "cpus", at(threads, "nproc"));
+  const json& cpus = at(env, "cpus");
+  add("cpus.online", "cpus", at(cpus, "online"));
+  add("cpus.affinity", "cpus", at(cpus, "affinity"));
+  const json& machine = at(env, "machine");
+  if (const json& mc = at(machine, "cpus"); mc.is_object() && mc.contains("cgroup_quota"))
+    add("cpus.cgroup_quota", "cpus",
+        mc["cgroup_quota"].is_null() ? json("none") : mc["cgroup_quota"]);
+
+  const json& torch = at(env, "libtorch");
+  add("libtorch.version", "libtorch", at(torch, "version"));
+  if (torch.is_object()) {
+    json libs = json::array();
+    for (const auto& lib : list(env, "libraries"))
+      if (field(lib, "kind") == "torch")
+        libs.push_back(base_name(field(lib, "real_path", field(lib, "path"))));
+    std::sort(libs.begin(), libs.end());
+    if (!libs.empty()) add("libtorch.libraries", "libtorch", libs);
+  }
+  for (const char* k : {"has_openmp", "has_mkl", "has_mkldnn"})
+    add(std::string("libtorch.") + k, "libtorch", at(torch, k));
+  add("libtorch.openmp_version", "openmp", at(torch, "openmp_version"));
+  add("libtorch.cuda_devices", "cuda", at(torch, "cuda_devices"));
+  if (const json& v = at(torch, "parallel_info"); v.is_string())
+    f.push_back({"libtorch.parallel_info", "torch-threads", v.get<std::string>(), true});
+  if (const json& v = at(torch, "config"); v.is_string())
+    f.push_back({"libtorch.config", "libtorch", v.get<std::string>(), true});
+  // Which program told: without forkcheck-repro-torch there are no libtorch facts at all.
+  if (const json& by = at(env, "collected_by"); by.is_object())
+    add("environment.collected_by", "libtorch",
+        base_name(field(by, "program")) +
+            (by.contains("fallback") ? " (torch program failed)" : ""));
+  add("blas", "", at(env, "blas"));
+
+  const json& cuda = at(env, "cuda");
+  if (cuda.is_object()) {
+    add("cuda.driver", "cuda",
+        cuda.contains("driver") && cuda["driver"].is_null() ? json("none") : at(cuda, "driver"));
+    add("cuda.driver_version", "cuda", at(cuda, "driver_version"));
+    if (cuda.contains("devices")) {
+      json names = json::array();
+      for (const auto& d : list(cuda, "devices")) names.push_back(field(d, "name"));
+      add("cuda.devices", "cuda", names);
+    } else if (cuda.contains("driver") && cuda["driver"].is_null()) {
+      add("cuda.devices", "cuda", json("none"));
+    }
+  }
+  add("start_methods", "start-methods", at(env, "start_methods"));
+
+  const json& os = at(env, "os");
+  add("os.sysname", "os", at(os, "sysname"));
+  add("os.machine", "os", at(os, "machine"));
+  add("os.kernel", "kernel", at(os, "kernel"));
+  add("os.name", "", at(os, "name"));
+  if (const json& libc = at(env, "libc"); libc.is_object())
+    add("libc", "libc", field(libc, "name") + " " + field(libc, "version"));
+  add("compiler", "compiler", at(env, "compiler"));
+
+  if (const json& size = at(at(machine, "dev_shm"), "size_bytes"); size.is_number())
+    add("dev_shm.size", "shm", format_bytes(size.get<double>()));
+  const json& files = at(machine, "open_files");
+  add("open_files.soft", "open-files", at(files, "soft"));
+  add("open_files.hard", "open-files", at(files, "hard"));
+  add("ptrace_scope", "", at(at(env, "ptrace_scope"), "value"));
+
+  // Variables: the fingerprint's and those forkcheck saw itself, merged (as machine_rows does).
+  std::map<std::string, std::string> vars;
+  for (const json* from : {&at(env, "variables"), &at(machine, "variables")})
+    if (from->is_object())
+      for (const auto& [k, v] : from->items()) vars[k] = display(v);
+  for (const auto& [k, v] : vars) f.push_back({"variables." + k, variable_topic(k), v});
+  for (const auto& r : list(env, "risks"))
+    f.push_back({"risk." + field(r, "id"), risk_topic(field(r, "id")), field(r, "note", "noted")});
+  return f;
+}
+
+// What a side says of a fact it does not list: a variable it has not set, a risk it did not
+// note; "" (unknown) when that side measured none of them at all.
+std::string absent_value(const json& report, const std::string& name) {
+  const json& env = at(at(report, "run"), "environment");
+  if (name.rfind("variables.", 0) == 0 &&
+      (at(env, "variables").is_object() || at(at(env, "machine"), "variables").is_object()))
+    return "unset";
+  if (name.rfind("risk.", 0) == 0 && at(env, "risks").is_array()) return "none";
+  return "";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b != std::string::npos) lines.push_back(line.substr(b, e - b + 1));
+  }
+  return lines;
+}
+
+// Two multi-line texts as the first line of each that the other lacks ("" both: the same lines).
+std::pair<std::string, std::string> first_differing_lines(const std::string& a,
+                                                          const std::string& b) {
+  const auto la = lines_of(a), lb = lines_of(b);
+  const std::set<std::string> sa(la.begin(), la.end()), sb(lb.begin(), lb.end());
+  std::string da, db;
+  for (const auto& l : la)
+    if (!sb.count(l)) {
+      da = l;
+      break;
+    }
+  for (const auto& l : lb)
+    if (!sa.count(l)) {
+      db = l;
+      break;
+    }
+  if (da.empty() && db.empty()) return {};
+  return {da.empty() ? "(no such line)" : da, db.empty() ? "(no such line)" : db};
+}
+
+// The topics a change is linked to, each with its rank in the case's table (0: likeliest).
+std::map<std::string, size_t> topics_of(const CaseChange& c, bool program) {
+  std::map<std::string, size_t> topics;
+  const auto& table = case_topics();
+  const auto it = table.find(c.case_id);
+  const std::vector<std::string>* list = program             ? &kProgramTopics
+                                         : it != table.end() ? &it->second
+                                                             : nullptr;
+  if (list)
+    for (size_t i = 0; i < list->size(); ++i) topics.emplace((*list)[i], i);
+  for (const auto& o : {c.a, c.b})
+    if (o == "hang" || o == "timeout") topics["timeout"] = 0;
+  if (!c.expected_a.empty() && !c.expected_b.empty() && c.expected_a != c.expected_b)
+    topics["forkcheck"] = 0;
+  return topics;
+}
+
+}  // namespace
+
+std::vector<EnvDifference> diff_environment(const json& a, const json& b,
+                                            const std::vector<CaseChange>& changes) {
+  const auto fa = facts_of(a), fb = facts_of(b);
+  std::map<std::string, const Fact*> by_name_b;
+  for (const auto& f : fb) by_name_b[f.name] = &f;
+  std::set<std::string> names_a;
+  for (const auto& f : fa) names_a.insert(f.name);
+
+  struct Found {
+    EnvDifference d;
+    std::string topic;
+    size_t index;
+  };
+  std::vector<Found> found;
+  auto consider = [&found](const Fact& f, std::string va, std::string vb) {
+    if (va.empty() || vb.empty() || va == vb) return;  // unknown on a side, or the same
+    if (f.multiline) {
+      auto [da, db] = first_differing_lines(va, vb);
+      if (da.empty()) return;
+      va = da;
+      vb = db;
+    }
+    found.push_back({{f.name, va, vb, {}}, f.topic, found.size()});
+  };
+  for (const auto& f : fa) {
+    auto it = by_name_b.find(f.name);
+    consider(f, f.value, it != by_name_b.end() ? it->second->value : absent_value(b, f.name));
+  }
+  for (const auto& f : fb)
+    if (!names_a.count(f.name)) consider(f, absent_value(a, f.name), f.value);
+
+  // Link each difference to the changes it may explain. Cases only in one report are not run
+  // side by side: nothing there to explain. A case's verdict is named only when none of its
+  // variants changed (its variants say more).
+  // exec and watch: the one case is the user's program (its variant's role is subject).
+  bool program = false;
+  for (const auto& c : list(a, "cases"))
+    for (const auto& v : list(c, "variants"))
+      if (field(v, "role") == "subject") program = true;
+  std::set<std::string> cases_with_variant_changes;
+  for (const auto& c : changes)
+    if (!c.variant.empty() && c.kind.rfind("only-in", 0) != 0)
+      cases_with_variant_changes.insert(c.case_id);
+  std::vector<size_t> best_rank(found.size(), SIZE_MAX);
+  for (const auto& c : changes) {
+    if (c.kind.rfind("only-in", 0) == 0 || c.case_id.empty()) continue;
+    if (c.variant.empty() && cases_with_variant_changes.count(c.case_id)) continue;
+    const std::string label = c.variant.empty() ? c.case_id : c.case_id + "/" + c.variant;
+    const auto topics = topics_of(c, program);
+    for (size_t i = 0; i < found.size(); ++i) {
+      const auto t = topics.find(found[i].topic);
+      if (found[i].topic.empty() || t == topics.end()) continue;
+      auto& explains = found[i].d.may_explain;
+      if (std::find(explains.begin(), explains.end(), label) == explains.end())
+        explains.push_back(label);
+      best_rank[i] = std::min(best_rank[i], t->second);
+    }
+  }
+  // The likely cause first: linked before unlinked; then the more changes it may explain, the
+  // higher its case ranks it, the earlier it comes.
+  std::vector<size_t> order(found.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const size_t nx = found[x].d.may_explain.size(), ny = found[y].d.may_explain.size();
+    if ((nx == 0) != (ny == 0)) return nx != 0;
+    if (nx != ny) return nx > ny;
+    return best_rank[x] < best_rank[y];
+  });
+  std::vector<EnvDifference> out;
+  for (size_t i : order) out.push_back(std::move(found[i].d));
+  return out;
+}
+
+}  // namespace fc::reports
