@@ -626,10 +626,9 @@ TEST(WatchdogOutcomes, JsonKeepsEveryWatchdogField) {
 }
 
 // The published schema knows every outcome forkcheck can write (repros/core/outcome.h), and the
-// watchdog's new fields. Read from the source tree beside this file.
+// watchdog's new fields. Read from the source tree.
 TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
-  const std::filesystem::path path =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "reports" / "report.schema.json";
+  const std::filesystem::path path = FC_REPORT_SCHEMA;
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;
   const json schema = json::parse(in);

@@ -9,6 +9,9 @@ add_executable(reporters_test ${CMAKE_CURRENT_LIST_DIR}/reporters_test.cc
                               ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc
                               ${CMAKE_CURRENT_LIST_DIR}/report_diff_test.cc)
 target_include_directories(reporters_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+# The schema in the source tree (a path from __FILE__ is relative under ccache's base_dir).
+target_compile_definitions(reporters_test PRIVATE
+                           FC_REPORT_SCHEMA="${PROJECT_SOURCE_DIR}/reports/report.schema.json")
 target_link_libraries(reporters_test PRIVATE fc_reports pugixml::pugixml GTest::gtest_main forkcheck_warnings)
 gtest_discover_tests(reporters_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_TEST_PROPS}
                      DISCOVERY_TIMEOUT 60)
