@@ -153,10 +153,7 @@ std::vector<fc::VariantSpec> variants() {
       fc::fix("spawn", "spawn", "a fresh exec loads and initialises its own driver state",
               "same parent; the worker is a fresh exec that calls cuInit"),
   };
-  const std::string why = skip_reason();
-  if (!why.empty())
-    for (auto& s : v) s.skip(why);
-  return v;
+  return fc::skip_all(std::move(v), skip_reason());
 }
 
 }  // namespace

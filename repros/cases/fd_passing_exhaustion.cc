@@ -37,10 +37,7 @@ std::vector<fc::VariantSpec> variants() {
               "or resource.setrlimit in the program)",
               "the same descriptor passing with the parent under RLIMIT_NOFILE 1024"),
   };
-  const std::string skip = fc::cases::fd_passing_exhaustion::unavailable_reason();
-  if (!skip.empty())
-    for (auto& s : v) s.skip(skip);
-  return v;
+  return fc::skip_all(std::move(v), fc::cases::fd_passing_exhaustion::unavailable_reason());
 }
 
 }  // namespace

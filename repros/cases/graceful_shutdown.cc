@@ -135,9 +135,7 @@ std::vector<fc::VariantSpec> variants() {
                  "forever (the parent blocks using no CPU)",
                  "as `fork`, but terminate(); join() with no deadline and no kill"),
   };
-  if (const char* why = termination::unavailable_reason())
-    for (auto& s : v) s.skip(why);
-  return v;
+  return fc::skip_all(std::move(v), termination::unavailable_reason());
 }
 
 }  // namespace

@@ -33,9 +33,7 @@ std::vector<fc::VariantSpec> variants() {
       fc::fix("spawn", "spawn", "a fresh exec is not a fork child: +initialize runs normally",
               "same parent; the worker is a fresh exec that creates the class and messages it"),
   };
-  if (const char* why = fc::cases::objc_probe::unavailable_reason())
-    for (auto& s : v) s.skip(why);
-  return v;
+  return fc::skip_all(std::move(v), fc::cases::objc_probe::unavailable_reason());
 }
 
 }  // namespace

@@ -40,10 +40,7 @@ std::vector<fc::VariantSpec> variants() {
               "(verified with torch 1.13); torch.from_file(path, shared=True) maps a file on disk",
               "the same fork workers with the storage files in a temporary directory on disk"),
   };
-  const std::string why = fc::cases::shm_bus_error::unavailable_reason();
-  if (!why.empty())
-    for (auto& s : v) s.skip(why);
-  return v;
+  return fc::skip_all(std::move(v), fc::cases::shm_bus_error::unavailable_reason());
 }
 
 }  // namespace

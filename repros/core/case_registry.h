@@ -3,8 +3,8 @@
 #pragma once
 
 #include <functional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,9 +28,18 @@ struct VariantSpec {
   // at start-up, e.g. KMP_INIT_AT_FORK, OBJC_DISABLE_INITIALIZE_FORK_SAFETY).
   std::vector<std::pair<std::string, std::string>> env;
 
-  VariantSpec& run_by(std::string p) { program = std::move(p); return *this; }
-  VariantSpec& with_env(std::string k, std::string v) { env.emplace_back(std::move(k), std::move(v)); return *this; }
-  VariantSpec& skip(std::string reason) { skip_reason = std::move(reason); return *this; }
+  VariantSpec& run_by(std::string p) {
+    program = std::move(p);
+    return *this;
+  }
+  VariantSpec& with_env(std::string k, std::string v) {
+    env.emplace_back(std::move(k), std::move(v));
+    return *this;
+  }
+  VariantSpec& skip(std::string reason) {
+    skip_reason = std::move(reason);
+    return *this;
+  }
 };
 
 // A variant that shows the documented failure (or, with `expected` ok, says why it cannot here).
@@ -55,6 +64,18 @@ inline VariantSpec fix(std::string name, std::string start_method, std::string w
   return v;
 }
 
+// A case whose every variant needs what this platform lacks: each is skipped with `why` (nothing
+// changes when `why` is empty or null: the case runs).
+inline std::vector<VariantSpec> skip_all(std::vector<VariantSpec> variants,
+                                         const std::string& why) {
+  if (!why.empty())
+    for (auto& v : variants) v.skip(why);
+  return variants;
+}
+inline std::vector<VariantSpec> skip_all(std::vector<VariantSpec> variants, const char* why) {
+  return skip_all(std::move(variants), std::string(why ? why : ""));
+}
+
 // What the case's main process observed; the harness adds what only it can see (signals, hangs).
 struct CaseResult {
   Outcome outcome = Outcome::kOk;
@@ -65,13 +86,13 @@ struct CaseResult {
 struct CaseDef {
   std::string id;
   std::string title;
-  std::string source_title;   // the account the case comes from
+  std::string source_title;  // the account the case comes from
   std::string source_author;
-  std::string source_doc;     // which seed document ("" for a case from a public report)
-  std::string source_url;     // where the report can be read, when it is public (an issue, a post)
-  std::string reported;       // what the source reported, in a sentence or two
-  std::string mechanism;      // why it happens
-  std::string platforms;      // where the hazard applies
+  std::string source_doc;  // which seed document ("" for a case from a public report)
+  std::string source_url;  // where the report can be read, when it is public (an issue, a post)
+  std::string reported;    // what the source reported, in a sentence or two
+  std::string mechanism;   // why it happens
+  std::string platforms;   // where the hazard applies
   std::vector<VariantSpec> (*variants)() = nullptr;  // computed for this platform at --list time
   CaseResult (*run)(const VariantSpec& variant) = nullptr;
 };
@@ -86,10 +107,10 @@ nlohmann::json catalog_json(const std::string& program);
 #define FC_CASE_CONCAT_(a, b) a##b
 #define FC_CASE_CONCAT(a, b) FC_CASE_CONCAT_(a, b)
 // FORKCHECK_CASE(make_my_case) { return CaseDef{...}; }
-#define FORKCHECK_CASE(ident)                                                                   \
-  static ::fc::CaseDef ident();                                                                 \
-  [[maybe_unused]] static const bool FC_CASE_CONCAT(fc_case_registered_, ident) =               \
-      ::fc::register_case(&ident);                                                              \
+#define FORKCHECK_CASE(ident)                                                     \
+  static ::fc::CaseDef ident();                                                   \
+  [[maybe_unused]] static const bool FC_CASE_CONCAT(fc_case_registered_, ident) = \
+      ::fc::register_case(&ident);                                                \
   static ::fc::CaseDef ident()
 
 }  // namespace fc
