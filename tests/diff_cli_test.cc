@@ -5,13 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "harness/supervise/supervisor.h"
+#include "read_text.h"
+#include "run_forkcheck.h"
 
 namespace {
 
@@ -20,28 +20,11 @@ using nlohmann::json;
 
 const fs::path kReal = FC_REAL_REPORT_DIR;
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run forkcheck(std::vector<std::string> args) {
-  fc::harness::LaunchSpec spec;
-  spec.argv = {FC_FORKCHECK};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout_s = 60;
-  spec.channel = false;
-  auto r = fc::harness::supervise(spec);
-  return {r.exit.code, r.out.text(), r.err.text()};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
+using fc::test_run::forkcheck;
+using fc::test_run::Run;
+using fc::test_text::slurp;
 bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
+  return fc::test_text::contains(text, what);
 }
 
 class DiffCli : public ::testing::Test {

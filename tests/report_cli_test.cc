@@ -4,13 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
-#include "harness/supervise/supervisor.h"
+#include "read_text.h"
+#include "run_forkcheck.h"
 
 namespace {
 
@@ -20,29 +20,13 @@ using nlohmann::json;
 const fs::path kReal = FC_REAL_REPORT_DIR;
 const char* const kFiles[] = {"report.json", "report.html", "junit.xml", "summary.md", "issue.md"};
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run forkcheck(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {}) {
-  fc::harness::LaunchSpec spec;
-  spec.argv = {FC_FORKCHECK};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = std::move(env);
-  spec.timeout_s = 120;
-  spec.channel = false;
-  auto r = fc::harness::supervise(spec);
-  return {r.exit.code, r.out.text(), r.err.text()};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using fc::test_run::forkcheck;
+using fc::test_run::Run;
+using fc::test_text::slurp;
 
 fs::path fresh_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("forkcheck-report-test-" + name + "-" + std::to_string(::getpid()));
+  auto d = fs::temp_directory_path() /
+           ("forkcheck-report-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -83,10 +67,12 @@ TEST(RealReport, EnvironmentNamesLibtorchAndTheOpenMpRuntime) {
   ASSERT_TRUE(env.is_object()) << r["run"].dump(2);
   ASSERT_FALSE(env.contains("error")) << env["error"];
   EXPECT_FALSE(env["libtorch"]["version"].get<std::string>().empty());
-  EXPECT_NE(env["libtorch"]["config"].get<std::string>().find("PyTorch built with"), std::string::npos);
+  EXPECT_NE(env["libtorch"]["config"].get<std::string>().find("PyTorch built with"),
+            std::string::npos);
   EXPECT_NE(env["openmp_runtimes"].dump().find(kOpenMpRuntime), std::string::npos)
       << env["openmp_runtimes"];
-  EXPECT_NE(env["collected_by"]["program"].get<std::string>().find("forkcheck-repro-torch"), std::string::npos);
+  EXPECT_NE(env["collected_by"]["program"].get<std::string>().find("forkcheck-repro-torch"),
+            std::string::npos);
   const std::string html = slurp(kReal / "report.html");
   EXPECT_NE(html.find(env["libtorch"]["version"].get<std::string>()), std::string::npos);
 }
@@ -178,8 +164,12 @@ TEST(Env, FallsBackToTheNativeProgramAndSaysSo) {
   // A repro directory whose torch program fails: the native one answers, without libtorch.
   auto dir = fresh_dir("fallback");
   fs::create_directories(dir);
-  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro", dir / "forkcheck-repro");
-  { std::ofstream(dir / "forkcheck-repro-torch") << "#!/bin/sh\necho 'libtorch is broken here' >&2\nexit 3\n"; }
+  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro",
+                     dir / "forkcheck-repro");
+  {
+    std::ofstream(dir / "forkcheck-repro-torch")
+        << "#!/bin/sh\necho 'libtorch is broken here' >&2\nexit 3\n";
+  }
   fs::permissions(dir / "forkcheck-repro-torch", fs::perms::owner_all);
   auto r = forkcheck({"env", "--json"}, {{"FORKCHECK_REPRO_DIR", dir.string()}});
   ASSERT_EQ(r.code, 0) << r.err;
