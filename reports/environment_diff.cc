@@ -73,11 +73,6 @@ struct Fact {
   bool multiline = false;  // compared line by line: libtorch's build settings, parallel info
 };
 
-const json& at(const json& obj, const char* key) {
-  static const json null;
-  return obj.is_object() && obj.contains(key) ? obj[key] : null;
-}
-
 std::string joined(const json& items) {
   std::string s;
   for (const auto& i : items) s += (s.empty() ? "" : ", ") + display(i);
@@ -118,42 +113,43 @@ std::vector<Fact> facts_of(const json& report) {
   auto add = [&f](const std::string& name, const std::string& topic, const json& v) {
     if (!v.is_null()) f.push_back({name, topic, v.is_array() ? joined(v) : display(v)});
   };
-  const json& run = at(report, "run");
-  add("forkcheck.version", "forkcheck", at(at(report, "tool"), "version"));
-  const json& options = at(run, "options");
-  add("command", "", at(run, "command"));
+  const json& run = member(report, "run");
+  add("forkcheck.version", "forkcheck", member(member(report, "tool"), "version"));
+  const json& options = member(run, "options");
+  add("command", "", member(run, "command"));
   // exec and watch: the user's command line, first of what may explain its change.
   for (const auto& c : list(report, "cases"))
     if (list(c, "variants").size() == 1 && field(list(c, "variants")[0], "role") == "subject")
       add("program", "program",
-          at(c, "command").is_array() ? json(joined_words(c["command"])) : json());
-  add("options.timeout_s", "timeout", at(options, "timeout_s"));
-  add("options.hang_after_s", "timeout", at(options, "hang_after_s"));
-  add("options.only", "", at(options, "only"));
-  add("options.zygote", "", at(options, "zygote"));
-  add("options.jobs", "", at(options, "jobs"));
-  const json& env = at(run, "environment");
+          member(c, "command").is_array() ? json(joined_words(c["command"])) : json());
+  add("options.timeout_s", "timeout", member(options, "timeout_s"));
+  add("options.hang_after_s", "timeout", member(options, "hang_after_s"));
+  add("options.only", "", member(options, "only"));
+  add("options.zygote", "", member(options, "zygote"));
+  add("options.jobs", "", member(options, "jobs"));
+  const json& env = member(run, "environment");
   if (!env.is_object() || env.contains("error")) return f;
 
-  add("openmp_runtimes", "openmp", at(env, "openmp_runtimes"));
-  const json& threads = at(env, "threads");
-  add("threads.omp_get_max_threads", "omp-threads", at(threads, "omp_get_max_threads"));
+  add("openmp_runtimes", "openmp", member(env, "openmp_runtimes"));
+  const json& threads = member(env, "threads");
+  add("threads.omp_get_max_threads", "omp-threads", member(threads, "omp_get_max_threads"));
   for (const auto& lib : list(env, "libraries"))
     if (field(lib, "kind") == "openmp")
-      add("openmp." + field(lib, "family") + ".max_threads", "omp-threads", at(lib, "max_threads"));
-  add("threads.torch_intra_op", "torch-threads", at(threads, "torch_intra_op"));
-  add("threads.torch_inter_op", "torch-threads", at(threads, "torch_inter_op"));
-  add("threads.nproc", "cpus", at(threads, "nproc"));
-  const json& cpus = at(env, "cpus");
-  add("cpus.online", "cpus", at(cpus, "online"));
-  add("cpus.affinity", "cpus", at(cpus, "affinity"));
-  const json& machine = at(env, "machine");
-  if (const json& mc = at(machine, "cpus"); mc.is_object() && mc.contains("cgroup_quota"))
+      add("openmp." + field(lib, "family") + ".max_threads", "omp-threads",
+          member(lib, "max_threads"));
+  add("threads.torch_intra_op", "torch-threads", member(threads, "torch_intra_op"));
+  add("threads.torch_inter_op", "torch-threads", member(threads, "torch_inter_op"));
+  add("threads.nproc", "cpus", member(threads, "nproc"));
+  const json& cpus = member(env, "cpus");
+  add("cpus.online", "cpus", member(cpus, "online"));
+  add("cpus.affinity", "cpus", member(cpus, "affinity"));
+  const json& machine = member(env, "machine");
+  if (const json& mc = member(machine, "cpus"); mc.is_object() && mc.contains("cgroup_quota"))
     add("cpus.cgroup_quota", "cpus",
         mc["cgroup_quota"].is_null() ? json("none") : mc["cgroup_quota"]);
 
-  const json& torch = at(env, "libtorch");
-  add("libtorch.version", "libtorch", at(torch, "version"));
+  const json& torch = member(env, "libtorch");
+  add("libtorch.version", "libtorch", member(torch, "version"));
   if (torch.is_object()) {
     json libs = json::array();
     for (const auto& lib : list(env, "libraries"))
@@ -163,25 +159,26 @@ std::vector<Fact> facts_of(const json& report) {
     if (!libs.empty()) add("libtorch.libraries", "libtorch", libs);
   }
   for (const char* k : {"has_openmp", "has_mkl", "has_mkldnn"})
-    add(std::string("libtorch.") + k, "libtorch", at(torch, k));
-  add("libtorch.openmp_version", "openmp", at(torch, "openmp_version"));
-  add("libtorch.cuda_devices", "cuda", at(torch, "cuda_devices"));
-  if (const json& v = at(torch, "parallel_info"); v.is_string())
+    add(std::string("libtorch.") + k, "libtorch", member(torch, k));
+  add("libtorch.openmp_version", "openmp", member(torch, "openmp_version"));
+  add("libtorch.cuda_devices", "cuda", member(torch, "cuda_devices"));
+  if (const json& v = member(torch, "parallel_info"); v.is_string())
     f.push_back({"libtorch.parallel_info", "torch-threads", v.get<std::string>(), true});
-  if (const json& v = at(torch, "config"); v.is_string())
+  if (const json& v = member(torch, "config"); v.is_string())
     f.push_back({"libtorch.config", "libtorch", v.get<std::string>(), true});
   // Which program told: without forkcheck-repro-torch there are no libtorch facts at all.
-  if (const json& by = at(env, "collected_by"); by.is_object())
+  if (const json& by = member(env, "collected_by"); by.is_object())
     add("environment.collected_by", "libtorch",
         base_name(field(by, "program")) +
             (by.contains("fallback") ? " (torch program failed)" : ""));
-  add("blas", "", at(env, "blas"));
+  add("blas", "", member(env, "blas"));
 
-  const json& cuda = at(env, "cuda");
+  const json& cuda = member(env, "cuda");
   if (cuda.is_object()) {
     add("cuda.driver", "cuda",
-        cuda.contains("driver") && cuda["driver"].is_null() ? json("none") : at(cuda, "driver"));
-    add("cuda.driver_version", "cuda", at(cuda, "driver_version"));
+        cuda.contains("driver") && cuda["driver"].is_null() ? json("none")
+                                                            : member(cuda, "driver"));
+    add("cuda.driver_version", "cuda", member(cuda, "driver_version"));
     if (cuda.contains("devices")) {
       json names = json::array();
       for (const auto& d : list(cuda, "devices")) names.push_back(field(d, "name"));
@@ -190,27 +187,27 @@ std::vector<Fact> facts_of(const json& report) {
       add("cuda.devices", "cuda", json("none"));
     }
   }
-  add("start_methods", "start-methods", at(env, "start_methods"));
+  add("start_methods", "start-methods", member(env, "start_methods"));
 
-  const json& os = at(env, "os");
-  add("os.sysname", "os", at(os, "sysname"));
-  add("os.machine", "os", at(os, "machine"));
-  add("os.kernel", "kernel", at(os, "kernel"));
-  add("os.name", "", at(os, "name"));
-  if (const json& libc = at(env, "libc"); libc.is_object())
+  const json& os = member(env, "os");
+  add("os.sysname", "os", member(os, "sysname"));
+  add("os.machine", "os", member(os, "machine"));
+  add("os.kernel", "kernel", member(os, "kernel"));
+  add("os.name", "", member(os, "name"));
+  if (const json& libc = member(env, "libc"); libc.is_object())
     add("libc", "libc", field(libc, "name") + " " + field(libc, "version"));
-  add("compiler", "compiler", at(env, "compiler"));
+  add("compiler", "compiler", member(env, "compiler"));
 
-  if (const json& size = at(at(machine, "dev_shm"), "size_bytes"); size.is_number())
+  if (const json& size = member(member(machine, "dev_shm"), "size_bytes"); size.is_number())
     add("dev_shm.size", "shm", format_bytes(size.get<double>()));
-  const json& files = at(machine, "open_files");
-  add("open_files.soft", "open-files", at(files, "soft"));
-  add("open_files.hard", "open-files", at(files, "hard"));
-  add("ptrace_scope", "", at(at(env, "ptrace_scope"), "value"));
+  const json& files = member(machine, "open_files");
+  add("open_files.soft", "open-files", member(files, "soft"));
+  add("open_files.hard", "open-files", member(files, "hard"));
+  add("ptrace_scope", "", member(member(env, "ptrace_scope"), "value"));
 
   // Variables: the fingerprint's and those forkcheck saw itself, merged (as machine_rows does).
   std::map<std::string, std::string> vars;
-  for (const json* from : {&at(env, "variables"), &at(machine, "variables")})
+  for (const json* from : {&member(env, "variables"), &member(machine, "variables")})
     if (from->is_object())
       for (const auto& [k, v] : from->items()) vars[k] = display(v);
   for (const auto& [k, v] : vars) f.push_back({"variables." + k, variable_topic(k), v});
@@ -222,11 +219,11 @@ std::vector<Fact> facts_of(const json& report) {
 // What a side says of a fact it does not list: a variable it has not set, a risk it did not
 // note; "" (unknown) when that side measured none of them at all.
 std::string absent_value(const json& report, const std::string& name) {
-  const json& env = at(at(report, "run"), "environment");
-  if (name.rfind("variables.", 0) == 0 &&
-      (at(env, "variables").is_object() || at(at(env, "machine"), "variables").is_object()))
+  const json& env = member(member(report, "run"), "environment");
+  if (name.rfind("variables.", 0) == 0 && (member(env, "variables").is_object() ||
+                                           member(member(env, "machine"), "variables").is_object()))
     return "unset";
-  if (name.rfind("risk.", 0) == 0 && at(env, "risks").is_array()) return "none";
+  if (name.rfind("risk.", 0) == 0 && member(env, "risks").is_array()) return "none";
   return "";
 }
 

@@ -13,12 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// obj[key], or null where obj is not an object or lacks it: older or hand-made reports may.
-const json& at(const json& obj, const char* key) {
-  static const json null;
-  return obj.is_object() && obj.contains(key) ? obj[key] : null;
-}
-
 // What a person may be shown of a schema_version that is not one (a number, an object).
 std::string shown_version(const json& v) { return shorten(display(v), 40); }
 
@@ -49,7 +43,7 @@ bool failing_verdict(const std::string& v) { return v == "regression" || v == "f
 
 // A report of the user's own program (exec, watch) rather than of the catalog's cases.
 bool is_program_report(const json& r) {
-  const std::string command = field(at(r, "run"), "command");
+  const std::string command = field(member(r, "run"), "command");
   if (command == "exec" || command == "watch") return true;
   for (const auto& c : list(r, "cases"))
     for (const auto& v : list(c, "variants"))
@@ -58,13 +52,13 @@ bool is_program_report(const json& r) {
 }
 
 ReportSide side_of(const json& r) {
-  const json& run = at(r, "run");
+  const json& run = member(r, "run");
   ReportSide s;
   s.command = field(run, "command");
   s.started_at = field(run, "started_at");
-  s.forkcheck_version = field(at(r, "tool"), "version");
+  s.forkcheck_version = field(member(r, "tool"), "version");
   s.schema_version = field(r, "schema_version");
-  s.complete = !(at(run, "interrupted") == true || at(run, "complete") == false);
+  s.complete = !(member(run, "interrupted") == true || member(run, "complete") == false);
   return s;
 }
 
@@ -186,14 +180,14 @@ void compare_case(const json& ca, const json& cb, bool program, std::vector<Case
 
 // Why B's run is not ok, from its summary and run header.
 std::string summary_why(const json& r) {
-  const json& s = at(r, "summary");
+  const json& s = member(r, "summary");
   std::string why;
   auto add = [&why](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
   if (const std::string n = field(s, "harness_failures"); !n.empty() && n != "0")
     add(n + " harness failure(s)");
   if (const std::string n = field(s, "regressions"); !n.empty() && n != "0")
     add(n + " failing case(s)");
-  if (!list(at(r, "run"), "catalog_errors").empty())
+  if (!list(member(r, "run"), "catalog_errors").empty())
     add("a repro program could not list its cases");
   return why.empty() ? "summary.ok is false" : why;
 }
@@ -221,7 +215,7 @@ size_t ReportDiff::count(Effect e) const {
 
 std::string unreadable_report(const json& report) {
   if (!report.is_object()) return "not a forkcheck report (not a JSON object)";
-  if (const std::string tool = field(at(report, "tool"), "name");
+  if (const std::string tool = field(member(report, "tool"), "name");
       !tool.empty() && tool != "forkcheck")
     return "not a forkcheck report (made by " + shorten(tool, 40) + ")";
   if (!report.contains("schema_version"))
@@ -229,7 +223,7 @@ std::string unreadable_report(const json& report) {
   if (std::string p = version_problem(report["schema_version"], "schema_version"); !p.empty())
     return p;
   // A folded run log always gets this forkcheck's version; its header says what wrote it.
-  if (const json& v = at(at(report, "run"), "schema_version"); !v.is_null())
+  if (const json& v = member(member(report, "run"), "schema_version"); !v.is_null())
     if (std::string p = version_problem(v, "its run log's schema_version"); !p.empty()) return p;
   if (!report.contains("cases") || !report["cases"].is_array())
     return "not a forkcheck report: it has no list of cases";
@@ -245,7 +239,7 @@ std::string incomparable_reports(const json& a, const json& b) {
   const bool pa = is_program_report(a), pb = is_program_report(b);
   if (pa == pb) return "";
   auto what = [](bool program, const json& r) {
-    const std::string command = field(at(r, "run"), "command", "run");
+    const std::string command = field(member(r, "run"), "command", "run");
     return program ? "forkcheck " + command + " (your own program)"
                    : "forkcheck " + command + " (the catalog's cases)";
   };
@@ -278,7 +272,8 @@ ReportDiff diff_reports(const json& a, const json& b) {
                      "A has no case " + id + " (not asked for, or not in its catalog)"});
   }
   // The run as a whole: B not ok where A was, with no case above to say why (or the reverse).
-  const std::string ok_a = field(at(a, "summary"), "ok"), ok_b = field(at(b, "summary"), "ok");
+  const std::string ok_a = field(member(a, "summary"), "ok"),
+                    ok_b = field(member(b, "summary"), "ok");
   auto any = [&all](Effect e) {
     return std::any_of(all.begin(), all.end(), [e](const CaseChange& c) { return c.effect == e; });
   };

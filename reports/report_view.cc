@@ -62,6 +62,13 @@ const nlohmann::json& list(const nlohmann::json& obj, const char* key) {
   return it != obj.end() && it->is_array() ? *it : empty;
 }
 
+const nlohmann::json& member(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json null;
+  if (!obj.is_object()) return null;
+  auto it = obj.find(key);
+  return it != obj.end() ? *it : null;
+}
+
 std::vector<std::string> matrix_methods(const nlohmann::json& report) {
   std::vector<std::string> methods = {"fork", "spawn", "forkserver"};
   for (const auto& c : list(report, "cases"))

@@ -14,6 +14,9 @@ namespace fc::reports {
 // them and without trusting their presence.
 const nlohmann::json& list(const nlohmann::json& obj, const char* key);
 
+// obj[key], or null where obj is not an object or lacks it: older or hand-made reports may.
+const nlohmann::json& member(const nlohmann::json& obj, const char* key);
+
 // The matrix's columns: fork, spawn, forkserver, then any other start method a variant uses
 // (e.g. "none"), in order of appearance.
 std::vector<std::string> matrix_methods(const nlohmann::json& report);
