@@ -145,17 +145,19 @@ TEST(Adversarial, AnExitInTheGracePeriodIsRecordedAndTheOutcomeIsTheTrees) {
 }
 
 TEST(Adversarial, AnExitWhileTheStacksAreTakenIsItsOwnOutcome) {
-  // Blocked at its deadline (1.5 s), its stacks take 2 s; it exits by itself at 2.5 s, before
-  // forkcheck signalled it: its outcome is its own exit (ok), not a hang.
+  // A step overdue (0.3 s) and its tree blocked: time is called at about 1.3 s, its stacks take
+  // 3 s; it exits by itself at 2.5 s, before forkcheck signalled it: its outcome is its own exit
+  // (ok), not a hang.
   Bystander bystander;
   ChildResult r;
   {
-    SlowDebugger debugger(2, "slow eu-stack: gave up");
-    r = supervise(spec({FC_FAULT_CHILD, "sleep", "2.5"}, 1.5, /*stacks=*/true));
+    SlowDebugger debugger(3, "slow eu-stack: gave up");
+    auto s = spec({FC_FAULT_CHILD, "step-hang-exit", "2.5"}, 30, /*stacks=*/true);
+    r = supervise(s);
   }
   const auto c = classify(r, false);
   EXPECT_EQ(c.outcome, Outcome::kOk) << c.message;
-  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_TRUE(r.step_hang.has_value());
   EXPECT_TRUE(exited_by_itself(r));
   EXPECT_FALSE(r.sent_sigterm);
   EXPECT_NE(c.message.find("before forkcheck signalled it"), std::string::npos) << c.message;
@@ -237,24 +239,29 @@ INSTANTIATE_TEST_SUITE_P(Adversarial, BadChannel,
 TEST(Adversarial, TheStacksOfATreeAreTakenSideBySideWithinTheirBudget) {
   // Four blocked processes, a debugger that takes 1.5 s per process: one after another that
   // would be 6 s; side by side (as many at once as there are CPUs, at least two), 3 s or less.
+  // Time is called by a stall that lasted 1 s (--hang-after), long before the deadline: the
+  // stacks get the spec's budget (after a deadline they get what is left of its promise).
   Bystander bystander;
   ChildResult r;
   SlowDebugger debugger(1.5, "slow eu-stack: done");
-  auto s = spec({hostile("blocked_tree"), "4"}, 1.5, /*stacks=*/true);
+  auto s = spec({hostile("blocked_tree"), "4"}, 60, /*stacks=*/true);
+  s.hang_after_s = 1;
   s.stacks_budget_s = 5;
   r = supervise(s);
   const int at_once =
       static_cast<int>(std::min(4u, std::max(2u, std::thread::hardware_concurrency())));
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_TRUE(r.still_too_long);
   EXPECT_EQ(debugger.runs(), 4);
   EXPECT_EQ(debugger.most_at_once(), at_once);
-  EXPECT_LT(r.duration_s, 1.5 + 4 / at_once * 1.5 + 1.5) << "deadline, the debuggers, slack";
+  EXPECT_LT(r.duration_s - r.called_after_s, 4 / at_once * 1.5 + 1.5) << "the debuggers, slack";
   expect_nothing_left();
 }
 
 TEST(Adversarial, TheDeadlineBoundsTheVariantStacksIncluded) {
-  // A debugger that would take 30 s: the budget (1 s) ends it, and the variant ends within its
-  // timeout + the budget + the grace period, with what /proc says and why.
+  // A debugger that would take 30 s: what is left of the deadline's promise for stacks (0.8 s)
+  // ends it, and the variant ends within its timeout + that + the grace period, with what /proc
+  // says and why.
   Bystander bystander;
   SlowDebugger debugger(30, "never seen");
   auto s = spec({hostile("blocked_tree"), "2"}, 1.0, /*stacks=*/true);
@@ -343,7 +350,8 @@ TEST(Adversarial, AnUnclaimedOrphanOfOneOfTwoTreesIsKilledWhenTheRunEnds) {
 TEST(Adversarial, AManyProcessTreesDebuggersRunAFewAtATime) {
   Bystander bystander;
   SlowDebugger debugger(0.3, "slow eu-stack: done");
-  auto s = spec({hostile("blocked_tree"), "12"}, 1.5, /*stacks=*/true);
+  auto s = spec({hostile("blocked_tree"), "12"}, 60, /*stacks=*/true);
+  s.hang_after_s = 1;  // a stall's call: the spec's budget (see the test above)
   s.stacks_budget_s = 10;
   auto r = supervise(s);
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);

@@ -97,7 +97,8 @@ int run_cases(const RunOptions& options) {
   runnable = std::move(ordered);
 
   Supervisor().run(specs, options.jobs, [&](size_t i, ChildResult&& r) {
-    if (r.interrupted_by != 0)
+    // Interrupted once time was called: the tree's state then is its outcome, not "interrupted".
+    if (r.interrupted_by != 0 && !time_was_called(r))
       session.add_interrupted(runnable[i].case_id, runnable[i].variant, r);
     else
       session.add_result(runnable[i].case_id, runnable[i].variant, r, classify(r, true));

@@ -6,6 +6,7 @@
 #include "harness/stacks/stacks.h"
 #include "reports/finding.h"
 #include "reports/text.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::harness {
 namespace {
@@ -112,6 +113,7 @@ void LiveConsole::status(const LiveStatus& s) {
                      std::to_string(s.processes) + " process" + (s.processes == 1 ? "" : "es") +
                      ", CPU " + fmt("%.2f", s.cpu_share);
   if (s.still_s >= 1) text += ", still for " + fmt("%.0f s", s.still_s);
+  if (s.starved_s >= 1) text += ", waiting for a CPU for " + fmt("%.0f s", s.starved_s);
   status_text_ = text;
   // Only after a line the program ended: a status line never overwrites a line it is writing.
   if (!at_line_start_) return;
@@ -129,13 +131,29 @@ void LiveConsole::note(const std::string& text) {
 void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* taken) {
   switch (e) {
     case StallNote::Event::kStalled:
+      if (n.kind == StallNote::Kind::kProcess && n.process) {
+        const ProcessStall& p = *n.process;
+        note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
+             ": " + reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s) + "; " +
+             reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
+             (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
+        break;
+      }
       note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
            ": the whole tree (" + std::to_string(n.processes) + " process" +
            (n.processes == 1 ? "" : "es") + ", " + std::to_string(n.threads) +
            " threads) has used under 1% of a CPU for " + fmt("%.1f s", n.still_s) + " (" +
            fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " + fmt("%.1f s", n.window_s) +
            ")" + (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
+           (n.process ? "; " + reports::stuck_process_text(n.process->pid, n.process->name,
+                                                            n.process->threads, n.process->stuck_s)
+                      : "") +
            (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
+      break;
+    case StallNote::Event::kStarved:
+      note("STARVED at " + fmt("%.1f s", n.after_s) + ": " +
+           reports::starved_text(n.starved_s, n.load_average, n.cpus) +
+           "; not a stall: waiting on");
       break;
     case StallNote::Event::kStacksTaken: {
       const std::string where = taken ? where_lines(*taken, 12) : "";

@@ -40,9 +40,18 @@ nlohmann::json base_record(const std::string& case_id, const nlohmann::json& pla
   return v;
 }
 
+nlohmann::json process_stall_record(const ProcessStall& p) {
+  return {{"pid", p.pid},           {"ppid", p.ppid},
+          {"name", p.name},         {"threads", p.threads},
+          {"since_s", p.since_s},   {"stuck_s", p.stuck_s},
+          {"rest_cpu_share", p.rest_cpu_share}, {"rest_still", p.rest_still},
+          {"wait", "futex, private, no timeout"}};
+}
+
 // What the watchdog saw and did: whether the deadline passed, what it sent, what the tree was
-// doing when time was called (state, CPU in the last stall window, who waited in what), what the
-// watching measured (CPU, the longest still stretch), what was left and killed.
+// doing when time was called (state, CPU in the last stall window, who waited in what, a process
+// that could never go on), what the watching measured (CPU, the longest still and starved
+// stretches, the run-queue wait), what was left and killed.
 nlohmann::json watchdog_record(const ChildResult& r) {
   nlohmann::json w = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
                       {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
@@ -51,10 +60,16 @@ nlohmann::json watchdog_record(const ChildResult& r) {
                       {"group_strangers", r.group_strangers},
                       {"activity", {{"cpu_s", r.tree.cpu_s},
                                     {"longest_still_s", r.tree.longest_still_s},
+                                    {"longest_starved_s", r.tree.longest_starved_s},
+                                    {"run_queue_s", r.tree.run_queue_s},
                                     {"looks", r.tree.looks}}}};
+  if (r.paused_s > 0) w["paused_s"] = r.paused_s;
+  if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
+  if (r.stuck_too_long) w["stuck_too_long"] = true;
   if (r.called_after_s >= 0) {
     const TreeFacts& t = r.tree;
-    w["tree"] = {{"state", t.blocked ? "blocked" : "working"},
+    w["tree"] = {{"state", t.blocked ? "blocked" : t.starved_s > 0 ? "starved" : "working"},
+                 {"starved_s", t.starved_s},
                  {"still_s", t.still_s},
                  {"window_s", t.window_s},
                  {"cpu_s_in_window", t.cpu_s_in_window},
@@ -78,7 +93,9 @@ void add_stall(nlohmann::json& v, const ChildResult& r) {
   const StallNote& n = *r.stall;
   nlohmann::json s = {{"after_s", n.after_s},       {"still_s", n.still_s},
                       {"waiting_in", n.waiting_in}, {"processes", n.processes},
-                      {"threads", n.threads}};
+                      {"threads", n.threads},
+                      {"kind", n.kind == StallNote::Kind::kProcess ? "process" : "tree"}};
+  if (n.process) s["process"] = process_stall_record(*n.process);
   if (n.resumed_after_s >= 0) s["resumed_after_s"] = n.resumed_after_s;
   if (!r.stall_stacks.method.empty()) {
     s["stacks"] = to_json(r.stall_stacks);

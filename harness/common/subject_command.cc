@@ -35,15 +35,8 @@ void add_python_side(RunSession& session, const std::string& program) {
 }  // namespace
 
 void check_live_options(const LiveOptions& live, const std::string& command) {
-#ifdef _WIN32
-  if (live.hang_after_s > 0)
-    throw UsageError(command +
-                     ": --hang-after is not available on Windows yet (only the deadline, "
-                     "--timeout, ends a program there)");
-#else
   (void)live;
   (void)command;
-#endif
 }
 
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
@@ -84,9 +77,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   spec.argv[0] = program;
   spec.env = subject.env;
   spec.timeout_s = subject.timeout_s;
-  spec.channel = false;  // only the deadline makes a hang: no steps for a plain program
-  // gdb reading a Python process's frames (py-bt) takes 4 to 6 s where libtorch is loaded, and
-  // the processes of a tree share two CPUs here: the catalog's 5 s would cut a pool's short.
+  spec.channel = false;  // no steps for a plain program
+  spec.stdin_passthrough = true;  // a program that reads its input gets the caller's
   spec.stacks_budget_s = kSubjectStacksBudgetS;
   spec.hang_after_s = subject.live.hang_after_s;
   LiveConsole console(!subject.live.quiet, is_terminal(2));
@@ -98,7 +90,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   ChildResult& r = out.result;
   // An interrupt before the command started leaves it not started: that is not a usage error.
   if (!r.started && r.interrupted_by == 0) throw UsageError(subject.name + ": " + r.start_error);
-  if (r.interrupted_by != 0) {
+  // Interrupted once time was called (Ctrl-C while the stacks of a hang were taken): the tree's
+  // state then is its outcome; the report is still marked interrupted.
+  if (r.interrupted_by != 0 && !time_was_called(r)) {
     std::string unused;
     if (subject.annotate) subject.annotate(r, r.early_details, unused);
     session.add_interrupted(subject.name, variant, r);
@@ -110,7 +104,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   out.classified = classify(r, /*expect_result=*/false);
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);
-  session.finish(/*interrupted=*/false);
+  session.finish(/*interrupted=*/r.interrupted_by != 0);
   // Ctrl-C while the interpreter was probed: the run is whole, but forkcheck says it was stopped.
   out.interrupted = interrupted() != 0;
   return out;

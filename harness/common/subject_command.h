@@ -17,8 +17,10 @@
 
 namespace fc::harness {
 
-// The stacks of a user's stuck tree are taken within this much time (LaunchSpec::stacks_budget_s).
-constexpr double kSubjectStacksBudgetS = 30;
+// The stacks of a user's stuck tree, taken once a stall or --hang-after calls time, get this long
+// at most (LaunchSpec::stacks_budget_s; after the deadline the watchdog's own bound applies): gdb
+// reading a Python process's frames takes seconds where libtorch is loaded.
+constexpr double kSubjectStacksBudgetS = 10;
 
 // How a user's program is watched while it runs (exec, watch): its output shown as it comes
 // (unless quiet), a status line on a terminal, a stall said at once with its stacks.

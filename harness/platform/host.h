@@ -39,6 +39,11 @@ bool is_executable_file(const std::string& path, std::string& why);
 //                  unknown)}.
 nlohmann::json machine_limits();
 
+// The machine's load average over the last minute (-1 where the OS does not say: Windows), and
+// how many CPUs are online: what "the machine is overloaded" rests on.
+double load_average();
+unsigned cpu_count();
+
 // Whether forkcheck's stdout (1) or stderr (2) is a terminal: the live status line and colour
 // are drawn only there.
 bool is_terminal(int stream);

@@ -215,6 +215,16 @@ nlohmann::json machine_limits() {
   return facts;
 }
 
+double load_average() {
+  double one = -1;
+  return ::getloadavg(&one, 1) == 1 ? one : -1;
+}
+
+unsigned cpu_count() {
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<unsigned>(n) : 1;
+}
+
 std::vector<std::pair<std::string, std::string>> environment_variables() {
   std::vector<std::pair<std::string, std::string>> vars;
   for (char** e = ::environ; e && *e; ++e) {

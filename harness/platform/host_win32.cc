@@ -98,6 +98,14 @@ nlohmann::json machine_limits() {
             {"cgroup_quota", nullptr}}}};
 }
 
+double load_average() { return -1; }  // Windows keeps no load average
+
+unsigned cpu_count() {
+  SYSTEM_INFO info{};
+  ::GetSystemInfo(&info);
+  return info.dwNumberOfProcessors > 0 ? info.dwNumberOfProcessors : 1;
+}
+
 std::vector<std::pair<std::string, std::string>> environment_variables() {
   std::vector<std::pair<std::string, std::string>> vars;
   wchar_t* block = ::GetEnvironmentStringsW();

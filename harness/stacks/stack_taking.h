@@ -1,11 +1,13 @@
-// Stacks of a hung tree taken while the supervisor goes on watching everything else: one
-// debugger command per process of the tree, run as the supervisor's own children, then the
-// stacks from what they printed. POSIX only (Windows walks them with dbghelp in the supervisor's
-// own loop: stacks_win32.cc).
+// Stacks of a tree taken while the supervisor goes on watching everything else: one debugger
+// command per process it may attach to (StacksRequest: how far it may go with each), run as the
+// supervisor's own children, then the stacks from what they printed; what the OS says for the
+// rest. POSIX only (Windows walks them with dbghelp in the supervisor's own loop:
+// dbghelp_win32.cc).
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,13 +18,19 @@ namespace fc::harness {
 
 class StackTaking {
  public:
-  // Chooses the debugger (FORKCHECK_STACKS, eu-stack, gdb) for `pids`; all of them are to run at
-  // once, within `budget_s` in all.
-  StackTaking(const std::vector<ProcessId>& pids, double budget_s);
+  // Chooses a debugger (FORKCHECK_STACKS, eu-stack, gdb) for each process the request lets one
+  // attach to: eu-stack for a brief look (a fraction of a second), gdb with CPython's extension
+  // where it may stop the process long (Attach::kLong) and it runs Python, else eu-stack. Reads
+  // what the OS says of every thread first, before any debugger attaches.
+  explicit StackTaking(const StacksRequest& request);
 
-  // The debugger commands, one per process; empty when the stacks need none (no debugger, no
-  // process, FORKCHECK_STACKS=none or proc): complete() is then true at once.
+  // The debugger commands, one per process attached to (each with its own budget); empty when
+  // the stacks need none: complete() is then true at once.
   const std::vector<LaunchSpec>& commands() const { return commands_; }
+  ProcessId target(size_t i) const { return targets_.at(i); }
+  // What the OS said of the threads of each process before any debugger attached (a thread
+  // under a debugger of ours is in ptrace_stop, which is not where the program waits).
+  const std::map<ProcessId, std::vector<ThreadStack>>& before_attach() const { return before_attach_; }
 
   // Command `i` ended (or could not start) with `r`.
   void add_result(size_t i, const ChildResult& r);
@@ -35,21 +43,23 @@ class StackTaking {
   Stacks take(const std::string& why_short = "forkcheck was interrupted before the debugger finished");
 
  private:
-  struct Debugger {
-    std::string name;  // "eu-stack" or "gdb": also the report's stacks method
-    std::string path;
+  struct Command {
+    ProcessId pid = 0;
+    std::string debugger;  // "eu-stack" or "gdb": also the report's stacks method
+    bool python = false;   // gdb with py-bt (a Python interpreter)
+    double budget_s = 0;
   };
-  std::vector<ProcessId> pids_;
-  double time_limit_s_;
-  std::optional<Debugger> debugger_;
+  std::vector<Command> planned_;
+  std::vector<ProcessId> targets_;
   std::vector<LaunchSpec> commands_;
   size_t pending_ = 0;
   std::vector<bool> answered_;
-  std::vector<std::string> refused_;
+  std::vector<std::string> refused_;  // per process: why no debugger's stacks
+  std::set<std::string> methods_;     // the debuggers whose stacks came in
   std::map<ProcessId, std::vector<ThreadStack>> before_attach_;  // the OS's view, before debuggers
-  std::vector<bool> with_python_;  // command i is gdb with py-bt (a Python interpreter)
   size_t python_processes_ = 0, python_read_ = 0;
   std::string python_why_;  // why a Python process's frames were not read (the last reason)
+  std::string none_why_;    // why no debugger was used at all
   Stacks stacks_;
 };
 

@@ -1,8 +1,8 @@
-// Takes the stacks of a hung tree with the first debugger that is installed and
-// may attach: eu-stack (fast: no full debug info is loaded), then gdb; what the
-// OS says about the threads (proc_threads: /proc on Linux, libproc on macOS)
-// where neither can. FORKCHECK_STACKS=eu-stack|gdb|proc|none picks one (tests
-// use it; so can a user whose debugger misbehaves).
+// Takes the stacks of a tree with the debuggers the request allows for each process: eu-stack
+// (fast: no full debug info is loaded; a brief stop), gdb with CPython's extension for the Python
+// frames of a process it may stop long; what the OS says about the threads (proc_threads: /proc
+// on Linux, libproc on macOS) where no debugger may or can attach. FORKCHECK_STACKS=eu-stack|
+// gdb|proc|none picks one (tests use it; so can a user whose debugger misbehaves).
 #include <limits.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "harness/stacks/stack_taking.h"
+#include "harness/supervise/classify.h"
 #include "launch/boost_process_v1.h"
 
 namespace fc::harness {
@@ -52,12 +53,6 @@ bool has_python_gdb_extension(const std::string& interpreter) {
          exists("/usr/lib/debug" + file + "-gdb.py");
 }
 
-std::vector<pid_t> dedup(std::vector<pid_t> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 // gdb knows no thread states and eu-stack no names either; the OS has both, and what each
 // thread is blocked in.
 // `proc`: what the OS said of the threads before any debugger attached (an attach interrupts a
@@ -84,8 +79,7 @@ constexpr const char* kOsThreadFacts = "thread names, states and wait channels f
 
 }  // namespace
 
-StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double budget_s)
-    : pids_(dedup(pids_in)), time_limit_s_(budget_s) {
+StackTaking::StackTaking(const StacksRequest& request) {
   const char* env = std::getenv("FORKCHECK_STACKS");
   const std::string wanted = env && *env ? env : "auto";
   if (wanted == "none") {
@@ -93,84 +87,96 @@ StackTaking::StackTaking(const std::vector<ProcessId>& pids_in, double budget_s)
     stacks_.note = "FORKCHECK_STACKS=none: stacks were not taken";
     return;
   }
-  if (pids_.empty()) {
+  if (request.processes.empty()) {
     stacks_.method = "none";
     stacks_.note = "no process was left to look at";
     return;
   }
-  std::string why_none;
-  if (wanted == "proc") {
-    why_none = "FORKCHECK_STACKS=" + wanted + " asked for no debugger";
-  } else {
-    std::vector<std::string> names = {"eu-stack", "gdb"};
-    if (wanted != "auto") names = {wanted};
-    for (const auto& n : names) {
-      auto p = bp::search_path(n);
-      if (!p.empty()) {
-        debugger_ = Debugger{n, p.string()};
-        break;
+  const std::string eu = wanted == "auto" || wanted == "eu-stack" ? bp::search_path("eu-stack").string() : "";
+  const std::string gdb = wanted == "auto" || wanted == "gdb" ? bp::search_path("gdb").string() : "";
+  if (wanted == "proc") none_why_ = "FORKCHECK_STACKS=proc asked for no debugger";
+  else if (eu.empty() && gdb.empty())
+    none_why_ = wanted == "auto" ? "neither eu-stack (elfutils) nor gdb is installed"
+                                 : "FORKCHECK_STACKS=" + wanted + ": '" + wanted + "' is not installed";
+  // The OS's view of every thread, before anything attaches.
+  for (const auto& [pid, attach] : request.processes) before_attach_[pid] = proc_threads(pid);
+  for (const auto& [pid, attach] : request.processes) {
+    const std::string interpreter = python_interpreter(pid);
+    const bool is_python = !interpreter.empty();
+    if (is_python) ++python_processes_;
+    Command c;
+    c.pid = pid;
+    if (attach == Attach::kNone) {
+      refused_.push_back("pid " + std::to_string(pid) +
+                         ": not attached to, it was not asleep (a debugger would have stopped it)");
+      if (is_python) python_why_ = "a process that may be working is not stopped for gdb";
+      continue;
+    }
+    if (!none_why_.empty()) {
+      if (is_python) python_why_ = none_why_;
+      continue;
+    }
+    if (is_python && attach == Attach::kLong && !gdb.empty() && has_python_gdb_extension(interpreter)) {
+      c.debugger = "gdb";
+      c.python = true;
+    } else {
+      if (is_python) {
+        if (attach != Attach::kLong)
+          python_why_ = "gdb would stop a process that is only asleep for seconds: not used before "
+                        "it is stuck or time is called";
+        else if (gdb.empty())
+          python_why_ = "gdb is not installed (Debian: apt install gdb python3-dbg)";
+        else
+          python_why_ = "CPython's gdb extension is not installed for " + interpreter +
+                        " (Debian: apt install python3-dbg)";
+      }
+      if (!eu.empty()) c.debugger = "eu-stack";
+      else if (attach == Attach::kLong || wanted == "gdb") c.debugger = "gdb";
+      else {
+        refused_.push_back("pid " + std::to_string(pid) +
+                           ": eu-stack is not installed, and gdb would stop a process that is "
+                           "only asleep for seconds");
+        continue;
       }
     }
-    if (!debugger_)
-      why_none = wanted == "auto"
-                     ? "neither eu-stack (elfutils) nor gdb is installed"
-                     : "FORKCHECK_STACKS=" + wanted + ": '" + wanted + "' is not installed";
-  }
-  if (!debugger_) {
-    stacks_.method = "proc";
-    stacks_.note = why_none + ": " + kOsThreadFacts;
-    for (pid_t p : pids_) {
-      if (!python_interpreter(p).empty()) ++python_processes_;
-      for (auto& t : proc_threads(p)) stacks_.threads.push_back(std::move(t));
-    }
-    python_why_ = why_none;
-    return;
-  }
-  const auto gdb = bp::search_path("gdb");
-  for (pid_t p : pids_) before_attach_[p] = proc_threads(p);
-  for (pid_t p : pids_) {
+    c.budget_s = attach == Attach::kBrief ? std::min(request.brief_s, request.budget_s) : request.budget_s;
     LaunchSpec spec;
-    bool python = false;
-    if (const std::string interpreter = python_interpreter(p); !interpreter.empty()) {
-      ++python_processes_;
-      if (wanted != "auto" && wanted != "gdb")
-        python_why_ = "FORKCHECK_STACKS=" + wanted + " asked for no gdb";
-      else if (gdb.empty())
-        python_why_ = "gdb is not installed (Debian: apt install gdb python3-dbg)";
-      else if (!has_python_gdb_extension(interpreter))
-        python_why_ = "CPython's gdb extension is not installed for " + interpreter +
-                      " (Debian: apt install python3-dbg)";
-      else
-        python = true;
-    }
-    with_python_.push_back(python);
-    spec.argv = python ? gdb_argv(gdb.string(), p, true)
-                       : debugger_argv(debugger_->name, debugger_->path, p);
-    spec.timeout_s = budget_s;  // less when it starts late: the supervisor sets what is left
-    spec.grace_s = 0.5;
+    spec.argv = c.python ? gdb_argv(gdb, pid, true)
+                         : debugger_argv(c.debugger, c.debugger == "gdb" ? gdb : eu, pid);
+    spec.timeout_s = std::max(0.1, c.budget_s);  // less when it starts late: the supervisor sets what is left
+    spec.grace_s = 0.2;
     spec.channel = false;
     spec.capture_cap = 1u << 20;
     spec.collect_stacks = false;
     commands_.push_back(spec);
+    targets_.push_back(pid);
+    planned_.push_back(c);
   }
   pending_ = commands_.size();
   answered_.assign(commands_.size(), false);
+  // What no debugger looks at, the OS says.
+  std::set<ProcessId> attached(targets_.begin(), targets_.end());
+  for (const auto& [pid, threads] : before_attach_)
+    if (!attached.count(pid))
+      for (const auto& t : threads) stacks_.threads.push_back(t);
 }
 
 void StackTaking::add_result(size_t i, const ChildResult& r) {
-  const pid_t pid = pids_.at(i);
   if (answered_.at(i)) return;
   answered_[i] = true;
+  const Command& c = planned_.at(i);
+  const pid_t pid = c.pid;
   std::string text = r.out.text(), python_text;
-  if (with_python_.at(i)) {
+  if (c.python) {
     if (const auto at = text.find(kPyBtMarker); at != std::string::npos) {
       python_text = text.substr(at);
       text.resize(at);
     }
   }
-  auto threads = with_python_.at(i) || debugger_->name == "gdb" ? parse_gdb_backtraces(text, pid)
-                                                                 : parse_eu_stack(text, pid);
-  if (with_python_.at(i) && !threads.empty()) {
+  auto threads = c.debugger == "gdb" ? parse_gdb_backtraces(text, pid) : parse_eu_stack(text, pid);
+  const bool any_frame = std::any_of(threads.begin(), threads.end(),
+                                     [](const ThreadStack& t) { return !t.frames.empty(); });
+  if (c.python && any_frame) {
     std::string missing;
     if (parse_gdb_py_backtraces(python_text, threads, missing) > 0)
       ++python_read_;
@@ -181,20 +187,24 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
     else if (python_why_.empty())
       python_why_ = "py-bt printed no Python frame";
   }
-  if (threads.empty()) {
-    // Attaching was refused or timed out: say why, and fall back to the OS's facts for this
-    // process.
+  if (!any_frame) {
+    // Attaching was refused, or it overran its budget and was killed (its process released):
+    // say why, and fall back to what the OS said of the process before it attached.
     std::string why = r.started ? r.err.last_lines(2) : r.start_error;
-    if (r.deadline_passed) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " did not finish within the stacks budget (%.1f s)",
-                    time_limit_s_);
-      why = (with_python_.at(i) ? std::string("gdb (with py-bt)") : debugger_->name) + buf;
+    if (time_was_called(r)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    " did not finish within its %.1f s: killed, and the process released", c.budget_s);
+      why = (c.python ? std::string("gdb (with py-bt)") : c.debugger) + buf;
+    } else if (why.empty()) {
+      why = c.debugger + " printed no frame (" + r.exit.describe() + ")";
+    } else {
+      why = c.debugger + ": " + why;
     }
-    refused_.push_back("pid " + std::to_string(pid) + ": " +
-                       (why.empty() ? r.exit.describe() : why));
-    threads = proc_threads(pid);
+    refused_.push_back("pid " + std::to_string(pid) + ": " + why);
+    threads = before_attach_[pid];
   } else {
+    methods_.insert(c.debugger);
     add_proc_facts(threads, before_attach_[pid]);
   }
   for (auto& t : threads) stacks_.threads.push_back(std::move(t));
@@ -202,16 +212,15 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
 }
 
 Stacks StackTaking::take(const std::string& why_short) {
-  if (debugger_ && pending_ > 0) {
-    for (size_t i = 0; i < pids_.size(); ++i) {
-      if (answered_[i]) continue;
-      for (auto& t : proc_threads(pids_[i])) stacks_.threads.push_back(std::move(t));
-      refused_.push_back("pid " + std::to_string(pids_[i]) + " (" +
-                         (with_python_.at(i) ? std::string("gdb with py-bt") : debugger_->name) +
-                         "): " + why_short);
-    }
-    pending_ = 0;
+  for (size_t i = 0; i < planned_.size(); ++i) {
+    if (answered_[i]) continue;
+    const Command& c = planned_[i];
+    for (const auto& t : before_attach_[c.pid]) stacks_.threads.push_back(t);
+    refused_.push_back("pid " + std::to_string(c.pid) + " (" +
+                       (c.python ? std::string("gdb with py-bt") : c.debugger) + "): " + why_short);
+    answered_[i] = true;
   }
+  pending_ = 0;
   if (python_processes_ > 0) {
     const std::string of = std::to_string(python_processes_) + " Python process" +
                            (python_processes_ == 1 ? "" : "es");
@@ -223,16 +232,20 @@ Stacks StackTaking::take(const std::string& why_short) {
                                                                          ": ") +
                              (python_why_.empty() ? "gdb did not finish" : python_why_);
   }
-  if (debugger_) {
-    stacks_.method = refused_.size() == pids_.size() ? "proc" : debugger_->name;
-    // Each process's reason, the first few of them: a tree of hundreds must not make a note of
-    // tens of KiB.
-    constexpr size_t kNamed = 5;
-    for (size_t i = 0; i < refused_.size() && i < kNamed; ++i)
-      stacks_.note += (i == 0 ? "no debugger's stacks for " : "; ") + refused_[i];
-    if (refused_.size() > kNamed)
-      stacks_.note += "; and " + std::to_string(refused_.size() - kNamed) + " more processes";
+  if (stacks_.method.empty()) {
+    if (methods_.empty()) stacks_.method = "proc";
+    else if (methods_.size() == 1) stacks_.method = *methods_.begin();
+    else stacks_.method = "eu-stack+gdb";
   }
+  if (!none_why_.empty()) stacks_.note = none_why_ + ": " + kOsThreadFacts;
+  // Each process's reason, the first few of them: a tree of hundreds must not make a note of
+  // tens of KiB.
+  constexpr size_t kNamed = 5;
+  for (size_t i = 0; i < refused_.size() && i < kNamed; ++i)
+    stacks_.note += (i == 0 ? std::string(stacks_.note.empty() ? "" : "; ") + "no debugger's stacks for "
+                            : "; ") + refused_[i];
+  if (refused_.size() > kNamed)
+    stacks_.note += "; and " + std::to_string(refused_.size() - kNamed) + " more processes";
   return std::move(stacks_);
 }
 

@@ -5,6 +5,7 @@
 // why. Windows: dbghelp's StackWalk64 (stacks_win32.cc).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,20 @@ struct Stacks {
   // (no gdb, no CPython gdb extension or debug symbols). Empty when no process runs Python.
   std::string python_note;
   std::vector<ThreadStack> threads;
+};
+
+// How far a debugger may go with one process (the watchdog decides: supervise/watchdog.h).
+enum class Attach {
+  kNone,   // what the OS says only (/proc): the process may be working
+  kBrief,  // asleep: a quick attach (eu-stack), killed and the process released past its budget
+  kLong,   // stuck, or about to be ended: any debugger (gdb with Python frames), within the budget
+};
+
+struct StacksRequest {
+  std::map<ProcessId, Attach> processes;
+  bool ending = false;     // time was called: the tree is ended once they are in
+  double budget_s = 0;     // all of it, from now
+  double brief_s = 1.5;    // one brief attach, at most
 };
 
 // Every thread of `pids`, within about `time_limit_s` overall. Windows: stacks_win32.cc, from the

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "reports/watchdog_text.h"
+
 namespace fc::harness {
 namespace {
 
@@ -33,6 +35,14 @@ std::string tree_line(const TreeFacts& t) {
   return s;
 }
 
+std::string stuck_line(const ProcessStall& p) {
+  return reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s);
+}
+
+std::string rest_line(const ProcessStall& p) {
+  return reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share);
+}
+
 std::string escalation(const ChildResult& r) {
 #ifdef _WIN32
   // No signals on Windows: the polite request is Ctrl-Break, the end TerminateJobObject.
@@ -49,27 +59,41 @@ std::string escalation(const ChildResult& r) {
 // Why time was called, for a child that was then ended by forkcheck.
 std::string called_because(const ChildResult& r) {
   const TreeFacts& t = r.tree;
+  const std::string stuck = r.stuck ? "; " + stuck_line(*r.stuck) : "";
   if (r.step_hang) {
     const auto& h = *r.step_hang;
+    const std::string still = t.blocked || !r.stuck
+                                  ? ", the whole tree blocked for " + fmt_s(t.still_s)
+                                  : ", " + stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck);
     return "pid " + std::to_string(h.pid) + " entered \"" + h.step +
-           "\" and did not come back within " + fmt_s(h.within_s) +
-           ", the whole tree blocked for " + fmt_s(t.still_s) + " (" + tree_line(t) +
-           "; called after " + fmt_s(h.waited_s) + ")";
+           "\" and did not come back within " + fmt_s(h.within_s) + still + " (" + tree_line(t) +
+           "; called after " + fmt_s(h.waited_s) + ")" + (t.blocked ? stuck : "");
   }
   if (r.still_too_long)
     return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " + fmt_s(r.hang_after_s) +
            " a stall may last (--hang-after) (" + tree_line(t) +
-           "; called after " + fmt_s(r.called_after_s) + ")";
+           "; called after " + fmt_s(r.called_after_s) + ")" + stuck;
+  if (r.stuck_too_long && r.stuck)
+    return stuck_line(*r.stuck) + ", past the " + fmt_s(r.hang_after_s) +
+           " a stall may last (--hang-after); " + rest_line(*r.stuck) + " (called after " +
+           fmt_s(r.called_after_s) + ")";
   if (t.blocked)
     return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +
-           fmt_s(t.still_s) + " (" + tree_line(t) + ")";
+           fmt_s(t.still_s) + " (" + tree_line(t) + ")" + stuck;
+  if (r.stuck)
+    return "blocked in part when its " + fmt_s(r.timeout_s) + " deadline passed: " +
+           stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck) + ": a partial deadlock (" +
+           tree_line(t) + ")";
+  if (t.starved_s > 0)
+    return "starved when its " + fmt_s(r.timeout_s) + " deadline passed: " +
+           reports::starved_text(t.starved_s, -1, 0) + " (" + tree_line(t) + "): a timeout, not a hang";
   return "still working when its " + fmt_s(r.timeout_s) + " deadline passed (" + tree_line(t) +
          "): a timeout, not a hang";
 }
 
 // For a child that ended by itself after time was called, before forkcheck signalled it.
 std::string ended_by_itself(const ChildResult& r) {
-  const std::string what = r.step_hang || r.still_too_long ? "a stall was called on it"
+  const std::string what = r.step_hang || r.still_too_long || r.stuck_too_long ? "a stall was called on it"
                                                             : "its " + fmt_s(r.timeout_s) + " deadline had passed";
   return " (" + what + ", but it ended by itself " + fmt_s(r.duration_s - r.called_after_s) +
          " later, before forkcheck signalled it)";
@@ -96,7 +120,7 @@ std::string survivors(const ChildResult& r) {
 }  // namespace
 
 bool time_was_called(const ChildResult& r) {
-  return r.step_hang || r.deadline_passed || r.still_too_long;
+  return r.step_hang || r.deadline_passed || r.still_too_long || r.stuck_too_long;
 }
 
 bool exited_by_itself(const ChildResult& r) {
@@ -118,7 +142,9 @@ Classified classify(const ChildResult& r, bool expect_result) {
   }
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.
   if (time_was_called(r) && (r.sent_sigterm || r.sent_sigkill)) {
-    c.outcome = r.step_hang || r.still_too_long || r.tree.blocked ? Outcome::kHang : Outcome::kTimeout;
+    c.outcome = r.step_hang || r.still_too_long || r.stuck_too_long || r.tree.blocked || r.stuck
+                    ? Outcome::kHang
+                    : Outcome::kTimeout;
     c.message = called_because(r) + escalation(r) + survivors(r);
     if (r.bad_channel_lines > 0)
       c.message += "; its channel also carried a line that is not a forkcheck message (" +

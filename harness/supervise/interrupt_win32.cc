@@ -47,4 +47,8 @@ void install_interrupt_handlers() {
 
 int interrupted() { return g_signal.load(); }
 
+// Windows has no Ctrl-Z that stops a console program.
+bool stop_requested() { return false; }
+void stop_now() {}
+
 }  // namespace fc::harness

@@ -39,6 +39,8 @@ class JobTree {
   // Whether an orphan re-parented to us is of this tree: seen in it before, or started with its
   // token.
   bool claims(const launch::ProcessFacts& orphan) const;
+  // Whether this process (pid and start time) was ever seen in the tree.
+  bool has_seen(ProcessId pid, std::uint64_t start_time) const { return seen_.count({pid, start_time}) > 0; }
   void adopt(const launch::ProcessFacts& orphan);
 
   // Looks at the tree now: the change since the previous look (the first: none); a handle for

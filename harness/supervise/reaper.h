@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "harness/platform/process_id.h"
 
@@ -34,6 +35,16 @@ class Reaper {
   // that no tree holds, the guardian or a zygote) to end, kills it if it does not, and reaps it.
   // Signals only through a handle, so a pid reused after an earlier reap is never touched.
   void end_child(ProcessId pid, std::uint64_t start_time, double wait_s);
+  // Children reaped that nobody watched (the orphans of supervised trees, re-parented to us):
+  // each with its start time and the CPU it used (its own and its reaped children's), so that the
+  // work of a process that lived and died between two looks still counts for its tree. Taken
+  // once; Windows: none.
+  struct Reaped {
+    ProcessId pid = 0;
+    std::uint64_t start_time = 0;
+    std::uint64_t cpu_ns = 0;
+  };
+  std::vector<Reaped> take_reaped();
 
  private:
   Reaper();

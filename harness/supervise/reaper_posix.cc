@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -11,6 +12,7 @@
 #include <map>
 #include <set>
 #include <type_traits>
+#include <utility>
 
 #include "harness/platform/process_handle.h"
 #include "harness/supervise/guardian.h"
@@ -29,6 +31,7 @@ namespace {
 int g_wake_write = -1;
 std::map<pid_t, std::optional<int>> g_watched;
 std::set<pid_t> g_held;
+std::vector<Reaper::Reaped> g_reaped;  // unwatched children reaped since take_reaped()
 
 void on_sigchld(int) { Reaper::wake_from_signal_handler(); }
 
@@ -118,15 +121,28 @@ int wait_status_of(const siginfo_t& info) {
   }
 }
 
-// Reaps `pid` if it has exited, telling the guardian first; its wait status, or nullopt.
+// Reaps `pid` if it has exited, telling the guardian first; its wait status, or nullopt. An
+// unwatched child (an orphan) is recorded with the CPU it used.
 std::optional<int> reap_one(pid_t pid) {
   siginfo_t info{};
   if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
       info.si_pid != pid)
     return std::nullopt;
   guardian_forget(pid);  // before reaping frees its pid for reuse
+  const bool orphan = !g_watched.count(pid);
+  std::uint64_t start_time = 0;
+  if (orphan)
+    if (auto f = launch::process_facts(pid)) start_time = f->start_time;  // a zombie's stat is there
   int status = 0;
-  if (::waitpid(pid, &status, WNOHANG) != pid) return std::nullopt;
+  rusage usage{};
+  if (::wait4(pid, &status, WNOHANG, &usage) != pid) return std::nullopt;
+  if (orphan) {
+    auto ns = [](const timeval& t) {
+      return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull +
+             static_cast<std::uint64_t>(t.tv_usec) * 1000ull;
+    };
+    if (g_reaped.size() < 100000) g_reaped.push_back({pid, start_time, ns(usage.ru_utime) + ns(usage.ru_stime)});
+  }
   return status;
 }
 
@@ -169,6 +185,8 @@ void Reaper::reap_exited(bool walk) {
     if (auto status = reap_one(pid)) record(pid, *status);
   }
 }
+
+std::vector<Reaper::Reaped> Reaper::take_reaped() { return std::exchange(g_reaped, {}); }
 
 std::optional<int> Reaper::take(pid_t pid) {
   auto it = g_watched.find(pid);

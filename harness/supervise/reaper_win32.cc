@@ -36,4 +36,6 @@ void Reaper::reap_exited(bool) {}
 
 std::optional<int> Reaper::take(ProcessId) { return std::nullopt; }
 
+std::vector<Reaper::Reaped> Reaper::take_reaped() { return {}; }
+
 }  // namespace fc::harness

@@ -14,9 +14,9 @@ Clock::duration seconds(double s) {
 }  // namespace
 
 std::optional<StepHang> StepWatch::check(ChannelReader& channel,
-                                         const launch::TreeActivity& activity,
+                                         const launch::TreeActivity& activity, bool stuck,
                                          Clock::time_point now) {
-  if (!activity.blocked_through_window()) return std::nullopt;
+  if (!stuck && !activity.blocked_through_window()) return std::nullopt;
   auto& steps = channel.open_steps();
   for (auto it = steps.begin(); it != steps.end();) {
     auto facts = launch::process_facts(it->second.pid);

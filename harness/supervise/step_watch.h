@@ -1,9 +1,10 @@
-// When an announced step is hung (the watchdog's rule, on every platform): it is overdue, its
-// allowance gone without a report back, and the child's whole tree is blocked (launch/
-// tree_activity.h: under 1% of one CPU, nobody coming or going, no output) through a whole stall
-// window. One busy worker beside a stuck step is enough for the step not to be called hung: a
-// slow step that is still working never is. A truly stuck step is thus called at its allowance
-// (1.5 s by default) when the tree went still at once, or one stall window after it went still.
+// When an announced step is hung (the watchdog's rule, on every platform: watchdog.h): it is
+// overdue, its allowance gone without a report back, and either the child's whole tree is blocked
+// (launch/tree_activity.h) through a whole stall window, or a process of it has been stuck (it
+// can never go on: stuck_processes.h) that long. One busy worker beside a step that is only slow
+// is enough for the step not to be called hung; a stuck process beside it is not. A truly stuck
+// step is thus called at its allowance (1.5 s by default) when the tree went still at once, or
+// one stall window after it went still.
 #pragma once
 
 #include <chrono>
@@ -20,8 +21,9 @@ class StepWatch {
  public:
   // The first hung step of `channel`, if any. Steps whose process is gone are dropped: whatever
   // happened to it is not a hang of that step.
+  // `stuck`: a process of the tree has been stuck for a stall window.
   static std::optional<StepHang> check(ChannelReader& channel,
-                                       const launch::TreeActivity& activity,
+                                       const launch::TreeActivity& activity, bool stuck,
                                        Clock::time_point now);
 
   // When a step's allowance next runs out (the tree is looked at every kLookEvery anyway);
@@ -34,11 +36,5 @@ class StepWatch {
   static constexpr std::chrono::milliseconds kParkAfter{500};
   static bool parked(const ChannelReader& channel, const launch::TreeActivity& activity);
 };
-
-// Whether another job may start: `busy` running jobs hold a slot each (parked and ending ones
-// do not), and no more than twice `jobs` run at once in all.
-inline bool may_start(size_t busy, size_t running, size_t jobs) {
-  return busy < jobs && running < 2 * jobs;
-}
 
 }  // namespace fc::harness

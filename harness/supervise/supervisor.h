@@ -1,15 +1,14 @@
 // The supervisor: runs child processes under a watchdog and tells the truth about how they ended.
-// Each child runs in its own process group with stdin from /dev/null, stdout and stderr into
-// capped captures, a channel (a pipe) for structured messages, an empty signal mask, the signal
-// dispositions forkcheck inherited and no other descriptor. Its whole tree (every process
-// descended from it, also those that left its group or session, and the orphans re-parented to
-// us) is looked at every launch::TreeActivity::kLookEvery. The watchdog calls time when the
-// deadline passes, or when a step the child announced on its channel is overdue while the whole
-// tree is blocked; it records whether the tree was blocked (hang) or working (timeout), takes the
-// stacks of every thread under one budget, then SIGTERM (and SIGCONT) to every process of the
-// tree, a grace period, SIGKILL, and reaps. Every process it signals is held by a pidfd (or its
-// pid and start time), so no signal reaches a process that is not ours.
-// On Windows a job object holds the tree instead (supervisor_win32.cc).
+// Each child runs in its own process group with forkcheck's stdin (or /dev/null: LaunchSpec::
+// stdin), stdout and stderr into capped captures, a channel (a pipe) for structured messages, an
+// empty signal mask, the signal dispositions forkcheck inherited and no other descriptor. Its
+// whole tree (every process descended from it, also those that left its group or session, and the
+// orphans re-parented to us) is looked at every launch::TreeActivity::kLookEvery. What the
+// watchdog decides (when time is called, what is said while the program is left running, how
+// stacks are taken, how the tree is ended) is written once, for every platform, in watchdog.h;
+// the supervisor_posix.cc and supervisor_win32.cc siblings start, read, look, signal and reap.
+// Every process it signals is held by a pidfd (or its pid and start time), so no signal reaches a
+// process that is not ours. On Windows a job object holds the tree instead.
 #pragma once
 
 #include <cstddef>
@@ -33,19 +32,42 @@ struct LiveStatus {
   std::size_t processes = 0;
   double cpu_share = 0;  // CPUs the tree used since the previous look (1.0: one CPU's worth)
   double still_s = 0;    // how long the whole tree has been still (0 while it works)
+  double starved_s = 0;  // how long it has wanted a CPU it did not get (0 while it gets one)
 };
 
-// A stall of a live-watched child: its whole tree blocked through a stall window while it was
-// left running (LaunchSpec::note_stalls).
+// A process that can never go on by itself (stuck_processes.h): every thread of it waits on a
+// futex private to it, with no timeout, and none has run since.
+struct ProcessStall {
+  int pid = 0, ppid = 0;
+  std::string name;
+  std::size_t threads = 0;
+  double since_s = 0;  // from the start: since when it has been stuck
+  double stuck_s = 0;  // how long, when it was seen (or when time was called)
+  // What the rest of the tree did meanwhile: the CPUs it used over the last stall window, and
+  // whether it was still too.
+  double rest_cpu_share = 0;
+  bool rest_still = false;
+};
+
+// Something said of a live-watched child while it was left running (LaunchSpec::note_stalls): a
+// stall of its whole tree (blocked through a stall window), a process of it stuck while the rest
+// works, starvation (it wanted a CPU and got next to none: the machine is overloaded), the stacks
+// taken of a stall, and its end.
 struct StallNote {
-  enum class Event { kStalled, kStacksTaken, kResumed };
+  enum class Event { kStalled, kStacksTaken, kResumed, kStarved };
+  enum class Kind { kTree, kProcess };
+  Kind kind = Kind::kTree;
   double after_s = 0;  // from the start, when it was seen
-  double still_s = 0;  // how long the tree had been still then
+  double still_s = 0;  // how long the tree (kTree) or the process (kProcess) had been still then
   std::string waiting_in;
   std::size_t processes = 0, threads = 0;
   double resumed_after_s = -1;  // when it worked again; -1: it did not
   double cpu_s_in_window = 0, window_s = 0;  // what "still" measured: CPU in the stall window
   bool first = true;  // the first stall (its stacks are taken); later ones are only said
+  std::optional<ProcessStall> process;  // kProcess: which process; kTree: one stuck in it, if any
+  // kStarved: how long it had wanted a CPU, the machine's load average (-1: unknown) and CPUs.
+  double starved_s = 0, load_average = -1;
+  unsigned cpus = 0;
 };
 
 struct LaunchSpec {
@@ -55,9 +77,13 @@ struct LaunchSpec {
   double grace_s = 1.0;           // between SIGTERM and SIGKILL
   size_t capture_cap = 64 * 1024; // head and tail kept of stdout and of stderr, each
   bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
+  // Give the child forkcheck's own stdin (exec, watch: a program that reads its input); else
+  // /dev/null. A terminal is relayed through a pipe (the child runs in a process group of its
+  // own, which may not read the terminal).
+  bool stdin_passthrough = false;
   bool collect_stacks = true;     // take the stacks of the tree before ending it
-  // All the stacks of one tree are taken at once, within this much time in all: a variant ends
-  // at most timeout_s + stacks_budget_s + grace_s (and reaping) after it started.
+  // The stacks taken once time is called get at most this long, and at most the watchdog's own
+  // bound (watchdog.h: the deadline is a promise).
   double stacks_budget_s = 5;
   // Fork the child from this program's zygote (harness/zygote.h) rather than exec it; ignored
   // when `env` is not empty (libraries read some variables as they load, before any fork).
@@ -72,8 +98,8 @@ struct LaunchSpec {
   // and go on waiting; say so if it works again (kResumed). The deadline still ends it.
   bool note_stalls = false;
   std::function<void(StallNote::Event, const StallNote&, const Stacks* taken)> on_stall;
-  // End it as a hang once the whole tree has been still this long (0: never; at least a stall
-  // window is needed to tell).
+  // End it as a hang once the whole tree, or one process of it that can never go on, has been
+  // still this long (0: never; at least a stall window is needed to tell).
   double hang_after_s = 0;
 };
 
@@ -94,6 +120,10 @@ struct TreeFacts {
   double cpu_s_in_window = 0;
   double cpu_s = 0;           // CPU the tree used while watched
   double longest_still_s = 0;
+  // Starvation: how long it had wanted a CPU without getting one (as of the call), the longest
+  // such stretch, and the run-queue wait of all its threads (Linux; 0 elsewhere).
+  double starved_s = 0, longest_starved_s = 0, run_queue_s = 0;
+  bool stopped = false;  // a process of it was stopped by a signal or a tracer not ours
   std::size_t processes = 0, threads = 0, looks = 0;
   // What its threads were waiting in, e.g. "futex (5), wait4 (1)" (Linux: /proc's syscall and
   // wait channel of each thread); empty when unknown.
@@ -118,11 +148,19 @@ struct ChildResult {
   std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
   std::vector<int> leftovers_surviving;  // of those, still alive after every round of SIGKILL
   std::vector<int> group_strangers;      // in its process group but not of its tree: spared
-  // Time was called because the whole tree had been still for LaunchSpec::hang_after_s.
+  // Time was called because the whole tree (or, with stuck_too_long, one process that can never
+  // go on) had been still for LaunchSpec::hang_after_s.
   bool still_too_long = false;
+  bool stuck_too_long = false;
   double hang_after_s = 0;  // LaunchSpec::hang_after_s, for the report
+  // A process of the tree that could never go on by itself when time was called (stuck for a
+  // stall window at least): with it, a tree still working elsewhere is a hang (a partial
+  // deadlock), not a timeout.
+  std::optional<ProcessStall> stuck;
   std::optional<StallNote> stall;  // the first stall of a live-watched tree (note_stalls)
   Stacks stall_stacks;             // its stacks, taken then, with the tree left running
+  double starved_noted_s = 0;      // how long it had wanted a CPU when starvation was first said
+  double paused_s = 0;             // forkcheck and the tree were stopped (Ctrl-Z) this long in all
   int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came

@@ -1,6 +1,9 @@
+// The supervisor's mechanism on POSIX: start, read, look, signal, reap. What it decides is the
+// watchdog's (watchdog.h); this file only does it.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <termios.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -21,15 +24,17 @@
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
 #include "harness/stacks/stack_taking.h"
-#include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/channel_reader.h"
+#include "harness/supervise/child_start_posix.h"
+#include "harness/supervise/classify.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
-#include "harness/supervise/own_process.h"
 #include "harness/supervise/job_tree.h"
+#include "harness/supervise/own_process.h"
 #include "harness/supervise/reaper.h"
-#include "harness/supervise/step_watch.h"
+#include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/watchdog.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
 #include "launch/process_tree.h"
@@ -49,13 +54,14 @@ using std::chrono::milliseconds;
 
 // After the child itself ended, how long its descendants may keep the output pipes open.
 constexpr duration<double> kLinger{1.0};
-// Ending what a tree left behind: rounds of SIGKILL (to its group, while its leader is held
-// unreaped, and to every process seen) and a fresh look, until a look finds nothing alive; each
-// round waits this long for what it killed to be gone (a process in uninterruptible sleep dies
-// when it wakes).
+// Ending what a tree left behind: first every process of it stopped (SIGSTOP, round after round,
+// until a look finds none that was not stopped already: a stopped process forks no more, so a
+// chain of short-lived processes cannot keep a generation ahead), then rounds of SIGKILL (to its
+// group, while its leader is held unreaped, and to every process seen) and a fresh look, until a
+// look finds nothing alive; each round waits this long for what it killed to be gone (a process
+// in uninterruptible sleep dies when it wakes).
+constexpr int kFreezeRounds = 50;
 constexpr int kKillRounds = 20;
-// Stacks a stall began taking go on at most this long once time is called on the tree.
-constexpr double kStacksAfterCallS = 10;
 constexpr int kKillWaitMs = 20;
 // Debuggers of one tree running at once: a tree of hundreds of processes must not start hundreds
 // of debuggers (descriptors, memory: gdb takes hundreds of MiB on a libtorch process).
@@ -67,8 +73,6 @@ bool g_claim_every_child = false;
 Clock::duration seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
 }
-
-double secs(Clock::duration d) { return duration<double>(d).count(); }
 
 struct Fd {
   int fd = -1;
@@ -98,59 +102,215 @@ struct Pipe {
   }
 };
 
-struct Job {
-  size_t index = 0;
-  std::string token;  // FORKCHECK_RUN of this job's tree: finds its processes wherever they went
-  const LaunchSpec* spec = nullptr;
-  ChildResult r;
-  Fd out, err, chan;
-  Clock::time_point start, deadline, term_at;
-  std::optional<Clock::time_point> ended_at;   // the child itself was reaped
-  std::optional<Clock::time_point> called_at;  // time was called: the deadline, or a stall
-  bool terminating = false;
-  std::unique_ptr<ChannelReader> channel;
-  std::unique_ptr<JobTree> tree;  // every process of it, held by handles
-  TreeActivity activity;          // whether that tree is working or blocked
-  uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
-  // Stacks being taken (after time was called): the job is ended once they are, or once their
-  // budget is spent.
-  std::unique_ptr<StackTaking> taking;
-  Clock::time_point stacks_until;
-  // A debugger taking the stacks of job `stacks_of` (its command `stacks_slot`): ours, not
-  // reported. 0: not a debugger.
-  uint64_t stacks_of = 0;
-  size_t stacks_slot = 0;
-  std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
-  // Live watching (LaunchSpec::note_stalls): the stall seen, whether its stacks are being taken
-  // (the tree left running), and what the previous look measured (for on_look's CPU share).
-  bool stalled = false, stall_taking = false;
-  Clock::time_point stall_stacks_at;  // when the stall's stack-taking began
-  // Each StackTaking of this job has its own generation: a debugger of an earlier one (ended by
-  // its budget, still exiting) never answers for a later one.
-  uint64_t taking_gen = 0, stacks_gen = 0;
-  std::uint64_t looked_cpu_ns = 0;
-  Clock::time_point looked_at;
-
-  bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
+// forkcheck's stdin, a terminal, relayed to a child through a pipe: the child runs in a process
+// group of its own, which may not read the terminal (it would be stopped by SIGTTIN). Read only
+// while forkcheck is in the terminal's foreground (else forkcheck itself would be stopped).
+struct StdinRelay {
+  Fd to_child;
+  std::string pending;
+  bool eof = false;  // the terminal's end of input (Ctrl-D): the child gets its own
+  static constexpr size_t kMaxPending = 64 * 1024;
+  bool wants_input() const {
+    return !eof && to_child.fd >= 0 && pending.size() < kMaxPending &&
+           ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+  }
 };
 
+struct Job;
 using Jobs = std::list<std::unique_ptr<Job>>;
 
-// A debugger to start for a job whose time was called.
+// A debugger to start for a job's stacks.
 struct DebuggerWanted {
   uint64_t owner = 0;
   uint64_t gen = 0;
   size_t slot = 0;
   std::unique_ptr<LaunchSpec> spec;
 };
-using DebuggersWanted = std::deque<DebuggerWanted>;
 
-// Whether it needs a CPU now: not while parked in a step with its whole tree quiet, not while its
-// stacks are taken or it ends; debuggers are counted apart.
-bool needs_cpu(const Job& j) {
-  if (j.ended_at || j.terminating || j.taking || j.stacks_of) return false;
-  return !StepWatch::parked(*j.channel, j.activity);
+// What the jobs of one Supervisor::run share.
+struct Loop {
+  Jobs running;  // the specs' jobs, and debuggers taking stacks
+  std::deque<DebuggerWanted> wanted;
+  Job* find(uint64_t serial);
+};
+
+class PosixControl;
+
+struct Job {
+  size_t index = 0;
+  std::string token;  // FORKCHECK_RUN of this job's tree: finds its processes wherever they went
+  const LaunchSpec* spec = nullptr;
+  ChildResult r;
+  Fd out, err, chan;
+  std::optional<StdinRelay> relay;
+  Clock::time_point start;
+  std::optional<Clock::time_point> ended_at;  // the child itself was reaped
+  Clock::time_point next_tick;                // when its watchdog wants to be asked again
+  std::unique_ptr<ChannelReader> channel;
+  std::unique_ptr<JobTree> tree;  // every process of it, held by handles
+  StuckProcesses stuck;           // which of them can never go on
+  std::unique_ptr<PosixControl> control;
+  std::unique_ptr<Watchdog> watchdog;
+  uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
+  // CPU of the tree's orphans reaped since the last look, which no look saw (Reaper::Reaped),
+  // and whether one was reaped at all (a process ended: the tree is doing something).
+  std::uint64_t reaped_cpu_ns = 0;
+  bool reaped_any = false;
+  // Stacks being taken for this job; each taking has its own generation, so that a debugger of
+  // an earlier one (ended early, still exiting) never answers for a later one.
+  std::unique_ptr<StackTaking> taking;
+  uint64_t taking_gen = 0;
+  // A debugger taking the stacks of job `stacks_of` (taking `stacks_gen`, its command
+  // `stacks_slot`), and the process it attaches to: ours, not reported. 0: not a debugger.
+  uint64_t stacks_of = 0, stacks_gen = 0;
+  size_t stacks_slot = 0;
+  std::optional<ProcessHandle> target;
+  bool cut_short = false;  // ended by us before it finished: its target is continued
+  std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
+
+  bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
+  bool debugger() const { return stacks_of != 0; }
+};
+
+Job* Loop::find(uint64_t serial) {
+  for (auto& j : running)
+    if (j->serial == serial) return j.get();
+  return nullptr;
 }
+
+// Whether the job has exited by now (it is held unreaped: its status is there to take).
+bool exited(Job& job, Clock::time_point now) {
+  if (job.ended_at) return true;
+  Reaper& reaper = Reaper::instance();
+  reaper.reap();
+  if (auto status = reaper.take(job.r.pid)) {
+    job.r.exit = ExitStatus::from_wait_status(*status);
+    job.ended_at = now;
+    if (job.watchdog) job.watchdog->exited(now);
+  }
+  return job.ended_at.has_value();
+}
+
+// Whether a debugger of ours is running for this job now (its processes' states are ours then).
+bool held_by_debugger(const Job& job, const Loop& loop) {
+  if (!job.taking) return false;
+  for (const auto& d : loop.running)
+    if (d->stacks_of == job.serial && !d->ended_at) return true;
+  return false;
+}
+
+// A look at the job's tree, fed to its watchdog.
+void look(Job& j, Loop& loop, Clock::time_point now) {
+  const launch::TreeLook before = j.tree->last_look();
+  launch::TreeChange change = j.tree->look();
+  const launch::TreeLook& after = j.tree->last_look();
+  change.cpu_ns += std::exchange(j.reaped_cpu_ns, 0);
+  if (std::exchange(j.reaped_any, false)) change.membership_changed = true;
+  LookFacts f;
+  f.at = now;
+  f.change = change;
+  f.held = held_by_debugger(j, loop);
+  if (!before.processes.empty()) j.stuck.look(before, after, f.held);
+  for (const auto& [pid, p] : after.processes) {
+    if (p.facts.zombie()) continue;
+    ++f.processes;
+    f.pids.push_back(pid);
+    auto was = before.processes.find(pid);
+    bool asleep = was != before.processes.end() && !p.threads.empty();
+    for (auto it = p.threads.begin(); asleep && it != p.threads.end(); ++it) {
+      auto prev = was->second.threads.find(it->first);
+      asleep = (it->second.state == 'S' || it->second.state == 'D') &&
+               prev != was->second.threads.end() && prev->second.cpu_ns == it->second.cpu_ns;
+    }
+    if (asleep) f.asleep.insert(pid);
+  }
+  f.stuck = j.stuck.stuck();
+  j.watchdog->looked(f);
+}
+
+// Starts the debuggers jobs want: up to kDebuggersPerTree of one tree at once, at most `max`
+// trees at once. A tree that waits spends its budget waiting; what is not started when the budget
+// is spent is taken from /proc.
+void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
+
+// The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
+void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
+  Stacks taken = job.taking->take(why);
+  job.taking.reset();
+  job.watchdog->stacks_in(std::move(taken), now);
+}
+
+void freeze_and_kill(Job& job, Loop& loop);
+
+class PosixControl : public TreeControl {
+ public:
+  PosixControl(Job& job, Loop& loop) : job_(job), loop_(loop) {}
+
+  void look_now() override {
+    if (!job_.tree) return;
+    look(job_, loop_, Clock::now());
+  }
+
+  void take_stacks(const StacksRequest& request) override {
+    ++job_.taking_gen;
+    job_.taking = std::make_unique<StackTaking>(request);
+    const auto& commands = job_.taking->commands();
+    for (size_t i = 0; i < commands.size(); ++i)
+      loop_.wanted.push_back(
+          {job_.serial, job_.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
+    if (job_.taking->complete()) deliver_stacks(job_, Clock::now(), "");
+  }
+
+  void stop_stacks(const std::string& why) override {
+    if (!job_.taking) return;
+    // Its debuggers are ended at once; each one's process is continued when it is reaped.
+    for (auto& d : loop_.running)
+      if (d->stacks_of == job_.serial && !d->ended_at && !d->cut_short) {
+        d->cut_short = true;
+        d->tree->signal_all(SIGKILL);
+      }
+    deliver_stacks(job_, Clock::now(), why);
+  }
+
+  void describe(TreeFacts& t) override {
+    std::vector<ThreadStack> threads;
+    for (const auto& [pid, p] : job_.tree->last_look().processes) {
+      if (p.facts.zombie()) continue;
+      ++t.processes;
+      t.threads += p.threads.size();
+      // Under a debugger of ours a thread waits in ptrace_stop: what it waited in before counts.
+      const std::vector<ThreadStack>* before = nullptr;
+      if (job_.taking) {
+        auto it = job_.taking->before_attach().find(pid);
+        if (it != job_.taking->before_attach().end()) before = &it->second;
+      }
+      if (before) threads.insert(threads.end(), before->begin(), before->end());
+      else
+        for (auto& th : proc_threads(pid)) threads.push_back(std::move(th));
+    }
+    t.waiting_in = waiting_in(threads);
+  }
+
+  bool ask_to_end() override {
+    // An exit that comes just before the signal is the child's own: looked at last, so that
+    // "SIGTERM ended it" is never said of a child that had already exited. What is left of its
+    // tree gets SIGTERM and its grace too.
+    const bool alive = !exited(job_, Clock::now());
+    job_.tree->signal_all(SIGTERM);
+    job_.tree->signal_all(SIGCONT);  // a stopped process cannot act on SIGTERM
+    return alive;
+  }
+
+  bool kill_all() override {
+    const bool alive = !exited(job_, Clock::now());
+    freeze_and_kill(job_, loop_);
+    return alive;
+  }
+
+ private:
+  Job& job_;
+  Loop& loop_;
+};
 
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -158,25 +318,7 @@ std::string resolve_program(const std::string& name) {
   return p.empty() ? name : p.string();
 }
 
-// A look at the job's tree, fed to its activity.
-void look(Job& j, Clock::time_point now) {
-  const launch::TreeChange change = j.tree->look();
-  if (!j.activity.started()) j.activity.start(now);
-  else j.activity.look(now, change.cpu_ns, change.membership_changed);
-  if (!j.spec->on_look) return;
-  LiveStatus s;
-  s.elapsed_s = secs(now - j.start);
-  for (const auto& [pid, p] : j.tree->last_look().processes) s.processes += p.facts.zombie() ? 0 : 1;
-  const std::uint64_t cpu = j.activity.cpu_total_ns();
-  if (now > j.looked_at && j.looked_cpu_ns > 0)
-    s.cpu_share = static_cast<double>(cpu - j.looked_cpu_ns) / 1e9 / secs(now - j.looked_at);
-  j.looked_cpu_ns = cpu;
-  j.looked_at = now;
-  s.still_s = secs(j.activity.still_for());
-  j.spec->on_look(s);
-}
-
-std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
+std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, Loop& loop) {
   auto job = std::make_unique<Job>();
   job->index = index;
   job->spec = &spec;
@@ -192,6 +334,18 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   Pipe out, err, chan;
   const int out_w = out.write.fd, err_w = err.write.fd, chan_w = chan.write.fd;
   const bool with_channel = spec.channel;
+  // stdin: forkcheck's own (a terminal through a relay pipe), or /dev/null.
+  Fd stdin_for_child;
+  if (spec.stdin_passthrough && ::isatty(STDIN_FILENO)) {
+    Pipe relay;
+    launch::detail::set_nonblocking(relay.write.fd);
+    stdin_for_child = std::move(relay.read);
+    job->relay.emplace();
+    job->relay->to_child = std::move(relay.write);
+  } else if (!spec.stdin_passthrough) {
+    stdin_for_child = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  }
+  const int stdin_fd = stdin_for_child.fd;  // -1: the child inherits forkcheck's stdin as it is
 
   // The child's environment, built here rather than with bp::environment: Boost 1.74's keyed
   // lookup reads past the end of shorter entries (ASan reports it).
@@ -223,7 +377,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   job->start = Clock::now();
-  if (spec.zygote && spec.env.empty()) {
+  if (spec.zygote && spec.env.empty() && !spec.stdin_passthrough) {
     std::string why;
     if (auto pid = spec.zygote->start(args, out_w, err_w, with_channel ? chan_w : -1,
                                       {{kRunTokenVar, job->token}}, why)) {
@@ -245,13 +399,13 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
 #ifdef __linux__
         ::prctl(PR_SET_PTRACER, static_cast<unsigned long>(self), 0UL, 0UL, 0UL);  // kept by exec
 #endif
+        if (stdin_fd >= 0) ::dup2(stdin_fd, STDIN_FILENO);
         ::dup2(out_w, STDOUT_FILENO);
         ::dup2(err_w, STDERR_FILENO);
         child_start.apply(with_channel ? chan_w : -1);
         if (with_channel) ::fcntl(chan_w, F_SETFD, 0);  // the one fd the child inherits
       };
-      bp::child c(bp::exe = program, bp::args = args, bp::std_in < bp::null,
-                  bp::extend::on_exec_setup = setup);
+      bp::child c(bp::exe = program, bp::args = args, bp::extend::on_exec_setup = setup);
       job->r.pid = c.id();
       // We reap with the native status ourselves: bp's child would waitpid behind our back.
       c.detach();
@@ -271,20 +425,22 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec) {
   guardian_track(job->r.pid, start_time, /*group_leader=*/true);
   job->tree = std::make_unique<JobTree>(job->r.pid, start_time, job->token);
   job->r.started = true;
-  job->deadline = job->start + seconds(spec.timeout_s);
   job->out = std::move(out.read);
   job->err = std::move(err.read);
   if (with_channel) job->chan = std::move(chan.read);
   job->channel = std::make_unique<ChannelReader>(job->start);
-  look(*job, job->start);
+  job->control = std::make_unique<PosixControl>(*job, loop);
+  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
+  job->next_tick = job->start;
+  look(*job, loop, job->start);
   return job;
 }
 
 // Starts the child; on failure (no program, no pipes: EMFILE) returns the job with
 // r.started == false and the reason.
-std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
+std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, Loop& loop) {
   try {
-    return start_job_unguarded(index, spec);
+    return start_job_unguarded(index, spec, loop);
   } catch (const std::exception& e) {
     auto job = std::make_unique<Job>();
     job->index = index;
@@ -295,127 +451,14 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec) {
   }
 }
 
-// What the tree was doing, as of the last look: the facts a report shows beside the outcome.
-TreeFacts tree_facts(const Job& j) {
-  TreeFacts t;
-  const TreeActivity& a = j.activity;
-  t.blocked = a.blocked();
-  t.still_s = secs(a.still_for());
-  t.window_s = secs(a.window());
-  t.cpu_s_in_window = static_cast<double>(a.cpu_in_window_ns()) / 1e9;
-  t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
-  t.longest_still_s = secs(a.longest_still());
-  t.looks = a.looks();
-  std::vector<ThreadStack> threads;
-  for (const auto& [pid, p] : j.tree->last_look().processes) {
-    if (p.facts.zombie()) continue;
-    ++t.processes;
-    t.threads += p.threads.size();
-    for (auto& th : proc_threads(pid)) threads.push_back(std::move(th));
-  }
-  t.waiting_in = waiting_in(threads);
-  return t;
-}
-
-// Whether the child has exited by now (it is held unreaped: its status is there to take).
-bool exited(Job& job, Clock::time_point now) {
-  if (job.ended_at) return true;
-  Reaper& reaper = Reaper::instance();
-  reaper.reap();
-  if (auto status = reaper.take(job.r.pid)) {
-    job.r.exit = ExitStatus::from_wait_status(*status);
-    job.ended_at = now;
-  }
-  return job.ended_at.has_value();
-}
-
-void terminate(Job& job, Clock::time_point now) {
-  // An exit that comes just before the signal is the child's own: looked at last, so that "SIGTERM
-  // ended it" is never said of a child that had already exited.
-  exited(job, now);
-  job.terminating = true;
-  job.term_at = now;
-  // Also when the child itself ended while its stacks were taken: what is left of its tree gets
-  // SIGTERM and its grace too. Only a signal the child got is reported as sent.
-  job.tree->signal_all(SIGTERM);
-  job.tree->signal_all(SIGCONT);  // a stopped process cannot act on SIGTERM
-  if (!job.ended_at) job.r.sent_sigterm = true;
-}
-
-Job* find_serial(Jobs& running, uint64_t serial) {
-  for (auto& j : running)
-    if (j->serial == serial) return j.get();
-  return nullptr;
-}
-
-// The stacks are in (or their budget is spent): the tree is ended. Debuggers still running for
-// it are ended too; what they would have said is replaced by what /proc says, with the reason.
-void stacks_taken(Jobs& running, Job& job, Clock::time_point now, const std::string& why_short) {
-  Stacks taken = job.taking->take(why_short);
-  job.taking.reset();
-  for (auto& d : running)
-    if (d->stacks_of == job.serial && !d->terminating && !d->ended_at) terminate(*d, now);
-  if (job.stall_taking) {  // a live stall's: the tree goes on, watched
-    job.stall_taking = false;
-    job.r.stall_stacks = std::move(taken);
-    if (job.spec->on_stall && job.r.stall)
-      job.spec->on_stall(StallNote::Event::kStacksTaken, *job.r.stall, &job.r.stall_stacks);
-    return;
-  }
-  job.r.stacks = std::move(taken);
-  terminate(job, now);
-}
-
-// Time is called: the stacks of every process of the tree, all at once and within the budget,
-// then SIGTERM. The debuggers run as jobs of this loop (started by start_debuggers), so that
-// other children's watchdogs keep their time meanwhile.
-// Whether the stall's stacks are still the tree's: taken, and the whole tree still since their
-// taking began.
-bool still_since_stall_stacks(const Job& job, Clock::time_point now) {
-  return !job.r.stall_stacks.method.empty() && job.activity.blocked() &&
-         job.activity.still_for() >= now - job.stall_stacks_at;
-}
-
-void escalate(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now,
-              bool for_stall = false) {
-  if (job.terminating || job.taking) return;
-  if (!for_stall && (!job.spec->collect_stacks || interrupted() || job.stacks_of)) {
-    terminate(job, now);
-    return;
-  }
-  // The stacks of a live stall, taken while the tree has been still ever since, are its stacks now.
-  if (!for_stall && still_since_stall_stacks(job, now)) {
-    job.r.stacks = job.r.stall_stacks;
-    job.r.stacks.note += std::string(job.r.stacks.note.empty() ? "" : "; ") +
-                         "taken when the stall was first seen, the tree still ever since";
-    terminate(job, now);
-    return;
-  }
-  job.stall_taking = for_stall;
-  ++job.taking_gen;
-  if (for_stall) job.stall_stacks_at = now;
-  std::vector<ProcessId> pids;
-  for (const auto& [pid, p] : job.tree->last_look().processes)
-    if (!p.facts.zombie()) pids.push_back(pid);
-  job.taking = std::make_unique<StackTaking>(pids, job.spec->stacks_budget_s);
-  job.stacks_until = now + seconds(job.spec->stacks_budget_s);
-  const auto& commands = job.taking->commands();
-  for (size_t i = 0; i < commands.size(); ++i)
-    wanted.push_back({job.serial, job.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
-  if (job.taking->complete()) stacks_taken(running, job, now, "");
-}
-
-// Starts the debuggers jobs want: up to kDebuggersPerTree of one tree at once (one budget for
-// them all), at most `max` trees at once. A tree that waits spends its budget waiting: the
-// deadline still bounds it; what is not started when the budget is spent is taken from /proc.
-void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::time_point now) {
+void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
   std::map<uint64_t, size_t> per_tree;
-  for (const auto& j : running)
-    if (j->stacks_of && !j->ended_at) ++per_tree[j->stacks_of];
-  for (auto it = wanted.begin(); it != wanted.end();) {
-    Job* owner = find_serial(running, it->owner);
+  for (const auto& j : loop.running)
+    if (j->debugger() && !j->ended_at) ++per_tree[j->stacks_of];
+  for (auto it = loop.wanted.begin(); it != loop.wanted.end();) {
+    Job* owner = loop.find(it->owner);
     if (!owner || !owner->taking || owner->taking_gen != it->gen) {  // ended meanwhile
-      it = wanted.erase(it);
+      it = loop.wanted.erase(it);
       continue;
     }
     const bool tree_started = per_tree.count(it->owner) > 0;
@@ -425,144 +468,22 @@ void start_debuggers(Jobs& running, DebuggersWanted& wanted, size_t max, Clock::
       continue;
     }
     DebuggerWanted d = std::move(*it);
-    it = wanted.erase(it);
-    d.spec->timeout_s = std::max(0.1, secs(owner->stacks_until - now));
-    auto debugger = start_job(owner->index, *d.spec);
+    it = loop.wanted.erase(it);
+    const ProcessId target = owner->taking->target(d.slot);
+    auto debugger = start_job(owner->index, *d.spec, loop);
     debugger->own_spec = std::move(d.spec);
     if (!debugger->r.started) {
       owner->taking->add_result(d.slot, debugger->r);
-      if (owner->taking->complete()) stacks_taken(running, *owner, now, "");
+      if (owner->taking->complete()) deliver_stacks(*owner, now, "");
       continue;
     }
     debugger->stacks_of = d.owner;
     debugger->stacks_gen = d.gen;
     debugger->stacks_slot = d.slot;
-    running.push_back(std::move(debugger));
+    if (auto f = launch::process_facts(target)) debugger->target = ProcessHandle::open(target, f->start_time);
+    loop.running.push_back(std::move(debugger));
     ++per_tree[d.owner];
   }
-}
-
-// Time is called on a job: the deadline passed, or a step stalled with its tree blocked. One
-// last look first, so that what the report says of the tree is as of this moment.
-void call_time(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
-  look(job, now);
-  job.called_at = now;
-  job.r.called_after_s = secs(now - job.start);
-  job.r.tree = tree_facts(job);
-  escalate(running, job, wanted, now);
-}
-
-// A live-watched tree: a stall is said once it has lasted a whole window, its stacks taken once
-// with the tree left running; its end said if it works again; with hang_after_s, a stall that
-// long calls time on it as a hang.
-void watch_stall(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
-  const LaunchSpec& spec = *job.spec;
-  const bool blocked = job.activity.blocked_through_window();
-  if (spec.hang_after_s > 0 && blocked && secs(job.activity.still_for()) >= spec.hang_after_s) {
-    job.r.still_too_long = true;
-    job.r.hang_after_s = spec.hang_after_s;
-    call_time(running, job, wanted, now);
-    return;
-  }
-  if (!spec.note_stalls) return;
-  if (blocked && !job.stalled) {
-    // Every stall is said; the stacks are taken at the first (the report keeps that one).
-    job.stalled = true;
-    const TreeFacts t = tree_facts(job);
-    StallNote n;
-    n.after_s = secs(now - job.start);
-    n.still_s = t.still_s;
-    n.waiting_in = t.waiting_in;
-    n.processes = t.processes;
-    n.threads = t.threads;
-    n.cpu_s_in_window = t.cpu_s_in_window;
-    n.window_s = t.window_s;
-    n.first = !job.r.stall;
-    if (n.first) job.r.stall = n;
-    if (spec.on_stall) spec.on_stall(StallNote::Event::kStalled, n, nullptr);
-    if (n.first && spec.collect_stacks && !interrupted())
-      escalate(running, job, wanted, now, /*for_stall=*/true);
-  } else if (job.stalled && !job.activity.blocked() && !job.taking) {
-    job.stalled = false;
-    StallNote n = job.r.stall ? *job.r.stall : StallNote();
-    n.resumed_after_s = secs(now - job.start);
-    if (job.r.stall && job.r.stall->resumed_after_s < 0) job.r.stall->resumed_after_s = n.resumed_after_s;
-    if (spec.on_stall) spec.on_stall(StallNote::Event::kResumed, n, nullptr);
-  }
-}
-
-void watchdog(Jobs& running, Job& job, DebuggersWanted& wanted, Clock::time_point now) {
-  if (job.taking && job.stall_taking) {
-    // A stall's stacks never hold the program up: it ended (they are moot), its deadline passed
-    // or its stall lasted --hang-after (they become the stacks time was called with, and the
-    // budget they started with bounds them).
-    if (job.ended_at) {
-      stacks_taken(running, job, now, "the program ended before the debugger finished");
-      return;
-    }
-    const bool deadline = now >= job.deadline;
-    const bool too_long = job.spec->hang_after_s > 0 && job.activity.blocked_through_window() &&
-                          secs(job.activity.still_for()) >= job.spec->hang_after_s;
-    if (deadline || too_long) {
-      job.r.deadline_passed = deadline;
-      job.r.still_too_long = !deadline;
-      if (too_long && !deadline) job.r.hang_after_s = job.spec->hang_after_s;
-      look(job, now);
-      job.called_at = now;
-      job.r.called_after_s = secs(now - job.start);
-      job.r.tree = tree_facts(job);
-      job.stall_taking = false;  // the stacks, once in, end it
-      // Begun at the stall, they get at most kStacksAfterCall more: the deadline bounds the run.
-      job.stacks_until = std::min(job.stacks_until, now + seconds(kStacksAfterCallS));
-    }
-  }
-  if (job.ended_at) return;
-  if (job.taking) {
-    if (now >= job.stacks_until) {
-      char why[96];
-      std::snprintf(why, sizeof why, "the stacks budget (%.1f s) was spent before its debugger finished",
-                    job.spec->stacks_budget_s);
-      stacks_taken(running, job, now, why);
-    }
-    return;
-  }
-  if (job.terminating) {
-    if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) {
-      job.tree->signal_all(SIGKILL);
-      job.r.sent_sigkill = true;
-    }
-    return;
-  }
-  if (now >= job.deadline) {
-    job.r.deadline_passed = true;
-    call_time(running, job, wanted, now);
-    return;
-  }
-  if (job.stacks_of) return;
-  if (job.spec->note_stalls || job.spec->hang_after_s > 0) {
-    watch_stall(running, job, wanted, now);
-    if (job.taking || job.terminating) return;
-  }
-  if (auto hang = StepWatch::check(*job.channel, job.activity, now)) {
-    job.r.step_hang = *hang;
-    call_time(running, job, wanted, now);
-  }
-}
-
-// The earliest moment the watchdog needs to look at this job again.
-Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
-  if (job.taking) return std::min(job.stacks_until, now + std::chrono::seconds(1));
-  if (job.ended_at) return std::max(*job.ended_at + seconds(kLinger.count()), now);
-  // Killed: waiting to reap it (a process in uninterruptible sleep may take a while).
-  if (job.r.sent_sigkill) return now + milliseconds(50);
-  if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  // A step already overdue is checked at each look (its tree working, or not looked at since):
-  // its due time, passed, is no reason to wake.
-  Clock::time_point t = job.deadline;
-  const Clock::time_point due = StepWatch::next_due(*job.channel, job.deadline);
-  if (due > now) t = std::min(t, due);
-  if (!job.stacks_of) t = std::min(t, job.activity.next_look());
-  return std::max(t, now);
 }
 
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
@@ -574,11 +495,30 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
     return;
   }
   auto len = static_cast<size_t>(n);
-  job.activity.output(now);  // the tree is doing something
+  job.watchdog->output(now);  // the tree is doing something
   if (which == 0) job.r.out.append(buf, len);
   else if (which == 1) job.r.err.append(buf, len);
   else job.channel->feed(buf, len, now);
   if (which < 2 && job.spec->on_output) job.spec->on_output(which + 1, buf, len);
+}
+
+// Moves what the terminal gave into the child's pipe, as much as it takes now.
+void relay_stdin(StdinRelay& relay, bool readable) {
+  if (readable && relay.wants_input()) {
+    char buf[4096];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n > 0) relay.pending.append(buf, static_cast<size_t>(n));
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN)) relay.eof = true;
+  }
+  while (!relay.pending.empty() && relay.to_child.fd >= 0) {
+    const ssize_t n = ::write(relay.to_child.fd, relay.pending.data(), relay.pending.size());
+    if (n <= 0) {
+      if (n < 0 && errno == EPIPE) relay.to_child.reset();  // the child closed its stdin
+      break;
+    }
+    relay.pending.erase(0, static_cast<size_t>(n));
+  }
+  if (relay.eof && relay.pending.empty()) relay.to_child.reset();
 }
 
 // A process of ours that no tree claimed, held until the run ends.
@@ -591,14 +531,14 @@ using Strays = std::map<std::pair<ProcessId, std::uint64_t>, ProcessHandle>;
 // tree's root leads a group of its own) unless every child of ours is a tree's
 // (claim_every_child: forkcheck itself); in a program that embeds the supervisor it may be a child
 // of the program's own.
-void adopt_orphans(Jobs& running, Strays& strays) {
+void adopt_orphans(Loop& loop, Strays& strays) {
   std::set<ProcessId> known;
   size_t trees = 0;
   Job* only = nullptr;
-  for (const auto& j : running) {
+  for (const auto& j : loop.running) {
     if (!j->r.started) continue;
     known.insert(j->r.pid);
-    if (!j->stacks_of) {
+    if (!j->debugger()) {
       ++trees;
       only = j.get();
     }
@@ -611,8 +551,8 @@ void adopt_orphans(Jobs& running, Strays& strays) {
     auto f = launch::process_facts(p);
     if (!f || f->zombie() || f->ppid != self || strays.count({p, f->start_time})) continue;
     Job* owner = nullptr;
-    for (auto& j : running)
-      if (j->tree && !j->stacks_of && j->tree->claims(*f)) owner = j.get();
+    for (auto& j : loop.running)
+      if (j->tree && !j->debugger() && j->tree->claims(*f)) owner = j.get();
     if (!owner && f->pgid == our_group && !g_claim_every_child) continue;
     // Of this run but of no tree running (an earlier variant's): a stray, not the only tree's.
     const bool earlier_job = !owner && started_with_env(p, kRunTokenVar, run_token());
@@ -625,24 +565,67 @@ void adopt_orphans(Jobs& running, Strays& strays) {
   }
 }
 
-void finish(Jobs& running, Strays& strays, Job& job) {
-  // Whatever of its tree outlived the child is killed now, in its process group or out of it (a
+// Orphans reaped since the last look: their CPU, less what a look already counted, to the tree
+// that claims them (the only tree, when none does), and their end is an event of that tree.
+void credit_reaped(Loop& loop) {
+  auto reaped = Reaper::instance().take_reaped();
+  if (reaped.empty()) return;
+  std::vector<Job*> trees;
+  for (auto& j : loop.running)
+    if (j->tree && !j->debugger() && !j->ended_at) trees.push_back(j.get());
+  for (const auto& rp : reaped) {
+    Job* owner = nullptr;
+    std::uint64_t seen_ns = 0;
+    for (Job* j : trees) {
+      const auto& procs = j->tree->last_look().processes;
+      auto it = procs.find(rp.pid);
+      if (it != procs.end() && it->second.facts.start_time == rp.start_time) {
+        owner = j;
+        for (const auto& [tid, t] : it->second.threads) seen_ns += t.cpu_ns;
+      } else if (!owner && j->tree->has_seen(rp.pid, rp.start_time)) {
+        owner = j;
+      }
+    }
+    if (!owner && trees.size() == 1) owner = trees.front();
+    if (!owner) continue;
+    owner->reaped_any = true;
+    owner->reaped_cpu_ns += rp.cpu_ns > seen_ns ? rp.cpu_ns - seen_ns : 0;
+  }
+}
+
+// Every process of the tree stopped, round after round until a look finds nothing new, then
+// killed (see kFreezeRounds).
+void freeze_and_kill(Job& job, Loop& loop) {
+  Strays none;
+  std::set<ProcessId> stopped;
+  for (int round = 0; round < kFreezeRounds; ++round) {
+    adopt_orphans(loop, none);
+    bool fresh = false;
+    for (ProcessId p : job.tree->leftovers()) fresh = stopped.insert(p).second || fresh;
+    if (!job.ended_at)
+      for (ProcessId p : group_members(job.r.pid)) fresh = stopped.insert(p).second || fresh;
+    job.tree->signal_all(SIGSTOP);
+    if (!fresh && round > 0) break;
+  }
+  job.tree->signal_all(SIGKILL);
+}
+
+void finish(Loop& loop, Strays& strays, Job& job) {
+  // Whatever of its tree outlived the child is ended now, in its process group or out of it (a
   // grandchild that called setsid is found through child links, or among the orphans re-parented
-  // to us, or by the job's token), in rounds until a fresh look finds nothing: nothing is left
-  // behind, and no stranger is touched. The child is still held unreaped, so its group's id is
-  // still ours: the group is killed as a whole each round, which reaches at once what its members
-  // fork meanwhile.
+  // to us, or by the job's token): first frozen, so that a fork chain cannot keep ahead, then
+  // killed in rounds until a fresh look finds nothing: nothing is left behind, and no stranger is
+  // touched. The child is still held unreaped, so its group's id is still ours: the group is
+  // signalled as a whole each round, which reaches at once what its members fork meanwhile.
   std::set<ProcessId> killed;
-  // First what is there now (named in the report), and the group as a whole, whatever a look saw
-  // of it: a chain of short-lived processes in it is always a generation ahead of a look, but
-  // none escapes a group kill.
-  adopt_orphans(running, strays);
+  adopt_orphans(loop, strays);
   for (ProcessId p : job.tree->leftovers()) killed.insert(p);
   for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
+  if (!killed.empty()) freeze_and_kill(job, loop);
   job.tree->signal_all(SIGKILL);
   job.tree->wait_ended(kKillWaitMs);
   for (int round = 0; round < kKillRounds; ++round) {
-    adopt_orphans(running, strays);
+    adopt_orphans(loop, strays);
     const auto left = job.tree->leftovers();
     if (left.empty()) break;
     killed.insert(left.begin(), left.end());
@@ -661,11 +644,9 @@ void finish(Jobs& running, Strays& strays, Job& job) {
   job.out.reset();
   job.err.reset();
   job.chan.reset();
+  job.relay.reset();
   job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
-  // Time was never called: no state to report, but what the watching measured.
-  job.r.tree.cpu_s = static_cast<double>(job.activity.cpu_total_ns()) / 1e9;
-  job.r.tree.longest_still_s = secs(job.activity.longest_still());
-  job.r.tree.looks = job.activity.looks();
+  job.watchdog->finish(*job.ended_at);
   job.r.result = job.channel->result();
   job.r.early_details = job.channel->early_details();
   job.r.steps = job.channel->step_log();
@@ -674,46 +655,75 @@ void finish(Jobs& running, Strays& strays, Job& job) {
   job.r.bad_channel_why = job.channel->bad_why();
 }
 
+// Ctrl-Z: every tree stopped with forkcheck, and continued with it; the time they were stopped
+// does not count against any deadline.
+void pause_all(Loop& loop) {
+  const Clock::time_point from = Clock::now();
+  for (auto& j : loop.running)
+    if (j->tree && !j->ended_at) j->tree->signal_all(SIGSTOP);
+  std::fflush(nullptr);
+  stop_now();
+  const Clock::time_point to = Clock::now();
+  for (auto& j : loop.running) {
+    if (!j->tree || j->ended_at) continue;
+    j->tree->signal_all(SIGCONT);
+    j->stuck.clear();
+    j->watchdog->paused(from, to, *j->channel);
+  }
+}
+
+// A debugger ended: its result to the taking it served, if that is still going on; its target
+// continued if the debugger was cut short (an attach leaves a stop behind when its debugger dies).
+void debugger_ended(Loop& loop, Job& d, ChildResult& r, Clock::time_point now) {
+  if ((d.cut_short || time_was_called(r)) && d.target) d.target->signal(SIGCONT);
+  Job* owner = loop.find(d.stacks_of);
+  if (owner && owner->taking && owner->taking_gen == d.stacks_gen) {
+    owner->taking->add_result(d.stacks_slot, r);
+    if (owner->taking->complete()) deliver_stacks(*owner, now, "");
+  }
+}
+
 }  // namespace
 
 void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
   Reaper& reaper = Reaper::instance();
   std::deque<size_t> pending;
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
-  Jobs running;  // the specs' jobs, and debuggers taking stacks
-  DebuggersWanted wanted;
+  Loop loop;
+  Jobs& running = loop.running;
   Strays strays;  // orphans no tree claimed
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
   Clock::time_point next_adoption = Clock::now();
+  bool interrupt_told = false;
 
   while (!pending.empty() || !running.empty()) {
-    if (interrupted()) {
+    if (interrupted() && !interrupt_told) {
       // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
+      interrupt_told = true;
       for (size_t i : pending) {
         ChildResult r;
         r.interrupted_by = interrupted();
         done(i, std::move(r));
       }
       pending.clear();
-      wanted.clear();
-      for (auto& j : running) {
-        if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
-        if (j->taking) stacks_taken(running, *j, Clock::now(), "forkcheck was interrupted before the debugger finished");
-        if (!j->terminating && !j->ended_at) escalate(running, *j, wanted, Clock::now());
-      }
+      loop.wanted.clear();
+      for (auto& j : running)
+        if (!j->debugger()) j->watchdog->interrupted(interrupted(), Clock::now());
     }
-    start_debuggers(running, wanted, max_jobs, Clock::now());
+    if (stop_requested()) pause_all(loop);
+    start_debuggers(loop, max_jobs, Clock::now());
     // A parked child (an announced step, its tree quiet) or one that is ending needs no CPU: it
     // does not hold a slot, so an expected hang waits for its watchdog beside working variants.
     size_t busy = 0, ours = 0;
     for (const auto& j : running) {
-      busy += needs_cpu(*j) ? 1 : 0;
-      ours += j->stacks_of ? 0 : 1;
+      if (j->debugger()) continue;
+      busy += j->watchdog->needs_cpu(*j->channel) ? 1 : 0;
+      ++ours;
     }
     while (may_start(busy, ours, max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();
-      auto job = start_job(i, specs[i]);
+      auto job = start_job(i, specs[i], loop);
       if (!job->r.started) {
         done(i, std::move(job->r));
         continue;
@@ -727,30 +737,46 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     auto now = Clock::now();
     Clock::time_point wake = now + std::chrono::seconds(1);
     std::vector<pollfd> fds;
-    std::vector<std::pair<Job*, int>> owners;
+    std::vector<std::pair<Job*, int>> owners;  // -1: the reaper, 3: the terminal, 4: the relay pipe
     fds.push_back({reaper.wake_fd(), POLLIN, 0});
     owners.emplace_back(nullptr, -1);
     for (auto& j : running) {
-      wake = std::min(wake, next_wakeup(*j, now));
+      wake = std::min(wake, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
       Fd* three[] = {&j->out, &j->err, &j->chan};
       for (int k = 0; k < 3; ++k)
         if (three[k]->fd >= 0) {
           fds.push_back({three[k]->fd, POLLIN, 0});
           owners.emplace_back(j.get(), k);
         }
+      if (j->relay) {
+        if (j->relay->wants_input()) {
+          fds.push_back({STDIN_FILENO, POLLIN, 0});
+          owners.emplace_back(j.get(), 3);
+        }
+        if (!j->relay->pending.empty() && j->relay->to_child.fd >= 0) {
+          fds.push_back({j->relay->to_child.fd, POLLOUT, 0});
+          owners.emplace_back(j.get(), 4);
+        }
+      }
     }
     auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - now).count();
     int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
     now = Clock::now();
     if (rc > 0) {
       for (size_t k = 1; k < fds.size(); ++k) {
-        if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (!(fds[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
         Job& j = *owners[k].first;
+        const int which = owners[k].second;
+        if (which >= 3) {
+          if (j.relay) relay_stdin(*j.relay, which == 3);
+          continue;
+        }
         Fd* three[] = {&j.out, &j.err, &j.chan};
-        read_into(*three[owners[k].second], j, owners[k].second, now);
+        read_into(*three[which], j, which, now);
       }
     }
     reaper.reap();
+    credit_reaped(loop);
 
     // Exits first: a child that exited by itself before its deadline was acted on is judged by
     // its own exit, even when the exit is noticed just after the deadline.
@@ -759,37 +785,30 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       if (auto status = reaper.take(j->r.pid)) {  // exited; held unreaped until finish()
         j->r.exit = ExitStatus::from_wait_status(*status);
         j->ended_at = now;
+        j->watchdog->exited(now);
       }
     }
     // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.
     if (now >= next_adoption) {
-      adopt_orphans(running, strays);
+      adopt_orphans(loop, strays);
       next_adoption = now + TreeActivity::kLookEvery;
     }
     for (auto& j : running)
-      if (!j->ended_at && !j->called_at && !j->stacks_of && j->activity.look_due(now)) look(*j, now);
+      if (!j->ended_at && !j->debugger() && j->watchdog->look_due(now)) look(*j, loop, now);
 
     for (auto it = running.begin(); it != running.end();) {
       Job& j = **it;
-      watchdog(running, j, wanted, now);
+      j.next_tick = j.watchdog->tick(now, *j.channel);
       if (!j.taking && j.ended_at &&
           (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
-        finish(running, strays, j);
-        size_t index = j.index;
-        ChildResult r = std::move(j.r);
-        const uint64_t stacks_of = j.stacks_of, stacks_gen = j.stacks_gen;
-        const size_t slot = j.stacks_slot;
+        finish(loop, strays, j);
+        std::unique_ptr<Job> owned = std::move(*it);
         it = running.erase(it);
-        if (!stacks_of) {
-          done(index, std::move(r));
+        if (!owned->debugger()) {
+          done(owned->index, std::move(owned->r));
           continue;
         }
-        // A debugger ended: its job is ended once all of its debuggers are.
-        Job* owner = find_serial(running, stacks_of);
-        if (owner && owner->taking && owner->taking_gen == stacks_gen) {
-          owner->taking->add_result(slot, r);
-          if (owner->taking->complete()) stacks_taken(running, *owner, now, "");
-        }
+        debugger_ended(loop, *owned, owned->r, now);
         continue;
       }
       ++it;

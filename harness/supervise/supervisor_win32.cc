@@ -1,5 +1,5 @@
-// The supervisor on Windows: what supervisor_posix.cc does, with a job object where POSIX has a
-// process group.
+// The supervisor's mechanism on Windows: what supervisor_posix.cc does, with a job object where
+// POSIX has a process group. What it decides is the watchdog's (watchdog.h), as on POSIX.
 //
 // The tree. Each child is created suspended (CREATE_SUSPENDED), assigned to a job object of its
 // own, then resumed: it cannot start anything before it is in the job, and everything it starts
@@ -17,16 +17,17 @@
 // a C runtime descriptor with _open_osfhandle. Exactly these handles are inherited (the
 // PROC_THREAD_ATTRIBUTE_HANDLE_LIST), so no child ever holds another child's pipes.
 //
-// The watchdog. One WaitForMultipleObjects on the children's process handles, a wake-up event
-// (Ctrl-C, bytes from a reader) and the next deadline. Windows has no SIGTERM: at a hang the
-// child's process group gets CTRL_BREAK_EVENT, the nearest thing (a console program can handle
-// it, and dies of it by default; it reaches only a child on forkcheck's console), and after the
-// grace period TerminateJobObject ends the whole tree at once. Without a shared console there is
+// The loop. One WaitForMultipleObjects on the children's process handles, a wake-up event
+// (Ctrl-C, bytes from a reader) and the next time a watchdog wants to be asked. Windows has no
+// SIGTERM: the polite request is CTRL_BREAK_EVENT to the child's process group (a console
+// program can handle it, and dies of it by default; it reaches only a child on forkcheck's
+// console), the end TerminateJobObject, the whole tree at once. Without a shared console there is
 // nothing polite to send and the tree is terminated at once. ChildResult's sent_sigterm and
-// sent_sigkill record those two steps. Whether the tree was blocked (a hang) or working (a
-// timeout) when time was called comes from the job's accounting (every process it ever held,
-// the ended ones too), looked at every TreeActivity::kLookEvery, by the rule every platform uses
-// (launch/tree_activity.h). Stacks are walked with dbghelp (stacks/dbghelp_win32.cc).
+// sent_sigkill record those two steps. What the watchdog is told at each look comes from the
+// job's accounting (every process it ever held, the ended ones too) and each process's CPU
+// time; Windows tells no thread states, so no thread is known to be starved or stuck there, and
+// a process whose CPU time did not move is taken for asleep. Stacks are walked with dbghelp
+// (stacks/dbghelp_win32.cc), in this loop: a walk suspends each thread for a moment.
 //
 // Threads are harmless here: Windows has no fork(), so the POSIX supervisor's reason to stay
 // single-threaded does not apply.
@@ -51,8 +52,9 @@
 #include "harness/supervise/channel_reader.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
-#include "harness/supervise/step_watch.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/watchdog.h"
+#include "launch/process_tree.h"
 #include "launch/tree_activity.h"
 
 // Toolhelp's header needs <windows.h> first; win32.h is the one place that includes it.
@@ -229,6 +231,8 @@ std::vector<ProcessId> job_processes(HANDLE job) {
   }
 }
 
+class WinControl;
+
 struct Job {
   size_t index = 0;
   std::string token;  // FORKCHECK_RUN of this job's tree, as on POSIX
@@ -237,19 +241,19 @@ struct Job {
   Handle job, process;
   std::unique_ptr<PipeReader> readers[3];  // stdout, stderr, channel
   bool open[3] = {false, false, false};
-  Clock::time_point start, deadline, term_at;
+  Clock::time_point start, next_tick;
   std::optional<Clock::time_point> ended_at;  // the child itself ended
-  bool terminating = false;
   std::unique_ptr<ChannelReader> channel;
-  launch::TreeActivity activity;  // whether the job's tree is working or blocked
-  std::uint64_t cpu_100ns = 0;    // the job's CPU time at the last look
+  std::unique_ptr<WinControl> control;
+  std::unique_ptr<Watchdog> watchdog;
+  std::uint64_t cpu_100ns = 0;  // the job's CPU time at the last look
   DWORD processes_total = 0, processes_active = 0;
-  bool called = false;  // time was called (the deadline, or a stalled step)
+  std::map<ProcessId, std::uint64_t> process_cpu;  // each process's CPU at the last look
 
   bool pipes_open() const { return open[0] || open[1] || open[2]; }
 };
 
-// A look at the job's accounting, fed to its activity: its CPU time since the last look, and
+// A look at the job's accounting, fed to its watchdog: its CPU time since the last look, and
 // whether a process came (TotalProcesses grew) or went (ActiveProcesses changed).
 void look(Job& j, Clock::time_point now) {
   JOBOBJECT_BASIC_ACCOUNTING_INFORMATION info{};
@@ -258,23 +262,86 @@ void look(Job& j, Clock::time_point now) {
     return;
   const std::uint64_t cpu = static_cast<std::uint64_t>(info.TotalUserTime.QuadPart) +
                             static_cast<std::uint64_t>(info.TotalKernelTime.QuadPart);
-  const bool changed = info.TotalProcesses != j.processes_total ||
-                       info.ActiveProcesses != j.processes_active;
-  if (!j.activity.started()) {
-    j.activity.start(now);
-  } else {
-    j.activity.look(now, (cpu >= j.cpu_100ns ? cpu - j.cpu_100ns : 0) * 100, changed);
-  }
+  LookFacts f;
+  f.at = now;
+  f.change.cpu_ns = (cpu >= j.cpu_100ns ? cpu - j.cpu_100ns : 0) * 100;
+  f.change.membership_changed = info.TotalProcesses != j.processes_total ||
+                                info.ActiveProcesses != j.processes_active;
   j.cpu_100ns = cpu;
   j.processes_total = info.TotalProcesses;
   j.processes_active = info.ActiveProcesses;
+  std::map<ProcessId, std::uint64_t> process_cpu;
+  for (ProcessId p : job_processes(j.job.get())) {
+    ++f.processes;
+    f.pids.push_back(p);
+    const auto threads = launch::thread_facts(p);
+    const std::uint64_t ns = threads.empty() ? 0 : threads.begin()->second.cpu_ns;
+    process_cpu[p] = ns;
+    auto was = j.process_cpu.find(p);
+    if (was != j.process_cpu.end() && was->second == ns) f.asleep.insert(p);
+  }
+  j.process_cpu = std::move(process_cpu);
+  j.watchdog->looked(f);
 }
 
-// Whether it needs a CPU now: not while parked in a step with its whole tree quiet, nor ending.
-bool needs_cpu(const Job& j) {
-  if (j.ended_at || j.terminating) return false;
-  return !StepWatch::parked(*j.channel, j.activity);
+// The threads of the job's processes, from one Toolhelp snapshot.
+std::size_t thread_count(const std::vector<ProcessId>& pids) {
+  Handle snapshot(::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0));
+  if (!snapshot) return 0;
+  std::size_t n = 0;
+  THREADENTRY32 e{};
+  e.dwSize = sizeof e;
+  for (BOOL ok = ::Thread32First(snapshot.get(), &e); ok; ok = ::Thread32Next(snapshot.get(), &e))
+    if (std::find(pids.begin(), pids.end(), static_cast<ProcessId>(e.th32OwnerProcessID)) != pids.end())
+      ++n;
+  return n;
 }
+
+bool ended_now(Job& job, Clock::time_point now) {
+  if (job.ended_at) return true;
+  if (::WaitForSingleObject(job.process.get(), 0) != WAIT_OBJECT_0) return false;
+  DWORD code = 0;
+  ::GetExitCodeProcess(job.process.get(), &code);
+  job.r.exit = ExitStatus::from_wait_status(static_cast<int>(code));
+  job.ended_at = now;
+  if (job.watchdog) job.watchdog->exited(now);
+  return true;
+}
+
+class WinControl : public TreeControl {
+ public:
+  explicit WinControl(Job& job) : job_(job) {}
+  void look_now() override { look(job_, Clock::now()); }
+  // dbghelp walks in this loop, within the budget: the stacks are in when it returns.
+  void take_stacks(const StacksRequest& request) override {
+    std::vector<ProcessId> pids;
+    for (const auto& [pid, attach] : request.processes)
+      if (attach != Attach::kNone) pids.push_back(pid);
+    Stacks stacks = pids.empty() ? Stacks{"none", "no process was asleep to walk", "", {}}
+                                 : collect_stacks(pids, request.budget_s);
+    job_.watchdog->stacks_in(std::move(stacks), Clock::now());
+  }
+  void stop_stacks(const std::string&) override {}  // nothing runs beside the loop here
+  void describe(TreeFacts& t) override {
+    const auto pids = job_processes(job_.job.get());
+    t.processes = pids.size();
+    t.threads = thread_count(pids);
+  }
+  bool ask_to_end() override {
+    const bool alive = !ended_now(job_, Clock::now());
+    if (!::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job_.r.pid)))
+      ::TerminateJobObject(job_.job.get(), kKilledExitCode);  // no shared console: nothing polite
+    return alive;
+  }
+  bool kill_all() override {
+    const bool alive = !ended_now(job_, Clock::now());
+    ::TerminateJobObject(job_.job.get(), kKilledExitCode);
+    return alive;
+  }
+
+ private:
+  Job& job_;
+};
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
 std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data_event) {
@@ -364,7 +431,6 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
 
   job->r.pid = static_cast<ProcessId>(pi.dwProcessId);
   job->r.started = true;
-  job->deadline = job->start + seconds(spec.timeout_s);
   // Our copies of the child's ends close here (the Pipe handles go out of scope), so each reader
   // sees EOF once the tree has closed its own.
   job->readers[0] = std::make_unique<PipeReader>(std::move(out.read), data_event);
@@ -372,6 +438,9 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   if (spec.channel) job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
   for (int k = 0; k < 3; ++k) job->open[k] = job->readers[k] != nullptr;
   job->channel = std::make_unique<ChannelReader>(job->start);
+  job->control = std::make_unique<WinControl>(*job);
+  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
+  job->next_tick = job->start;
   look(*job, job->start);
   return job;
 }
@@ -382,94 +451,13 @@ void drain(Job& job, Clock::time_point now) {
     std::string bytes;
     const bool eof = job.readers[k]->take(bytes);
     if (!bytes.empty()) {
-      job.activity.output(now);  // the tree is doing something
+      job.watchdog->output(now);  // the tree is doing something
       if (k == 0) job.r.out.append(bytes.data(), bytes.size());
       else if (k == 1) job.r.err.append(bytes.data(), bytes.size());
       else job.channel->feed(bytes.data(), bytes.size(), now);
     }
     if (eof) job.open[k] = false;
   }
-}
-
-// The threads of the job's processes, from one Toolhelp snapshot.
-std::size_t thread_count(const std::vector<ProcessId>& pids) {
-  Handle snapshot(::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0));
-  if (!snapshot) return 0;
-  std::size_t n = 0;
-  THREADENTRY32 e{};
-  e.dwSize = sizeof e;
-  for (BOOL ok = ::Thread32First(snapshot.get(), &e); ok; ok = ::Thread32Next(snapshot.get(), &e))
-    if (std::find(pids.begin(), pids.end(), static_cast<ProcessId>(e.th32OwnerProcessID)) != pids.end())
-      ++n;
-  return n;
-}
-
-// What the tree was doing as of the last look.
-TreeFacts tree_facts(const Job& j) {
-  TreeFacts t;
-  const launch::TreeActivity& a = j.activity;
-  t.blocked = a.blocked();
-  t.still_s = duration<double>(a.still_for()).count();
-  t.window_s = duration<double>(a.window()).count();
-  t.cpu_s_in_window = static_cast<double>(a.cpu_in_window_ns()) / 1e9;
-  t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
-  t.longest_still_s = duration<double>(a.longest_still()).count();
-  t.looks = a.looks();
-  const auto pids = job_processes(j.job.get());
-  t.processes = pids.size();
-  t.threads = thread_count(pids);
-  return t;
-}
-
-void terminate_tree(Job& job) {
-  ::TerminateJobObject(job.job.get(), kKilledExitCode);
-  job.r.sent_sigkill = true;
-}
-
-// A hang: end the tree, politely first where Windows has a way to ask.
-void escalate(Job& job) {
-  if (job.terminating) return;
-  if (job.spec->collect_stacks && !interrupted())
-    job.r.stacks = collect_stacks(job_processes(job.job.get()), job.spec->stacks_budget_s);
-  job.terminating = true;
-  job.term_at = Clock::now();
-  if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job.r.pid)))
-    job.r.sent_sigterm = true;
-  else
-    terminate_tree(job);  // no console shared with the child: nothing polite to send
-}
-
-void watchdog(Job& job, Clock::time_point now) {
-  if (job.ended_at) return;
-  if (job.terminating) {
-    if (!job.r.sent_sigkill && now >= job.term_at + seconds(job.spec->grace_s)) terminate_tree(job);
-    return;
-  }
-  // Time is called: one last look first, so that what the report says of the tree is as of now.
-  auto call_time = [&] {
-    look(job, now);
-    job.called = true;
-    job.r.called_after_s = duration<double>(now - job.start).count();
-    job.r.tree = tree_facts(job);
-    escalate(job);
-  };
-  if (now >= job.deadline) {
-    job.r.deadline_passed = true;
-    call_time();
-    return;
-  }
-  if (auto hang = StepWatch::check(*job.channel, job.activity, now)) {
-    job.r.step_hang = *hang;
-    call_time();
-  }
-}
-
-// The earliest moment the watchdog needs to look at this job again.
-Clock::time_point next_wakeup(const Job& job, Clock::time_point now) {
-  if (job.ended_at) return *job.ended_at + seconds(kLinger.count());
-  if (job.terminating) return job.term_at + seconds(job.spec->grace_s);
-  const auto due = std::min(StepWatch::next_due(*job.channel, job.deadline), job.activity.next_look());
-  return std::max(due, now);
 }
 
 void finish(Job& job, Clock::time_point now) {
@@ -493,10 +481,7 @@ void finish(Job& job, Clock::time_point now) {
   job.r.bad_channel_lines = job.channel->bad_lines();
   job.r.bad_channel_line = job.channel->bad_line();
   job.r.bad_channel_why = job.channel->bad_why();
-  // Time was never called: no state to report, but what the watching measured.
-  job.r.tree.cpu_s = static_cast<double>(job.activity.cpu_total_ns()) / 1e9;
-  job.r.tree.longest_still_s = duration<double>(job.activity.longest_still()).count();
-  job.r.tree.looks = job.activity.looks();
+  job.watchdog->finish(now);
 }
 
 }  // namespace
@@ -508,25 +493,25 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
   for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
   std::list<std::unique_ptr<Job>> running;
   const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
+  bool interrupt_told = false;
 
   while (!pending.empty() || !running.empty()) {
-    if (interrupted()) {
+    if (interrupted() && !interrupt_told) {
       // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
+      interrupt_told = true;
       for (size_t i : pending) {
         ChildResult r;
         r.interrupted_by = interrupted();
         done(i, std::move(r));
       }
       pending.clear();
-      for (auto& j : running) {
-        if (j->r.interrupted_by == 0) j->r.interrupted_by = interrupted();
-        if (!j->terminating && !j->ended_at) escalate(*j);
-      }
+      for (auto& j : running) j->watchdog->interrupted(interrupted(), Clock::now());
     }
     // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
     // not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    auto busy = static_cast<size_t>(std::count_if(
-        running.begin(), running.end(), [&](const auto& j) { return needs_cpu(*j); }));
+    auto busy = static_cast<size_t>(std::count_if(running.begin(), running.end(), [&](const auto& j) {
+      return j->watchdog->needs_cpu(*j->channel);
+    }));
     while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
       size_t i = pending.front();
       pending.pop_front();
@@ -545,7 +530,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     std::vector<HANDLE> handles = {wake, data.get()};
     bool unwatched = false;  // more children than one wait can hold: look at the rest often
     for (auto& j : running) {
-      wake_at = std::min(wake_at, next_wakeup(*j, now));
+      wake_at = std::min(wake_at, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
       if (j->ended_at) continue;
       if (handles.size() < MAXIMUM_WAIT_OBJECTS) handles.push_back(j->process.get());
       else unwatched = true;
@@ -559,14 +544,11 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     for (auto it = running.begin(); it != running.end();) {
       Job& j = **it;
       drain(j, now);
-      if (!j.ended_at && ::WaitForSingleObject(j.process.get(), 0) == WAIT_OBJECT_0) {
-        DWORD code = 0;
-        ::GetExitCodeProcess(j.process.get(), &code);
-        j.r.exit = ExitStatus::from_wait_status(static_cast<int>(code));
-        j.ended_at = now;
-      }
-      if (!j.ended_at && !j.called && j.activity.look_due(now)) look(j, now);
-      watchdog(j, now);
+      // Exits first: a child that exited by itself before its deadline was acted on is judged by
+      // its own exit.
+      ended_now(j, now);
+      if (!j.ended_at && j.watchdog->look_due(now)) look(j, now);
+      j.next_tick = j.watchdog->tick(now, *j.channel);
       if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
         finish(j, now);
         size_t index = j.index;

@@ -95,7 +95,7 @@ struct TreeWatch {
       activity.start(now.at);
     } else {
       const launch::TreeChange change = launch::compare_looks(last, now);
-      activity.look(now.at, change.cpu_ns, change.membership_changed);
+      activity.look(now.at, change);
     }
     last = std::move(now);
   }

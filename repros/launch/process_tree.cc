@@ -32,7 +32,7 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
     if (!facts) continue;
     TreeLook::Process p;
     p.facts = *facts;
-    if (!facts->zombie()) p.threads = thread_cpu_ns(pid);
+    if (!facts->zombie()) p.threads = thread_facts(pid);
     look.processes.emplace(pid, std::move(p));
     // A child found through a parent that ended since may have been reused by a stranger: its
     // parent must still be the process it was found under.
@@ -46,26 +46,33 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
 
 TreeChange compare_looks(const TreeLook& before, const TreeLook& after) {
   TreeChange c;
+  const auto interval_ns = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(after.at - before.at).count()));
   for (const auto& [pid, p] : after.processes) {
     auto was = before.processes.find(pid);
     const bool same_process = was != before.processes.end() &&
                               was->second.facts.start_time == p.facts.start_time;
     if (!same_process || was->second.facts.zombie() != p.facts.zombie()) c.membership_changed = true;
-    for (const auto& [tid, ns] : p.threads) {
-      if (!same_process) {
-        c.cpu_ns += ns;
+    for (const auto& [tid, t] : p.threads) {
+      if (t.state == 'R') c.wanted_cpu = true;
+      if (t.state == 'T' || t.state == 't') c.stopped = true;
+      const TreeLook::Process* old = same_process ? &was->second : nullptr;
+      auto prev = old ? old->threads.find(tid) : std::map<int, ThreadFacts>::const_iterator();
+      if (!old || prev == old->threads.end()) {
+        if (old) c.membership_changed = true;
+        c.cpu_ns += t.cpu_ns;  // began since the last look: all its time is new
         continue;
       }
-      auto t = was->second.threads.find(tid);
-      if (t == was->second.threads.end()) {
-        c.membership_changed = true;
-        c.cpu_ns += ns;
-      } else if (ns > t->second) {
-        c.cpu_ns += ns - t->second;
+      if (t.cpu_ns > prev->second.cpu_ns) c.cpu_ns += t.cpu_ns - prev->second.cpu_ns;
+      if (t.run_delay_known && prev->second.run_delay_known &&
+          t.run_delay_ns > prev->second.run_delay_ns) {
+        const std::uint64_t waited = t.run_delay_ns - prev->second.run_delay_ns;
+        c.run_delay_ns += waited;
+        if (waited * 4 >= interval_ns) c.wanted_cpu = true;
       }
     }
     if (same_process)
-      for (const auto& [tid, ns] : was->second.threads)
+      for (const auto& [tid, t] : was->second.threads)
         if (!p.threads.count(tid)) c.membership_changed = true;
   }
   for (const auto& [pid, p] : before.processes)

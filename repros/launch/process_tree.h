@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "launch/launch.h"
@@ -24,6 +25,7 @@ struct ProcessFacts {
   // process for good, since a pid is reused only by a process that starts later.
   std::uint64_t start_time = 0;
   char state = '?';  // Linux's letters: R running, S sleeping, D disk wait, T stopped, Z zombie
+  std::string name;  // its command name (Linux: comm, at most 15 bytes); "" where not read
   bool zombie() const { return state == 'Z' || state == 'X'; }
 };
 
@@ -41,17 +43,42 @@ std::vector<ProcessId> child_processes(ProcessId pid);
 // child_processes is used instead (Linux with them, macOS, Windows).
 std::optional<std::multimap<ProcessId, ProcessId>> all_children();
 
-// The CPU time each thread of `pid` has used, in nanoseconds, by thread id. Linux: every
-// thread's schedstat (exact), else its stat (clock ticks); macOS and Windows: the process's
-// total under thread id 0. Empty when it is gone.
-std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid);
+// One thread as the OS shows it at a look.
+struct ThreadFacts {
+  std::uint64_t cpu_ns = 0;  // CPU time used so far
+  // Time spent runnable but waiting for a CPU, so far (Linux: schedstat's run_delay). It grows
+  // only when the thread gets a CPU again: a thread starved outright shows as state 'R' instead.
+  std::uint64_t run_delay_ns = 0;
+  bool run_delay_known = false;
+  // Linux's letters: R runnable (running or waiting for a CPU), S sleeping, D uninterruptible, T
+  // stopped by a signal, t stopped by a tracer, Z zombie; '?' where the OS does not say (Windows).
+  char state = '?';
+};
+
+// Each thread of `pid`, by thread id. Linux: every thread's schedstat (CPU and run-queue wait,
+// exact) and state, else its stat (clock ticks); macOS: the process's total under thread id 0,
+// 'R' while a thread of it is runnable; Windows: the process's total CPU under thread id 0.
+// Empty when it is gone.
+std::map<int, ThreadFacts> thread_facts(ProcessId pid);
+
+// What a blocked thread waits in, from the system call it sleeps in (Linux:
+// /proc/PID/task/TID/syscall; nullopt elsewhere, or when it is not in one or may not be read).
+struct ThreadWait {
+  long syscall = -1;
+  // A futex wait (FUTEX_WAIT, _WAIT_BITSET, _LOCK_PI, _LOCK_PI2, _WAIT_REQUEUE_PI) on a word
+  // private to the process (FUTEX_PRIVATE_FLAG) with no timeout: only a thread of the same process
+  // (or a signal) can end it. `futex_word` is its address.
+  bool untimed_private_futex = false;
+  std::uint64_t futex_word = 0;
+};
+std::optional<ThreadWait> thread_wait(ProcessId pid, int tid);
 
 // One look at a tree: every process reachable from `roots` through child links, with each
 // thread's CPU time. Processes that end while they are looked at are left out.
 struct TreeLook {
   struct Process {
     ProcessFacts facts;
-    std::map<int, std::uint64_t> threads;  // thread id -> CPU ns
+    std::map<int, ThreadFacts> threads;  // by thread id
   };
   std::chrono::steady_clock::time_point at;
   std::map<ProcessId, Process> processes;
@@ -61,10 +88,17 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots);
 
 // What happened between two looks at one tree: CPU used by threads seen in both (a new thread's
 // whole time counts, it began since), and whether any process or thread came or went (a
-// process turning zombie counts: it exited).
+// process turning zombie counts: it exited). Whether a thread wanted a CPU it did not get: one
+// runnable at the later look, or one whose run-queue wait grew by a quarter of the interval or
+// more (a thread starved outright is runnable at every look; one that gets a CPU now and then
+// shows its wait when it does). And whether a process was stopped (T) or traced (t) at the later
+// look: neither is a process blocked in its own code.
 struct TreeChange {
   std::uint64_t cpu_ns = 0;
   bool membership_changed = false;
+  bool wanted_cpu = false;
+  std::uint64_t run_delay_ns = 0;  // run-queue wait of threads seen in both looks
+  bool stopped = false;
 };
 TreeChange compare_looks(const TreeLook& before, const TreeLook& after);
 

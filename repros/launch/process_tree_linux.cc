@@ -79,9 +79,12 @@ bool have_children_files() {
 
 std::optional<ProcessFacts> process_facts(ProcessId pid) {
   std::vector<std::string> f;
-  if (!stat_fields(read_small("/proc/" + std::to_string(pid) + "/stat"), f)) return std::nullopt;
+  const std::string stat = read_small("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat_fields(stat, f)) return std::nullopt;
   ProcessFacts p;
   p.pid = pid;
+  const auto open = stat.find('('), close = stat.rfind(')');
+  if (open != std::string::npos && close > open) p.name = stat.substr(open + 1, close - open - 1);
   p.state = f[3].empty() ? '?' : f[3][0];
   p.ppid = std::atoi(f[4].c_str());
   p.pgid = std::atoi(f[5].c_str());
@@ -138,25 +141,68 @@ std::optional<std::multimap<ProcessId, ProcessId>> all_children() {
   return out;
 }
 
-std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
-  std::map<int, std::uint64_t> out;
+std::map<int, ThreadFacts> thread_facts(ProcessId pid) {
+  std::map<int, ThreadFacts> out;
   const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  std::vector<std::string> f;
   for_each_number_entry(task, [&](int tid) {
     const std::string dir = task + "/" + std::to_string(tid);
-    // schedstat's first field: nanoseconds on the CPU (CONFIG_SCHED_INFO); stat's utime and
-    // stime are clock ticks (10 ms), too coarse to tell a poller from a worker, the fallback.
+    if (!stat_fields(read_small(dir + "/stat"), f)) return;  // gone meanwhile
+    ThreadFacts t;
+    t.state = f[3].empty() ? '?' : f[3][0];
+    // schedstat: nanoseconds on a CPU, nanoseconds waiting on a run queue, timeslices
+    // (CONFIG_SCHED_INFO); stat's utime and stime are clock ticks (10 ms), too coarse to tell a
+    // poller from a worker: the fallback, with no run-queue wait known.
     const std::string s = read_small(dir + "/schedstat", 128);
     if (!s.empty() && s[0] >= '0' && s[0] <= '9') {
-      out[tid] = std::strtoull(s.c_str(), nullptr, 10);
-      return;
-    }
-    std::vector<std::string> f;
-    if (stat_fields(read_small(dir + "/stat"), f))
-      out[tid] = (std::strtoull(f[14].c_str(), nullptr, 10) +
+      char* end = nullptr;
+      t.cpu_ns = std::strtoull(s.c_str(), &end, 10);
+      t.run_delay_ns = std::strtoull(end, nullptr, 10);
+      t.run_delay_known = true;
+    } else {
+      t.cpu_ns = (std::strtoull(f[14].c_str(), nullptr, 10) +
                   std::strtoull(f[15].c_str(), nullptr, 10)) *
                  (1000000000ull / static_cast<std::uint64_t>(kTicksPerSecond));
+    }
+    out[tid] = t;
   });
   return out;
+}
+
+std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
+  // "NR ARG1 ... ARG6 SP PC" while blocked in a system call; "running", or "-1 SP PC" outside one.
+  const std::string text = read_small(
+      "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall", 256);
+  if (text.empty() || !(text[0] >= '0' && text[0] <= '9')) return std::nullopt;
+  const char* p = text.c_str();
+  char* end = nullptr;
+  ThreadWait w;
+  w.syscall = std::strtol(p, &end, 10);
+  std::uint64_t arg[6] = {};
+  for (auto& a : arg) {
+    p = end;
+    a = std::strtoull(p, &end, 16);
+    if (end == p) return w;  // no arguments shown
+  }
+#if defined(__x86_64__)
+  constexpr long kFutex = 202;
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
+  constexpr long kFutex = 98;
+#else
+  constexpr long kFutex = -2;  // not decoded on this architecture: never called untimed
+#endif
+  // futex(uaddr, op, val, timeout, uaddr2, val3). The commands that wait, with no timeout when
+  // it is NULL (relative for FUTEX_WAIT, absolute for the others: NULL is "forever" for all).
+  constexpr std::uint64_t kPrivate = 128, kCommand = 127;
+  const std::uint64_t command = arg[1] & kCommand;
+  const bool waits = command == 0 /* WAIT */ || command == 6 /* LOCK_PI */ ||
+                     command == 9 /* WAIT_BITSET */ || command == 11 /* WAIT_REQUEUE_PI */ ||
+                     command == 13 /* LOCK_PI2 */;
+  if (w.syscall == kFutex && waits && (arg[1] & kPrivate) != 0 && arg[3] == 0) {
+    w.untimed_private_futex = true;
+    w.futex_word = arg[0];
+  }
+  return w;
 }
 
 }  // namespace fc::launch

@@ -56,7 +56,7 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
 
 std::optional<std::multimap<ProcessId, ProcessId>> all_children() { return std::nullopt; }
 
-std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
+std::map<int, ThreadFacts> thread_facts(ProcessId pid) {
   proc_taskinfo info{};
   if (::proc_pidinfo(pid, PROC_PIDTASKINFO, 0, &info, sizeof info) != static_cast<int>(sizeof info))
     return {};
@@ -66,7 +66,12 @@ std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
     return b;
   }();
   const std::uint64_t ticks = info.pti_total_user + info.pti_total_system;
-  return {{0, ticks / base.denom * base.numer + ticks % base.denom * base.numer / base.denom}};
+  ThreadFacts t;
+  t.cpu_ns = ticks / base.denom * base.numer + ticks % base.denom * base.numer / base.denom;
+  t.state = info.pti_numrunning > 0 ? 'R' : 'S';  // runnable threads, running or not
+  return {{0, t}};
 }
+
+std::optional<ThreadWait> thread_wait(ProcessId, int) { return std::nullopt; }
 
 }  // namespace fc::launch

@@ -74,10 +74,14 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
 // Windows: asked per process (trees looked at here are a pool's workers, a process or two each).
 std::optional<std::multimap<ProcessId, ProcessId>> all_children() { return std::nullopt; }
 
-std::map<int, std::uint64_t> thread_cpu_ns(ProcessId pid) {
+std::map<int, ThreadFacts> thread_facts(ProcessId pid) {
   auto t = times_of(pid);
   if (!t) return {};
-  return {{0, t->cpu_100ns * 100}};
+  ThreadFacts f;
+  f.cpu_ns = t->cpu_100ns * 100;  // the state is not known ('?')
+  return {{0, f}};
 }
+
+std::optional<ThreadWait> thread_wait(ProcessId, int) { return std::nullopt; }
 
 }  // namespace fc::launch

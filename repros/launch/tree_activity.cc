@@ -14,17 +14,20 @@ void TreeActivity::output(Clock::time_point at) {
   if (!pending_output_ || at < *pending_output_) pending_output_ = at;
 }
 
-void TreeActivity::look(Clock::time_point at, std::uint64_t cpu_ns, bool membership_changed) {
+void TreeActivity::look(Clock::time_point at, const TreeChange& change, bool held) {
   if (!started_) {
     start(at);
     return;
   }
   if (at < last_) at = last_;
-  Look l{last_, at, cpu_ns, membership_changed || pending_output_.has_value()};
+  Look l{last_, at, change.cpu_ns, change.membership_changed || pending_output_.has_value(),
+         change.wanted_cpu && !held, change.stopped && !held};
   pending_output_.reset();
+  const Clock::time_point from = last_;
   last_ = at;
   ++looks_;
-  cpu_total_ += cpu_ns;
+  cpu_total_ += change.cpu_ns;
+  run_delay_total_ += change.run_delay_ns;
   looks_in_window_.push_back(l);
   // Keep what the widest question (the stall window) needs, and one look more.
   while (looks_in_window_.size() > 1 && looks_in_window_[1].from <= at - kStallWindow)
@@ -36,6 +39,27 @@ void TreeActivity::look(Clock::time_point at, std::uint64_t cpu_ns, bool members
   } else {
     still_since_.reset();
   }
+  const double got = static_cast<double>(change.cpu_ns);
+  const double interval = std::chrono::duration<double, std::nano>(at - from).count();
+  if (l.wanted && !l.eventful && got < kStarvedShare * interval) {
+    if (!starved_since_) starved_since_ = from;
+    longest_starved_ = std::max(longest_starved_, last_ - *starved_since_);
+  } else {
+    starved_since_.reset();
+  }
+}
+
+void TreeActivity::restart(Clock::time_point at) {
+  if (!started_) return;
+  looks_in_window_.clear();
+  pending_output_.reset();
+  still_since_.reset();
+  starved_since_.reset();
+  first_ = last_ = std::max(at, last_);
+}
+
+TreeActivity::Clock::duration TreeActivity::starved_for() const {
+  return starved_since_ ? last_ - *starved_since_ : Clock::duration::zero();
 }
 
 TreeActivity::Clock::duration TreeActivity::covered(Clock::duration span, std::uint64_t& cpu,
@@ -46,7 +70,7 @@ TreeActivity::Clock::duration TreeActivity::covered(Clock::duration span, std::u
   for (auto it = looks_in_window_.rbegin(); it != looks_in_window_.rend(); ++it) {
     if (it->at <= last_ - span) break;  // wholly before the span
     cpu += it->cpu_ns;
-    eventful = eventful || it->eventful;
+    eventful = eventful || it->eventful || it->wanted || it->stopped;
     from = it->from;
   }
   return last_ - from;

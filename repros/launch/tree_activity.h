@@ -3,9 +3,14 @@
 //
 // The tree is looked at every kLookEvery (launch/process_tree.h: every thread of every process,
 // found through child links). It is BLOCKED when, through the last kStallWindow, all its
-// processes and threads together used less than kIdleShare of one CPU, none came or went, and it
-// wrote no output; otherwise it is WORKING. A tree watched for less than the window is judged on
-// the time it was watched.
+// processes and threads together used less than kIdleShare of one CPU, none came or went, it
+// wrote no output, and none of its threads wanted a CPU: a thread that is runnable at a look, or
+// whose run-queue wait grew by a quarter of an interval, is not blocked but STARVED when the tree
+// got under kStarvedShare of a CPU meanwhile (a loaded machine: it would work if it could), and
+// a process stopped by a signal or a tracer is not blocked either. Otherwise it is WORKING. A
+// tree watched for less than the window is judged on the time it was watched. An interval in
+// which forkcheck itself held a process of the tree stopped (a debugger taking its stacks; they
+// are only taken of blocked processes) is judged on its CPU and events alone.
 //
 // Why these numbers (measured on the 2-vCPU development machine, 2026-11-23; README "Hang or
 // timeout"): hung trees used 0 ms of CPU per second (a mutex deadlock, Python's multiprocessing
@@ -23,6 +28,8 @@
 #include <deque>
 #include <optional>
 
+#include "launch/process_tree.h"
+
 namespace fc::launch {
 
 class TreeActivity {
@@ -30,13 +37,24 @@ class TreeActivity {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kStallWindow{1000};
   static constexpr std::chrono::milliseconds kLookEvery{250};
-  static constexpr double kIdleShare = 0.01;  // of one CPU
+  static constexpr double kIdleShare = 0.01;     // of one CPU
+  static constexpr double kStarvedShare = 0.10;  // of one CPU: wanted one, and got less than this
 
   // The first look: when watching began.
   void start(Clock::time_point at);
-  // A later look: the CPU the tree used since the previous one, and whether a process or thread
-  // came or went (launch::compare_looks).
-  void look(Clock::time_point at, std::uint64_t cpu_ns, bool membership_changed);
+  // A later look: what changed since the previous one (launch::compare_looks). `held`: forkcheck
+  // held a process of the tree stopped meanwhile (its states say nothing of the program then).
+  void look(Clock::time_point at, const TreeChange& change, bool held = false);
+  // The same, from the CPU used and whether a process or thread came or went alone.
+  void look(Clock::time_point at, std::uint64_t cpu_ns, bool membership_changed) {
+    TreeChange c;
+    c.cpu_ns = cpu_ns;
+    c.membership_changed = membership_changed;
+    look(at, c);
+  }
+  // Forkcheck and the tree were both stopped (Ctrl-Z) until `at`: what was measured before says
+  // nothing of what the tree does now, and the time it was stopped is not time it was still.
+  void restart(Clock::time_point at);
   // The tree wrote output (stdout, stderr, its channel) at `at`: it is doing something.
   void output(Clock::time_point at);
 
@@ -58,6 +76,14 @@ class TreeActivity {
   // How long the tree had been blocked as of the last look (zero when it is working).
   Clock::duration still_for() const;
   Clock::duration longest_still() const { return longest_still_; }
+  // How long it has wanted a CPU without getting kStarvedShare of one, as of the last look (zero
+  // when it is not starved), the longest such stretch, and the run-queue wait of all its threads
+  // so far (Linux; 0 where the OS does not tell).
+  Clock::duration starved_for() const;
+  Clock::duration longest_starved() const { return longest_starved_; }
+  std::uint64_t run_delay_total_ns() const { return run_delay_total_; }
+  // Whether a process of it was stopped (by a signal or a tracer not ours) at the last look.
+  bool stopped() const { return !looks_in_window_.empty() && looks_in_window_.back().stopped; }
 
   // For the report: CPU over the last stall window (or since watching began), the total seen,
   // and how many looks were taken.
@@ -71,8 +97,11 @@ class TreeActivity {
     Clock::time_point from, at;
     std::uint64_t cpu_ns = 0;
     bool eventful = false;  // a process or thread came or went, or output came
+    bool wanted = false;    // a thread wanted a CPU (not while forkcheck held it)
+    bool stopped = false;   // a process was stopped by a signal or a tracer not ours
   };
-  // The looks that lie within `span` of the last one; the span they cover.
+  // The looks that lie within `span` of the last one; the span they cover. `eventful`: a look in
+  // it saw an event, a thread wanting a CPU or a stopped process (none of which is "blocked").
   Clock::duration covered(Clock::duration span, std::uint64_t& cpu, bool& eventful) const;
   // `span`, or the later half of the time watched when that is shorter (at least one look).
   Clock::duration judged(Clock::duration span) const;
@@ -83,6 +112,9 @@ class TreeActivity {
   std::optional<Clock::time_point> pending_output_;
   std::optional<Clock::time_point> still_since_;
   Clock::duration longest_still_{};
+  std::optional<Clock::time_point> starved_since_;
+  Clock::duration longest_starved_{};
+  std::uint64_t run_delay_total_ = 0;
   std::uint64_t cpu_total_ = 0;
   std::size_t looks_ = 0;
 };
