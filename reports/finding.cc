@@ -56,6 +56,24 @@ const json& stacks_of(const json& v) {
   return none;
 }
 
+// A process that can never go on by itself (the watchdog's "stuck"): what that means, and the
+// usual way out. One thread waiting on a lock no other thread of its process can release either
+// holds it already, or was forked while another thread held it; several threads of a process
+// waiting so wait for each other.
+std::string stuck_fix(const json& stuck) {
+  const std::string pid = "pid " + std::to_string(stuck.value("pid", 0));
+  if (stuck.value("threads", 0) == 1)
+    return pid + " waits for a lock that no other thread of its process can release: either its "
+                 "one thread holds it already (a lock that is not reentrant, taken twice), or "
+                 "the process was forked while another thread held it (a logging handler, an "
+                 "allocator, a queue's feeder: fork copies the lock, not its owner). For the "
+                 "latter, start workers with spawn or forkserver, or fork before any thread "
+                 "starts (forkcheck list lock-held-at-fork)";
+  return pid + "'s threads all wait on locks private to the process, each for another: a "
+               "deadlock inside it (take the locks in one order), or locks copied locked by a "
+               "fork (forkcheck list lock-held-at-fork)";
+}
+
 Finding subject_finding(const json& c, const json& v) {
   Finding f;
   const std::string outcome = field(v, "outcome");
@@ -82,6 +100,14 @@ Finding subject_finding(const json& c, const json& v) {
              ? " and worked again at " + format_seconds(s.value("resumed_after_s", 0.0))
              : ""));
   }
+  // A loaded machine: how long its threads waited for a CPU, when that was a good part of the run.
+  const json& activity = member(member(v, "watchdog"), "activity");
+  const json& queued_s = member(activity, "run_queue_s");
+  const double queued = queued_s.is_number() ? queued_s.get<double>() : 0.0;
+  const json& duration_s = member(v, "duration_s");
+  if (queued >= 1.0 && duration_s.is_number() && queued >= 0.25 * duration_s.get<double>())
+    f.facts.push_back("its threads waited " + format_seconds(queued) +
+                      " in all for a CPU: the machine was overloaded (it was slowed, not stuck)");
   const json& findings = watch_findings(v);
   if (!hazards.empty() && !findings.empty() && findings[0].is_object()) {
     std::string fix;
@@ -91,6 +117,8 @@ Finding subject_finding(const json& c, const json& v) {
   } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
     f.fix = kGompFix;
+  } else if (const json& stuck = member(member(v, "watchdog"), "stuck"); stuck.is_object()) {
+    f.fix = stuck_fix(stuck);
   }
   return f;
 }

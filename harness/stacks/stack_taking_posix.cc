@@ -116,12 +116,20 @@ StackTaking::StackTaking(const StacksRequest& request) {
       if (is_python) python_why_ = none_why_;
       continue;
     }
-    if (is_python && attach == Attach::kLong && !gdb.empty() && has_python_gdb_extension(interpreter)) {
+    const bool gdb_fits = request.budget_s >= kGdbNeedsS || eu.empty();
+    if (is_python && attach == Attach::kLong && gdb_fits && !gdb.empty() &&
+        has_python_gdb_extension(interpreter)) {
       c.debugger = "gdb";
       c.python = true;
     } else {
       if (is_python) {
-        if (attach != Attach::kLong)
+        char budget[160];
+        std::snprintf(budget, sizeof budget,
+                      "gdb reads Python frames in seconds, and %.1f s were left for stacks",
+                      request.budget_s);
+        if (!gdb_fits)
+          python_why_ = budget;
+        else if (attach != Attach::kLong)
           python_why_ = "gdb would stop a process that is only asleep for seconds: not used before "
                         "it is stuck or time is called";
         else if (gdb.empty())

@@ -62,6 +62,10 @@ struct StacksRequest {
   double brief_s = 1.5;    // one brief attach, at most
 };
 
+// gdb reading a Python process's frames takes seconds (1.4 s for a plain python3 here, 4 to 6 s
+// where libtorch is loaded): with less than this left, eu-stack's native frames are taken instead.
+inline constexpr double kGdbNeedsS = 2.0;
+
 // Every thread of `pids`, within about `time_limit_s` overall. Windows: stacks_win32.cc, from the
 // supervisor's loop; on POSIX the supervisor takes them beside its other children (stack_taking.h).
 Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);

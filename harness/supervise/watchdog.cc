@@ -234,7 +234,7 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   }
   for (auto it = stuck_said_.begin(); it != stuck_said_.end();)  // gone, or going on again
     it = last_.stuck.count(*it) ? std::next(it) : stuck_said_.erase(it);
-  // Starvation: said once each time it begins, never a hang.
+  // Starvation: said once (the status line keeps telling it), never a hang.
   const double starved = secs(activity_.starved_for());
   if (starved >= secs(TreeActivity::kStallWindow) && !starved_said_) {
     starved_said_ = true;
@@ -244,8 +244,6 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
     n.cpus = cpu_count();
     if (r_.starved_noted_s == 0) r_.starved_noted_s = starved;
     if (spec_.on_stall) spec_.on_stall(StallNote::Event::kStarved, n, nullptr);
-  } else if (starved == 0) {
-    starved_said_ = false;
   }
 }
 

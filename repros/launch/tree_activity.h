@@ -5,8 +5,9 @@
 // found through child links). It is BLOCKED when, through the last kStallWindow, all its
 // processes and threads together used less than kIdleShare of one CPU, none came or went, it
 // wrote no output, and none of its threads wanted a CPU: a thread that is runnable at a look, or
-// whose run-queue wait grew by a quarter of an interval, is not blocked but STARVED when the tree
-// got under kStarvedShare of a CPU meanwhile (a loaded machine: it would work if it could), and
+// whose run-queue wait grew by a quarter of an interval, is not blocked; the tree is STARVED while
+// it wants a CPU and gets under kStarvedShare of one (a loaded machine: it would work if it could
+// get a CPU; a SCHED_IDLE program behind busy loops gets a percent or two), and
 // a process stopped by a signal or a tracer is not blocked either. Otherwise it is WORKING. A
 // tree watched for less than the window is judged on the time it was watched. An interval in
 // which forkcheck itself held a process of the tree stopped (a debugger taking its stacks; they
@@ -38,7 +39,7 @@ class TreeActivity {
   static constexpr std::chrono::milliseconds kStallWindow{1000};
   static constexpr std::chrono::milliseconds kLookEvery{250};
   static constexpr double kIdleShare = 0.01;     // of one CPU
-  static constexpr double kStarvedShare = 0.10;  // of one CPU: wanted one, and got less than this
+  static constexpr double kStarvedShare = 0.50;  // of one CPU: wanted one, and got less than this
 
   // The first look: when watching began.
   void start(Clock::time_point at);

@@ -1,0 +1,552 @@
+// The watchdog's rules (harness/supervise/watchdog.h) pinned on hand-built facts: no process is
+// started, no clock is waited on, each rule holds or fails in milliseconds. A fake TreeControl
+// records what the watchdog asked for.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "harness/supervise/channel_reader.h"
+#include "harness/supervise/classify.h"
+#include "harness/supervise/stuck_processes.h"
+#include "harness/supervise/watchdog.h"
+
+namespace fc::harness {
+namespace {
+
+using namespace std::chrono_literals;
+using launch::TreeChange;
+
+constexpr std::uint64_t kMs = 1000000;  // ns
+
+class FakeControl : public TreeControl {
+ public:
+  Watchdog* watchdog = nullptr;
+  std::vector<std::string> calls;
+  std::optional<StacksRequest> request;
+  bool answer_at_once = false;
+  bool alive = true;
+  Clock::time_point now;
+
+  void look_now() override { calls.push_back("look"); }
+  void take_stacks(const StacksRequest& r) override {
+    calls.push_back(r.ending ? "stacks for the end" : "stacks of a stall");
+    request = r;
+    if (answer_at_once) answer("gdb");
+  }
+  void stop_stacks(const std::string& why) override {
+    calls.push_back("stop stacks: " + why);
+    answer("proc");
+  }
+  void describe(TreeFacts& t) override {
+    t.processes = 2;
+    t.threads = 3;
+    t.waiting_in = "futex (3)";
+  }
+  bool ask_to_end() override {
+    calls.push_back("ask to end");
+    return alive;
+  }
+  bool kill_all() override {
+    calls.push_back("kill");
+    return alive;
+  }
+  void answer(const std::string& method) {
+    Stacks s;
+    s.method = method;
+    for (const auto& [pid, attach] : request->processes) s.threads.push_back({pid, pid, "", "S", "", "", {}, {}});
+    watchdog->stacks_in(s, now);
+  }
+  bool asked(const std::string& what) const {
+    for (const auto& c : calls)
+      if (c.rfind(what, 0) == 0) return true;
+    return false;
+  }
+};
+
+// A watchdog over hand-built looks, every 250 ms from t0.
+struct Watched {
+  LaunchSpec spec;
+  ChildResult r;
+  FakeControl control;
+  ChannelReader channel{Clock::time_point()};
+  std::optional<Watchdog> w;
+  Clock::time_point t0 = Clock::time_point() + 1000s, t;
+  std::vector<StallNote::Event> notes;
+  std::vector<StallNote> said;
+
+  explicit Watched(double timeout_s = 60, double hang_after_s = 0, bool note_stalls = false) {
+    spec.timeout_s = timeout_s;
+    spec.hang_after_s = hang_after_s;
+    spec.note_stalls = note_stalls;
+    spec.grace_s = 1.0;
+    spec.stacks_budget_s = 5;
+    spec.on_stall = [this](StallNote::Event e, const StallNote& n, const Stacks*) {
+      notes.push_back(e);
+      said.push_back(n);
+    };
+    channel = ChannelReader(t0);
+    r.started = true;
+    w.emplace(spec, r, control, t0);
+    control.watchdog = &*w;
+    t = t0;
+    look({}, {});  // the first look: watching begins
+  }
+  // One look at `t`: what changed, and which processes are asleep or stuck.
+  void look(const TreeChange& c, std::map<launch::ProcessId, StuckProcess> stuck,
+            std::set<launch::ProcessId> asleep = {}, bool held = false) {
+    LookFacts f;
+    f.at = t;
+    f.change = c;
+    f.held = held;
+    f.processes = 3;
+    f.pids = {1, 2, 3};
+    f.asleep = std::move(asleep);
+    f.stuck = std::move(stuck);
+    w->looked(f);
+  }
+  // Looks every 250 ms for `seconds`, asking the watchdog after each, as the loop does.
+  void watch(double seconds, const TreeChange& each,
+             const std::map<launch::ProcessId, StuckProcess>& stuck = {},
+             const std::set<launch::ProcessId>& asleep = {}) {
+    for (int i = 0; i < static_cast<int>(seconds / 0.25 + 0.5); ++i) {
+      t += 250ms;
+      control.now = t;
+      if (w->settled()) {
+        w->tick(t, channel);
+        continue;
+      }
+      look(each, stuck, asleep);
+      w->tick(t, channel);
+    }
+  }
+  double since_start(Clock::time_point at) const {
+    return std::chrono::duration<double>(at - t0).count();
+  }
+};
+
+TreeChange working() { return {100 * kMs, false, false, 0, false}; }  // 40% of a CPU
+TreeChange still() { return {}; }
+TreeChange starved() { return {1 * kMs, false, /*wanted_cpu=*/true, 200 * kMs, false}; }
+
+StuckProcess stuck_since(launch::ProcessId pid, Clock::time_point since) {
+  StuckProcess s;
+  s.pid = pid;
+  s.ppid = 1;
+  s.name = "worker";
+  s.threads = 1;
+  s.since = since;
+  s.words = {0x1000};
+  return s;
+}
+
+TEST(Watchdog, AWorkingTreeAtItsDeadlineIsATimeout) {
+  Watched run(3);
+  run.watch(4, working());
+  EXPECT_TRUE(run.r.deadline_passed);
+  EXPECT_FALSE(run.r.tree.blocked);
+  EXPECT_FALSE(run.r.stuck);
+  EXPECT_TRUE(run.control.asked("ask to end"));
+  run.w->exited(run.t);
+  run.r.sent_sigterm = true;
+  EXPECT_EQ(classify(run.r, false).outcome, Outcome::kTimeout) << classify(run.r, false).message;
+}
+
+TEST(Watchdog, ABlockedTreeAtItsDeadlineIsAHangAndItsStacksAreBounded) {
+  Watched run(3);
+  run.watch(3, still());
+  ASSERT_TRUE(run.r.deadline_passed);
+  EXPECT_TRUE(run.r.tree.blocked);
+  ASSERT_TRUE(run.control.request);
+  EXPECT_TRUE(run.control.request->ending);
+  EXPECT_LE(run.control.request->budget_s, WatchdogTimes::kStacksAfterCallS);
+  for (const auto& [pid, attach] : run.control.request->processes)
+    EXPECT_EQ(attach, Attach::kLong) << "the tree is ended anyway: any debugger may attach";
+  // The debugger does not answer: its budget ends it, then the polite request, then the kill.
+  run.watch(0.75, still());
+  EXPECT_FALSE(run.control.asked("stop stacks")) << "within its budget";
+  run.watch(0.25, still());
+  EXPECT_TRUE(run.control.asked("stop stacks: the stacks budget left once time was called"));
+  EXPECT_TRUE(run.control.asked("ask to end"));
+  EXPECT_FALSE(run.control.asked("kill"));
+  run.watch(WatchdogTimes::kGraceAfterCallS, still());
+  EXPECT_TRUE(run.control.asked("kill"));
+  EXPECT_TRUE(run.r.sent_sigterm);
+  EXPECT_TRUE(run.r.sent_sigkill);
+  EXPECT_EQ(classify(run.r, false).outcome, Outcome::kHang);
+}
+
+TEST(Watchdog, TheEndComesWithinItsPromiseOfTheDeadline) {
+  static_assert(WatchdogTimes::kStacksAfterCallS + WatchdogTimes::kGraceAfterCallS + 0.5 <=
+                    WatchdogTimes::kEndWithinS,
+                "stacks, grace, then freezing, killing and the reports (half a second)");
+}
+
+TEST(Watchdog, AStarvedTreeIsSaidOnceAndNeverCalledAHang) {
+  Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
+  run.watch(10, starved());
+  EXPECT_FALSE(run.r.still_too_long);
+  EXPECT_FALSE(run.r.deadline_passed);
+  EXPECT_FALSE(run.control.asked("ask to end"));
+  int starved_notes = 0, stalls = 0;
+  for (auto e : run.notes) {
+    starved_notes += e == StallNote::Event::kStarved;
+    stalls += e == StallNote::Event::kStalled;
+  }
+  EXPECT_EQ(starved_notes, 1);
+  EXPECT_EQ(stalls, 0);
+  EXPECT_GE(run.said.front().starved_s, 1.0);
+  EXPECT_GE(run.w->activity().starved_for(), 9s);
+}
+
+TEST(Watchdog, AStarvedTreeAtItsDeadlineIsATimeoutThatSaysSo) {
+  Watched run(3);
+  run.watch(3, starved());
+  ASSERT_TRUE(run.r.deadline_passed);
+  EXPECT_FALSE(run.r.tree.blocked);
+  EXPECT_GT(run.r.tree.starved_s, 2.0);
+  run.w->exited(run.t);
+  run.r.sent_sigterm = true;
+  const auto c = classify(run.r, false);
+  EXPECT_EQ(c.outcome, Outcome::kTimeout);
+  EXPECT_NE(c.message.find("starved when its 3.0 s deadline passed"), std::string::npos) << c.message;
+}
+
+TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt) {
+  Watched run(60, /*hang_after_s=*/3, /*note_stalls=*/true);
+  const std::map<launch::ProcessId, StuckProcess> stuck = {{7, stuck_since(7, run.t0 + 500ms)}};
+  run.watch(1.25, working(), stuck);
+  EXPECT_TRUE(run.notes.empty()) << "stuck for under a stall window";
+  run.watch(0.5, working(), stuck);
+  ASSERT_EQ(run.notes.size(), 1u);
+  EXPECT_EQ(run.notes[0], StallNote::Event::kStalled);
+  ASSERT_TRUE(run.said[0].process);
+  EXPECT_EQ(run.said[0].kind, StallNote::Kind::kProcess);
+  EXPECT_EQ(run.said[0].process->pid, 7);
+  EXPECT_FALSE(run.said[0].process->rest_still);
+  EXPECT_GT(run.said[0].process->rest_cpu_share, 0.3);
+  // Its stacks: that process only, and a debugger may stop it as long as it needs (it cannot go
+  // on anyway).
+  ASSERT_TRUE(run.control.request);
+  EXPECT_FALSE(run.control.request->ending);
+  ASSERT_EQ(run.control.request->processes.size(), 1u);
+  EXPECT_EQ(run.control.request->processes.at(7), Attach::kLong);
+  run.control.answer("gdb");
+  run.watch(2, working(), stuck);
+  EXPECT_TRUE(run.r.stuck_too_long);
+  ASSERT_TRUE(run.r.stuck);
+  EXPECT_EQ(run.r.stuck->pid, 7);
+  EXPECT_GE(run.r.stuck->stuck_s, 3.0);
+  EXPECT_LT(run.since_start(run.t0) + run.r.called_after_s, 3.76);
+  // Its stacks from the stall are still its own (stuck ever since): only the rest are taken.
+  ASSERT_TRUE(run.control.request->ending);
+  EXPECT_EQ(run.control.request->processes.count(7), 0u);
+  EXPECT_NE(run.r.stacks.note.find("stuck ever since"), std::string::npos) << run.r.stacks.note;
+  run.control.answer("eu-stack");
+  run.watch(0.25, working(), stuck);
+  EXPECT_TRUE(run.control.asked("ask to end"));
+  run.w->exited(run.t);
+  const auto c = classify(run.r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang);
+  EXPECT_NE(c.message.find("pid 7 [worker] can never go on by itself"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("the rest of the tree kept working"), std::string::npos) << c.message;
+}
+
+TEST(Watchdog, ADeadlinePassingOverAStuckProcessIsAPartialDeadlockNotATimeout) {
+  Watched run(4);
+  run.watch(4, working(), {{7, stuck_since(7, run.t0 + 1s)}});
+  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_TRUE(run.r.stuck);
+  run.w->exited(run.t);
+  run.r.sent_sigterm = true;
+  const auto c = classify(run.r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang);
+  EXPECT_NE(c.message.find("a partial deadlock"), std::string::npos) << c.message;
+}
+
+TEST(Watchdog, ADeadlineShorterThanTheStallWindowStillTellsADeadlockByItsProof) {
+  Watched run(0.5);
+  run.watch(0.5, still(), {{7, stuck_since(7, run.t0 + 250ms)}});
+  ASSERT_TRUE(run.r.deadline_passed);
+  EXPECT_TRUE(run.r.stuck) << "two looks prove it";
+}
+
+TEST(Watchdog, AnAsleepProcessIsNoStallAndAStallsStacksStopOnlyWhatSleeps) {
+  Watched run(60, 0, /*note_stalls=*/true);
+  run.watch(3, working(), {}, {2});  // pid 2 idles (a pool worker waiting for work)
+  EXPECT_TRUE(run.notes.empty());
+  run.watch(1.25, still(), {{3, stuck_since(3, run.t)}}, {2});
+  ASSERT_FALSE(run.notes.empty());
+  EXPECT_EQ(run.notes[0], StallNote::Event::kStalled);
+  EXPECT_EQ(run.said[0].kind, StallNote::Kind::kTree);
+  ASSERT_TRUE(run.control.request);
+  EXPECT_EQ(run.control.request->processes.at(1), Attach::kNone) << "not known to be asleep";
+  EXPECT_EQ(run.control.request->processes.at(2), Attach::kBrief) << "asleep: a brief attach";
+  EXPECT_EQ(run.control.request->processes.at(3), Attach::kLong) << "stuck: any debugger";
+}
+
+TEST(Watchdog, AStallsStacksTakenWhileTheTreeStayedStillAreTheHangs) {
+  Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
+  run.control.answer_at_once = true;
+  run.watch(3.5, still());
+  ASSERT_TRUE(run.r.still_too_long);
+  EXPECT_EQ(run.r.stacks.method, "gdb");
+  EXPECT_NE(run.r.stacks.note.find("the tree still ever since"), std::string::npos) << run.r.stacks.note;
+  int takings = 0;
+  for (const auto& c : run.control.calls) takings += c.rfind("stacks", 0) == 0;
+  EXPECT_EQ(takings, 1) << "taken once, at the stall";
+}
+
+TEST(Watchdog, AnInterruptTakesNoStacksAndEndsWithAShortGrace) {
+  Watched run(60);
+  run.watch(1, working());
+  run.w->interrupted(2, run.t);
+  run.watch(0.25, working());
+  EXPECT_FALSE(run.control.request);
+  EXPECT_TRUE(run.control.asked("ask to end"));
+  EXPECT_EQ(run.r.interrupted_by, 2);
+  run.watch(WatchdogTimes::kGraceOnInterruptS, working());
+  EXPECT_TRUE(run.control.asked("kill"));
+}
+
+TEST(Watchdog, AnInterruptWhileAHangsStacksAreTakenKeepsTheHang) {
+  Watched run(2);
+  run.watch(2, still());
+  ASSERT_TRUE(run.control.request);
+  run.w->interrupted(2, run.t);
+  run.watch(0.25, still());
+  EXPECT_TRUE(run.control.asked("stop stacks: forkcheck was interrupted"));
+  run.w->exited(run.t);
+  EXPECT_TRUE(time_was_called(run.r));
+  EXPECT_EQ(classify(run.r, false).outcome, Outcome::kHang);
+}
+
+TEST(Watchdog, APauseDoesNotCountAgainstTheDeadline) {
+  Watched run(3);
+  run.watch(2, working());
+  const auto from = run.t;
+  run.t += 60s;
+  run.w->paused(from, run.t, run.channel);
+  run.watch(0.75, working());
+  EXPECT_FALSE(run.r.deadline_passed) << "2.75 s of running time";
+  run.watch(0.5, working());
+  EXPECT_TRUE(run.r.deadline_passed);
+  EXPECT_DOUBLE_EQ(run.r.paused_s, 60.0);
+}
+
+TEST(Watchdog, APauseIsNoStall) {
+  Watched run(600, /*hang_after_s=*/2);
+  run.watch(1.5, still());
+  run.w->paused(run.t, run.t + 30s, run.channel);
+  run.t += 30s;
+  run.watch(1.5, still());
+  EXPECT_FALSE(run.r.still_too_long) << "1.5 s still, then 1.5 s: no 2 s stretch";
+  run.watch(1, still());
+  EXPECT_TRUE(run.r.still_too_long);
+}
+
+TEST(Watchdog, LooksUnderOurDebuggerAreJudgedOnCpuAndEventsAlone) {
+  Watched run(600, /*hang_after_s=*/3);
+  run.watch(1.5, still());
+  for (int i = 0; i < 4; ++i) {  // a debugger holds it: runnable and traced states are ours
+    run.t += 250ms;
+    run.look({0, false, /*wanted_cpu=*/true, 0, /*stopped=*/true}, {}, {}, /*held=*/true);
+    run.w->tick(run.t, run.channel);
+  }
+  run.watch(0.5, still());
+  EXPECT_TRUE(run.r.still_too_long) << "3 s still, one of them under our debugger";
+}
+
+TEST(Watchdog, AnOverdueStepBesideAStuckProcessIsAHangWhileTheTreeWorks) {
+  Watched run(60);
+  // The step's process must be alive (a step of a process gone is dropped): this one.
+  const std::string line = "{\"ev\":\"step\",\"pid\":" + std::to_string(::getpid()) +
+                           ",\"step\":\"join\",\"within_s\":0.5}\n";
+  run.channel.feed(line.data(), line.size(), run.t0);
+  run.watch(1.0, working());
+  EXPECT_FALSE(run.r.step_hang) << "overdue, but the tree works and nothing is stuck";
+  run.watch(1.5, working(), {{7, stuck_since(7, run.t)}});
+  EXPECT_TRUE(run.r.step_hang);
+  EXPECT_TRUE(run.r.stuck);
+}
+
+// ---- StuckProcesses: which processes can never go on ------------------------------------
+
+launch::TreeLook tree_at(Clock::time_point at,
+                         std::map<int, std::vector<launch::ThreadFacts>> processes) {
+  launch::TreeLook l;
+  l.at = at;
+  for (auto& [pid, threads] : processes) {
+    launch::TreeLook::Process p;
+    p.facts.pid = pid;
+    p.facts.start_time = 100;
+    p.facts.state = 'S';
+    p.facts.name = "p" + std::to_string(pid);
+    for (size_t i = 0; i < threads.size(); ++i) p.threads[pid * 100 + static_cast<int>(i)] = threads[i];
+    l.processes.emplace(pid, std::move(p));
+  }
+  return l;
+}
+
+launch::ThreadFacts thread(char state, std::uint64_t cpu) {
+  launch::ThreadFacts t;
+  t.state = state;
+  t.cpu_ns = cpu;
+  return t;
+}
+
+struct Waits {
+  std::map<int, launch::ThreadWait> by_tid;
+  StuckProcesses::WaitReader reader() {
+    return [this](launch::ProcessId, int tid) -> std::optional<launch::ThreadWait> {
+      auto it = by_tid.find(tid);
+      if (it == by_tid.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+};
+
+launch::ThreadWait futex(bool untimed_private, std::uint64_t word = 0x10) {
+  launch::ThreadWait w;
+  w.syscall = 202;
+  w.untimed_private_futex = untimed_private;
+  w.futex_word = untimed_private ? word : 0;
+  return w;
+}
+
+TEST(StuckProcesses, OneThreadOnAnUntimedPrivateFutexWithNoCpuIsStuckSinceThePreviousLook) {
+  Waits waits;
+  waits.by_tid[700] = futex(true);
+  StuckProcesses s(waits.reader());
+  const auto t = Clock::time_point() + 10s;
+  s.look(tree_at(t, {{7, {thread('S', 5)}}}), tree_at(t + 250ms, {{7, {thread('S', 5)}}}));
+  ASSERT_EQ(s.stuck().count(7), 1u);
+  EXPECT_EQ(s.stuck().at(7).since, t);
+  EXPECT_EQ(s.stuck().at(7).name, "p7");
+  s.look(tree_at(t + 250ms, {{7, {thread('S', 5)}}}), tree_at(t + 500ms, {{7, {thread('S', 5)}}}));
+  EXPECT_EQ(s.stuck().at(7).since, t) << "stuck since the first time, as long as it waits there";
+}
+
+TEST(StuckProcesses, WhatSomethingElseMayStillWakeIsNotStuck) {
+  const auto t = Clock::time_point() + 10s;
+  const auto before = tree_at(t, {{7, {thread('S', 5)}}});
+  const auto after = tree_at(t + 250ms, {{7, {thread('S', 5)}}});
+  for (const auto& [what, wait] :
+       std::vector<std::pair<std::string, std::optional<launch::ThreadWait>>>{
+           {"a timed or shared futex", futex(false)},
+           {"a pipe, a socket, a sleep", launch::ThreadWait{0, false, 0}},
+           {"no system call shown", std::nullopt}}) {
+    Waits waits;
+    if (wait) waits.by_tid[700] = *wait;
+    StuckProcesses s(waits.reader());
+    s.look(before, after);
+    EXPECT_TRUE(s.stuck().empty()) << what;
+  }
+}
+
+TEST(StuckProcesses, AThreadThatRanOrRunsIsNotStuck) {
+  Waits waits;
+  waits.by_tid[700] = futex(true);
+  waits.by_tid[701] = futex(true, 0x20);
+  StuckProcesses s(waits.reader());
+  const auto t = Clock::time_point() + 10s;
+  s.look(tree_at(t, {{7, {thread('S', 5), thread('S', 9)}}}),
+         tree_at(t + 250ms, {{7, {thread('S', 5), thread('S', 10)}}}));
+  EXPECT_TRUE(s.stuck().empty()) << "one nanosecond of CPU: it ran";
+  s.look(tree_at(t, {{7, {thread('S', 5), thread('R', 9)}}}),
+         tree_at(t + 250ms, {{7, {thread('S', 5), thread('R', 9)}}}));
+  EXPECT_TRUE(s.stuck().empty()) << "runnable";
+  s.look(tree_at(t, {{7, {thread('S', 5), thread('S', 9)}}}),
+         tree_at(t + 250ms, {{7, {thread('S', 5), thread('S', 9)}}}));
+  EXPECT_EQ(s.stuck().count(7), 1u) << "every thread of it waits: a deadlock inside it";
+}
+
+TEST(StuckProcesses, AnotherWaitStartsAnew) {
+  Waits waits;
+  waits.by_tid[700] = futex(true, 0x10);
+  StuckProcesses s(waits.reader());
+  const auto t = Clock::time_point() + 10s;
+  s.look(tree_at(t, {{7, {thread('S', 5)}}}), tree_at(t + 250ms, {{7, {thread('S', 5)}}}));
+  waits.by_tid[700] = futex(true, 0x20);
+  s.look(tree_at(t + 250ms, {{7, {thread('S', 5)}}}), tree_at(t + 500ms, {{7, {thread('S', 5)}}}));
+  EXPECT_EQ(s.stuck().at(7).since, t + 250ms);
+}
+
+TEST(StuckProcesses, OurDebuggersVisitLeavesItStuckSinceBefore) {
+  Waits waits;
+  waits.by_tid[700] = futex(true);
+  StuckProcesses s(waits.reader());
+  const auto t = Clock::time_point() + 10s;
+  s.look(tree_at(t, {{7, {thread('S', 5)}}}), tree_at(t + 250ms, {{7, {thread('S', 5)}}}));
+  s.look(tree_at(t + 250ms, {{7, {thread('S', 5)}}}), tree_at(t + 500ms, {{7, {thread('t', 6)}}}),
+         /*held=*/true);
+  EXPECT_EQ(s.stuck().count(7), 1u);
+  // Woken into the debugger's stop, it used a little CPU; back in the same wait, it is stuck as
+  // it was.
+  s.look(tree_at(t + 500ms, {{7, {thread('t', 6)}}}), tree_at(t + 750ms, {{7, {thread('S', 7)}}}));
+  ASSERT_EQ(s.stuck().count(7), 1u);
+  EXPECT_EQ(s.stuck().at(7).since, t);
+}
+
+// ---- classify: what the facts come to ----------------------------------------------------
+
+ChildResult called(bool blocked) {
+  ChildResult r;
+  r.started = true;
+  r.timeout_s = 5;
+  r.deadline_passed = true;
+  r.called_after_s = 5;
+  r.sent_sigterm = true;
+  r.tree.blocked = blocked;
+  r.tree.still_s = blocked ? 4 : 0;
+  r.tree.window_s = 1;
+  r.tree.processes = 2;
+  r.tree.threads = 2;
+  return r;
+}
+
+TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
+  struct Row {
+    const char* what;
+    ChildResult r;
+    Outcome outcome;
+    const char* says;
+  };
+  ChildResult stuck = called(false);
+  stuck.stuck = ProcessStall{7, 1, "python3", 1, 1.0, 4.0, 0.9, false};
+  ChildResult starved = called(false);
+  starved.tree.starved_s = 3.5;
+  ChildResult hang_after = called(true);
+  hang_after.deadline_passed = false;
+  hang_after.still_too_long = true;
+  hang_after.hang_after_s = 3;
+  ChildResult stuck_too_long = stuck;
+  stuck_too_long.deadline_passed = false;
+  stuck_too_long.stuck_too_long = true;
+  stuck_too_long.hang_after_s = 3;
+  ChildResult by_itself = called(true);
+  by_itself.sent_sigterm = false;
+  by_itself.exit.code = 0;
+  const std::vector<Row> rows = {
+      {"blocked at the deadline", called(true), Outcome::kHang, "blocked when its 5.0 s deadline passed"},
+      {"working at the deadline", called(false), Outcome::kTimeout, "still working when its 5.0 s deadline passed"},
+      {"starved at the deadline", starved, Outcome::kTimeout, "runnable but waiting for a CPU for 3.5 s"},
+      {"one process stuck at the deadline", stuck, Outcome::kHang, "a partial deadlock"},
+      {"still for --hang-after", hang_after, Outcome::kHang, "past the 3.0 s a stall may last"},
+      {"stuck for --hang-after", stuck_too_long, Outcome::kHang, "pid 7 [python3] can never go on by itself"},
+      {"ended by itself once time was called", by_itself, Outcome::kOk, "before forkcheck signalled it"},
+  };
+  for (const auto& row : rows) {
+    const auto c = classify(row.r, false);
+    EXPECT_EQ(c.outcome, row.outcome) << row.what << ": " << c.message;
+    EXPECT_NE(c.message.find(row.says), std::string::npos) << row.what << ": " << c.message;
+  }
+}
+
+}  // namespace
+}  // namespace fc::harness
