@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -674,6 +675,173 @@ TEST(Adversarial, AChildStartsWithOnlyStdioAnEmptyMaskAndTheInheritedDisposition
   const unsigned long long ignored = std::stoull(probe["ignored"].get<std::string>(), nullptr, 16);
   EXPECT_TRUE(ignored & (1ull << (SIGUSR2 - 1))) << "SIGUSR2 was ignored when forkcheck started";
   EXPECT_FALSE(ignored & (1ull << (SIGPIPE - 1))) << "forkcheck's own SIG_IGN of SIGPIPE leaked";
+  fs::remove_all(out);
+}
+
+// ---- truth under load, partial deadlocks, the deadline's promise (issue 24) ----------------
+
+// Busy loops pinned to CPU 0 for `seconds`, ended when the test ends: a loaded machine.
+class BusyLoops {
+ public:
+  BusyLoops(int n, double seconds) {
+    for (int i = 0; i < n; ++i) {
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        ::sched_setaffinity(0, sizeof one, &one);
+        const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+        volatile unsigned long x = 0;
+        while (Clock::now() < until) x = x + 1;
+        ::_exit(0);
+      }
+      pids_.push_back(pid);
+    }
+  }
+  ~BusyLoops() {
+    for (pid_t p : pids_) ::kill(p, SIGKILL);
+    for (pid_t p : pids_) ::waitpid(p, nullptr, 0);
+  }
+  BusyLoops(const BusyLoops&) = delete;
+  BusyLoops& operator=(const BusyLoops&) = delete;
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// A program that needs 0.3 s of CPU, run SCHED_IDLE on CPU 0 behind two busy loops that hold it
+// for 5 s: runnable, starved, never still. --hang-after 2 must not end it: it is said to be
+// starved, and it ends by itself once the loops are done.
+TEST(Adversarial, ASchedIdleProgramBehindBusyLoopsIsStarvedNeverAHang) {
+  if (std::system("command -v taskset >/dev/null && command -v chrt >/dev/null") != 0)
+    GTEST_SKIP() << "taskset and chrt (util-linux) are needed to pin and deprioritise it";
+  Bystander bystander;
+  BusyLoops loops(2, 5.0);
+  std::this_thread::sleep_for(100ms);  // the loops hold CPU 0 first
+  auto s = spec({"taskset", "-c", "0", "chrt", "--idle", "0", FC_FAULT_CHILD, "cpu", "0.3"}, 60);
+  s.hang_after_s = 2;
+  s.note_stalls = true;
+  int starved = 0, stalled = 0;
+  s.on_stall = [&](StallNote::Event e, const StallNote&, const Stacks*) {
+    starved += e == StallNote::Event::kStarved;
+    stalled += e == StallNote::Event::kStalled;
+  };
+  const auto r = supervise(s);
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kOk) << c.message;
+  EXPECT_FALSE(r.still_too_long);
+  EXPECT_EQ(stalled, 0) << "runnable is not still";
+  EXPECT_EQ(starved, 1);
+  EXPECT_GE(r.tree.longest_starved_s, 1.0);
+  EXPECT_GE(r.duration_s, 4.0) << "it could not run before the loops ended";
+  std::printf("[ figure   ] starved program: %.1f s wall, waited %.1f s for a CPU, longest "
+              "starved stretch %.1f s\n",
+              r.duration_s, r.tree.run_queue_s, r.tree.longest_starved_s);
+  expect_nothing_left();
+}
+
+// A child that can never go on (one thread on a lock it holds itself: a private futex with no
+// timeout) beside a parent that computes: the tree works, yet one process of it is stuck. At the
+// deadline it is a hang (a partial deadlock), not a timeout; with --hang-after it ends the run
+// as soon as it has lasted that long, and the result names the process.
+TEST(Adversarial, AStuckProcessBesideABusyOneIsAPartialDeadlock) {
+  Bystander bystander;
+  {
+    const auto r = supervise(spec({FC_FAULT_CHILD, "stuck-child-busy"}, 3.0));
+    const auto c = classify(r, false);
+    EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
+    ASSERT_TRUE(r.stuck);
+    EXPECT_NE(r.stuck->pid, r.pid) << "the child, not the busy parent";
+    EXPECT_EQ(r.stuck->threads, 1u);
+    EXPECT_FALSE(r.stuck->rest_still);
+    EXPECT_NE(c.message.find("a partial deadlock"), std::string::npos) << c.message;
+  }
+  auto s = spec({FC_FAULT_CHILD, "stuck-child-busy"}, 60);
+  s.hang_after_s = 2;
+  const auto r = supervise(s);
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
+  EXPECT_TRUE(r.stuck_too_long);
+  ASSERT_TRUE(r.stuck);
+  EXPECT_GE(r.stuck->stuck_s, 2.0);
+  EXPECT_LT(r.called_after_s, 4.0) << "stuck at once: called 2 s after (and a look or two)";
+  EXPECT_NE(c.message.find("can never go on by itself"), std::string::npos) << c.message;
+  expect_nothing_left();
+}
+
+// A parent stuck in vfork (its child blocks before exec): a debugger may not finish with it,
+// and the deadline still ends the run within its promise, stacks included.
+TEST(Adversarial, AVforkStuckParentEndsWithinTheDeadlinesPromise) {
+  Bystander bystander;
+  const auto t0 = Clock::now();
+  const auto r = supervise(spec({FC_FAULT_CHILD, "vfork-stuck"}, 1.0, /*stacks=*/true));
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang) << classify(r, false).message;
+  EXPECT_LT(took, 1.0 + 3.0) << "the deadline, then at most its promise";
+  EXPECT_FALSE(r.stacks.threads.empty()) << r.stacks.note;
+  expect_nothing_left();
+}
+
+// A debugger that stops the process it looks at and then overruns its budget: killed, and the
+// process continued, so a program that was only asleep goes on and ends by itself.
+TEST(Adversarial, ADebuggerThatOverrunsIsKilledAndItsProcessReleased) {
+  Bystander bystander;
+  SlowDebugger debugger(40, "never seen", /*stops_its_process=*/true);
+  auto s = spec({FC_FAULT_CHILD, "sleep", "3"}, 30, /*stacks=*/true);
+  s.note_stalls = true;
+  const auto r = supervise(s);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kOk) << classify(r, false).message;
+  EXPECT_EQ(debugger.runs(), 1);
+  EXPECT_LT(r.duration_s, 3.0 + 1.5 + 1.5) << "its sleep, one brief attach, slack";
+  EXPECT_NE(r.stall_stacks.note.find("killed, and the process released"), std::string::npos)
+      << r.stall_stacks.note;
+  for (const auto& t : r.stall_stacks.threads)
+    EXPECT_EQ(t.wchan.find("ptrace"), std::string::npos) << "what our debugger did is not shown";
+  expect_nothing_left();
+}
+
+// A debugger refused (as eu-stack is by a process another tracer holds): the stacks say why.
+TEST(Adversarial, ARefusedDebuggerSaysWhy) {
+  Bystander bystander;
+  SlowDebugger debugger(0, "eu-stack: dwfl_thread_getframes: Operation not permitted");
+  const auto r = supervise(spec({FC_FAULT_CHILD, "hang"}, 1.0, /*stacks=*/true));
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
+  EXPECT_NE(r.stacks.note.find("Operation not permitted"), std::string::npos) << r.stacks.note;
+  EXPECT_FALSE(r.stacks.threads.empty()) << "what /proc said, in their place";
+  expect_nothing_left();
+}
+
+// A chain of processes each leaving the group and session of the one before and forking the
+// next, for good, while the first waits: nothing of it may outlive the run (it is frozen, then
+// killed), and the work its short-lived members did counts (a timeout, not a hang). Run by
+// forkcheck inside a PID namespace, so that a chain that did escape dies with the namespace and
+// the test counts it first.
+TEST(Adversarial, AForkChainThatLeavesItsGroupIsFrozenAndCounted) {
+  if (std::system("unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no PID namespace here (unshare --pid needs root)";
+  const fs::path out = fresh_dir("fork-chain-escaper");
+  const std::string cmd =
+      "unshare --pid --fork --mount-proc sh -c '" + std::string(FC_FORKCHECK) + " exec --timeout 2 --out " +
+      out.string() + " -- " + hostile("fork_chain_escaper") +
+      " 300 wait >/dev/null 2>&1; echo status=$?; sleep 0.5; n=0; for p in /proc/[0-9]*; do "
+      "[ \"$(cat $p/comm 2>/dev/null)\" = fork_chain_esca ] && n=$((n+1)); done; echo left=$n'";
+  for (int run = 0; run < 3; ++run) {
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string text;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) text += buf;
+    ::pclose(p);
+    EXPECT_NE(text.find("status=1"), std::string::npos) << text;
+    EXPECT_NE(text.find("left=0"), std::string::npos) << "run " << run << ": " << text;
+    const auto report = read_report(out);
+    ASSERT_FALSE(report.is_discarded());
+    const auto& v = report["cases"][0]["variants"][0];
+    EXPECT_EQ(v["outcome"], "timeout") << v["message"];
+    EXPECT_GT(v["watchdog"]["activity"]["cpu_s"].get<double>(), 0.3)
+        << "the chain's work, done between looks, counts";
+  }
   fs::remove_all(out);
 }
 

@@ -19,6 +19,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "slow_debugger.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -171,6 +173,104 @@ TEST(Interrupt, SigintEndsExecWithinSecondsKillsTheTreeAndWritesAPartialReport) 
   EXPECT_NE(v["message"].get<std::string>().find("not finished: forkcheck was interrupted by SIGINT"),
             std::string::npos) << v["message"];
   expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+// Ctrl-C once the deadline passed and the stacks of the hang are being taken: the hang stays a
+// hang (it was called before the interrupt), forkcheck ends within 2 s, the report says it was
+// interrupted.
+TEST(Interrupt, SigintAfterTheDeadlineKeepsTheHangAndEndsWithinTwoSeconds) {
+  auto out = fresh_dir("sigint-after-deadline");
+  fc::harness::SlowDebugger debugger(30, "never seen");
+  Forkcheck fc({"exec", "--out", out.string(), "--timeout", "1", "--", FC_FAULT_CHILD, "hang"});
+  // The moment the debugger started: time was called, the stacks are under way.
+  const auto until = Clock::now() + std::chrono::seconds(30);
+  while (debugger.runs() == 0 && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(debugger.runs(), 1) << "the deadline's stacks never began";
+  const auto t0 = Clock::now();
+  ::kill(fc.pid, SIGINT);
+  const int status = fc.wait_exit(10);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(took, 2.0);
+  const auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["run"]["interrupted"], true);
+  const auto& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["outcome"], "hang") << v["message"];
+  expect_nothing_left(fc.pid);
+  fs::remove_all(out);
+}
+
+// A process's state letter (R, S, T...), or '?' when it is gone.
+char state_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string s;
+  std::getline(stat, s);
+  const auto close = s.rfind(')');
+  return close == std::string::npos || close + 2 >= s.size() ? '?' : s[close + 2];
+}
+
+// Ctrl-Z (SIGTSTP) stops forkcheck and the program with it; while both are stopped the deadline
+// does not run, and once continued the program ends by itself within it.
+TEST(Stop, CtrlZStopsTheProgramWithForkcheckAndTheDeadlineWaits) {
+  auto out = fresh_dir("ctrl-z");
+  // 1.5 s of CPU within a 3 s deadline, stopped for 4 s in between.
+  Forkcheck fc({"exec", "--out", out.string(), "--timeout", "3", "--", FC_FAULT_CHILD, "cpu", "1.5"});
+  ASSERT_TRUE(wait_for_exe_in_run(fc.pid, FC_FAULT_CHILD, 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(fc.pid, SIGTSTP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(state_of(fc.pid), 'T') << "forkcheck stopped";
+  const auto program = started_by(fc.pid);
+  bool program_stopped = false;
+  for (int p : program) {
+    std::error_code ec;
+    if (fs::read_symlink("/proc/" + std::to_string(p) + "/exe", ec) == fs::path(FC_FAULT_CHILD))
+      program_stopped = state_of(p) == 'T';
+  }
+  EXPECT_TRUE(program_stopped) << "the program must stop with forkcheck";
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ::kill(fc.pid, SIGCONT);
+  const int status = fc.wait_exit(30);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << fc.seen;
+  const auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  const auto& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["outcome"], "ok") << v["message"];
+  EXPECT_GE(v["watchdog"].value("paused_s", 0.0), 3.5);
+  fs::remove_all(out);
+}
+
+// Runs `shell` (sh -c) and returns its exit status.
+int sh(const std::string& shell) {
+  const int status = std::system(shell.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The program gets the caller's stdin: a pipe as it is, a terminal through a relay (the program
+// runs in a process group of its own, which may not read the terminal itself).
+TEST(Stdin, TheProgramReadsTheCallersStdin) {
+  auto out = fresh_dir("stdin");
+  const std::string fc = FC_FORKCHECK;
+  EXPECT_EQ(sh("printf 'exit 3\\n' | " + fc + " exec --out " + out.string() + " -- sh >/dev/null"), 1);
+  auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["cases"][0]["variants"][0]["outcome"], "error");
+  EXPECT_EQ(report["cases"][0]["variants"][0]["exit"]["code"], 3);
+  if (sh("command -v script >/dev/null") != 0) GTEST_SKIP() << "no script(1) to make a terminal";
+  // On a terminal (script's): a line typed reaches `head -1`, which ends by itself.
+  EXPECT_EQ(sh("(sleep 1; printf 'typed\\n') | script -qec '" + fc + " exec --timeout 20 --out " +
+               out.string() + " -- head -1' /dev/null >/dev/null"),
+            0);
+  report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  const auto& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["outcome"], "ok") << v["message"];
+  EXPECT_NE(v["stdout"].get<std::string>().find("typed"), std::string::npos) << v["stdout"];
   fs::remove_all(out);
 }
 

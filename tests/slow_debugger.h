@@ -20,10 +20,11 @@ namespace fc::harness {
 // A stand-in eu-stack that sleeps `seconds`, prints `message` on stderr and fails, first on PATH
 // and chosen with FORKCHECK_STACKS while it lives: stacks that take long to come. Each run
 // appends "start" and "end" lines with the time in ns to log() (the end line only when not
-// killed).
+// killed). `stops_its_process`: it first stops the process it was asked about (SIGSTOP), as a
+// real debugger's attach does, and leaves it stopped.
 class SlowDebugger {
  public:
-  SlowDebugger(double seconds, const std::string& message)
+  SlowDebugger(double seconds, const std::string& message, bool stops_its_process = false)
       : dir_(testing::TempDir() + "/slow-debugger-" + std::to_string(::getpid()) + "-" +
              std::to_string(++count_)),
         old_path_(std::getenv("PATH") ? std::getenv("PATH") : "") {
@@ -33,9 +34,11 @@ class SlowDebugger {
     EXPECT_NE(f, nullptr);
     if (f) {
       std::fprintf(f,
-                   "#!/bin/sh\necho start $(date +%%s%%N) >> '%s'\nsleep %g\n"
+                   "#!/bin/sh\necho start $(date +%%s%%N) >> '%s'\n%ssleep %g\n"
                    "echo end $(date +%%s%%N) >> '%s'\necho '%s' >&2\nexit 1\n",
-                   log().c_str(), seconds, log().c_str(), message.c_str());
+                   log().c_str(),
+                   stops_its_process ? "for a; do pid=$a; done; kill -STOP $pid\n" : "", seconds,
+                   log().c_str(), message.c_str());
       std::fclose(f);
     }
     ::chmod(script.c_str(), 0755);

@@ -8,6 +8,10 @@
 //   segfault TEXT   TEXT on stderr, then a real invalid write (SIGSEGV from the MMU, not raise)
 //   sleep S         sleep S seconds, then exit 0
 //   busy S          compute for S seconds, then exit 0
+//   cpu S           compute until it has had S seconds of CPU (however long that takes), exit 0
+//   stuck-child-busy  fork a child that takes a lock it already holds (one thread, waiting on a
+//                   private futex with no timeout: it can never go on), and compute for good
+//   vfork-stuck     vfork a child that blocks for good: the parent waits in vfork itself
 //   slow-fine S     for S seconds (default 3), a worker thread alternates busy work and
 //                   condition-variable (futex) waits while main waits on it; then exit 0
 //   hang            block forever
@@ -26,7 +30,9 @@
 //   orphan          leave a grandchild (in its own session) holding stdout, then exit 0; the
 //                   grandchild's pid is printed on stdout
 //   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,6 +160,30 @@ int main(int argc, char** argv) {
     auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::atof(arg));
     volatile unsigned long x = 0;
     while (std::chrono::steady_clock::now() < until) x = x + 1;
+    return 0;
+  }
+  if (mode == "cpu") {
+    const double want = std::atof(arg);
+    volatile unsigned long x = 0;
+    timespec cpu{};
+    do {
+      for (int i = 0; i < 100000; ++i) x = x + 1;
+      ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    } while (static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9 < want);
+    return 0;
+  }
+  if (mode == "stuck-child-busy") {
+    if (::fork() == 0) {
+      static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;  // not reentrant
+      ::pthread_mutex_lock(&lock);
+      ::pthread_mutex_lock(&lock);  // waits for itself
+      ::_exit(0);
+    }
+    volatile unsigned long x = 0;
+    for (;;) x = x + 1;
+  }
+  if (mode == "vfork-stuck") {
+    if (::vfork() == 0) block_forever();
     return 0;
   }
   if (mode == "deadlock") {
