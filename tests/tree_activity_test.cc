@@ -168,6 +168,99 @@ TEST(TreeActivity, AShorterSpanCanBeQuietWhenTheWindowIsNot) {
   EXPECT_FALSE(a.blocked());
 }
 
+TEST(TreeActivity, AThreadWantingACpuIsStarvedNotBlocked) {
+  // Next to no CPU, nothing coming or going: but a thread was runnable at every look (a loaded
+  // machine). Not blocked; starved, and for how long.
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  TreeChange c;
+  c.cpu_ns = 1 * kMs;  // 0.4% of a CPU
+  c.wanted_cpu = true;
+  auto t = t0;
+  for (int i = 0; i < 12; ++i) a.look(t += 250ms, c);
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.still_for(), Clock::duration::zero());
+  EXPECT_EQ(a.starved_for(), t - t0);
+  // Getting a CPU (half of one or more) ends it.
+  c.cpu_ns = 200 * kMs;
+  a.look(t += 250ms, c);
+  EXPECT_EQ(a.starved_for(), Clock::duration::zero());
+  EXPECT_EQ(a.longest_starved(), std::chrono::duration_cast<Clock::duration>(3000ms));
+}
+
+TEST(TreeActivity, AStoppedProcessIsNotBlocked) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  TreeChange c;
+  c.stopped = true;
+  auto t = t0;
+  for (int i = 0; i < 8; ++i) a.look(t += 250ms, c);
+  EXPECT_FALSE(a.blocked()) << "stopped by a signal or a tracer: not stuck in its own code";
+  EXPECT_TRUE(a.stopped());
+}
+
+TEST(TreeActivity, WhileForkcheckHoldsItOnlyCpuAndEventsCount) {
+  // Our debugger's stop makes threads traced (t) and runnable when it lets go: not the program's.
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  TreeChange held;
+  held.wanted_cpu = true;
+  held.stopped = true;
+  auto t = t0;
+  for (int i = 0; i < 8; ++i) a.look(t += 250ms, held, /*held=*/true);
+  EXPECT_TRUE(a.blocked());
+  EXPECT_EQ(a.starved_for(), Clock::duration::zero());
+}
+
+TEST(TreeActivity, ARestartForgetsWhatCameBefore) {
+  TreeActivity a;
+  const auto t0 = Clock::now();
+  a.start(t0);
+  auto t = feed(a, t0, 3.0);
+  ASSERT_TRUE(a.blocked());
+  t += 10s;  // stopped together with forkcheck (Ctrl-Z)
+  a.restart(t);
+  EXPECT_FALSE(a.blocked());
+  EXPECT_EQ(a.still_for(), Clock::duration::zero());
+  feed(a, t, 1.0);
+  EXPECT_TRUE(a.blocked());
+  EXPECT_EQ(a.still_for(), std::chrono::duration_cast<Clock::duration>(1000ms));
+}
+
+TEST(CompareLooks, ARunnableThreadOrAGrowingRunQueueWaitWantsACpuAndTStateIsStopped) {
+  auto look = [](Clock::time_point at, char state, std::uint64_t cpu, std::uint64_t delay) {
+    TreeLook l;
+    l.at = at;
+    TreeLook::Process p;
+    p.facts.pid = 5;
+    p.facts.start_time = 1;
+    p.facts.state = 'S';
+    ThreadFacts t;
+    t.state = state;
+    t.cpu_ns = cpu;
+    t.run_delay_ns = delay;
+    t.run_delay_known = true;
+    p.threads[5] = t;
+    l.processes[5] = p;
+    return l;
+  };
+  const auto t0 = Clock::now();
+  EXPECT_FALSE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'S', 0, 10 * kMs)).wanted_cpu)
+      << "10 ms on a run queue in 250 ms: a poller's wake-ups";
+  EXPECT_TRUE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'S', 0, 70 * kMs)).wanted_cpu)
+      << "a quarter of the interval or more";
+  EXPECT_TRUE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'R', 0, 0)).wanted_cpu)
+      << "runnable: starved outright, its wait not yet counted";
+  const auto stopped = compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'T', 0, 0));
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_FALSE(stopped.wanted_cpu);
+  EXPECT_EQ(compare_looks(look(t0, 'S', 0, 5), look(t0 + 250ms, 'S', 0, 70 * kMs)).run_delay_ns,
+            70 * kMs - 5);
+}
+
 // ---- the tree itself, on real processes -------------------------------------------------
 
 // Blocks until `fd` has a byte (a child says it is ready).

@@ -15,7 +15,6 @@ namespace fc::harness {
 
 int exec_command(const ExecOptions& options) {
   if (options.command.empty()) throw UsageError("exec: no command given (forkcheck exec -- CMD ARGS...)");
-  check_live_options(options.live, "exec");
   SubjectCommand subject;
   subject.name = "exec";
   subject.argv = options.argv;

@@ -87,7 +87,6 @@ int watch_command(const WatchOptions& options) {
   if (options.command.empty())
     throw UsageError("watch: no command given (forkcheck watch -- CMD ARGS...)");
   check_allowed(options.allow);
-  check_live_options(options.live, "watch");
   const std::string program = resolve_command(options.command.front(), "watch");
   // Whether this can be watched at all is known before anything is written (the events folder
   // is named again once the run's folder is made).

@@ -34,11 +34,6 @@ void add_python_side(RunSession& session, const std::string& program) {
 
 }  // namespace
 
-void check_live_options(const LiveOptions& live, const std::string& command) {
-  (void)live;
-  (void)command;
-}
-
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
   install_interrupt_handlers();
   start_guardian();

@@ -29,9 +29,6 @@ struct LiveOptions {
   double hang_after_s = 0;  // a stall this long ends it as a hang (0: only the deadline does)
 };
 
-// Throws UsageError for a live option this platform cannot honour (before anything is written):
-// on Windows the job-object supervisor watches no stalls, so --hang-after would be ignored.
-void check_live_options(const LiveOptions& live, const std::string& command);
 
 struct SubjectCommand {
   std::string name;                  // the subcommand, also the case and variant id: "exec"
