@@ -230,7 +230,7 @@ TEST(TreeActivity, ARestartForgetsWhatCameBefore) {
   EXPECT_EQ(a.still_for(), std::chrono::duration_cast<Clock::duration>(1000ms));
 }
 
-TEST(CompareLooks, ARunnableThreadOrAGrowingRunQueueWaitWantsACpuAndTStateIsStopped) {
+TEST(CompareLooks, AThreadStarvedOutrightOrAGrowingRunQueueWaitWantsACpuAndTStateIsStopped) {
   auto look = [](Clock::time_point at, char state, std::uint64_t cpu, std::uint64_t delay) {
     TreeLook l;
     l.at = at;
@@ -252,8 +252,12 @@ TEST(CompareLooks, ARunnableThreadOrAGrowingRunQueueWaitWantsACpuAndTStateIsStop
       << "10 ms on a run queue in 250 ms: a poller's wake-ups";
   EXPECT_TRUE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'S', 0, 70 * kMs)).wanted_cpu)
       << "a quarter of the interval or more";
-  EXPECT_TRUE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'R', 0, 0)).wanted_cpu)
-      << "runnable: starved outright, its wait not yet counted";
+  EXPECT_TRUE(compare_looks(look(t0, 'R', 0, 0), look(t0 + 250ms, 'R', 0, 0)).wanted_cpu)
+      << "runnable at both looks, not run between: starved outright, its wait not yet counted";
+  EXPECT_FALSE(compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'R', 0, 0)).wanted_cpu)
+      << "caught runnable once: a poller's wake-up";
+  EXPECT_FALSE(compare_looks(look(t0, 'R', 0, 0), look(t0 + 250ms, 'R', 1000, 0)).wanted_cpu)
+      << "it ran between";
   const auto stopped = compare_looks(look(t0, 'S', 0, 0), look(t0 + 250ms, 'T', 0, 0));
   EXPECT_TRUE(stopped.stopped);
   EXPECT_FALSE(stopped.wanted_cpu);

@@ -238,6 +238,7 @@ void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
   Stacks taken = job.taking->take(why);
   job.taking.reset();
   job.watchdog->stacks_in(std::move(taken), now);
+  job.next_tick = now;  // what waited for the stacks is due at once
 }
 
 void freeze_and_kill(Job& job, Loop& loop);

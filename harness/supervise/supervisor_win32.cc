@@ -455,6 +455,7 @@ void drain(Job& job, Clock::time_point now) {
       if (k == 0) job.r.out.append(bytes.data(), bytes.size());
       else if (k == 1) job.r.err.append(bytes.data(), bytes.size());
       else job.channel->feed(bytes.data(), bytes.size(), now);
+      if (k < 2 && job.spec->on_output) job.spec->on_output(k + 1, bytes.data(), bytes.size());
     }
     if (eof) job.open[k] = false;
   }

@@ -54,7 +54,6 @@ TreeChange compare_looks(const TreeLook& before, const TreeLook& after) {
                               was->second.facts.start_time == p.facts.start_time;
     if (!same_process || was->second.facts.zombie() != p.facts.zombie()) c.membership_changed = true;
     for (const auto& [tid, t] : p.threads) {
-      if (t.state == 'R') c.wanted_cpu = true;
       if (t.state == 'T' || t.state == 't') c.stopped = true;
       const TreeLook::Process* old = same_process ? &was->second : nullptr;
       auto prev = old ? old->threads.find(tid) : std::map<int, ThreadFacts>::const_iterator();
@@ -64,6 +63,10 @@ TreeChange compare_looks(const TreeLook& before, const TreeLook& after) {
         continue;
       }
       if (t.cpu_ns > prev->second.cpu_ns) c.cpu_ns += t.cpu_ns - prev->second.cpu_ns;
+      // Runnable at both looks and not run between: starved outright (its run-queue wait is only
+      // counted once it runs). A poller caught runnable at one look is not.
+      if (t.state == 'R' && prev->second.state == 'R' && t.cpu_ns == prev->second.cpu_ns)
+        c.wanted_cpu = true;
       if (t.run_delay_known && prev->second.run_delay_known &&
           t.run_delay_ns > prev->second.run_delay_ns) {
         const std::uint64_t waited = t.run_delay_ns - prev->second.run_delay_ns;

@@ -89,9 +89,10 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots);
 // What happened between two looks at one tree: CPU used by threads seen in both (a new thread's
 // whole time counts, it began since), and whether any process or thread came or went (a
 // process turning zombie counts: it exited). Whether a thread wanted a CPU it did not get: one
-// runnable at the later look, or one whose run-queue wait grew by a quarter of the interval or
-// more (a thread starved outright is runnable at every look; one that gets a CPU now and then
-// shows its wait when it does). And whether a process was stopped (T) or traced (t) at the later
+// runnable at both looks that did not run between (starved outright: its run-queue wait is
+// counted only once it runs), or one whose run-queue wait grew by a quarter of the interval or
+// more (it got a CPU now and then, and waited long for it). A poller caught runnable at one look
+// is neither. And whether a process was stopped (T) or traced (t) at the later
 // look: neither is a process blocked in its own code.
 struct TreeChange {
   std::uint64_t cpu_ns = 0;
