@@ -39,9 +39,17 @@ nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygote
 
 }  // namespace
 
-nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes) {
+nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with_libtorch) {
   const auto programs = repro_programs();  // {native, torch}
   std::string torch_why, native_why;
+  if (!with_libtorch) {
+    nlohmann::json env = ask(programs.at(0), timeout_s, zygotes, native_why);
+    if (env.is_null()) return {{"error", "the native repro program could not report the environment: " + native_why}};
+    env["collected_by"]["note"] =
+        "the native repro program, without libtorch: the program's own Python side (its torch "
+        "and threads) is under \"python\"";
+    return env;
+  }
   nlohmann::json env = ask(programs.at(1), timeout_s, zygotes, torch_why);
   if (!env.is_null()) return env;
   if (torch_why.rfind("forkcheck was interrupted", 0) == 0) return {{"error", torch_why}};

@@ -15,7 +15,11 @@ namespace fc::harness {
 
 // Never throws: when no program can answer, the result holds "error" saying why.
 // From the torch repro program (else the native one), in a child; `zygotes` may serve it.
-nlohmann::json collect_environment(double timeout_s = 60, class Zygotes* zygotes = nullptr);
+// `with_libtorch`: false asks the native program alone (a hundredth of a second, where loading
+// libtorch takes a second and hundreds of MiB): for a user's own program (exec, watch), whose
+// Python side reports its own torch.
+nlohmann::json collect_environment(double timeout_s = 60, class Zygotes* zygotes = nullptr,
+                                   bool with_libtorch = true);
 
 // What forkcheck measures of the machine and of how it was started, in its own process (no
 // child): platform/host.h's machine_limits() ("dev_shm", "open_files", "cpus"), with

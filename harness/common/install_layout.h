@@ -32,4 +32,9 @@ PartLookup find_watch_shim_file(const std::string& file_name);
 // tree has a copy there too).
 PartLookup find_report_schema();
 
+// The Python bootstrap's folder (sitecustomize.py, forkcheck_boot.py: harness/python/):
+// $FORKCHECK_PY_BOOTSTRAP, else <bin>/../share/forkcheck/python (installed; the build tree has a
+// copy there too).
+PartLookup find_python_bootstrap();
+
 }  // namespace fc::harness

@@ -139,14 +139,16 @@ std::string now_iso8601() {
   return buf;
 }
 
-RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes)
+RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes,
+                       bool with_libtorch)
     : out_(out), log_(fresh_run_log(out)), started_(monotonic_s()) {
   header["type"] = "run";
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
   header["started_at"] = now_iso8601();
   header["platform"] = host_platform();
-  header["environment"] = collect_environment(60, zygotes);  // from a repro program: see environment_probe.h
+  // From a repro program: see environment_probe.h.
+  header["environment"] = collect_environment(60, zygotes, with_libtorch);
   // What a ticket asks of the machine (/dev/shm, open files, CPUs, variables), measured here at
   // no cost, and the risks it shows.
   header["environment"]["machine"] = measure_machine();
@@ -193,6 +195,8 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
                  {"within_s", r.step_hang->within_s}, {"waited_s", r.step_hang->waited_s}};
   add_stacks(v, r.stacks);
   add_stall(v, r);
+  if (!r.python.is_null()) v["python"] = r.python;
+  if (!r.python_note.empty()) v["python_note"] = r.python_note;
   // A hazard that did not bite is worth knowing, and the report says why, in every format.
   if (planned.value("role", "") == "hazard" && c.outcome == Outcome::kOk)
     v["note"] = "the hazard did not bite here: " + planned.value("expected_why", "");

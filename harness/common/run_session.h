@@ -19,7 +19,10 @@ class RunSession {
  public:
   // `header`: the run's own fields (command, argv, options); tool, schema and platform are added.
   // `zygotes`, when given, serve the environment probe (see zygote.h).
-  RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr);
+  // `with_libtorch`: the environment from the torch repro program (the catalog's); false, from the
+  // native one alone (a user's program: its Python side reports its own torch).
+  RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr,
+             bool with_libtorch = true);
 
   void add_case(const nlohmann::json& planned_case);
   void set_total(size_t variants) { total_ = variants; }

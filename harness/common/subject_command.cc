@@ -1,7 +1,8 @@
 #include "harness/common/subject_command.h"
 
 #include "harness/common/live_console.h"
-#include "harness/common/python_probe.h"
+#include "harness/common/install_layout.h"
+#include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
@@ -13,24 +14,6 @@
 namespace fc::harness {
 
 namespace {
-
-// The command's own interpreter, when it is one: the Python side a ticket asks for (torch and its
-// build, threads, start method) is that interpreter's, probed once the program has ended so
-// nothing delays it. Not after an interrupt: the user wants the report now.
-void add_python_side(RunSession& session, const std::string& program) {
-  const std::string base = program.substr(program.find_last_of("/\\") + 1);
-  if (base.rfind("python", 0) != 0) return;
-  PythonProbeOptions options;
-  options.python = program;
-  options.look_for_torch_elsewhere = false;
-  options.timeout_s = 30;
-  if (interrupted()) return;
-  try {
-    session.add_environment({{"python", probe_python(options)}});
-  } catch (const std::exception& e) {  // it ran as the command: a failure here is only a fact
-    session.add_environment({{"python", {{"status", "failed"}, {"error", e.what()}}}});
-  }
-}
 
 }  // namespace
 
@@ -62,7 +45,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       {{"command", subject.name},
        {"argv", subject.argv},
        {"options",
-        {{"timeout_s", subject.timeout_s}, {"hang_after_s", subject.live.hang_after_s}}}});
+        {{"timeout_s", subject.timeout_s}, {"hang_after_s", subject.live.hang_after_s}}}},
+      /*zygotes=*/nullptr, /*with_libtorch=*/false);
   session.add_case(the_case);
   if (subject.prints_after) session.defer_reports_line();
   session.set_total(1);
@@ -76,6 +60,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   spec.stdin_passthrough = true;  // a program that reads its input gets the caller's
   spec.stacks_budget_s = kSubjectStacksBudgetS;
   spec.hang_after_s = subject.live.hang_after_s;
+  spec.python_bootstrap = find_python_bootstrap().found.string();
   LiveConsole console(!subject.live.quiet, is_terminal(2));
   console.attach(spec);
   std::fflush(stdout);  // what forkcheck printed comes before the program's output
@@ -95,7 +80,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     out.interrupted = true;
     return out;
   }
-  add_python_side(session, program);
+  // The Python side of the Environment is the program's own, as it ran (the bootstrap's facts).
+  if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null())
+    session.add_environment({{"python", python}});
   out.classified = classify(r, /*expect_result=*/false);
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);

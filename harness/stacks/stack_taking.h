@@ -5,6 +5,7 @@
 // dbghelp_win32.cc).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,7 +23,10 @@ class StackTaking {
   // attach to: eu-stack for a brief look (a fraction of a second), gdb with CPython's extension
   // where it may stop the process long (Attach::kLong) and it runs Python, else eu-stack. Reads
   // what the OS says of every thread first, before any debugger attaches.
-  explicit StackTaking(const StacksRequest& request);
+  // `python_dumping`: the processes whose Python bootstrap was asked for its stacks (they come by
+  // add_python_dump): gdb is not needed for their Python frames.
+  explicit StackTaking(const StacksRequest& request,
+                       const std::set<ProcessId>& python_dumping = {});
 
   // The debugger commands, one per process attached to (each with its own budget); empty when
   // the stacks need none: complete() is then true at once.
@@ -34,8 +38,17 @@ class StackTaking {
 
   // Command `i` ended (or could not start) with `r`.
   void add_result(size_t i, const ChildResult& r);
+  // What `pid`'s faulthandler wrote when asked ("" when it did not answer in time), and its
+  // threads by CPython's ident (OS thread id and name, from the bootstrap's thread events).
+  struct PyThreadName {
+    int native_id = 0;
+    std::string name;
+  };
+  void add_python_dump(ProcessId pid, const std::string& text,
+                       const std::map<std::uint64_t, PyThreadName>& threads);
+  const std::set<ProcessId>& python_dumping() const { return python_dumping_; }
 
-  bool complete() const { return pending_ == 0; }
+  bool complete() const { return pending_ == 0 && dumps_pending_ == 0; }
 
   // The stacks: once complete(), or earlier (an interrupt, the budget spent: `why_short` says
   // which), with what /proc says of the processes whose debugger had not finished, and a note
@@ -60,6 +73,13 @@ class StackTaking {
   size_t python_processes_ = 0, python_read_ = 0;
   std::string python_why_;  // why a Python process's frames were not read (the last reason)
   std::string none_why_;    // why no debugger was used at all
+  std::set<ProcessId> python_dumping_;
+  size_t dumps_pending_ = 0;
+  struct Dump {
+    std::string text;
+    std::map<std::uint64_t, PyThreadName> threads;
+  };
+  std::map<ProcessId, Dump> dumps_;  // by process, merged into the threads in take()
   Stacks stacks_;
 };
 

@@ -79,7 +79,8 @@ constexpr const char* kOsThreadFacts = "thread names, states and wait channels f
 
 }  // namespace
 
-StackTaking::StackTaking(const StacksRequest& request) {
+StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>& python_dumping)
+    : python_dumping_(python_dumping), dumps_pending_(python_dumping.size()) {
   const char* env = std::getenv("FORKCHECK_STACKS");
   const std::string wanted = env && *env ? env : "auto";
   if (wanted == "none") {
@@ -102,27 +103,29 @@ StackTaking::StackTaking(const StacksRequest& request) {
   for (const auto& [pid, attach] : request.processes) before_attach_[pid] = proc_threads(pid);
   for (const auto& [pid, attach] : request.processes) {
     const std::string interpreter = python_interpreter(pid);
-    const bool is_python = !interpreter.empty();
+    // Its own bootstrap gives its Python frames (no debugger needed for those, and none stops it).
+    const bool dumping = python_dumping_.count(pid) > 0;
+    const bool is_python = !interpreter.empty() || dumping;
     if (is_python) ++python_processes_;
     Command c;
     c.pid = pid;
     if (attach == Attach::kNone) {
       refused_.push_back("pid " + std::to_string(pid) +
                          ": not attached to, it was not asleep (a debugger would have stopped it)");
-      if (is_python) python_why_ = "a process that may be working is not stopped for gdb";
+      if (is_python && !dumping) python_why_ = "a process that may be working is not stopped for gdb";
       continue;
     }
     if (!none_why_.empty()) {
-      if (is_python) python_why_ = none_why_;
+      if (is_python && !dumping) python_why_ = none_why_;
       continue;
     }
     const bool gdb_fits = request.budget_s >= kGdbNeedsS || eu.empty();
-    if (is_python && attach == Attach::kLong && gdb_fits && !gdb.empty() &&
+    if (is_python && !dumping && attach == Attach::kLong && gdb_fits && !gdb.empty() &&
         has_python_gdb_extension(interpreter)) {
       c.debugger = "gdb";
       c.python = true;
     } else {
-      if (is_python) {
+      if (is_python && !dumping) {
         char budget[160];
         std::snprintf(budget, sizeof budget,
                       "gdb reads Python frames in seconds, and %.1f s were left for stacks",
@@ -219,6 +222,42 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
   --pending_;
 }
 
+void StackTaking::add_python_dump(ProcessId pid, const std::string& text,
+                                  const std::map<std::uint64_t, PyThreadName>& threads) {
+  if (!python_dumping_.count(pid) || dumps_.count(pid)) return;
+  dumps_[pid] = Dump{text, threads};
+  --dumps_pending_;
+}
+
+// A Python dump's frames onto the threads of its process: by the OS thread id its bootstrap
+// named for each CPython thread ident, the main thread's by the process id; a thread it could
+// not place is kept as one of its own (CPython before 3.8 tells no thread's OS id).
+static void merge_python_dump(std::vector<ThreadStack>& all, ProcessId pid, const PyDump& dump,
+                              const std::map<std::uint64_t, StackTaking::PyThreadName>& names) {
+  size_t unplaced_main = 0;
+  for (const auto& t : dump.threads)
+    if (!names.count(t.ident)) ++unplaced_main;
+  for (const auto& t : dump.threads) {
+    auto known = names.find(t.ident);
+    int tid = known != names.end() ? known->second.native_id : 0;
+    // One thread it did not name: the main thread (the one the bootstrap never saw start).
+    if (tid == 0 && known == names.end() && unplaced_main == 1) tid = pid;
+    ThreadStack* into = nullptr;
+    for (auto& th : all)
+      if (th.pid == pid && tid != 0 && th.tid == tid) into = &th;
+    if (!into) {
+      ThreadStack extra;
+      extra.pid = pid;
+      extra.tid = tid;
+      all.push_back(extra);
+      into = &all.back();
+    }
+    into->python = t.frames;
+    if (known != names.end() && !known->second.name.empty()) into->name = known->second.name;
+    else if (tid == pid && into->name.empty()) into->name = "MainThread";
+  }
+}
+
 Stacks StackTaking::take(const std::string& why_short) {
   for (size_t i = 0; i < planned_.size(); ++i) {
     if (answered_[i]) continue;
@@ -229,12 +268,35 @@ Stacks StackTaking::take(const std::string& why_short) {
     answered_[i] = true;
   }
   pending_ = 0;
+  size_t dumped = 0;
+  std::vector<std::string> silent;
+  for (ProcessId pid : python_dumping_) {
+    auto d = dumps_.find(pid);
+    const PyDump dump = d == dumps_.end() ? PyDump() : parse_faulthandler_dump(d->second.text);
+    if (dump.threads.empty()) {
+      silent.push_back(std::to_string(pid));
+      continue;
+    }
+    ++dumped;
+    merge_python_dump(stacks_.threads, pid, dump, d->second.threads);
+  }
+  dumps_pending_ = 0;
+  python_read_ += dumped;
+  if (dumped > 0) methods_.insert("faulthandler");
   if (python_processes_ > 0) {
     const std::string of = std::to_string(python_processes_) + " Python process" +
                            (python_processes_ == 1 ? "" : "es");
-    if (python_read_ > 0)
-      stacks_.python_note = "Python frames of " + std::to_string(python_read_) + " of " + of +
-                            " read with gdb and CPython's gdb extension (py-bt)";
+    if (dumped > 0)
+      stacks_.python_note = "Python frames of " + std::to_string(dumped) + " of " + of +
+                            " from the program itself (faulthandler, on forkcheck's signal: "
+                            "nothing was stopped)";
+    if (python_read_ > dumped)
+      stacks_.python_note += std::string(stacks_.python_note.empty() ? "" : "; ") +
+                             "Python frames of " + std::to_string(python_read_ - dumped) +
+                             " read with gdb and CPython's gdb extension (py-bt)";
+    if (!silent.empty() && python_why_.empty())
+      python_why_ = "pid " + silent.front() + (silent.size() > 1 ? " and others" : "") +
+                    " did not answer forkcheck's signal in time";
     if (python_read_ < python_processes_)
       stacks_.python_note += (python_read_ > 0 ? "; the others: " : "no Python frames for " + of +
                                                                          ": ") +
@@ -242,8 +304,8 @@ Stacks StackTaking::take(const std::string& why_short) {
   }
   if (stacks_.method.empty()) {
     if (methods_.empty()) stacks_.method = "proc";
-    else if (methods_.size() == 1) stacks_.method = *methods_.begin();
-    else stacks_.method = "eu-stack+gdb";
+    else
+      for (const auto& m : methods_) stacks_.method += (stacks_.method.empty() ? "" : "+") + m;
   }
   if (!none_why_.empty()) stacks_.note = none_why_ + ": " + kOsThreadFacts;
   // Each process's reason, the first few of them: a tree of hundreds must not make a note of

@@ -5,6 +5,7 @@
 // why. Windows: dbghelp's StackWalk64 (stacks_win32.cc).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ enum class Attach {
 };
 
 struct StacksRequest {
+  // Every process to describe, and how far a debugger may go with it. A Python process whose
+  // bootstrap answers (python_dumps below) gives its Python frames itself, whatever the Attach.
   std::map<ProcessId, Attach> processes;
   bool ending = false;     // time was called: the tree is ended once they are in
   double budget_s = 0;     // all of it, from now
@@ -82,6 +85,21 @@ size_t parse_gdb_py_backtraces(const std::string& text, std::vector<ThreadStack>
 // Whether `pid` runs a CPython interpreter (its executable is named python*, or it maps
 // libpython), and the interpreter's file; "" when not.
 std::string python_interpreter(ProcessId pid);
+
+// What CPython's faulthandler wrote: each thread's Python frames (innermost first, as it lists
+// them), by CPython's thread ident; `fatal` is the fatal error it reported ("Segmentation fault"),
+// or "" for a dump on demand.
+struct PyDumpThread {
+  std::uint64_t ident = 0;
+  bool current = false;  // the thread that received the signal
+  std::string name;      // when the dump names it (later CPythons)
+  std::vector<PyFrame> frames;
+};
+struct PyDump {
+  std::string fatal;
+  std::vector<PyDumpThread> threads;
+};
+PyDump parse_faulthandler_dump(const std::string& text);
 
 // Parses `eu-stack -m -s -p PID` output (elfutils) for process `pid`.
 std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid);

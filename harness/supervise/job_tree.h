@@ -54,6 +54,9 @@ class JobTree {
   // the group is of the tree (any process of the session may join it: one that did is not
   // signalled, and is named by group_strangers()); returns the pids reached.
   std::vector<ProcessId> signal_all(int sig, bool spare_root = false);
+  // Sends `sig` to one process of the tree, through its handle; false when it is not held (not
+  // seen in the tree, or gone).
+  bool signal(ProcessId pid, int sig);
   // Processes found in the child's process group that are not of its tree.
   const std::set<ProcessId>& group_strangers() const { return strangers_; }
 

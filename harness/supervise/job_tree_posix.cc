@@ -114,6 +114,11 @@ std::vector<ProcessId> JobTree::signal_all(int sig, bool spare_root) {
   return reached;
 }
 
+bool JobTree::signal(ProcessId pid, int sig) {
+  auto it = handles_.find(pid);
+  return it != handles_.end() && it->second.signal(sig);
+}
+
 std::vector<ProcessId> JobTree::leftovers() {
   look();
   for (ProcessId p : descendants_with_env(::getpid(), kRunTokenVar, token_)) {

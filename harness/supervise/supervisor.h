@@ -82,6 +82,9 @@ struct LaunchSpec {
   // own, which may not read the terminal).
   bool stdin_passthrough = false;
   bool collect_stacks = true;     // take the stacks of the tree before ending it
+  // The folder of the Python bootstrap (harness/python: its sitecustomize.py), put first on the
+  // child's PYTHONPATH with a channel for it to talk on (python_channel.h); "" for none.
+  std::string python_bootstrap;
   // The stacks taken once time is called get at most this long, and at most the watchdog's own
   // bound (watchdog.h: the deadline is a promise).
   double stacks_budget_s = 5;
@@ -170,6 +173,10 @@ struct ChildResult {
   std::string bad_channel_line;  // the first one, control bytes escaped, at most 1 KiB
   std::string bad_channel_why;
   Stacks stacks;  // of a hung tree, taken before it was killed
+  // What the tree's Python processes said through the bootstrap (PythonChannel::facts()); null
+  // when none did. `python_note`: why the bootstrap could not be offered, when it could not.
+  nlohmann::json python;
+  std::string python_note;
 };
 
 class Supervisor {

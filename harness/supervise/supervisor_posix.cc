@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -31,6 +32,7 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/job_tree.h"
 #include "harness/supervise/own_process.h"
+#include "harness/supervise/python_channel.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
@@ -167,6 +169,10 @@ struct Job {
   std::optional<ProcessHandle> target;
   bool cut_short = false;  // ended by us before it finished: its target is continued
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
+  // The Python bootstrap's channel (LaunchSpec::python_bootstrap), and the dumps of Python stacks
+  // asked for the taking under way: when each was asked.
+  std::unique_ptr<PythonChannel> python;
+  std::map<ProcessId, Clock::time_point> dumps_asked;
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
   bool debugger() const { return stacks_of != 0; }
@@ -234,7 +240,27 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
 
 // The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
+// A Python process's dump, once it came (and nothing more for a moment), or once it is clearly
+// not coming.
+constexpr auto kDumpQuiet = std::chrono::milliseconds(50);
+constexpr auto kDumpWait = std::chrono::seconds(1);
+
+void collect_dumps(Job& job, Clock::time_point now, bool all) {
+  for (auto it = job.dumps_asked.begin(); it != job.dumps_asked.end();) {
+    const ProcessId pid = it->first;
+    if (!all && !job.python->dump_in(pid, now, kDumpQuiet) && now - it->second < kDumpWait) {
+      ++it;
+      continue;
+    }
+    std::map<std::uint64_t, StackTaking::PyThreadName> names;
+    for (const auto& [ident, t] : job.python->threads_of(pid)) names[ident] = {t.native_id, t.name};
+    job.taking->add_python_dump(pid, job.python->dump_text(pid), names);
+    it = job.dumps_asked.erase(it);
+  }
+}
+
 void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
+  if (job.python) collect_dumps(job, now, /*all=*/true);
   Stacks taken = job.taking->take(why);
   job.taking.reset();
   job.watchdog->stacks_in(std::move(taken), now);
@@ -254,7 +280,22 @@ class PosixControl : public TreeControl {
 
   void take_stacks(const StacksRequest& request) override {
     ++job_.taking_gen;
-    job_.taking = std::make_unique<StackTaking>(request);
+    // Python processes whose bootstrap listens dump their own stacks on a signal: nothing is
+    // stopped, so every one of them is asked, working or not.
+    std::set<ProcessId> dumping;
+    job_.dumps_asked.clear();
+    if (job_.python) {
+      const Clock::time_point now = Clock::now();
+      for (const auto& [pid, attach] : request.processes)
+        if (job_.python->can_dump(pid)) {
+          job_.python->dump_requested(pid, now);
+          if (job_.tree->signal(pid, PythonChannel::dump_signal())) {
+            dumping.insert(pid);
+            job_.dumps_asked[pid] = now;
+          }
+        }
+    }
+    job_.taking = std::make_unique<StackTaking>(request, dumping);
     const auto& commands = job_.taking->commands();
     for (size_t i = 0; i < commands.size(); ++i)
       loop_.wanted.push_back(
@@ -358,6 +399,24 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   const pid_t self = ::getpid();
   overrides.emplace_back("FORKCHECK_PTRACER", std::to_string(self));
   if (with_channel) overrides.emplace_back("FORKCHECK_CHANNEL_FD", std::to_string(chan_w));
+  // The Python bootstrap: first on PYTHONPATH (its sitecustomize runs the one it shadows), and
+  // the channel it talks on.
+  if (!spec.python_bootstrap.empty()) {
+    std::string why;
+    job->python = PythonChannel::open(job->token, why);
+    if (job->python) {
+      const char* old = std::getenv("PYTHONPATH");
+      std::string path = spec.python_bootstrap;
+      for (const auto& [k, v] : spec.env)
+        if (k == "PYTHONPATH") old = v.c_str();
+      if (old && *old) path += ":" + std::string(old);
+      overrides.emplace_back("PYTHONPATH", path);
+      overrides.emplace_back("FORKCHECK_PY_CHANNEL", job->python->address());
+      overrides.emplace_back("FORKCHECK_PY_SIGNAL", std::to_string(PythonChannel::dump_signal()));
+    } else {
+      job->r.python_note = "the Python bootstrap was not offered: its channel could not listen (" + why + ")";
+    }
+  }
   std::vector<std::string> env_strings;
   for (char** e = ::environ; e && *e; ++e) {
     std::string entry = *e;
@@ -654,6 +713,15 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   job.r.bad_channel_lines = job.channel->bad_lines();
   job.r.bad_channel_line = job.channel->bad_line();
   job.r.bad_channel_why = job.channel->bad_why();
+  if (job.python) {
+    // What is still in the pipes of the Python side (a crash's dump written just before the end).
+    for (int round = 0; round < 3; ++round) {
+      job.python->accept_ready(Clock::now());
+      for (int fd : job.python->connection_fds()) job.python->read_ready(fd, Clock::now());
+    }
+    job.r.python = job.python->facts();
+    job.python.reset();
+  }
 }
 
 // Ctrl-Z: every tree stopped with forkcheck, and continued with it; the time they were stopped
@@ -738,7 +806,9 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     auto now = Clock::now();
     Clock::time_point wake = now + std::chrono::seconds(1);
     std::vector<pollfd> fds;
-    std::vector<std::pair<Job*, int>> owners;  // -1: the reaper, 3: the terminal, 4: the relay pipe
+    // -1: the reaper; 0-2: stdout, stderr, channel; 3: the terminal; 4: the relay pipe; 5: the
+    // Python channel's listening socket; 6: one of its connections.
+    std::vector<std::pair<Job*, int>> owners;
     fds.push_back({reaper.wake_fd(), POLLIN, 0});
     owners.emplace_back(nullptr, -1);
     for (auto& j : running) {
@@ -749,6 +819,15 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           fds.push_back({three[k]->fd, POLLIN, 0});
           owners.emplace_back(j.get(), k);
         }
+      if (j->python) {
+        fds.push_back({j->python->listen_fd(), POLLIN, 0});
+        owners.emplace_back(j.get(), 5);
+        for (int fd : j->python->connection_fds()) {
+          fds.push_back({fd, POLLIN, 0});
+          owners.emplace_back(j.get(), 6);
+        }
+        if (!j->dumps_asked.empty()) wake = std::min(wake, now + kDumpQuiet);
+      }
       if (j->relay) {
         if (j->relay->wants_input()) {
           fds.push_back({STDIN_FILENO, POLLIN, 0});
@@ -768,6 +847,12 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         if (!(fds[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
         Job& j = *owners[k].first;
         const int which = owners[k].second;
+        if (which == 5 || which == 6) {
+          if (!j.python) continue;
+          if (which == 5) j.python->accept_ready(now);
+          else j.python->read_ready(fds[k].fd, now);
+          continue;
+        }
         if (which >= 3) {
           if (j.relay) relay_stdin(*j.relay, which == 3);
           continue;
@@ -797,6 +882,11 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     for (auto& j : running)
       if (!j->ended_at && !j->debugger() && j->watchdog->look_due(now)) look(*j, loop, now);
 
+    for (auto& j : running)
+      if (j->taking && !j->dumps_asked.empty()) {
+        collect_dumps(*j, now, /*all=*/false);
+        if (j->taking->complete()) deliver_stacks(*j, now, "");
+      }
     for (auto it = running.begin(); it != running.end();) {
       Job& j = **it;
       j.next_tick = j.watchdog->tick(now, *j.channel);

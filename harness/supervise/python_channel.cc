@@ -1,0 +1,416 @@
+#include "harness/supervise/python_channel.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "harness/stacks/stacks.h"
+#include "reports/text.h"
+
+namespace fc::harness {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxLine = 1u << 20;        // an event larger than this is not one
+constexpr std::size_t kMaxDumpBytes = 4u << 20;   // what one process's dumps keep
+constexpr std::size_t kMaxProcesses = 2000, kMaxThreads = 256, kMaxForks = 200,
+                      kMaxExceptions = 50, kMaxChildExits = 2000, kMaxFrames = 128;
+constexpr std::size_t kMaxText = 4096;  // a message, a name, a path
+
+std::string text_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return "";
+  return reports::cap_text(reports::valid_utf8(it->get<std::string>()), kMaxText);
+}
+
+json int_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return nullptr;
+  return it->get<std::int64_t>();
+}
+
+// {"file","line","function","code"}, each checked; null when it is not a frame.
+json frame_of(const json& f) {
+  if (!f.is_object()) return nullptr;
+  json out = {{"file", text_of(f, "file")}, {"function", text_of(f, "function")}};
+  const json line = int_of(f, "line");
+  out["line"] = line.is_null() ? json(0) : line;
+  if (const std::string code = text_of(f, "code"); !code.empty()) out["code"] = code;
+  return out;
+}
+
+json frames_of(const json& j, const char* key) {
+  json out = json::array();
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& f : *it) {
+    if (out.size() >= kMaxFrames) break;
+    json frame = frame_of(f);
+    if (!frame.is_null()) out.push_back(std::move(frame));
+  }
+  return out;
+}
+
+json thread_of(const json& t) {
+  json out = {{"ident", t.contains("ident") && t["ident"].is_number_unsigned()
+                            ? t["ident"]
+                            : int_of(t, "ident")},
+              {"native_id", int_of(t, "native_id")},
+              {"name", text_of(t, "name")},
+              {"target", text_of(t, "target")}};
+  if (t.contains("daemon") && t["daemon"].is_boolean()) out["daemon"] = t["daemon"];
+  if (t.contains("started_at")) out["started_at"] = frame_of(t["started_at"]);
+  return out;
+}
+
+// A JSON value from the program, kept only as plain data of bounded size.
+json bounded(const json& j) {
+  const std::string dumped = j.dump();
+  return dumped.size() <= kMaxText ? j : json(nullptr);
+}
+
+bool set_cloexec_nonblock(int fd) {
+  return ::fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 &&
+         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) == 0;
+}
+
+}  // namespace
+
+struct PythonChannel::Process {
+  int pid = 0;
+  double first_seen_s = 0;
+  json hello = nullptr;
+  std::map<std::uint64_t, json> threads;
+  json forks = json::array(), exceptions = json::array(), child_exits = json::array(),
+       start_methods = json::array();
+  json torch = nullptr, exit = nullptr;
+  bool events_open = false, dumps_open = false;
+  std::string dumps;
+  std::size_t dump_from = 0;
+  bool dump_asked = false;
+  Clock::time_point dump_last;
+};
+
+int PythonChannel::dump_signal() {
+#ifdef SIGRTMIN
+  return SIGRTMIN + 7;  // a real-time signal few programs use; the bootstrap chains to theirs
+#else
+  return SIGUSR2;
+#endif
+}
+
+std::unique_ptr<PythonChannel> PythonChannel::open(const std::string& token, std::string& why) {
+  std::unique_ptr<PythonChannel> c(new PythonChannel());
+  c->opened_ = Clock::now();
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) {
+    why = std::string("socket: ") + std::strerror(errno);
+    return nullptr;
+  }
+  c->listen_fd_ = fd;
+  set_cloexec_nonblock(fd);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string name = "forkcheck-py-" + token;
+  socklen_t len = 0;
+#ifdef __linux__
+  // Abstract: nothing on disk to leave behind, and no folder that must be writable.
+  addr.sun_path[0] = '\0';
+  name = name.substr(0, sizeof(addr.sun_path) - 2);
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  c->address_ = "@" + name;
+#else
+  const std::string path = (std::filesystem::temp_directory_path() / (name + ".sock")).string();
+  if (path.size() >= sizeof(addr.sun_path)) {
+    why = "the temporary folder's path is too long for a socket: " + path;
+    return nullptr;
+  }
+  ::unlink(path.c_str());
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+  c->address_ = path;
+  c->socket_file_ = path;
+#endif
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 128) != 0) {
+    why = std::string("bind/listen: ") + std::strerror(errno);
+    return nullptr;
+  }
+  return c;
+}
+
+PythonChannel::~PythonChannel() {
+  for (auto& [fd, c] : connections_) ::close(fd);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (!socket_file_.empty()) ::unlink(socket_file_.c_str());
+}
+
+std::vector<int> PythonChannel::connection_fds() const {
+  std::vector<int> fds;
+  for (const auto& [fd, c] : connections_) fds.push_back(fd);
+  return fds;
+}
+
+void PythonChannel::accept_ready(Clock::time_point now) {
+  for (;;) {
+    const int fd = ::accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) return;
+    if (connections_.size() >= 2 * kMaxProcesses) {  // a tree of thousands: the rest unheard
+      ::close(fd);
+      ++dropped_;
+      continue;
+    }
+    set_cloexec_nonblock(fd);
+    Connection c;
+    c.fd = fd;
+    c.last_data = now;
+#ifdef SO_PEERCRED
+    ucred cred{};
+    socklen_t n = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &n) == 0) c.peer_pid = cred.pid;
+#endif
+    connections_.emplace(fd, std::move(c));
+  }
+}
+
+void PythonChannel::close_connection(Connection& c) {
+  if (c.pid) {
+    auto it = processes_.find(c.pid);
+    if (it != processes_.end()) {
+      if (c.role == Connection::Role::kEvents) it->second->events_open = false;
+      if (c.role == Connection::Role::kDumps) it->second->dumps_open = false;
+    }
+  }
+  ::close(c.fd);
+}
+
+void PythonChannel::read_ready(int fd, Clock::time_point now) {
+  auto it = connections_.find(fd);
+  if (it == connections_.end()) return;
+  Connection& c = it->second;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      close_connection(c);
+      connections_.erase(it);
+      return;
+    }
+    c.last_data = now;
+    const char* data = buf;
+    auto left = static_cast<std::size_t>(n);
+    while (left > 0) {
+      if (c.role == Connection::Role::kDumps) {
+        dump_bytes(c, data, left, now);
+        break;
+      }
+      const char* nl = static_cast<const char*>(std::memchr(data, '\n', left));
+      const std::size_t take = nl ? static_cast<std::size_t>(nl - data) : left;
+      if (c.partial.size() + take <= kMaxLine) c.partial.append(data, take);
+      if (!nl) break;
+      std::string text = std::move(c.partial);
+      c.partial.clear();
+      data = nl + 1;
+      left -= take + 1;
+      line(c, text, now);
+    }
+  }
+}
+
+PythonChannel::Process& PythonChannel::process(int pid, Clock::time_point now) {
+  auto& p = processes_[pid];
+  if (!p) {
+    p = std::make_unique<Process>();
+    p->pid = pid;
+    p->first_seen_s = std::chrono::duration<double>(now - opened_).count();
+  }
+  return *p;
+}
+
+void PythonChannel::line(Connection& c, const std::string& text, Clock::time_point now) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("ev") || !j["ev"].is_string()) {
+    ++dropped_;
+    return;
+  }
+  const std::string ev = j["ev"].get<std::string>();
+  if (c.role == Connection::Role::kUnknown) {
+    const json pid = int_of(j, "pid");
+    const std::string role = text_of(j, "role");
+    // The hello names the process; the kernel's word for who connected wins where it has one.
+    if (ev != "hello" || pid.is_null() || (role != "events" && role != "dumps") ||
+        (c.peer_pid && c.peer_pid != pid.get<int>()) ||
+        (processes_.size() >= kMaxProcesses && !processes_.count(pid.get<int>()))) {
+      ++dropped_;
+      return;
+    }
+    c.pid = pid.get<int>();
+    Process& p = process(c.pid, now);
+    if (role == "dumps") {
+      c.role = Connection::Role::kDumps;
+      p.dumps_open = true;
+      return;
+    }
+    c.role = Connection::Role::kEvents;
+    p.events_open = true;
+    json hello = {{"pid", c.pid},
+                  {"ppid", int_of(j, "ppid")},
+                  {"born", text_of(j, "born")},
+                  {"fork_seq", int_of(j, "fork_seq")},
+                  {"dump_signal", int_of(j, "dump_signal")},
+                  {"start_method", text_of(j, "start_method")}};
+    for (const char* key : {"python", "paths", "argv", "main_thread"})
+      if (j.contains(key)) hello[key] = bounded(j[key]);
+    p.hello = std::move(hello);
+    if (j.contains("main_thread") && j["main_thread"].is_object()) {
+      json t = thread_of(j["main_thread"]);
+      if (t["ident"].is_number()) p.threads[t["ident"].get<std::uint64_t>()] = t;
+    }
+    return;
+  }
+  if (c.role != Connection::Role::kEvents) return;
+  Process& p = process(c.pid, now);
+  const double at_s = std::chrono::duration<double>(now - opened_).count();
+  if (ev == "thread") {
+    json t = thread_of(j);
+    if (t["ident"].is_number() && p.threads.size() < kMaxThreads) {
+      t["at_s"] = at_s;
+      p.threads[t["ident"].get<std::uint64_t>()] = std::move(t);
+    }
+  } else if (ev == "fork" && p.forks.size() < kMaxForks) {
+    json threads = json::array();
+    if (j.contains("threads") && j["threads"].is_array())
+      for (const auto& t : j["threads"])
+        if (threads.size() < kMaxThreads) threads.push_back(thread_of(t));
+    p.forks.push_back({{"seq", int_of(j, "seq")},
+                       {"stack", frames_of(j, "stack")},
+                       {"threads", std::move(threads)},
+                       {"native_threads", int_of(j, "native_threads")},
+                       {"torch", j.contains("torch") ? bounded(j["torch"]) : json(nullptr)},
+                       {"start_method", text_of(j, "start_method")},
+                       {"at_s", at_s}});
+  } else if (ev == "exception" && p.exceptions.size() < kMaxExceptions) {
+    p.exceptions.push_back({{"where", text_of(j, "where")},
+                            {"type", text_of(j, "type")},
+                            {"message", text_of(j, "message")},
+                            {"frames", frames_of(j, "frames")},
+                            {"thread_name", text_of(j, "thread_name")},
+                            {"process_name", text_of(j, "process_name")},
+                            {"at_s", at_s}});
+  } else if (ev == "child_exit" && p.child_exits.size() < kMaxChildExits) {
+    p.child_exits.push_back({{"pid", int_of(j, "pid")},
+                             {"returncode", int_of(j, "returncode")},
+                             {"via", text_of(j, "via")},
+                             {"name", text_of(j, "name")},
+                             {"target", text_of(j, "target")},
+                             {"at_s", at_s}});
+  } else if (ev == "torch") {
+    json t = bounded(j);
+    if (t.is_object()) t.erase("ev");
+    p.torch = std::move(t);
+  } else if (ev == "start_method" && p.start_methods.size() < kMaxForks) {
+    p.start_methods.push_back({{"method", text_of(j, "method")},
+                               {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                               {"overridden_by", text_of(j, "overridden_by")}});
+  } else if (ev == "exit") {
+    p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
+    if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
+  } else if (ev == "argv") {
+    if (p.hello.is_object() && j.contains("argv")) p.hello["argv"] = bounded(j["argv"]);
+  } else {
+    ++dropped_;
+  }
+}
+
+void PythonChannel::dump_bytes(Connection& c, const char* data, size_t n, Clock::time_point now) {
+  Process& p = process(c.pid, now);
+  if (p.dumps.size() < kMaxDumpBytes) p.dumps.append(data, std::min(n, kMaxDumpBytes - p.dumps.size()));
+  p.dump_last = now;
+}
+
+bool PythonChannel::can_dump(int pid) const {
+  auto it = processes_.find(pid);
+  return it != processes_.end() && it->second->dumps_open && it->second->hello.is_object() &&
+         it->second->hello["dump_signal"].is_number_integer();
+}
+
+void PythonChannel::dump_requested(int pid, Clock::time_point now) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) return;
+  it->second->dump_from = it->second->dumps.size();
+  it->second->dump_asked = true;
+  it->second->dump_last = now;
+}
+
+bool PythonChannel::dump_in(int pid, Clock::time_point now, Clock::duration quiet) const {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) return false;
+  const Process& p = *it->second;
+  return p.dumps.size() > p.dump_from && now - p.dump_last >= quiet;
+}
+
+std::string PythonChannel::dump_text(int pid) const {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) return "";
+  return it->second->dumps.substr(it->second->dump_from);
+}
+
+std::map<std::uint64_t, PythonChannel::ThreadName> PythonChannel::threads_of(int pid) const {
+  std::map<std::uint64_t, ThreadName> out;
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) return out;
+  for (const auto& [ident, t] : it->second->threads) {
+    ThreadName n;
+    n.native_id = t["native_id"].is_number_integer() ? t["native_id"].get<int>() : 0;
+    n.name = t.value("name", "");
+    out[ident] = n;
+  }
+  return out;
+}
+
+json PythonChannel::facts() const {
+  if (processes_.empty()) return nullptr;
+  json processes = json::array();
+  for (const auto& [pid, p] : processes_) {
+    json threads = json::array();
+    for (const auto& [ident, t] : p->threads) threads.push_back(t);
+    json one = p->hello.is_object() ? p->hello : json({{"pid", pid}});
+    one["threads"] = std::move(threads);
+    one["forks"] = p->forks;
+    one["exceptions"] = p->exceptions;
+    one["child_exits"] = p->child_exits;
+    one["start_methods"] = p->start_methods;
+    one["torch"] = p->torch;
+    one["exit"] = p->exit;
+    one["first_seen_s"] = p->first_seen_s;
+    // A fatal signal's dump (faulthandler's own at SIGSEGV, SIGBUS, SIGABRT...): the crash's
+    // Python frames.
+    const std::size_t fatal_at = p->dumps.find("Fatal Python error");
+    const PyDump dump = fatal_at == std::string::npos ? PyDump()
+                                                      : parse_faulthandler_dump(p->dumps.substr(fatal_at));
+    if (!dump.fatal.empty()) {
+      json crash = {{"fatal", reports::cap_text(dump.fatal, kMaxText)}, {"threads", json::array()}};
+      for (const auto& t : dump.threads) {
+        json frames = json::array();
+        for (const auto& f : t.frames)
+          if (frames.size() < kMaxFrames)
+            frames.push_back({{"file", f.file}, {"line", f.line}, {"function", f.function}});
+        crash["threads"].push_back({{"ident", t.ident}, {"current", t.current}, {"frames", frames}});
+      }
+      one["crash"] = std::move(crash);
+    }
+    processes.push_back(std::move(one));
+  }
+  return {{"processes", std::move(processes)}, {"dropped", dropped_}};
+}
+
+}  // namespace fc::harness

@@ -1,0 +1,89 @@
+// The Python side's channel: a Unix stream socket that the bootstrap forkcheck puts into every
+// Python process of a tree (harness/python/forkcheck_boot.py) connects to twice, once for events
+// (JSON lines: hello, thread, fork, exception, child_exit, torch, start_method, exit) and once for
+// dumps (what faulthandler writes: every thread's Python stack on FORKCHECK_PY_SIGNAL, and at a
+// fatal signal). The supervisor accepts and reads as its loop polls; this keeps what each
+// process said, checked field by field (a line that is not what the protocol says is dropped,
+// never believed), and the facts a report needs as JSON. POSIX only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::harness {
+
+class PythonChannel {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Listens at a fresh address for the tree run with `token` (Linux: an abstract name, nothing
+  // on disk; elsewhere a socket file in the temporary folder, removed with the channel). nullptr
+  // and `why` when it cannot.
+  static std::unique_ptr<PythonChannel> open(const std::string& token, std::string& why);
+  ~PythonChannel();
+  PythonChannel(const PythonChannel&) = delete;
+  PythonChannel& operator=(const PythonChannel&) = delete;
+
+  // FORKCHECK_PY_CHANNEL's value, and the signal the bootstrap dumps its stacks on.
+  const std::string& address() const { return address_; }
+  static int dump_signal();
+
+  // What the supervisor polls: the listening socket, then every open connection.
+  int listen_fd() const { return listen_fd_; }
+  std::vector<int> connection_fds() const;
+  void accept_ready(Clock::time_point now);
+  void read_ready(int fd, Clock::time_point now);
+
+  // Stacks on demand: whether `pid` can dump (its dumps connection is open and it registered the
+  // signal); mark where its next dump begins (call just before sending the signal); whether the
+  // dump has come (text, then `quiet` without more); the dump's text.
+  bool can_dump(int pid) const;
+  void dump_requested(int pid, Clock::time_point now);
+  bool dump_in(int pid, Clock::time_point now, Clock::duration quiet) const;
+  std::string dump_text(int pid) const;
+
+  // Everything the tree's Python processes said, for the run log (reports/ phrases it):
+  // {"processes": [{pid, ppid, born, fork_seq, python, argv, paths, threads, forks, exceptions,
+  //   child_exits, torch, start_methods, exit, crash}], "dropped": n}; null when none connected.
+  nlohmann::json facts() const;
+  // Thread ident -> OS thread id and name, for `pid`, from its thread events (the main thread's
+  // from its hello).
+  struct ThreadName {
+    int native_id = 0;
+    std::string name;
+  };
+  std::map<std::uint64_t, ThreadName> threads_of(int pid) const;
+  bool any() const { return !processes_.empty(); }
+
+ private:
+  PythonChannel() = default;
+  struct Connection {
+    int fd = -1;
+    int pid = 0;  // from the hello (checked against SO_PEERCRED where the OS tells)
+    int peer_pid = 0;
+    enum class Role { kUnknown, kEvents, kDumps } role = Role::kUnknown;
+    std::string partial;
+    Clock::time_point last_data;
+  };
+  struct Process;
+  void line(Connection& c, const std::string& text, Clock::time_point now);
+  void dump_bytes(Connection& c, const char* data, size_t n, Clock::time_point now);
+  void close_connection(Connection& c);
+  Process& process(int pid, Clock::time_point now);
+
+  int listen_fd_ = -1;
+  std::string address_, socket_file_;
+  Clock::time_point opened_;
+  std::map<int, Connection> connections_;  // by fd
+  std::map<int, std::unique_ptr<Process>> processes_;
+  std::size_t dropped_ = 0;  // lines that were not what the protocol says
+};
+
+}  // namespace fc::harness
