@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   auto* exec = app.add_subcommand(
       "exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
   exec->add_option("--out", out, kOutHelp);
-  exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default 600)")
+  exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default: no deadline)")
       ->check(kTimeoutSeconds);
   add_live_options(exec, exec_opt.live);
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
       "watch",
       "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
   watch->add_option("--out", out, kOutHelp);
-  watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default 600)")
+  watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default: no deadline)")
       ->check(kTimeoutSeconds);
   watch
       ->add_option("--allow", watch_opt.allow,

@@ -157,6 +157,13 @@ TEST(Watchdog, AWorkingTreeAtItsDeadlineIsATimeout) {
   EXPECT_EQ(classify(run.r, false).outcome, Outcome::kTimeout) << classify(run.r, false).message;
 }
 
+TEST(Watchdog, NoDeadlineMeansItRunsUntilItEnds) {
+  Watched run(0);  // exec and watch by default: a healthy training run is never ended for time
+  run.watch(3600, working());
+  EXPECT_FALSE(run.r.deadline_passed);
+  EXPECT_FALSE(run.control.asked("ask to end"));
+}
+
 TEST(Watchdog, ABlockedTreeAtItsDeadlineIsAHangAndItsStacksAreBounded) {
   Watched run(3);
   run.watch(3, still());

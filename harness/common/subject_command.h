@@ -35,7 +35,7 @@ struct SubjectCommand {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
   std::filesystem::path out = "forkcheck-report";
-  double timeout_s = 600;
+  double timeout_s = 0;  // none
   LiveOptions live;
   bool prints_after = false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment

@@ -73,7 +73,7 @@ struct StallNote {
 struct LaunchSpec {
   std::vector<std::string> argv;  // argv[0]: the program (a path, or a name looked up in PATH)
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
-  double timeout_s = 60;          // the whole run
+  double timeout_s = 60;          // the whole run; 0: no deadline (it runs until it ends)
   double grace_s = 1.0;           // between SIGTERM and SIGKILL
   size_t capture_cap = 64 * 1024; // head and tail kept of stdout and of stderr, each
   bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
