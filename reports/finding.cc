@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
@@ -82,6 +83,13 @@ Finding subject_finding(const json& c, const json& v) {
   const std::string hazards = watch_failure(v);
   if (!hazards.empty() && outcome == "ok") {
     f.headline = command + ": the program ended ok, but made " + hazards;
+  } else if (const std::string error = outcome == "error" ? error_headline(v) : "";
+             !error.empty()) {
+    // The exception that ended it, at the user's own line, not the last lines of stderr.
+    f.headline = command + ": error: " + error;
+  } else if (const std::string line = outcome == "crash" ? crash_line(v) : ""; !line.empty()) {
+    f.headline = command + ": crash: " + field(v, "message").substr(0, field(v, "message").find(';')) +
+                 " at " + line;
   } else {
     // The message's first clause: its parenthesised facts are in the report, not the headline.
     std::string message = field(v, "message");
@@ -89,7 +97,13 @@ Finding subject_finding(const json& c, const json& v) {
       message.resize(paren);
     message = shorten(message, 203);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
+    if (outcome == "ok" && !descendants_failure(v).empty())
+      f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   }
+  for (const auto& d : failed_descendants(v))
+    if (outcome != "ok" || f.facts.size() < 4)
+      f.facts.push_back("pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) +
+                        ": " + d.how + (d.where.empty() ? "" : " at " + d.where));
   const json& stacks = stacks_of(v);
   for (const auto& line : where_it_waits(stacks, 8)) f.facts.push_back(line);
   if (v.contains("stall") && v["stall"].is_object() && outcome != "hang") {

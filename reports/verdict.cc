@@ -1,5 +1,7 @@
 #include "reports/verdict.h"
 
+#include "reports/python_view.h"
+
 #include "reports/report_view.h"
 #include "reports/watch_view.h"
 
@@ -32,13 +34,20 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
   if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
     const auto& v = variants[0];
     const std::string hazards = watch_failure(v);
+    // A worker that crashed or raised, while the program exited 0, fails it too: its work was
+    // not done, whatever the program's own exit says.
+    const std::string descendants = descendants_failure(v);
     if (v.value("outcome", "") == "ok") {
-      if (hazards.empty()) return {"ok", v.value("message", "")};
+      if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "")};
+      if (hazards.empty())
+        return {"failed", "the program exited 0, but " + descendants + " (exit status 1)"};
       return {"failed", "the program ended ok, but made " + hazards +
+                            (descendants.empty() ? "" : "; " + descendants) +
                             " (forkcheck watch fails: exit status 1)"};
     }
     return {"failed", v.value("outcome", "") + ": " + v.value("message", "") +
-                          (hazards.empty() ? "" : "; it also made " + hazards)};
+                          (hazards.empty() ? "" : "; it also made " + hazards) +
+                          (descendants.empty() ? "" : "; " + descendants)};
   }
   for (const auto& v : variants) {
     const std::string outcome = v.value("outcome", "");

@@ -26,7 +26,10 @@ int exec_command(const ExecOptions& options) {
   subject.out = make_out_dir(options.out, "exec");
   SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();
-  return done.classified.outcome == Outcome::kOk ? exit_status::kOk : exit_status::kFinding;
+  // The report's verdict: the program, and every process of it the bootstrap heard of.
+  return done.classified.outcome == Outcome::kOk && done.descendants_failure.empty()
+             ? exit_status::kOk
+             : exit_status::kFinding;
 }
 
 }  // namespace fc::harness

@@ -64,7 +64,8 @@ std::string kinds_list() {
 // How the program failed, for the judgement line ("" when it ended ok): its outcome and its own
 // end, "error, its own exit status 3" or "hang, ended by forkcheck: killed by SIGTERM (...)".
 std::string program_failure(const SubjectResult& done) {
-  if (done.classified.outcome == Outcome::kOk) return "";
+  if (done.classified.outcome == Outcome::kOk)
+    return done.descendants_failure.empty() ? "" : "the program exited 0, but " + done.descendants_failure;
   const ExitStatus& e = done.result.exit;
   const Outcome o = done.classified.outcome;
   return std::string(to_string(o)) + ", " +

@@ -177,6 +177,7 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   v["outcome"] = to_string(c.outcome);
   v["message"] = c.message;
   v["duration_s"] = r.duration_s;
+  if (r.pid > 0) v["pid"] = r.pid;
   if (!r.started_via.empty()) v["started_via"] = r.started_via;
   if (!r.start_note.empty()) v["start_note"] = r.start_note;
   v["exit"] = r.exit.to_json();

@@ -5,6 +5,7 @@
 #include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
 #include "harness/common/usage_error.h"
+#include "reports/python_view.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
@@ -86,7 +87,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   out.classified = classify(r, /*expect_result=*/false);
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);
-  session.finish(/*interrupted=*/r.interrupted_by != 0);
+  const nlohmann::json report = session.finish(/*interrupted=*/r.interrupted_by != 0);
+  for (const auto& c : report["cases"])
+    for (const auto& v : c["variants"]) out.descendants_failure = reports::descendants_failure(v);
   // Ctrl-C while the interpreter was probed: the run is whole, but forkcheck says it was stopped.
   out.interrupted = interrupted() != 0;
   return out;

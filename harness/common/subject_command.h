@@ -48,6 +48,9 @@ struct SubjectResult {
   ChildResult result;
   Classified classified;
   bool interrupted = false;  // forkcheck was interrupted: the report is partial
+  // "" or why a process of it crashed, raised or exited non-zero while the program exited 0
+  // (reports/python_view.h): that fails the program too.
+  std::string descendants_failure;
 };
 
 // Runs the command and writes the reports. Throws UsageError when it cannot be started.

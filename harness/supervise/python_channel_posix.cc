@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "harness/stacks/stacks.h"
+#include "harness/supervise/exit_status.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -307,12 +308,17 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                             {"process_name", text_of(j, "process_name")},
                             {"at_s", at_s}});
   } else if (ev == "child_exit" && p.child_exits.size() < kMaxChildExits) {
-    p.child_exits.push_back({{"pid", int_of(j, "pid")},
-                             {"returncode", int_of(j, "returncode")},
-                             {"via", text_of(j, "via")},
-                             {"name", text_of(j, "name")},
-                             {"target", text_of(j, "target")},
-                             {"at_s", at_s}});
+    json e = {{"pid", int_of(j, "pid")},
+              {"returncode", int_of(j, "returncode")},
+              {"via", text_of(j, "via")},
+              {"name", text_of(j, "name")},
+              {"target", text_of(j, "target")},
+              {"at_s", at_s}};
+    // A negative return code is the signal that killed it (Python's convention), named here
+    // where the number means what this OS means by it.
+    if (e["returncode"].is_number_integer() && e["returncode"].get<int>() < 0)
+      e["signal"] = signal_name(-e["returncode"].get<int>());
+    p.child_exits.push_back(std::move(e));
   } else if (ev == "torch") {
     json t = bounded(j);
     if (t.is_object()) t.erase("ev");

@@ -1,0 +1,198 @@
+#include "reports/python_view.h"
+
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+
+#include "reports/report_view.h"
+#include "reports/text.h"
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return !prefix.empty() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The deepest frame (innermost: the last) in the user's own files, else the deepest.
+const json* deepest_users_frame(const json& frames, const json& paths) {
+  if (!frames.is_array() || frames.empty()) return nullptr;
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it)
+    if (users_file(field(*it, "file"), paths)) return &*it;
+  return &frames.back();
+}
+
+const json* process_by_pid(const json& variant, int pid) {
+  for (const auto& p : list(member(variant, "python"), "processes"))
+    if (member(p, "pid") == pid) return &p;
+  return nullptr;
+}
+
+// The deepest user frame of a crash dump: the thread that took the signal, else any.
+std::string crash_where(const json& process) {
+  const json& crash = member(process, "crash");
+  const json& threads = list(crash, "threads");
+  const json* chosen = nullptr;
+  for (const auto& t : threads)
+    if (member(t, "current") == true || !chosen) chosen = &t;
+  if (!chosen) return "";
+  // faulthandler lists the innermost frame first.
+  for (const auto& f : list(*chosen, "frames"))
+    if (users_file(field(f, "file"), member(process, "paths"))) return python_frame_text(f);
+  const json& frames = list(*chosen, "frames");
+  return frames.empty() ? "" : python_frame_text(frames[0]);
+}
+
+}  // namespace
+
+std::string python_frame_text(const json& frame) {
+  const std::string file = field(frame, "file");
+  const std::string base = file.substr(file.find_last_of('/') + 1);
+  const json& line = member(frame, "line");
+  return (base.empty() ? "?" : base) + (line.is_number() ? ":" + display(line) : "") + " in " +
+         field(frame, "function", "?");
+}
+
+bool users_file(const std::string& file, const json& paths) {
+  if (file.empty() || file[0] == '<') return file == "<string>" || file == "<stdin>";
+  if (paths.is_object()) {
+    for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
+      if (starts_with(file, field(paths, key) + "/")) return false;
+    return true;
+  }
+  for (const char* lib : {"/site-packages/", "/dist-packages/"})
+    if (file.find(lib) != std::string::npos) return false;
+  const auto at = file.find("/lib/python");
+  return at == std::string::npos;
+}
+
+std::optional<PythonError> traceback_in(const std::string& text) {
+  const auto start = text.rfind("Traceback (most recent call last):");
+  if (start == std::string::npos) return std::nullopt;
+  std::istringstream in(text.substr(start));
+  std::string line;
+  std::getline(in, line);  // the header
+  PythonError e;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (starts_with(line, "  File \"")) {
+      const auto q = line.find('"', 8);
+      const auto l = line.find(", line ", q);
+      const auto f = line.find(", in ", l == std::string::npos ? q : l);
+      if (q == std::string::npos || l == std::string::npos) continue;
+      json frame = {{"file", line.substr(8, q - 8)},
+                    {"line", std::atoi(line.c_str() + l + 7)},
+                    {"function", f == std::string::npos ? "?" : line.substr(f + 5)}};
+      e.frames.push_back(std::move(frame));
+    } else if (starts_with(line, "    ")) {
+      // The source line of the frame above, or 3.11's carets under it.
+      if (!e.frames.empty() && line.find_first_not_of(" ^~") != std::string::npos &&
+          !e.frames.back().contains("code"))
+        e.frames.back()["code"] = line.substr(line.find_first_not_of(' '));
+    } else if (!line.empty()) {
+      const auto colon = line.find(": ");
+      e.type = line.substr(0, colon);
+      e.message = colon == std::string::npos ? "" : line.substr(colon + 2);
+      break;
+    }
+  }
+  if (e.type.empty()) return std::nullopt;
+  return e;
+}
+
+const json* main_python_process(const json& variant) {
+  const json& processes = list(member(variant, "python"), "processes");
+  const json* first = nullptr;
+  for (const auto& p : processes) {
+    if (member(variant, "pid").is_number() && member(p, "pid") == member(variant, "pid")) return &p;
+    if (member(p, "born") == "exec" &&
+        (!first || member(p, "first_seen_s") < member(*first, "first_seen_s")))
+      first = &p;
+  }
+  return first;
+}
+
+std::string error_headline(const json& variant) {
+  std::optional<PythonError> e;
+  if (const json* p = main_python_process(variant)) {
+    const json& errors = list(*p, "exceptions");
+    for (auto it = errors.rbegin(); it != errors.rend() && !e; ++it)
+      if (field(*it, "where") == "main")
+        e = PythonError{field(*it, "type"), field(*it, "message"), list(*it, "frames"),
+                        member(*p, "paths")};
+  }
+  if (!e) e = traceback_in(field(variant, "stderr"));
+  if (!e) return "";
+  std::string type = e->type;
+  if (starts_with(type, "builtins.")) type = type.substr(9);
+  const json* where = deepest_users_frame(e->frames, e->paths);
+  return (where ? python_frame_text(*where) + ": " : std::string()) + type +
+         (e->message.empty() ? "" : ": " + shorten(e->message, 200));
+}
+
+std::string crash_line(const json& variant, int pid) {
+  const json* p = pid == 0 ? main_python_process(variant) : process_by_pid(variant, pid);
+  return p ? crash_where(*p) : "";
+}
+
+std::vector<DescendantEnd> failed_descendants(const json& variant) {
+  std::vector<DescendantEnd> out;
+  const json* main = main_python_process(variant);
+  const int main_pid = main && member(*main, "pid").is_number() ? member(*main, "pid").get<int>() : 0;
+  auto entry = [&](int pid) -> DescendantEnd& {
+    for (auto& d : out)
+      if (d.pid == pid) return d;
+    out.push_back(DescendantEnd{pid, "", "", ""});
+    return out.back();
+  };
+  for (const auto& p : list(member(variant, "python"), "processes")) {
+    // What each parent learnt of its children's ends.
+    for (const auto& c : list(p, "child_exits")) {
+      const json& code = member(c, "returncode");
+      if (!code.is_number_integer() || code.get<int>() == 0 || member(c, "pid") == main_pid) continue;
+      DescendantEnd& d = entry(member(c, "pid").is_number() ? c["pid"].get<int>() : 0);
+      const std::string name = field(c, "name"), target = field(c, "target");
+      d.what = name + (target.empty() ? "" : (name.empty() ? "" : " ") + std::string("(") + target + ")");
+      d.how = code.get<int>() < 0 ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
+                                  : "exit status " + display(code);
+    }
+    // What a process said of its own end: its target raised, or it crashed.
+    const int pid = member(p, "pid").is_number() ? p["pid"].get<int>() : 0;
+    if (pid == main_pid) continue;
+    for (const auto& x : list(p, "exceptions")) {
+      if (field(x, "where") != "process" && field(x, "where") != "main") continue;
+      DescendantEnd& d = entry(pid);
+      std::string type = field(x, "type");
+      if (starts_with(type, "builtins.")) type = type.substr(9);
+      d.how = "raised " + type +
+              (field(x, "message").empty() ? "" : ": " + shorten(field(x, "message"), 160)) +
+              (d.how.empty() ? "" : " (" + d.how + ")");
+      if (d.what.empty()) d.what = field(x, "process_name");
+      if (const json* f = deepest_users_frame(list(x, "frames"), member(p, "paths"))) d.where = python_frame_text(*f);
+    }
+    if (member(p, "crash").is_object()) {
+      DescendantEnd& d = entry(pid);
+      if (d.how.empty()) d.how = "crashed: " + field(member(p, "crash"), "fatal");
+      d.where = crash_where(p);
+    }
+  }
+  return out;
+}
+
+std::string descendants_failure(const json& variant) {
+  const auto failed = failed_descendants(variant);
+  if (failed.empty()) return "";
+  std::string s = failed.size() == 1 ? "a process of it failed: " : std::to_string(failed.size()) + " processes of it failed: ";
+  constexpr size_t kNamed = 4;
+  for (size_t i = 0; i < failed.size() && i < kNamed; ++i) {
+    const auto& d = failed[i];
+    s += (i ? "; " : "") + std::string("pid ") + std::to_string(d.pid) +
+         (d.what.empty() ? "" : " " + d.what) + " " + d.how + (d.where.empty() ? "" : " at " + d.where);
+  }
+  if (failed.size() > kNamed) s += "; and " + std::to_string(failed.size() - kNamed) + " more";
+  return s;
+}
+
+}  // namespace fc::reports

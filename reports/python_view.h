@@ -1,0 +1,64 @@
+// What a program's Python processes told forkcheck's bootstrap (a variant's "python": every
+// process's hello, threads, forks, exceptions, children's ends, crash dumps), and what its stderr
+// shows when they could not tell (a traceback), as every format says it. Like report_view.h, it
+// reads the report and nothing else.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::reports {
+
+// A Python frame as the reports show it: "train.py:34 in main".
+std::string python_frame_text(const nlohmann::json& frame);
+
+// Whether `file` is the user's own code rather than the standard library's or an installed
+// package's (`paths`: the process's sysconfig paths when its bootstrap sent them; else the usual
+// places: .../lib/pythonX.Y/, site-packages, dist-packages, <frozen ...>).
+bool users_file(const std::string& file, const nlohmann::json& paths = nullptr);
+
+// An exception as it ended a process: its type, message and frames (innermost last).
+struct PythonError {
+  std::string type, message;
+  nlohmann::json frames = nlohmann::json::array();
+  nlohmann::json paths;  // the process's sysconfig paths, when known
+};
+
+// The last Python traceback printed on `stderr` (what the program wrote, captured), when there
+// is one: the last of a chain ("During handling of the above exception ..."), caret lines (3.11's
+// "^^^^") left out.
+std::optional<PythonError> traceback_in(const std::string& stderr_text);
+
+// "train.py:34 in main: ConnectionResetError: [Errno 104] Connection reset by peer": the
+// exception that ended the program, at its deepest frame in the user's own files (else its
+// deepest frame), from the bootstrap's record of the main process, else from a traceback on
+// stderr; "" when neither has one.
+std::string error_headline(const nlohmann::json& variant);
+
+// The program's main Python process (the root of the tree, else the first that started by
+// exec), or nullptr.
+const nlohmann::json* main_python_process(const nlohmann::json& variant);
+
+// "crash.py:4 in <module>": the Python line a process of the tree died on, from faulthandler's
+// dump at the fatal signal ("" when there is none). `pid` 0: the main process.
+std::string crash_line(const nlohmann::json& variant, int pid = 0);
+
+// A process of the tree, other than the program itself, that ended badly: killed by a signal,
+// exited non-zero, or whose target raised.
+struct DescendantEnd {
+  int pid = 0;
+  std::string what;   // "Process-1 (work)", "worker.py", ...
+  std::string how;    // "killed by SIGSEGV", "exit status 1", "raised ValueError: bad row"
+  std::string where;  // "worker.py:12 in work": its exception's or crash's deepest user frame
+};
+std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
+
+// "2 processes of it failed: pid 4242 Process-1 (work) raised ValueError: bad row at
+// work.py:3; pid 4243 ... killed by SIGSEGV at crash.py:5"; "" when none did. The verdict fails
+// a program that exited 0 with this (exit status 1); every format shows it.
+std::string descendants_failure(const nlohmann::json& variant);
+
+}  // namespace fc::reports
