@@ -48,9 +48,9 @@ class FakeControl : public TreeControl {
     t.threads = 3;
     t.waiting_in = "futex (3)";
   }
-  bool ask_to_end() override {
+  Sent ask_to_end() override {
     calls.push_back("ask to end");
-    return alive;
+    return alive ? Sent::kRequest : Sent::kNothing;
   }
   bool kill_all() override {
     calls.push_back("kill");

@@ -333,14 +333,14 @@ class PosixControl : public TreeControl {
     t.waiting_in = waiting_in(threads);
   }
 
-  bool ask_to_end() override {
+  Sent ask_to_end() override {
     // An exit that comes just before the signal is the child's own: looked at last, so that
     // "SIGTERM ended it" is never said of a child that had already exited. What is left of its
     // tree gets SIGTERM and its grace too.
     const bool alive = !exited(job_, Clock::now());
     job_.tree->signal_all(SIGTERM);
     job_.tree->signal_all(SIGCONT);  // a stopped process cannot act on SIGTERM
-    return alive;
+    return alive ? Sent::kRequest : Sent::kNothing;
   }
 
   bool kill_all() override {

@@ -327,11 +327,12 @@ class WinControl : public TreeControl {
     t.processes = pids.size();
     t.threads = thread_count(pids);
   }
-  bool ask_to_end() override {
+  Sent ask_to_end() override {
     const bool alive = !ended_now(job_, Clock::now());
-    if (!::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job_.r.pid)))
-      ::TerminateJobObject(job_.job.get(), kKilledExitCode);  // no shared console: nothing polite
-    return alive;
+    if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job_.r.pid)))
+      return alive ? Sent::kRequest : Sent::kNothing;
+    ::TerminateJobObject(job_.job.get(), kKilledExitCode);  // no shared console: nothing polite
+    return alive ? Sent::kKill : Sent::kNothing;
   }
   bool kill_all() override {
     const bool alive = !ended_now(job_, Clock::now());

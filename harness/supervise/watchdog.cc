@@ -350,7 +350,14 @@ void Watchdog::end(Clock::time_point now, double grace_s) {
   phase_ = Phase::kEnding;
   term_at_ = now;
   grace_s_ = grace_s;
-  if (control_.ask_to_end()) r_.sent_sigterm = true;
+  switch (control_.ask_to_end()) {
+    case TreeControl::Sent::kNothing: break;
+    case TreeControl::Sent::kRequest: r_.sent_sigterm = true; break;
+    case TreeControl::Sent::kKill:
+      r_.sent_sigkill = true;
+      phase_ = Phase::kKilled;
+      break;
+  }
 }
 
 void Watchdog::interrupted(int signal, Clock::time_point) {

@@ -80,9 +80,11 @@ class TreeControl {
   // ours attached, while one is attached).
   virtual void describe(TreeFacts& facts) = 0;
   // The polite request (SIGTERM and SIGCONT; Ctrl-Break), then the end of every process of the
-  // tree (frozen, then killed). Each says whether the child itself, still alive, got it.
-  virtual bool ask_to_end() = 0;
-  virtual bool kill_all() = 0;
+  // tree (frozen, then killed). What the child itself got: nothing (it had ended already), the
+  // request, or the end (Windows, with no console to send the request on, ends it at once).
+  enum class Sent { kNothing, kRequest, kKill };
+  virtual Sent ask_to_end() = 0;
+  virtual bool kill_all() = 0;  // whether the child itself, still alive, was killed
 };
 
 // What the mechanism saw at one look.
