@@ -128,6 +128,10 @@ Finding subject_finding(const json& c, const json& v) {
     for (const auto& line : list(findings[0], "fix"))
       fix += (fix.empty() ? "" : " ") + display(line);
     f.fix = fix;
+  } else if (const json& explained = list(member(v, "details"), "explained_by");
+             !explained.empty() && explained[0].is_object()) {
+    // A message the catalog knows: its case's fix, and the page that shows the failure.
+    f.fix = field(explained[0], "fix") + " (forkcheck list " + field(explained[0], "case") + ")";
   } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
     f.fix = kGompFix;

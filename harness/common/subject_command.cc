@@ -1,7 +1,9 @@
 #include "harness/common/subject_command.h"
 
 #include "harness/common/live_console.h"
+#include "harness/common/catalog.h"
 #include "harness/common/install_layout.h"
+#include "harness/common/known_messages.h"
 #include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
 #include "harness/common/usage_error.h"
@@ -85,6 +87,16 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null())
     session.add_environment({{"python", python}});
   out.classified = classify(r, /*expect_result=*/false);
+  // A failure the catalog knows by its message: named with its case and fix. The catalog is
+  // listed only then (the torch program's list costs a third of a second).
+  const bool failed =
+      out.classified.outcome != Outcome::kOk ||
+      !reports::failed_descendants({{"python", r.python}, {"pid", r.pid}}).empty();
+  if (failed && !interrupted()) {
+    const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
+    const nlohmann::json explained = explain_messages(load_catalog(repro_programs()).cases, said);
+    if (!explained.empty()) out.classified.details["explained_by"] = explained;
+  }
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);
   const nlohmann::json report = session.finish(/*interrupted=*/r.interrupted_by != 0);

@@ -63,5 +63,10 @@ FORKCHECK_CASE(autograd_after_fork_case) {
   c.platforms = "Linux and macOS with an accelerator backend (CUDA, MPS, XPU, PrivateUse1)";
   c.variants = &variants;
   c.run = &run;
+  c.explains = {
+      {"Unable to handle autograd's threading in combination with fork-based multiprocessing",
+       "the parent ran backward() before it forked: start workers with spawn or forkserver "
+       "(multiprocessing.get_context(\"spawn\")), or fork before any backward()"},
+  };
   return c;
 }

@@ -179,5 +179,10 @@ FORKCHECK_CASE(cuda_before_fork_case) {
   c.platforms = "Linux with an NVIDIA driver and GPU (Windows: spawn alone; macOS has no CUDA)";
   c.variants = &variants;
   c.run = &run;
+  c.explains = {
+      {"Cannot re-initialize CUDA in forked subprocess",
+       "CUDA was initialised in the parent before it forked: start workers with spawn "
+       "(torch.multiprocessing.set_start_method(\"spawn\")), or touch no CUDA before forking"},
+  };
   return c;
 }

@@ -67,5 +67,14 @@ FORKCHECK_CASE(fd_passing_exhaustion_case) {
   c.platforms = "Linux (the receiver's limit, any start method)";
   c.variants = &variants;
   c.run = &fc::cases::fd_passing_exhaustion::run;
+  c.explains = {
+      {"received 0 items of ancdata",
+       "tensors passed by descriptor ran the receiving process out of descriptors: "
+       "torch.multiprocessing.set_sharing_strategy('file_system'), or a higher ulimit -n"},
+      {"Too many open files",
+       "if tensors are passed between processes (DataLoader workers, torch.multiprocessing "
+       "queues), each holds a descriptor: set_sharing_strategy('file_system'), or a higher "
+       "ulimit -n"},
+  };
   return c;
 }

@@ -129,5 +129,14 @@ FORKCHECK_CASE(global_config_spawn_case) {
   c.platforms = "any (spawn, forkserver)";
   c.variants = &variants;
   c.run = &run;
+  c.explains = {
+      {"An attempt has been made to start a new process before the current process has finished "
+       "its bootstrapping phase",
+       "a spawned worker re-imports the main module, and this one starts processes when "
+       "imported: put the program's start under `if __name__ == \"__main__\":`"},
+      {"on <module '__mp_main__'",
+       "a spawned worker re-imports the main module as __mp_main__, where what is defined under "
+       "`if __name__ == \"__main__\":` does not exist: define the worker at module level"},
+  };
   return c;
 }

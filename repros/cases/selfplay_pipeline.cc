@@ -649,5 +649,10 @@ FORKCHECK_CASE(selfplay_pipeline_case) {
       "libgomp (Debian's libtorch) and more than one intra-op thread";
   c.variants = &variants;
   c.run = &run;
+  c.explains = {
+      {"does not have a __getstate__ method defined",
+       "a TorchScript module cannot be pickled to a spawned worker: save it "
+       "(torch.jit.save) and let each worker torch.jit.load it"},
+  };
   return c;
 }

@@ -73,5 +73,16 @@ FORKCHECK_CASE(shm_bus_error_case) {
   c.platforms = "Linux (any start method); the case needs a mount namespace for its small tmpfs";
   c.variants = &variants;
   c.run = &fc::cases::shm_bus_error::run;
+  c.explains = {
+      {"Unexpected bus error encountered in worker",
+       "/dev/shm is too small for the batches shared between processes: a bigger one "
+       "(docker run --shm-size=8g, or --ipc=host), or fewer or smaller batches in flight"},
+      {"is killed by signal: Bus error",
+       "a DataLoader worker ran /dev/shm full (SIGBUS): a bigger /dev/shm (--shm-size), or "
+       "fewer or smaller batches in flight"},
+      {"out of shared memory",
+       "/dev/shm is too small for the batches shared between processes: a bigger one "
+       "(--shm-size), or fewer or smaller batches in flight"},
+  };
   return c;
 }

@@ -483,5 +483,10 @@ FORKCHECK_CASE(socket_handle_spawn_case) {
       "uses WSADuplicateSocket; the inherited socket under fork: POSIX)";
   c.variants = &variants;
   c.run = &run;
+  c.explains = {
+      {"cannot pickle 'socket' object",
+       "a live socket was handed to a worker: hand it a factory, and let each worker connect its "
+       "own"},
+  };
   return c;
 }

@@ -69,6 +69,8 @@ nlohmann::json catalog_json(const std::string& program) {
     nlohmann::json source = {
         {"title", c.source_title}, {"author", c.source_author}, {"document", c.source_doc}};
     if (!c.source_url.empty()) source["url"] = c.source_url;
+    nlohmann::json explains = nlohmann::json::array();
+    for (const auto& m : c.explains) explains.push_back({{"pattern", m.pattern}, {"fix", m.fix}});
     cases.push_back({{"id", c.id},
                      {"title", c.title},
                      {"source", source},
@@ -76,7 +78,8 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"mechanism", c.mechanism},
                      {"platforms", c.platforms},
                      {"program", program},
-                     {"variants", variants}});
+                     {"variants", variants},
+                     {"explains", explains}});
   }
   return {{"cases", cases}};
 }

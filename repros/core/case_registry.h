@@ -83,6 +83,15 @@ struct CaseResult {
   nlohmann::json details = nlohmann::json::object();
 };
 
+// An error message a case explains: a program whose error output, exception or crash says
+// `pattern` (a plain substring) is seeing this case's failure, and `fix` is what to do about it.
+// `forkcheck exec` matches a failed program's messages against every case's (harness/common/
+// known_messages.h) and names the case, whose page (`forkcheck list CASE`) shows it.
+struct KnownMessage {
+  std::string pattern;
+  std::string fix;
+};
+
 struct CaseDef {
   std::string id;
   std::string title;
@@ -95,6 +104,7 @@ struct CaseDef {
   std::string platforms;   // where the hazard applies
   std::vector<VariantSpec> (*variants)() = nullptr;  // computed for this platform at --list time
   CaseResult (*run)(const VariantSpec& variant) = nullptr;
+  std::vector<KnownMessage> explains;  // the error messages this case's failure shows as
 };
 
 bool register_case(CaseDef (*make)());

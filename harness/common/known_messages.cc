@@ -1,0 +1,40 @@
+#include "harness/common/known_messages.h"
+
+namespace fc::harness {
+
+nlohmann::json explain_messages(const nlohmann::json& catalog_cases, const std::string& text) {
+  nlohmann::json found = nlohmann::json::array();
+  if (!catalog_cases.is_array() || text.empty()) return found;
+  for (const auto& c : catalog_cases) {
+    if (!c.is_object() || !c.contains("explains") || !c["explains"].is_array()) continue;
+    for (const auto& m : c["explains"]) {
+      if (!m.is_object() || !m.contains("pattern") || !m["pattern"].is_string()) continue;
+      const std::string pattern = m["pattern"].get<std::string>();
+      if (pattern.empty() || text.find(pattern) == std::string::npos) continue;
+      found.push_back({{"case", c.value("id", "")},
+                       {"title", c.value("title", "")},
+                       {"pattern", pattern},
+                       {"fix", m.value("fix", "")}});
+      break;  // one per case: its first pattern that matched
+    }
+  }
+  return found;
+}
+
+std::string failure_text(const std::string& stderr_text, const nlohmann::json& python,
+                         const std::string& how_it_ended) {
+  std::string text = stderr_text + "\n" + how_it_ended + "\n";
+  if (!python.is_object() || !python.contains("processes") || !python["processes"].is_array())
+    return text;
+  for (const auto& p : python["processes"]) {
+    if (!p.is_object()) continue;
+    if (p.contains("exceptions") && p["exceptions"].is_array())
+      for (const auto& e : p["exceptions"])
+        if (e.is_object()) text += e.value("type", "") + ": " + e.value("message", "") + "\n";
+    if (p.contains("crash") && p["crash"].is_object())
+      text += "Fatal Python error: " + p["crash"].value("fatal", "") + "\n";
+  }
+  return text;
+}
+
+}  // namespace fc::harness
