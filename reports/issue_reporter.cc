@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/finding.h"
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
@@ -19,6 +20,7 @@ using json = nlohmann::json;
 
 constexpr size_t kWhereBytes = 3000;  // the stuck stacks, trimmed
 constexpr size_t kValueBytes = 160;   // one environment value
+constexpr size_t kTracebackBytes = 4000;  // the exception, the user's frames whole
 
 std::string command_line(const json& report) {
   std::string s;
@@ -111,6 +113,17 @@ class IssueReporter : public Reporter {
         field(cases[0]["variants"][0], "role") == "subject") {
       const json& v = cases[0]["variants"][0];
       body += stuck_stacks(v);
+      // The exception that ended it, its user's frames whole; the processes of it that failed.
+      if (field(v, "outcome") == "error")
+        if (const auto e = program_error(v))
+          body += "### The exception\n\n" + md_code_block(traceback_text(*e, kTracebackBytes)) + "\n";
+      if (const auto failed = failed_descendants(v); !failed.empty()) {
+        body += "### Processes of it that failed\n\n";
+        for (const auto& d : failed)
+          body += "- pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + md_inline(d.what)) +
+                  ": " + md_inline(d.how) + (d.where.empty() ? "" : " at " + md_inline(d.where)) + "\n";
+        body += "\n";
+      }
       const std::string err = field(v, "stderr");
       if (!err.empty() && field(v, "outcome") != "ok")
         body += "### The end of its stderr\n\n" +

@@ -114,16 +114,51 @@ const json* main_python_process(const json& variant) {
   return first;
 }
 
-std::string error_headline(const json& variant) {
-  std::optional<PythonError> e;
+std::optional<PythonError> program_error(const json& variant) {
   if (const json* p = main_python_process(variant)) {
     const json& errors = list(*p, "exceptions");
-    for (auto it = errors.rbegin(); it != errors.rend() && !e; ++it)
+    for (auto it = errors.rbegin(); it != errors.rend(); ++it)
       if (field(*it, "where") == "main")
-        e = PythonError{field(*it, "type"), field(*it, "message"), list(*it, "frames"),
-                        member(*p, "paths")};
+        return PythonError{field(*it, "type"), field(*it, "message"), list(*it, "frames"),
+                           member(*p, "paths")};
   }
-  if (!e) e = traceback_in(field(variant, "stderr"));
+  return traceback_in(field(variant, "stderr"));
+}
+
+std::string traceback_text(const PythonError& e, size_t max_bytes) {
+  auto frame_text = [](const json& f) {
+    std::string s = "  File \"" + field(f, "file") + "\", line " + display(member(f, "line")) +
+                    ", in " + field(f, "function") + "\n";
+    if (!field(f, "code").empty()) s += "    " + field(f, "code") + "\n";
+    return s;
+  };
+  std::string type = e.type;
+  if (starts_with(type, "builtins.")) type = type.substr(9);
+  const std::string last = type + (e.message.empty() ? "" : ": " + e.message) + "\n";
+  std::string whole = "Traceback (most recent call last):\n";
+  for (const auto& f : e.frames) whole += frame_text(f);
+  if (whole.size() + last.size() <= max_bytes) return whole + last;
+  // Too long: the library's frames go first, a run of them said in one line.
+  std::string text = "Traceback (most recent call last):\n";
+  size_t run = 0;
+  auto flush = [&] {
+    if (run) text += "  ... " + std::to_string(run) + " frame" + (run == 1 ? "" : "s") + " in libraries\n";
+    run = 0;
+  };
+  for (const auto& f : e.frames) {
+    if (users_file(field(f, "file"), e.paths)) {
+      flush();
+      text += frame_text(f);
+    } else {
+      ++run;
+    }
+  }
+  flush();
+  return cap_text(text, max_bytes > last.size() ? max_bytes - last.size() : 0) + last;
+}
+
+std::string error_headline(const json& variant) {
+  const std::optional<PythonError> e = program_error(variant);
   if (!e) return "";
   std::string type = e->type;
   if (starts_with(type, "builtins.")) type = type.substr(9);

@@ -32,6 +32,15 @@ struct PythonError {
 // "^^^^") left out.
 std::optional<PythonError> traceback_in(const std::string& stderr_text);
 
+// The exception that ended the program (the bootstrap's record of its main process, else the last
+// traceback on its stderr), or nothing.
+std::optional<PythonError> program_error(const nlohmann::json& variant);
+
+// A traceback as Python prints it, within `max_bytes`: every frame in the user's own files whole
+// (with its source line), runs of library frames left out first ("... 12 frames in libraries")
+// when it must be shorter, then the exception's line.
+std::string traceback_text(const PythonError& error, size_t max_bytes);
+
 // "train.py:34 in main: ConnectionResetError: [Errno 104] Connection reset by peer": the
 // exception that ended the program, at its deepest frame in the user's own files (else its
 // deepest frame), from the bootstrap's record of the main process, else from a traceback on
