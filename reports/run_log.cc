@@ -26,6 +26,7 @@ RunLog::~RunLog() {
 
 void RunLog::append(const nlohmann::json& line) {
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  lines_.push_back(nlohmann::json::parse(text));
   text += '\n';
   std::fwrite(text.data(), 1, text.size(), f_);
   std::fflush(f_);  // each line reaches the kernel as it is written: a SIGKILL loses nothing

@@ -268,6 +268,40 @@ TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
   EXPECT_EQ(slurp(out_ / "notes.txt"), "mine\n") << "not a file a run writes";
 }
 
+// Before the run really starts (here: while the environment is probed, before the command is
+// started), the folder's earlier reports are left as they were: a forkcheck killed then leaves
+// them, not an empty folder.
+TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
+  fs::create_directories(out_);
+  const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html",
+                                            "junit.xml", "summary.md"};
+  for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
+  // Repro programs whose environment probe takes its time, and says when it has begun.
+  const fs::path repro = dir_ / "repro", marker = dir_ / "probing";
+  fs::create_directories(repro);
+  for (const char* name : {"forkcheck-repro", "forkcheck-repro-torch"}) {
+    std::ofstream(repro / name) << "#!/bin/sh\ntouch '" << marker.string() << "'\nexec sleep 30\n";
+    fs::permissions(repro / name, fs::perms::owner_all);
+  }
+  const std::string out = out_.string(), env = "FORKCHECK_REPRO_DIR=" + repro.string();
+  std::vector<const char*> argv = {FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
+                                   FC_FAULT_CHILD, "sleep", "60", nullptr};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::putenv(const_cast<char*>(env.c_str()));
+    ::execv(argv[0], const_cast<char* const*>(argv.data()));
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 600 && !fs::exists(marker); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(fs::exists(marker)) << "the environment probe never ran";
+  for (const auto& f : earlier) EXPECT_EQ(slurp(out_ / f), "earlier run\n") << f;
+}
+
 TEST_F(Exec, CommandThatCannotStartIsAUsageError) {
   fc::harness::LaunchSpec spec;
   spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string(), "--", "/nonexistent/forkcheck-x"};

@@ -2,7 +2,7 @@
 // its own under forkcheck-report/, named by command and time, and forkcheck-report/latest points
 // at the newest; an earlier run's folder is left as it was; bad input makes no folder; the last
 // line printed says where the reports are. One live run per folder: a second run into a folder a
-// live run holds is refused.
+// live run holds is refused, and a run's report is built from its own records alone.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -209,6 +209,31 @@ TEST_F(RunFolders, AKilledRunLeavesItsFolderFreeForTheNext) {
   EXPECT_EQ(exit_code(first), 128 + SIGKILL);
   EXPECT_EQ(forkcheck("exec --out shared -- /bin/true"), 0) << out_ << err_;
   EXPECT_TRUE(fs::exists(shared / "report.json"));
+}
+
+// What else the run log may get (a stray writer, a second run before there were locks) is not
+// the run's: the report is built from the run's own records.
+TEST_F(RunFolders, TheReportIsBuiltFromTheRunsOwnRecordsAlone) {
+  const fs::path shared = dir_ / "shared";
+  const pid_t first = start_forkcheck({"exec", "--out", shared.string(), "--", "/bin/sleep", "2"},
+                                      dir_ / "first.log");
+  ASSERT_TRUE(wait_for_run(shared)) << slurp(dir_ / "first.log");
+  {
+    // After a MiB of empty lines (which a reader skips): the run's log is not opened to append,
+    // and what it writes later would overwrite lines put right at its end.
+    std::ofstream log(shared / "run.jsonl", std::ios::app);
+    log << std::string(1 << 20, '\n') << R"({"type":"case","id":"intruder","title":"not this run's","variants":[]})" << "\n"
+        << R"({"type":"variant","case":"exec","name":"exec","outcome":"crash","note":"not this run's","harness_error":true})"
+        << "\n";
+  }
+  EXPECT_EQ(exit_code(first), 0) << slurp(dir_ / "first.log");
+  const auto report = nlohmann::json::parse(slurp(shared / "report.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object());
+  ASSERT_EQ(report["cases"].size(), 1u) << report["cases"].dump(1);
+  const auto& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["outcome"], "ok");
+  EXPECT_FALSE(v.contains("note")) << v.dump(1);
+  EXPECT_EQ(report["summary"]["harness_failures"], 0);
 }
 
 }  // namespace

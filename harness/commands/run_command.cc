@@ -48,6 +48,9 @@ int run_cases(const RunOptions& options) {
   std::vector<Planned> runnable;
   std::vector<LaunchSpec> specs;
   size_t total = 0;
+  // The run really starts (its plan is made, the environment probed): an earlier run's files in
+  // the folder go now, before the first variant is said to have ended.
+  session.begin();
   for (const auto& c : cases) {
     session.add_case(c);
     total += c["variants"].size();

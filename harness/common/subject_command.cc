@@ -63,6 +63,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   spec.python_bootstrap = find_python_bootstrap().found.string();
   LiveConsole console(!subject.live.quiet, is_terminal(2));
   console.attach(spec);
+  // The run really starts: an earlier run's files in the folder go now, not before.
+  session.begin();
+  if (subject.before_start) subject.before_start();
   std::fflush(stdout);  // what forkcheck printed comes before the program's output
   SubjectResult out;
   out.result = supervise(spec);

@@ -39,6 +39,9 @@ struct SubjectCommand {
   LiveOptions live;
   bool prints_after = false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
+  // Called when the run really starts, just before the command is started (watch: its events
+  // folder is emptied then, not before).
+  std::function<void()> before_start;
   // Called after the command ended and before its result is recorded: adds what the subcommand
   // learned to the variant's details and message (the message is empty for an interrupted run).
   std::function<void(const ChildResult&, nlohmann::json& details, std::string& message)> annotate;
