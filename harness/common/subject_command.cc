@@ -15,6 +15,16 @@ namespace fc::harness {
 
 namespace {
 
+// The OS refused to start it (execve): a harness error, whose message adds to the OS's error what
+// forkcheck's own reading of the file says, in words a person knows ("its interpreter ... cannot
+// be run" where execve says only "No such file or directory").
+std::string start_failure(const std::string& start_error, const std::string& program) {
+  std::string why;
+  if (is_executable_file(program, why) || why.empty() || start_error.find(why) != std::string::npos)
+    return start_error;
+  return start_error + "; " + why;
+}
+
 }  // namespace
 
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
@@ -71,8 +81,6 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   out.result = supervise(spec);
   console.finish();
   ChildResult& r = out.result;
-  // An interrupt before the command started leaves it not started: that is not a usage error.
-  if (!r.started && r.interrupted_by == 0) throw UsageError(subject.name + ": " + r.start_error);
   // Interrupted once time was called (Ctrl-C while the stacks of a hang were taken): the tree's
   // state then is its outcome; the report is still marked interrupted.
   if (r.interrupted_by != 0 && !time_was_called(r)) {
@@ -87,6 +95,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null())
     session.add_environment({{"python", python}});
   out.classified = classify(r, /*expect_result=*/false);
+  if (!r.started) out.classified.message = start_failure(r.start_error, program);
   if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
   session.add_result(subject.name, variant, r, out.classified);
   session.finish(/*interrupted=*/r.interrupted_by != 0);

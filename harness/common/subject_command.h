@@ -53,8 +53,9 @@ struct SubjectResult {
   bool interrupted = false;  // forkcheck was interrupted: the report is partial
 };
 
-// Runs the command and writes the reports. Throws UsageError when it cannot be started.
-// The program must already be resolved (resolve_command) and the out directory prepared.
+// Runs the command and writes the reports. A command the OS refuses to start (execve) is a
+// harness error (outcome error) in a complete report. The program must already be resolved
+// (resolve_command) and the out directory prepared.
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program);
 
 }  // namespace fc::harness
