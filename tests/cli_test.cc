@@ -36,10 +36,12 @@ struct Run {
   std::string err, out;
 };
 
-Run forkcheck(std::vector<std::string> args) {
+Run forkcheck(std::vector<std::string> args,
+              std::vector<std::pair<std::string, std::string>> env = {}) {
   LaunchSpec spec;
   spec.argv = {FC_FORKCHECK};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = std::move(env);
   spec.timeout_s = 120;
   spec.channel = false;
   auto r = supervise(spec);
@@ -158,6 +160,75 @@ TEST(Cli, OutThatIsAFile) {
   { std::ofstream(file.string()) << "x"; }
   expect_usage_error(forkcheck({"all", "--out", file.string()}), file.string());
   fs::remove(file);
+}
+
+// A repro program's catalog is not the user's input: valid JSON of the wrong type (a number where
+// an array is expected, an id that is a number, a string where an object is expected) is said in
+// one line naming the program, the case and the field, that case is left out, the other
+// program's cases go on, and forkcheck exits 1 (its own failure), never with a raw nlohmann
+// exception.
+TEST(Cli, CatalogOfTheWrongTypesIsNamedInOneLineAndLeftOut) {
+  const auto dir = fresh_dir("catalog");
+  fs::create_directories(dir);
+  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro",
+                     dir / "forkcheck-repro");
+  std::ofstream(dir / "forkcheck-repro-torch")
+      << "#!/bin/sh\n[ \"$1\" = --list ] && exec printf '%s\\n' \"$FAKE_CATALOG\"\n"
+      << "echo \"$1: not served here\" >&2\nexit 3\n";
+  fs::permissions(dir / "forkcheck-repro-torch", fs::perms::owner_all);
+  const std::string source = R"("title":"t","source":{"title":"a","author":"b","document":"c"})";
+  const std::string variant =
+      R"("name":"fork","start_method":"fork","role":"hazard","expected":"hang","expected_why":"w")";
+  const std::vector<std::pair<std::string, std::string>> wrong = {
+      {R"({"cases":3})", R"("cases" is a number (3), not an array)"},
+      {R"({"cases":["oops"]})", R"(case 1: it is a string ("oops"), not an object)"},
+      {R"({"cases":[{"id":7,)" + source + R"(,"variants":[]}]})", R"("id" is a number (7))"},
+      {R"({"cases":[{"id":"x",)" + source + R"(,"variants":3}]})",
+       R"(case 1 (x): "variants" is a number (3), not an array)"},
+      {R"({"cases":[{"id":"x","title":"t","source":"s","variants":[]}]})",
+       R"(case 1 (x): "source" is a string ("s"), not an object)"},
+      {R"({"cases":[{"id":"x",)" + source + R"(,"variants":["fork"]}]})",
+       R"(case 1 (x): variant 1: is a string ("fork"), not an object)"},
+      {R"({"cases":[{"id":"x",)" + source + R"(,"variants":[{)" + variant +
+           R"(,"env":{"A":1}}]}]})",
+       R"(variant 1: "env" has A as a number (1), not a string)"},
+      {R"({"cases":[{"id":"x",)" + source + R"(,"variants":[{)" + variant + R"(,"role":3}]}]})",
+       R"(variant 1: "role" is a number (3), not a string)"},
+  };
+  for (const auto& [catalog, names] : wrong) {
+    SCOPED_TRACE(catalog);
+    const std::vector<std::pair<std::string, std::string>> env = {
+        {"FORKCHECK_REPRO_DIR", dir.string()}, {"FAKE_CATALOG", catalog}};
+    const auto r = forkcheck({"list"}, env);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+    EXPECT_NE(r.err.find("forkcheck-repro-torch --list: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(names), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("gomp-fork-hang"), std::string::npos) << "the other program's cases";
+  }
+  // Asked for by name, a case left out is forkcheck's failure (1), not an unknown case (2).
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"FORKCHECK_REPRO_DIR", dir.string()},
+      {"FAKE_CATALOG", R"({"cases":[{"id":"x",)" + source + R"(,"variants":3}]})"}};
+  const auto out = dir / "out";
+  const auto named = forkcheck({"run", "x", "--out", out.string()}, env);
+  EXPECT_EQ(named.code, 1) << named.err;
+  EXPECT_NE(named.err.find("cannot run x: its repro program's catalog entry was left out"),
+            std::string::npos)
+      << named.err;
+  EXPECT_FALSE(fs::exists(out / "report.json"));
+  // A run goes on with the cases that are there, and its report says what was left out.
+  const auto run =
+      forkcheck({"run", "gomp-fork-hang", "--only", "spawn", "--out", out.string()}, env);
+  EXPECT_EQ(run.code, 1) << run.err;
+  EXPECT_EQ(run.err.find("json.exception"), std::string::npos) << run.err;
+  std::ifstream in(out / "report.json");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find(R"(case 1 (x): \"variants\" is a number (3), not an array)"),
+            std::string::npos)
+      << "run.catalog_errors";
+  fs::remove_all(dir);
 }
 
 TEST(Cli, ListShowsTheCases) {

@@ -25,6 +25,7 @@ int run_cases(const RunOptions& options) {
   start_guardian();
   Zygotes zygotes(options.zygote);
   Catalog cat = load_catalog_reporting_errors(&zygotes);
+  check_not_left_out(cat, options.case_ids);
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
   if (interrupted()) return interrupted_exit_status();
   // Only now that the cases asked for are known to exist: bad input leaves no folder behind.

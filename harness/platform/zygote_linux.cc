@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/common/json_shape.h"
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
@@ -54,6 +56,33 @@ nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) why = "it sent something that is not JSON";
   return j;
+}
+
+// A message that is JSON but not one the protocol has (repros/core/zygote_server.h): why, or "".
+std::string hello_problem(const nlohmann::json& hello) {
+  if (!hello.is_object())
+    return "its hello is not what forkcheck expects: it is " + json_kind(hello) + ", not an object";
+  for (const auto& problem : {member_problem(hello, "ready", JsonKind::kBoolean),
+                              member_problem(hello, "threads", JsonKind::kInteger, false)})
+    if (!problem.empty()) return "its hello is not what forkcheck expects: " + problem;
+  return "";
+}
+
+std::string reply_problem(const nlohmann::json& reply) {
+  if (!reply.is_object())
+    return "its answer is not what forkcheck expects: it is " + json_kind(reply) +
+           ", not an object";
+  if (!reply.contains("pid")) {
+    const std::string problem = member_problem(reply, "error", JsonKind::kString, false);
+    return problem.empty() ? "" : "its answer is not what forkcheck expects: " + problem;
+  }
+  if (std::string problem = member_problem(reply, "pid", JsonKind::kInteger); !problem.empty())
+    return "its answer is not what forkcheck expects: " + problem;
+  const auto pid = reply["pid"].get<long long>();
+  if (pid <= 0 || pid > std::numeric_limits<ProcessId>::max())
+    return "its answer is not what forkcheck expects: \"pid\" " + std::to_string(pid) +
+           " is no process id";
+  return "";
 }
 
 }  // namespace
@@ -102,9 +131,11 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   theirs.reset();
   std::string why;
   auto hello = read_message(ours.get(), static_cast<int>(timeout_s * 1000), why);
+  if (!hello.is_discarded() && !(why = hello_problem(hello)).empty())
+    hello = nlohmann::json(nlohmann::json::value_t::discarded);
   if (hello.is_discarded()) {
     why_not_ = program + " --zygote did not get ready: " + why;
-  } else if (!hello.value("ready", false)) {
+  } else if (!hello["ready"].get<bool>()) {
     why_not_ = program + " --zygote has " + std::to_string(hello.value("threads", 0)) +
                " threads after loading: forking it would be the hazard itself";
   } else {
@@ -154,6 +185,9 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
   if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds))
     return give_up(std::string("the zygote is gone: ") + std::strerror(errno));
   auto reply = read_message(sock_, 10000, why);
+  // An answer that is JSON but not the protocol's is no answer: it may have forked all the same.
+  if (!reply.is_discarded() && !(why = reply_problem(reply)).empty())
+    reply = nlohmann::json(nlohmann::json::value_t::discarded);
   if (reply.is_discarded()) {
     // It may have forked the command all the same: that copy would run beside the exec'd one,
     // with its pipes and token. Whatever of ours carries the token is ended first.
@@ -168,7 +202,7 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
     why = "the zygote refused: " + reply.value("error", std::string("no reason given"));
     return std::nullopt;
   }
-  return reply["pid"].get<ProcessId>();
+  return static_cast<ProcessId>(reply["pid"].get<long long>());
 }
 
 Zygotes::Zygotes(bool enabled) : enabled_(enabled) {
