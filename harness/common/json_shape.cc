@@ -25,6 +25,13 @@ const char* kind_name(JsonKind kind) {
 
 }  // namespace
 
+std::string json_error_text(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const auto end = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2)
+                                                                            : what;
+}
+
 std::string json_kind(const nlohmann::json& j) {
   // A short sample of a scalar: enough to recognise it, never a whole document.
   auto sample = [&j] {

@@ -12,6 +12,10 @@ namespace fc::harness {
 
 enum class JsonKind { kString, kNonEmptyString, kObject, kArray, kBoolean, kInteger, kNumber };
 
+// nlohmann's message without its "[json.exception.type_error.302] " prefix: for the one line that
+// says a saved file could not be read, where no check named the field first.
+std::string json_error_text(const nlohmann::json::exception& e);
+
 // What `j` is, for a message: "a number (3)", "a string (\"x\")", "an array", "null".
 std::string json_kind(const nlohmann::json& j);
 
