@@ -10,9 +10,10 @@
 #include "harness/platform/zygote.h"
 #include "harness/version.h"
 #include "reports/finding.h"
+#include "reports/report_view.h"
 #include "reports/reporter.h"
-#include "reports/ticket_environment.h"
 #include "reports/text.h"
+#include "reports/ticket_environment.h"
 #include "reports/watch_view.h"
 
 namespace fc::harness {
@@ -238,9 +239,11 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   else
     std::snprintf(buf, sizeof buf, "not run: forkcheck was interrupted by %s before it started",
                   signal_name(r.interrupted_by).c_str());
+  // Neither as expected nor not (reports/report_view.h: unfinished): a skip, never a regression.
   v["outcome"] = "skip";
   v["message"] = buf;
   v["interrupted"] = true;
+  if (!r.started) v["not_run"] = true;
   v["duration_s"] = r.duration_s;
   if (!r.started_via.empty()) v["started_via"] = r.started_via;
   if (!r.start_note.empty()) v["start_note"] = r.start_note;
@@ -267,6 +270,7 @@ void RunSession::append_variant(const nlohmann::json& v) {
   append(v);
   ++done_;
   const bool matched = v["outcome"] == v["expected"];
+  const bool unfinished = reports::unfinished(v);
   // `forkcheck watch`: hazardous forks fail a program that ended as expected.
   const std::string hazards = reports::watch_failure(v);
   std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
@@ -274,11 +278,17 @@ void RunSession::append_variant(const nlohmann::json& v) {
               v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
               v["duration_s"].get<double>(),
               paint_verdict(!hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
+                            : unfinished                       ? reports::outcome_shown(v)
                             : matched                          ? "as expected"
                             : v.value("role", "") == "fix"     ? "REGRESSION"
                             : v.value("role", "") == "subject" ? "FAILED"
                                                                : "differs")
                   .c_str());
+  // A variant never started says no more than its line: why is said once, at the end.
+  if (v.value("not_run", false)) {
+    std::fflush(stdout);
+    return;
+  }
   if (!matched || v["outcome"] != "ok" || !hazards.empty()) {
     std::string m = v.value("message", "");
     if (!hazards.empty())
