@@ -357,6 +357,40 @@ TEST(Interrupt, SigintEarlyInAllEndsWithin2sAndCallsWhatNeverRanNotRun) {
   fs::remove_all(out);
 }
 
+// Ctrl-C while forkcheck waits for a zygote to get ready (libtorch loading on a busy machine, or
+// from a cold network file system, takes tens of seconds): the wait stops at once, it does not
+// run its minute out (it did, once per repro program, and restarted after each signal).
+TEST(Interrupt, SigintWhileAZygoteLoadsEndsWithin2s) {
+  auto dir = fresh_dir("slow-zygote");
+  fs::create_directories(dir);
+  const fs::path marker = dir / "loading";
+  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro",
+                     dir / "forkcheck-repro");
+  std::ofstream(dir / "forkcheck-repro-torch")
+      << "#!/bin/sh\n[ \"$1\" = --zygote ] && touch '" << marker.string()
+      << "' && exec sleep 60\nexec '"
+      << (fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro-torch").string() << "' \"$@\"\n";
+  fs::permissions(dir / "forkcheck-repro-torch", fs::perms::owner_all);
+  ::setenv("FORKCHECK_REPRO_DIR", dir.c_str(), 1);
+  Forkcheck fc({"run", "gomp-fork-hang", "--out", (dir / "out").string()});
+  ::unsetenv("FORKCHECK_REPRO_DIR");
+  for (int i = 0; i < 600 && !fs::exists(marker); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(marker)) << "the zygote never started";
+  const pid_t pid = fc.pid;
+  const auto t0 = Clock::now();
+  ::kill(pid, SIGINT);
+  const int status = fc.wait_exit(90);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::fprintf(stderr, "SIGINT to forkcheck's exit: %.2f s\n", took);
+  ASSERT_NE(status, -1) << "forkcheck did not end after SIGINT";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(took, 2.0) << "it waited for the zygote";
+  expect_nothing_left(pid);
+  fs::remove_all(dir);
+}
+
 // A run killed mid-way leaves its own run log, readable, and no report of an earlier run beside
 // it that a reader could take for this one's.
 TEST(NothingLost, SigkillMidRunLeavesNoStaleReportAndAReadableRunLog) {

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -34,14 +35,30 @@ namespace {
 using launch::detail::Fd;
 
 // Reads one length-prefixed JSON message within `timeout_ms`; discarded json on failure, with why.
+// Forkcheck interrupted (Ctrl-C) stops the wait: a zygote slow to load libtorch on a busy machine
+// must not hold up the partial report for up to a minute.
 nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   pollfd p{sock, POLLIN, 0};
-  int rc;
-  while ((rc = ::poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {
-  }
-  if (rc == 0) {
-    why = "no answer within " + std::to_string(timeout_ms / 1000.0) + " s";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
+  int rc = 0;
+  while (rc <= 0) {
+    if (interrupted()) {
+      why = "forkcheck was interrupted while it waited";
+      return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          until - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      why = "no answer within " + std::to_string(timeout_ms / 1000.0) + " s";
+      return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+    // In slices: a signal that came just before the poll began would not interrupt it.
+    rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    if (rc < 0 && errno != EINTR) {
+      why = std::string("cannot wait for it: ") + std::strerror(errno);
+      return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
   }
   std::uint32_t len = 0;
   if (launch::detail::read_exact(sock, &len, sizeof len) != sizeof len || len > (1u << 20)) {
@@ -148,8 +165,9 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
 Zygote::~Zygote() {
   if (sock_ >= 0) ::close(sock_);  // the zygote exits when it reads EOF
   // Waited for, so that it does not outlive forkcheck (a CI step that looks for leftovers right
-  // after forkcheck returned would see it); killed, through a handle, if it does not end in time.
-  if (pid_ > 0) Reaper::instance().end_child(pid_, start_time_, 2);
+  // after forkcheck returned would see it); killed, through a handle, if it does not end in time:
+  // at once after Ctrl-C (one still loading, deaf to EOF, would hold up the exit 2 s).
+  if (pid_ > 0) Reaper::instance().end_child(pid_, start_time_, interrupted() ? 0.2 : 2);
 }
 
 std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int out, int err,
