@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -241,6 +242,24 @@ TEST(Zygote, HelloOfTheWrongTypeIsNoZygote) {
   Zygote z(program.string(), 10);
   EXPECT_NE(z.why_not().find("\"ready\" is a string (\"yes\"), not a boolean"), std::string::npos)
       << z.why_not();
+  std::filesystem::remove(program);
+}
+
+// A zygote that goes quiet in the middle of its message is no zygote once the wait is over: the
+// rest of the message is waited for under the same deadline, never for good.
+TEST(Zygote, HelloCutShortIsWaitedForNoLongerThanTheDeadline) {
+  const auto program = std::filesystem::temp_directory_path() /
+                       ("forkcheck-fake-zygote-cut-" + std::to_string(::getpid()));
+  std::ofstream(program) << "#!/bin/sh\nprintf '\\017\\000' >&\"$FORKCHECK_ZYGOTE_FD\"\n"
+                         << "exec sleep 30\n";
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    Zygote z(program.string(), 1);
+    EXPECT_FALSE(z.ready());
+    EXPECT_NE(z.why_not().find("no answer within 1 s"), std::string::npos) << z.why_not();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
   std::filesystem::remove(program);
 }
 

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -34,42 +35,61 @@ namespace {
 
 using launch::detail::Fd;
 
-// Reads one length-prefixed JSON message within `timeout_ms`; discarded json on failure, with why.
-// Forkcheck interrupted (Ctrl-C) stops the wait: a zygote slow to load libtorch on a busy machine
-// must not hold up the partial report for up to a minute.
-nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  pollfd p{sock, POLLIN, 0};
-  int rc = 0;
-  while (rc <= 0) {
+// Reads exactly `n` bytes before `until`; false with `why` when the zygote closed the connection,
+// went quiet mid-message, or forkcheck was interrupted (Ctrl-C stops the wait: a zygote slow to
+// load libtorch on a busy machine must not hold up the partial report for up to a minute).
+bool read_within(int sock, char* buf, std::size_t n, std::chrono::steady_clock::time_point until,
+                 double timeout_s, std::string& why) {
+  std::size_t got = 0;
+  while (got < n) {
     if (interrupted()) {
       why = "forkcheck was interrupted while it waited";
-      return nlohmann::json(nlohmann::json::value_t::discarded);
+      return false;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           until - std::chrono::steady_clock::now())
                           .count();
     if (left <= 0) {
-      why = "no answer within " + std::to_string(timeout_ms / 1000.0) + " s";
-      return nlohmann::json(nlohmann::json::value_t::discarded);
+      char text[64];
+      std::snprintf(text, sizeof text, "no answer within %g s", timeout_s);
+      why = text;
+      return false;
     }
     // In slices: a signal that came just before the poll began would not interrupt it.
-    rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    pollfd p{sock, POLLIN, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
     if (rc < 0 && errno != EINTR) {
       why = std::string("cannot wait for it: ") + std::strerror(errno);
-      return nlohmann::json(nlohmann::json::value_t::discarded);
+      return false;
     }
+    if (rc <= 0) continue;
+    // Readable: the read returns what is there without waiting for the rest.
+    const ssize_t k = ::read(sock, buf + got, n - got);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) {
+      why = "it closed the connection";
+      return false;
+    }
+    got += static_cast<std::size_t>(k);
   }
+  return true;
+}
+
+// Reads one length-prefixed JSON message within `timeout_ms`, the whole of it: discarded json on
+// failure, with why.
+nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const double timeout_s = timeout_ms / 1000.0;
+  const auto discarded = nlohmann::json(nlohmann::json::value_t::discarded);
   std::uint32_t len = 0;
-  if (launch::detail::read_exact(sock, &len, sizeof len) != sizeof len || len > (1u << 20)) {
-    why = "it closed the connection";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!read_within(sock, reinterpret_cast<char*>(&len), sizeof len, until, timeout_s, why))
+    return discarded;
+  if (len > (1u << 20)) {
+    why = "it sent a message of " + std::to_string(len) + " bytes, more than the protocol's 1 MiB";
+    return discarded;
   }
   std::string text(len, '\0');
-  if (launch::detail::read_exact(sock, text.data(), len) != static_cast<ssize_t>(len)) {
-    why = "it closed the connection";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
-  }
+  if (!read_within(sock, text.data(), len, until, timeout_s, why)) return discarded;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) why = "it sent something that is not JSON";
   return j;
