@@ -25,6 +25,8 @@ int run_cases(const RunOptions& options) {
   start_guardian();
   Zygotes zygotes(options.zygote);
   Catalog cat = load_catalog_reporting_errors(&zygotes);
+  // Before the plan: a catalog cut short by Ctrl-C lacks cases no one misspelt.
+  if (interrupted()) return interrupted_exit_status();
   check_not_left_out(cat, options.case_ids);
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
   if (interrupted()) return interrupted_exit_status();

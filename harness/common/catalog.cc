@@ -100,6 +100,8 @@ Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes)
     ChildResult r = supervise(spec);
     cat.load_s[program] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Interrupted (Ctrl-C): no program is at fault, and the run ends without its catalog.
+    if (r.interrupted_by != 0) break;
     if (!r.started || !r.exit.exited_ok() || r.out.truncated()) {
       cat.errors.push_back(program + " --list: " +
                            (r.started ? r.exit.describe() + " " + r.err.last_lines(2) : r.start_error));
