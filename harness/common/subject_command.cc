@@ -4,7 +4,6 @@
 #include "harness/common/install_layout.h"
 #include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
-#include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
