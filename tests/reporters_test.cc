@@ -703,7 +703,8 @@ TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
     EXPECT_NE(schema["$defs"]["outcome"]["description"].get<std::string>().find(word), std::string::npos) << word;
   const json& variant = schema["$defs"]["variant"]["properties"];
   const json& watchdog = variant["watchdog"]["properties"];
-  EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"], json({"blocked", "working", "unknown"}));
+  EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"],
+            json({"blocked", "working", "starved", "unknown"}));
   for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads", "longest_still_s", "looks"})
     EXPECT_TRUE(watchdog["tree"]["properties"].contains(k)) << k;
   EXPECT_EQ(watchdog["exited_by_itself"]["type"], "boolean");
