@@ -236,7 +236,7 @@ std::string hazards_tag(const json& v) {
 
 std::string cell(const json& v) {
   const std::string o = str(v, "outcome", "skip");
-  return "<div class=\"cell o-" + h(o) + (matched(v) ? "" : " mismatch") +
+  return "<div class=\"cell o-" + h(o) + (mismatched(v) ? " mismatch" : "") +
          (watch_failing(v) ? " hazards" : "") + "\" title=\"" + h(str(v, "expected_why")) +
          "\"><span class=\"vname\">" + h(str(v, "name", "?")) + " \u00b7 " + h(str(v, "role")) +
          "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span>" + hazards_tag(v) +
@@ -485,9 +485,10 @@ std::string featured(const json& report) {
       ++total;
       if (str(w, "status") != "ok") ++failed;
     }
-    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) + (matched(v) ? "" : " mismatch") +
-         "\"><h3>fork: <code>" + h(str(v, "name")) + "</code> \u2014 " + h(outcome_vs_expected(v)) +
-         "</h3><p class=\"msg\">" + h(str(v, "message")) + "</p>";
+    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) +
+         (mismatched(v) ? " mismatch" : "") + "\"><h3>fork: <code>" + h(str(v, "name")) +
+         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" +
+         h(str(v, "message")) + "</p>";
     if (total)
       o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) +
            " workers failed.</p>";
@@ -536,11 +537,12 @@ std::string variant_block(const json& c, const json& v) {
                   anchor("variant-", str(c, "id") + "-" + str(v, "name")) + "\"><h4><code>" +
                   h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
                   h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) +
-                  "</span><span class=\"badge o-" + h(o_) + (matched(v) ? "" : " mismatch") +
+                  "</span><span class=\"badge o-" + h(o_) + (mismatched(v) ? " mismatch" : "") +
                   "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
   if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
   o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
-       "</b>: " + rich(str(v, "expected_why")) + "</dd><dt>observed</dt><dd><b>" + h(o_) + "</b>";
+       "</b>: " + rich(str(v, "expected_why")) + "</dd><dt>observed</dt><dd><b>" +
+       h(outcome_shown(v)) + "</b>";
   if (v.contains("duration_s") && v["duration_s"].is_number())
     o += " after " + h(format_seconds(v["duration_s"].get<double>()));
   if (v.contains("exit") && v["exit"].is_object()) {
@@ -551,7 +553,7 @@ std::string variant_block(const json& c, const json& v) {
            (e.contains("signal_name") ? " (" + h(e["signal_name"]) + ")" : "");
   }
   o += "</dd>";
-  if (!matched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
+  if (mismatched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
   if (!str(v, "message").empty()) o += "<dt>message</dt><dd>" + h(v["message"]) + "</dd>";
   if (const auto failed = failed_workers(v); !failed.empty()) {
     o += "<dt>workers that failed</dt><dd><ul class=\"failed-workers\">";

@@ -134,8 +134,8 @@ class IssueReporter : public Reporter {
       for (const auto& c : cases) {
         std::string outcomes;
         for (const auto& v : list(c, "variants"))
-          outcomes += (outcomes.empty() ? "" : ", ") + field(v, "name") + " " +
-                      field(v, "outcome") + (matched(v) ? "" : " (" + field(v, "expected") + ")");
+          outcomes += (outcomes.empty() ? "" : ", ") + field(v, "name") + " " + outcome_shown(v) +
+                      (mismatched(v) ? " (" + field(v, "expected") + ")" : "");
         body += "| " + md_inline(field(c, "id")) + " | " + md_inline(field(c, "verdict")) + " | " +
                 md_inline(cap_text(outcomes, 300)) + " |\n";
       }

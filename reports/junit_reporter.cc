@@ -1,13 +1,15 @@
 // junit.xml for CI: one <testsuite> per case, one <testcase> per variant, passing exactly when the
 // variant's outcome is the one it expected. A mismatch is a <failure> (a fix that broke, or a
-// hazard that did not show as documented); a harness failure or a variant the run never reached
-// is an <error>; an expected skip is <skipped>. The message goes in the `message` attribute and
+// hazard that did not show as documented); a harness failure is an <error>; an expected skip, and
+// a variant the run did not see to its end (forkcheck was interrupted: not run, or not finished),
+// is <skipped>, never a failure. The message goes in the `message` attribute and
 // in the body too, since GitLab shows only the body, with the workers that failed, what the
 // watchdog saw of the process tree (blocked, or still working at the deadline), a protocol error's
 // line, and the tree's stacks; those facts and stacks are also in <system-out>, after the output,
-// where the testcase passed (a hazard that hung as documented). Written with pugixml, which escapes; text is
-// first stripped of what XML 1.0 cannot hold at all (most control characters, invalid UTF-8).
-// `forkcheck watch` adds a testcase per hazardous fork: a <failure> each, unless allowed.
+// where the testcase passed (a hazard that hung as documented). Written with pugixml, which
+// escapes; text is first stripped of what XML 1.0 cannot hold at all (most control characters,
+// invalid UTF-8). `forkcheck watch` adds a testcase per hazardous fork: a <failure> each, unless
+// allowed.
 #include <sstream>
 
 #include <pugixml.hpp>
@@ -113,13 +115,18 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   ++n.tests;
   n.time += seconds(v);
   const std::string outcome = field(v, "outcome", "skip");
-  if (matched(v)) {
+  if (unfinished(v)) {
+    // Not run to its end (forkcheck was interrupted): neither a pass nor a failure.
+    ++n.skipped;
+    const std::string why = field(v, "message");
+    attr(tc.append_child("skipped"), "message", why.empty() ? outcome_shown(v) : why);
+  } else if (matched(v)) {
     if (outcome == "skip") {
       ++n.skipped;
       attr(tc.append_child("skipped"), "message", field(v, "message", field(v, "expected_why")));
     }
   } else {
-    const bool error = v.value("harness_error", false) || v.value("not_run", false) || v.value("interrupted", false);
+    const bool error = member(v, "harness_error") == true;
     auto f = tc.append_child(error ? "error" : "failure");
     ++(error ? n.errors : n.failures);
     attr(f, "message", mismatch_meaning(v) + (field(v, "message").empty() ? "" : ": " + field(v, "message")));
@@ -128,7 +135,9 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   }
   std::string out = field(v, "stdout");
   // A failure's body has the watchdog's facts and the stacks already.
-  if (const std::string facts = matched(v) ? watchdog_text(v) + stacks_text(v) : ""; !facts.empty())
+  if (const std::string facts =
+          matched(v) || unfinished(v) ? watchdog_text(v) + stacks_text(v) : "";
+      !facts.empty())
     out += (out.empty() || out.back() == '\n' ? "" : "\n") + facts;
   if (!out.empty()) text_child(tc, "system-out", out);
   if (!field(v, "stderr").empty()) text_child(tc, "system-err", field(v, "stderr"));

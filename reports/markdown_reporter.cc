@@ -172,7 +172,7 @@ std::string cell_text(const json& v) {
       "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
   if (const size_t n = watch_failing(v); n > 0)
     t += " \u26d4 " + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s");
-  return matched(v) ? t : t + " \u26a0\ufe0f";
+  return mismatched(v) ? t + " \u26a0\ufe0f" : t;
 }
 
 std::vector<std::string> matrix(const json& report) {
@@ -203,7 +203,7 @@ std::vector<std::string> verdicts(const json& report, const Limits& lim) {
                     "**: " + md_inline(field(c, "verdict")) + ": " +
                     md(field(c, "verdict_reason"), lim.message) + "\n";
     for (const auto& v : list(c, "variants"))
-      if (!matched(v))
+      if (mismatched(v))
         p += "  - " + md_inline(field(v, "name", "?")) + ": " +
              md(mismatch_meaning(v), lim.message) + "\n";
     parts.push_back(p);
@@ -252,11 +252,11 @@ std::string variant_details(const json& v, const Limits& lim) {
   if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
   o += "- expected **" + md_inline(field(v, "expected")) +
        "**: " + md(field(v, "expected_why"), lim.message) + "\n";
-  o += "- observed **" + md_inline(field(v, "outcome", "skip")) + "**";
+  o += "- observed **" + md_inline(outcome_shown(v)) + "**";
   if (v.contains("duration_s") && v["duration_s"].is_number())
     o += " after " + format_seconds(v["duration_s"].get<double>());
   o += "\n";
-  if (!matched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
+  if (mismatched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
   if (!field(v, "message").empty())
     o += "- message: " + md(field(v, "message"), lim.message) + "\n";
   if (!field(v, "note").empty()) o += "- note: " + md(field(v, "note"), lim.message) + "\n";

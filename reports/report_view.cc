@@ -91,7 +91,20 @@ bool matched(const nlohmann::json& v) {
   return field(v, "outcome", "skip") == field(v, "expected");
 }
 
+bool unfinished(const nlohmann::json& v) {
+  return member(v, "not_run") == true || member(v, "interrupted") == true;
+}
+
+bool mismatched(const nlohmann::json& v) { return !matched(v) && !unfinished(v); }
+
+std::string outcome_shown(const nlohmann::json& v) {
+  if (member(v, "not_run") == true) return "not run";
+  if (member(v, "interrupted") == true) return "not finished";
+  return field(v, "outcome", "skip");
+}
+
 std::string outcome_vs_expected(const nlohmann::json& v) {
+  if (unfinished(v)) return outcome_shown(v) + " (expected " + field(v, "expected", "?") + ")";
   return field(v, "outcome", "skip") + (matched(v) ? " \u2713 expected " : " \u2717 expected ") +
          field(v, "expected", "?");
 }
@@ -108,7 +121,7 @@ std::string mismatch_meaning(const nlohmann::json& v) {
   std::string what = "expected " + expected + ", observed " + outcome;
   if (const std::string meaning = outcome_meaning(outcome); !meaning.empty())
     what += " (" + meaning + (expected == "hang" && outcome == "timeout" ? ": not a hang)" : ")");
-  if (v.value("not_run", false) || v.value("interrupted", false)) return "not run to its end: " + what;
+  if (unfinished(v)) return "not run to its end: " + what;
   if (v.value("harness_error", false)) return "harness error: " + what;
   if (field(v, "role") == "fix") return "regression: the fixed behaviour broke: " + what;
   if (field(v, "role") == "subject") return "the command did not behave: " + what;

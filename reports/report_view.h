@@ -25,9 +25,22 @@ std::vector<std::string> matrix_methods(const nlohmann::json& report);
 std::vector<const nlohmann::json*> variants_with_method(const nlohmann::json& c,
                                                         const std::string& method);
 
+// outcome == expected.
 bool matched(const nlohmann::json& variant);
 
-// "hang ✓ expected hang", "ok ✗ expected hang".
+// A variant the run did not see to its end: never started (not_run), or cut short when forkcheck
+// was interrupted (interrupted). Its outcome is "skip": it is neither as expected nor not, and no
+// format counts it as a mismatch, a regression or a failure.
+bool unfinished(const nlohmann::json& variant);
+
+// Ran to its end, and its outcome is not the one it expected.
+bool mismatched(const nlohmann::json& variant);
+
+// The outcome as every format shows it: "not run" or "not finished" for an unfinished variant,
+// else its outcome.
+std::string outcome_shown(const nlohmann::json& variant);
+
+// "hang ✓ expected hang", "ok ✗ expected hang", "not run (expected ok)".
 std::string outcome_vs_expected(const nlohmann::json& variant);
 
 // What an outcome whose word alone could mislead says happened: "timeout" (which is not a hang)

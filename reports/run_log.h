@@ -31,10 +31,14 @@ class RunLog {
 
   void append(const nlohmann::json& line);
   const std::filesystem::path& path() const { return path_; }
+  // The lines this log appended, as a reader of the file gets them back (text that is not UTF-8
+  // replaced as it was written): the run's own records, whatever else the file may have got.
+  const std::vector<nlohmann::json>& lines() const { return lines_; }
 
  private:
   std::filesystem::path path_;
   std::FILE* f_ = nullptr;
+  std::vector<nlohmann::json> lines_;
 };
 
 // Reads a run log; a torn last line (the writer was killed mid-write) is skipped.

@@ -22,6 +22,8 @@ std::string describe(const nlohmann::json& v) {
 
 Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_selected) {
   std::string regressions, misses, skips;
+  // Hazards the run did not see to their end (forkcheck was interrupted): they might have failed.
+  std::string hazards_unfinished;
   // What happened, for a sentence that claims nothing else: hazards that failed as documented,
   // hazards that were ok as their expectation said, fixes that were ok.
   std::string failed_as_documented, ok_as_expected, fixes_ok;
@@ -33,6 +35,8 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
   // it ended; under `watch`, a hazardous fork not allowed fails a program that ended ok.
   if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
     const auto& v = variants[0];
+    // Stopped by forkcheck's interruption: not a failure of the program's (its message says when).
+    if (unfinished(v)) return {"skipped", v.value("message", "")};
     const std::string hazards = watch_failure(v);
     // A worker that crashed or raised, while the program exited 0, fails it too: its work was
     // not done, whatever the program's own exit says.
@@ -59,6 +63,8 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
     // A skip is never a failure of the fix nor a sign of the hazard: it says why it did not run.
     if (outcome == "skip") {
       add(skips, v.value("name", "?") + ": " + v.value("message", ""));
+      if (unfinished(v) && v.value("role", "") != "fix")
+        add(hazards_unfinished, v.value("name", "?"));
       continue;
     }
     all_skipped = false;
@@ -96,11 +102,15 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
   if (!misses.empty())
     return {"not-reproduced", "the hazard did not show as documented: " + misses + partial};
   // Hazards left out might have failed: without one that did, the run cannot say either way.
-  if (!hazard_failed && !hazards_left_out.empty()) {
+  if (!hazard_failed && (!hazards_left_out.empty() || !hazards_unfinished.empty())) {
+    std::string not_reached = hazards_left_out;
+    if (!hazards_unfinished.empty()) add(not_reached, hazards_unfinished);
     std::string reason =
         any_hazard ? "no hazard variant that ran failed (ok here, as expected: " + ok_as_expected +
-                         "), and " + hazards_left_out + " did not run"
-                   : "no hazard variant was selected (" + hazards_left_out + ")";
+                         "), and " + not_reached + " did not run"
+        : hazards_unfinished.empty() ? "no hazard variant was selected (" + hazards_left_out + ")"
+                                     : "no hazard variant ran to its end (" + not_reached + ")";
+    if (!hazards_unfinished.empty()) reason += " (forkcheck was interrupted)";
     if (!fixes_ok.empty()) reason += "; fixes ok: " + fixes_ok;
     if (!skips.empty()) reason += "; not run: " + skips;
     return {"partial", reason + partial};

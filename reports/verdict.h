@@ -7,7 +7,10 @@
 //                   working when it was stopped, and did not reproduce)
 //   ok | failed     for `forkcheck exec` and `watch`, whose one variant (role "subject") is the
 //                   user's program: failed when it did not end ok, or (watch) when it made a
-//                   hazardous fork of a kind not allowed (reports/watch_view.h)
+//                   hazardous fork of a kind not allowed (reports/watch_view.h); skipped when
+//                   forkcheck was interrupted before it ended
+// A variant the run did not see to its end (not run, or not finished: report_view.h's
+// unfinished()) is a skip: never a regression, a failure, nor a sign of the hazard.
 #pragma once
 
 #include <string>
@@ -23,7 +26,8 @@ struct Verdict {
 
 // `variants`: report.json variant objects (role, expected, outcome). `not_selected`: the case's
 // variants the run left out ({name, role}): the reason then says the run was partial, and a run
-// that selected no hazard variant is `partial`, never reproduced or not.
+// that selected no hazard variant is `partial`, never reproduced or not; so is one whose hazard
+// variants that might have failed were not seen to their end (forkcheck was interrupted).
 Verdict case_verdict(const nlohmann::json& variants,
                      const nlohmann::json& not_selected = nlohmann::json::array());
 

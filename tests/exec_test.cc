@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -268,15 +269,113 @@ TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
   EXPECT_EQ(slurp(out_ / "notes.txt"), "mine\n") << "not a file a run writes";
 }
 
-TEST_F(Exec, CommandThatCannotStartIsAUsageError) {
-  fc::harness::LaunchSpec spec;
-  spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string(), "--", "/nonexistent/forkcheck-x"};
-  spec.timeout_s = 60;
-  spec.channel = false;
-  auto r = fc::harness::supervise(spec);
-  EXPECT_EQ(r.exit.code, 2) << r.err.text();
-  EXPECT_TRUE(contains(r.err.text(), "/nonexistent/forkcheck-x")) << r.err.text();
-  EXPECT_FALSE(fs::exists(out_ / "report.json"));
+// Before the run really starts (here: while the environment is probed, before the command is
+// started), the folder's earlier reports are left as they were: a forkcheck killed then leaves
+// them, not an empty folder.
+TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
+  fs::create_directories(out_);
+  const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html",
+                                            "junit.xml", "summary.md"};
+  for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
+  // Repro programs whose environment probe takes its time, and says when it has begun.
+  const fs::path repro = dir_ / "repro", marker = dir_ / "probing";
+  fs::create_directories(repro);
+  for (const char* name : {"forkcheck-repro", "forkcheck-repro-torch"}) {
+    std::ofstream(repro / name) << "#!/bin/sh\ntouch '" << marker.string() << "'\nexec sleep 30\n";
+    fs::permissions(repro / name, fs::perms::owner_all);
+  }
+  const std::string out = out_.string(), env = "FORKCHECK_REPRO_DIR=" + repro.string();
+  std::vector<const char*> argv = {FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
+                                   FC_FAULT_CHILD, "sleep", "60", nullptr};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::putenv(const_cast<char*>(env.c_str()));
+    ::execv(argv[0], const_cast<char* const*>(argv.data()));
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 600 && !fs::exists(marker); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(fs::exists(marker)) << "the environment probe never ran";
+  for (const auto& f : earlier) EXPECT_EQ(slurp(out_ / f), "earlier run\n") << f;
+}
+
+// A command that does not exist is bad input: one line, exit status 2, nothing in the folder
+// touched.
+TEST_F(Exec, CommandThatDoesNotExistIsAUsageErrorAndTouchesNothing) {
+  fs::create_directories(out_);
+  std::ofstream(out_ / "report.json") << "earlier run\n";
+  for (const std::string command : {"/nonexistent/forkcheck-x", "no-such-command-forkcheck-x"}) {
+    SCOPED_TRACE(command);
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string(), "--", command};
+    spec.timeout_s = 60;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    const std::string err = r.err.text();
+    EXPECT_EQ(r.exit.code, 2) << err;
+    EXPECT_TRUE(contains(err, "forkcheck: error: exec: ")) << err;
+    EXPECT_TRUE(contains(err, command)) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(slurp(out_ / "report.json"), "earlier run\n");
+    EXPECT_FALSE(fs::exists(out_ / "run.jsonl"));
+  }
+}
+
+// A program that is there but that the OS refuses to start (execve fails): a corrupt binary, a
+// script whose #! interpreter is missing, a file without execute permission. Not the user's typo:
+// a harness error with a complete report saying why exec failed, exit status 1, the folder's
+// earlier reports replaced by this run's.
+TEST_F(Exec, ProgramTheOsRefusesToStartIsAHarnessErrorWithACompleteReport) {
+  const fs::path random_bytes = dir_ / "random-bytes", corrupt_elf = dir_ / "corrupt-elf",
+                 no_interpreter = dir_ / "no-interpreter", not_executable = dir_ / "not-executable";
+  {
+    std::ofstream f(random_bytes, std::ios::binary);
+    unsigned x = 12345;
+    for (int i = 0; i < 4096; ++i) f.put(static_cast<char>((x = x * 1103515245u + 12345u) >> 24));
+  }
+  const std::string elf_magic = {'\x7f', 'E', 'L', 'F', 2, 1, 1};  // 64-bit, little-endian
+  std::ofstream(corrupt_elf, std::ios::binary) << elf_magic << std::string(200, '\xff');
+  std::ofstream(no_interpreter) << "#!/nonexistent/python9\nprint(1)\n";
+  std::ofstream(not_executable) << "#!/bin/sh\necho hello\n";
+  for (const auto& p : {random_bytes, corrupt_elf, no_interpreter})
+    fs::permissions(p, fs::perms::owner_all);
+  fs::permissions(not_executable, fs::perms::owner_read | fs::perms::owner_write);
+  const std::vector<std::pair<fs::path, std::string>> refused = {
+      {random_bytes, "Exec format error"},
+      {corrupt_elf, "Exec format error"},
+      {no_interpreter, "its interpreter /nonexistent/python9 cannot be run"},
+      {not_executable, "Permission denied"}};
+  for (const auto& [program, why] : refused) {
+    SCOPED_TRACE(program.filename().string());
+    fs::remove_all(out_);
+    fs::create_directories(out_);
+    std::ofstream(out_ / "report.json") << "earlier run\n";
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "exec", "--out", out_.string(), "--", program.string(), "arg"};
+    spec.timeout_s = 60;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    EXPECT_EQ(r.exit.code, 1) << r.out.text() << r.err.text();
+    EXPECT_FALSE(contains(r.err.text(), "error:")) << "not a usage error: " << r.err.text();
+    const json report = json::parse(slurp(out_ / "report.json"), nullptr, false);
+    ASSERT_TRUE(report.is_object()) << slurp(out_ / "report.json");
+    EXPECT_TRUE(report["run"].contains("finished_at")) << "a complete report";
+    EXPECT_EQ(report["run"]["interrupted"], false);
+    const json& v = report["cases"][0]["variants"][0];
+    EXPECT_EQ(v["outcome"], "error");
+    EXPECT_EQ(v["harness_error"], true);
+    EXPECT_TRUE(contains(v["message"].get<std::string>(), "execve failed")) << v["message"];
+    EXPECT_TRUE(contains(v["message"].get<std::string>(), why)) << v["message"];
+    EXPECT_EQ(report["summary"]["harness_failures"], 1);
+    EXPECT_EQ(report["summary"]["ok"], false);
+    for (const char* f : {"report.html", "junit.xml", "summary.md", "issue.md", "run.jsonl"})
+      EXPECT_TRUE(fs::exists(out_ / f)) << f;
+    EXPECT_TRUE(contains(r.out.text(), why)) << "said on the terminal: " << r.out.text();
+  }
 }
 
 }  // namespace

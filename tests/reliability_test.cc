@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -300,6 +302,93 @@ TEST(Interrupt, SigtermMidRunKeepsTheVariantsFinishedSoFar) {
   EXPECT_GE(not_finished, 1u);
   expect_nothing_left(pid);
   fs::remove_all(out);
+}
+
+// Ctrl-C early in `forkcheck all`: it ends within 2 s with the report written and marked
+// interrupted, and the variants it never started are "not run": never a REGRESSION line on the
+// terminal (it printed 42 of them for variants that never ran), never a mismatch, a regression or
+// a failure in the reports.
+TEST(Interrupt, SigintEarlyInAllEndsWithin2sAndCallsWhatNeverRanNotRun) {
+  auto out = fresh_dir("sigint-all");
+  Forkcheck fc({"all", "--out", out.string()});
+  // A few variants in: the rest are running or still to start.
+  ASSERT_TRUE(fc.wait_progress_lines(8, 120)) << fc.seen;
+  const pid_t pid = fc.pid;
+  const size_t seen_before = fc.seen.size();
+  const auto t0 = Clock::now();
+  ::kill(pid, SIGINT);
+  const int status = fc.wait_exit(30);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::fprintf(stderr, "SIGINT to forkcheck's exit: %.2f s\n", took);
+  ASSERT_NE(status, -1) << "forkcheck did not end after SIGINT";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(took, 2.0) << "Ctrl-C must end the run within 2 s";
+  const std::string after = fc.seen.substr(seen_before);
+  EXPECT_EQ(fc.seen.find("REGRESSION"), std::string::npos) << fc.seen;
+  EXPECT_EQ(after.find("differs"), std::string::npos) << after;
+  EXPECT_NE(after.find("  not run"), std::string::npos) << after;
+
+  auto report = read_json(out / "report.json");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["run"]["interrupted"], true);
+  size_t not_run = 0, mismatched = 0;
+  for (const auto& c : report["cases"])
+    for (const auto& v : c["variants"]) {
+      const bool unfinished = v.value("not_run", false) || v.value("interrupted", false);
+      if (v.value("not_run", false)) {
+        ++not_run;
+        EXPECT_EQ(v["outcome"], "skip") << v.dump(1);
+        EXPECT_EQ(v["interrupted"], true) << v.dump(1);
+        EXPECT_EQ(v["message"].get<std::string>().rfind("not run: ", 0), 0u) << v["message"];
+      }
+      if (!unfinished && v["outcome"] != v["expected"]) ++mismatched;
+    }
+  EXPECT_GE(not_run, 10u) << "most of the 81 variants never started";
+  EXPECT_EQ(report["summary"]["mismatches"], mismatched) << "what never ran is no mismatch";
+  for (const auto& c : report["cases"])
+    EXPECT_NE(c["verdict"], "regression") << c["id"] << ": " << c["verdict_reason"];
+  std::ifstream junit(out / "junit.xml");
+  std::string xml((std::istreambuf_iterator<char>(junit)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(xml.find("not run: forkcheck was interrupted by SIGINT before it started\" type"),
+            std::string::npos)
+      << "a variant never run is no JUnit failure or error";
+  expect_nothing_left(pid);
+  fs::remove_all(out);
+}
+
+// Ctrl-C while forkcheck waits for a zygote to get ready (libtorch loading on a busy machine, or
+// from a cold network file system, takes tens of seconds): the wait stops at once, it does not
+// run its minute out (it did, once per repro program, and restarted after each signal).
+TEST(Interrupt, SigintWhileAZygoteLoadsEndsWithin2s) {
+  auto dir = fresh_dir("slow-zygote");
+  fs::create_directories(dir);
+  const fs::path marker = dir / "loading";
+  fs::create_symlink(fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro",
+                     dir / "forkcheck-repro");
+  std::ofstream(dir / "forkcheck-repro-torch")
+      << "#!/bin/sh\n[ \"$1\" = --zygote ] && touch '" << marker.string()
+      << "' && exec sleep 60\nexec '"
+      << (fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro-torch").string() << "' \"$@\"\n";
+  fs::permissions(dir / "forkcheck-repro-torch", fs::perms::owner_all);
+  ::setenv("FORKCHECK_REPRO_DIR", dir.c_str(), 1);
+  Forkcheck fc({"run", "gomp-fork-hang", "--out", (dir / "out").string()});
+  ::unsetenv("FORKCHECK_REPRO_DIR");
+  for (int i = 0; i < 600 && !fs::exists(marker); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(marker)) << "the zygote never started";
+  const pid_t pid = fc.pid;
+  const auto t0 = Clock::now();
+  ::kill(pid, SIGINT);
+  const int status = fc.wait_exit(90);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::fprintf(stderr, "SIGINT to forkcheck's exit: %.2f s\n", took);
+  ASSERT_NE(status, -1) << "forkcheck did not end after SIGINT";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(took, 2.0) << "it waited for the zygote";
+  expect_nothing_left(pid);
+  fs::remove_all(dir);
 }
 
 // A run killed mid-way leaves its own run log, readable, and no report of an earlier run beside

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
@@ -135,6 +137,43 @@ TEST(ReportFrom, FileThatIsNoRunIsAUsageError) {
   { std::ofstream(f) << "hello\n{\"not\": \"a run\"}\n"; }
   expect_usage_error(forkcheck({"report", "--from", f.string()}), "neither");
   fs::remove(f);
+}
+
+// A saved report or run log whose fields have other types than forkcheck writes is the user's
+// input that forkcheck cannot read: one line naming the field, exit status 2, for report and diff
+// alike, never a raw nlohmann exception.
+TEST(ReportFrom, FieldsOfTheWrongTypesAreNamedInOneLine) {
+  const auto dir = fresh_dir("types");
+  fs::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> saved = {
+      {"report.json", R"({"schema_version":"1.0","run":"x","cases":[]})"},
+      {"report.json", R"({"schema_version":"1.0","run":{"interrupted":"no"},"cases":[]})"},
+      {"report.json", R"({"schema_version":"1.0","summary":{"ok":"yes"},"cases":[]})"},
+      {"report.json",
+       R"({"schema_version":"1.0","cases":[{"id":"x","variants":[{"name":"a","outcome":4}]}]})"},
+      {"run.jsonl", "{\"type\":7}\n"},
+      {"run.jsonl", "{\"type\":\"run\",\"environment\":3}\n{\"type\":\"end\"}\n"},
+      {"run.jsonl", "{\"type\":\"run\"}\n{\"type\":\"end\",\"interrupted\":\"no\"}\n"},
+  };
+  const std::vector<std::string> names = {
+      R"("run" is a string ("x"), not an object)",
+      R"(run: "interrupted" is a string ("no"), not a boolean)",
+      R"(summary: "ok" is a string ("yes"), not a boolean)",
+      R"(cases[0]: variants[0]: "outcome" is a number (4), not a string)",
+      R"(record 1: "type" is a number (7), not a string)",
+      R"(record 1: "environment" is a number (3), not an object)",
+      R"(record 2: "interrupted" is a string ("no"), not a boolean)"};
+  for (size_t i = 0; i < saved.size(); ++i) {
+    SCOPED_TRACE(saved[i].second);
+    const fs::path file = dir / saved[i].first;
+    std::ofstream(file) << saved[i].second;
+    expect_usage_error(
+        forkcheck({"report", "--from", file.string(), "--out", (dir / "out").string()}), names[i]);
+    expect_usage_error(forkcheck({"diff", file.string(), file.string()}), names[i]);
+    fs::remove(file);
+  }
+  EXPECT_FALSE(fs::exists(dir / "out" / "report.html"));
+  fs::remove_all(dir);
 }
 
 TEST(ReportFrom, FromIsRequired) { expect_usage_error(forkcheck({"report"}), "--from"); }

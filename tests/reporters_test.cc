@@ -423,6 +423,69 @@ TEST(CatalogErrors, MakeTheRunNotOk) {
   EXPECT_EQ(fold_run_log(lines)["summary"]["ok"], true);
 }
 
+// An interrupted run: a hazard never started (not_run) and a fix cut short (interrupted) are
+// "not run" and "not finished" in every format, and no format counts them as a mismatch, a
+// regression or a failure; the case is partial, not "not reproduced" (its hazard never ran).
+TEST(Interrupted, VariantsNotSeenToTheirEndAreNotRunInEveryFormatAndNeverAFailure) {
+  const json fork = {{"name", "fork"},
+                     {"start_method", "fork"},
+                     {"role", "hazard"},
+                     {"expected", "hang"},
+                     {"expected_why", "w"}};
+  json spawn = fork, forkserver = fork;
+  spawn["name"] = spawn["start_method"] = "spawn";
+  forkserver["name"] = forkserver["start_method"] = "forkserver";
+  spawn["role"] = forkserver["role"] = "fix";
+  spawn["expected"] = forkserver["expected"] = "ok";
+  std::vector<json> lines = {
+      {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "0"}}}},
+      {{"type", "case"}, {"id", "c"}, {"title", "t"}, {"variants", {fork, spawn, forkserver}}},
+      {{"type", "variant"}, {"case", "c"}, {"name", "spawn"}, {"outcome", "ok"}},
+      {{"type", "variant"},
+       {"case", "c"},
+       {"name", "fork"},
+       {"outcome", "skip"},
+       {"interrupted", true},
+       {"not_run", true},
+       {"message", "not run: forkcheck was interrupted by SIGINT before it started"}},
+      {{"type", "variant"},
+       {"case", "c"},
+       {"name", "forkserver"},
+       {"outcome", "skip"},
+       {"interrupted", true},
+       {"message", "not finished: forkcheck was interrupted by SIGINT after 2.0 s and killed it"}},
+      {{"type", "end"}, {"interrupted", true}}};
+  const json r = fold_run_log(lines);
+  EXPECT_EQ(r["summary"]["mismatches"], 0);
+  EXPECT_EQ(r["summary"]["regressions"], 0);
+  EXPECT_EQ(r["cases"][0]["verdict"], "partial") << r["cases"][0]["verdict_reason"];
+  EXPECT_NE(r["cases"][0]["verdict_reason"].get<std::string>().find("forkcheck was interrupted"),
+            std::string::npos);
+
+  pugi::xml_document doc;
+  const std::string xml = make_junit_reporter()->render(r);
+  ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
+  const auto root = doc.child("testsuites");
+  EXPECT_EQ(root.attribute("failures").as_int(), 0) << xml;
+  EXPECT_EQ(root.attribute("errors").as_int(), 0) << xml;
+  EXPECT_EQ(root.attribute("skipped").as_int(), 2) << xml;
+
+  const std::string html = make_html_reporter()->render(r);
+  EXPECT_NE(html.find("not run (expected hang)"), std::string::npos);
+  EXPECT_NE(html.find("not finished (expected ok)"), std::string::npos);
+  EXPECT_EQ(html.find("cell o-skip mismatch"), std::string::npos) << "no cell is a mismatch";
+  EXPECT_EQ(html.find("regression:"), std::string::npos);
+
+  const std::string md = make_markdown_reporter()->render(r);
+  EXPECT_NE(md.find("not run (expected hang)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("not run (expected hang) \u26a0"), std::string::npos) << md;
+  EXPECT_EQ(md.find("not finished (expected ok) \u26a0"), std::string::npos) << md;
+  EXPECT_EQ(md.find("regression"), std::string::npos) << md;
+
+  const std::string issue = make_issue_reporter()->render(r);
+  EXPECT_EQ(issue.find("regression"), std::string::npos) << issue;
+}
+
 TEST(CatalogErrors, NoneMeansNoBanner) {
   const json r = synthetic_report();
   EXPECT_EQ(make_html_reporter()->render(r).find("catalog-errors"), std::string::npos);
@@ -640,7 +703,8 @@ TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
     EXPECT_NE(schema["$defs"]["outcome"]["description"].get<std::string>().find(word), std::string::npos) << word;
   const json& variant = schema["$defs"]["variant"]["properties"];
   const json& watchdog = variant["watchdog"]["properties"];
-  EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"], json({"blocked", "working", "unknown"}));
+  EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"],
+            json({"blocked", "working", "starved", "unknown"}));
   for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads", "longest_still_s", "looks"})
     EXPECT_TRUE(watchdog["tree"]["properties"].contains(k)) << k;
   EXPECT_EQ(watchdog["exited_by_itself"]["type"], "boolean");

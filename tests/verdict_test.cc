@@ -95,6 +95,28 @@ TEST(Verdict, AllSkippedIsSkippedWithReasons) {
   EXPECT_NE(r.reason.find("fork: m"), std::string::npos);
 }
 
+// forkcheck interrupted before the user's program ended (exec, watch): not the program's failure.
+TEST(Verdict, ASubjectNotSeenToItsEndIsSkippedNotFailed) {
+  nlohmann::json s = v("exec", "subject", "ok", "skip");
+  s["interrupted"] = true;
+  s["message"] = "not finished: forkcheck was interrupted by SIGINT after 3.0 s and killed it";
+  auto r = reports::case_verdict(nlohmann::json::array({s}));
+  EXPECT_EQ(r.verdict, "skipped");
+  EXPECT_EQ(r.reason, s["message"]);
+}
+
+// Hazards never run because forkcheck was interrupted might have failed: the case is partial,
+// never "not reproduced" on the word of the fixes that did run.
+TEST(Verdict, HazardsNotRunBecauseOfAnInterruptMakeAPartialVerdict) {
+  nlohmann::json hazard = v("fork", "hazard", "hang", "skip");
+  hazard["not_run"] = hazard["interrupted"] = true;
+  auto r = reports::case_verdict({hazard, v("spawn", "fix", "ok", "ok")});
+  EXPECT_EQ(r.verdict, "partial");
+  EXPECT_NE(r.reason.find("no hazard variant ran to its end (fork) (forkcheck was interrupted)"),
+            std::string::npos)
+      << r.reason;
+}
+
 TEST(RunLog, FoldMarksUnfinishedVariantsOfAnInterruptedRun) {
   std::vector<nlohmann::json> lines = {
       {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "x"}}}},

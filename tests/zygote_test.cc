@@ -6,11 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -192,6 +197,101 @@ TEST(Zygote, ProgramThatIsNoZygoteIsSaidAndExecFollows) {
   EXPECT_NE(r.start_note.find("not forked from the zygote"), std::string::npos) << r.start_note;
   EXPECT_EQ(r.out.text(), "hello\n");
   EXPECT_NE(zygotes.why_off().find("/bin/echo"), std::string::npos);
+}
+
+// A fake zygote: a script that sends `messages` on FORKCHECK_ZYGOTE_FD, each framed as the
+// protocol frames them (a 4-byte length, host order, then the JSON), then reads until forkcheck
+// closes the socket. Returns its path.
+std::filesystem::path fake_zygote(const std::string& name,
+                                  const std::vector<std::string>& messages) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("forkcheck-fake-zygote-" + name + "-" + std::to_string(::getpid()));
+  std::string script = "#!/bin/sh\n";
+  for (const auto& m : messages) {
+    std::string frame;
+    const auto n = static_cast<uint32_t>(m.size());
+    char length[4];
+    std::memcpy(length, &n, sizeof n);
+    for (char b : length) {
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(b));
+      frame += octal;
+    }
+    script += "printf '" + frame + "%s' '" + m + "' >&\"$FORKCHECK_ZYGOTE_FD\"\n";
+  }
+  script += "exec cat <&\"$FORKCHECK_ZYGOTE_FD\" >/dev/null\n";
+  std::ofstream(path) << script;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+// JSON of the wrong type from the zygote is said in one line naming the field, and the variants
+// are exec'd instead: never an exception out of the zygote's code (a raw nlohmann type_error).
+TEST(Zygote, HelloOfTheWrongTypeIsNoZygote) {
+  for (const std::string hello :
+       {R"({"ready":"yes"})", R"({"ready":true,"threads":"one"})", R"(["ready"])", R"(7)"}) {
+    SCOPED_TRACE(hello);
+    const auto program = fake_zygote("hello", {hello});
+    Zygote z(program.string(), 10);
+    EXPECT_FALSE(z.ready());
+    EXPECT_NE(z.why_not().find("did not get ready"), std::string::npos) << z.why_not();
+    EXPECT_EQ(z.why_not().find("json.exception"), std::string::npos) << z.why_not();
+    std::filesystem::remove(program);
+  }
+  const auto program = fake_zygote("hello", {R"({"ready":"yes"})"});
+  Zygote z(program.string(), 10);
+  EXPECT_NE(z.why_not().find("\"ready\" is a string (\"yes\"), not a boolean"), std::string::npos)
+      << z.why_not();
+  std::filesystem::remove(program);
+}
+
+// A zygote that goes quiet in the middle of its message is no zygote once the wait is over: the
+// rest of the message is waited for under the same deadline, never for good.
+TEST(Zygote, HelloCutShortIsWaitedForNoLongerThanTheDeadline) {
+  const auto program = std::filesystem::temp_directory_path() /
+                       ("forkcheck-fake-zygote-cut-" + std::to_string(::getpid()));
+  std::ofstream(program) << "#!/bin/sh\nprintf '\\017\\000' >&\"$FORKCHECK_ZYGOTE_FD\"\n"
+                         << "exec sleep 30\n";
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    Zygote z(program.string(), 1);
+    EXPECT_FALSE(z.ready());
+    EXPECT_NE(z.why_not().find("no answer within 1 s"), std::string::npos) << z.why_not();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  std::filesystem::remove(program);
+}
+
+TEST(Zygote, AnswerOfTheWrongTypeIsGivenUpAndTheVariantExecd) {
+  const std::string hello = R"({"ready":true,"threads":1,"pid":1})";
+  for (const std::string reply :
+       {R"({"pid":"123"})", R"({"pid":-5})", R"({"error":7})", R"("pid")"}) {
+    SCOPED_TRACE(reply);
+    const auto program = fake_zygote("reply", {hello, reply});
+    Zygote z(program.string(), 10);
+    ASSERT_TRUE(z.ready()) << z.why_not();
+    Pipe out, err;
+    std::string why;
+    auto pid = z.start({"--list"}, out.w, err.w, -1, {{kRunTokenVar, run_token() + "-fake"}}, why);
+    EXPECT_FALSE(pid);
+    EXPECT_NE(why.find("not what forkcheck expects"), std::string::npos) << why;
+    EXPECT_FALSE(z.ready()) << "a zygote that answers nonsense is given up";
+    std::filesystem::remove(program);
+  }
+  // Under the supervisor: the variant is exec'd, and the report says why not forked.
+  const auto program = fake_zygote("reply", {hello, R"({"pid":"123"})"});
+  Zygote z(program.string(), 10);
+  LaunchSpec spec;
+  spec.argv = {"/bin/echo", "hello"};
+  spec.channel = false;
+  spec.zygote = &z;
+  auto r = supervise(spec);
+  EXPECT_EQ(r.started_via, "exec");
+  EXPECT_NE(r.start_note.find("\"pid\" is a string (\"123\"), not an integer"), std::string::npos)
+      << r.start_note;
+  EXPECT_EQ(r.out.text(), "hello\n");
+  std::filesystem::remove(program);
 }
 
 // Yama ptrace_scope=1: whatever forkcheck starts, exec'd or forked from a zygote, names forkcheck

@@ -9,6 +9,7 @@
 
 #include "harness/common/console_style.h"
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/json_shape.h"
 #include "harness/common/saved_run.h"
 #include "harness/common/usage_error.h"
 #include "reports/report_diff.h"
@@ -150,9 +151,7 @@ void print_console(const reports::ReportDiff& d, const Input& a, const Input& b)
     std::printf("B did not regress against A: cases %s\n", counts.c_str());
 }
 
-}  // namespace
-
-int diff_command(const DiffOptions& options) {
+int compare(const DiffOptions& options) {
   if (options.json && options.markdown == "-")
     throw UsageError("diff: --json and --markdown - both print on stdout: give --markdown a FILE");
   const Input a = read_input(options.a, "diff A");
@@ -191,6 +190,19 @@ int diff_command(const DiffOptions& options) {
   if (!options.markdown.empty())
     std::printf("wrote %s (for a ticket)\n", safe(options.markdown.string(), 200).c_str());
   return status;
+}
+
+}  // namespace
+
+int diff_command(const DiffOptions& options) {
+  try {
+    return compare(options);
+  } catch (const nlohmann::json::exception& e) {
+    // A saved report that passed the checks on load (saved_run.h) and still holds a field of
+    // another type than forkcheck writes, deeper than they look: one line, a usage error (the
+    // files are the user's input).
+    throw UsageError("diff: A or B is not a report forkcheck can read: " + json_error_text(e));
+  }
 }
 
 }  // namespace fc::harness

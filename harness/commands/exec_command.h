@@ -22,7 +22,8 @@ struct ExecOptions {
 // Returns forkcheck's exit status (common/exit_status_codes.h), by the rule `watch` follows too:
 // kOk when the command ended by itself with status 0; kFinding when it failed, crashed, hung or
 // timed out (its own exit status is in the summary and report.json); 128 + N when forkcheck was
-// interrupted by signal N. Throws UsageError for a command that cannot be started.
+// interrupted by signal N. Throws UsageError for a command that does not exist (before anything is
+// written); one the OS refuses to start (execve) is a harness error in a complete report (kError).
 int exec_command(const ExecOptions& options);
 
 }  // namespace fc::harness

@@ -63,6 +63,7 @@ void print_page(const nlohmann::json& c) {
 
 int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
   Catalog cat = load_catalog_reporting_errors();
+  check_not_left_out(cat, case_ids);
   if (!case_ids.empty()) {
     std::vector<std::string> known;
     for (const auto& c : cat.cases) known.push_back(c.value("id", ""));

@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/json_shape.h"
 #include "harness/common/out_dir.h"
 #include "harness/common/saved_run.h"
+#include "harness/common/usage_error.h"
 #include "reports/reporter.h"
 
 namespace fc::harness {
@@ -15,7 +18,15 @@ int report_command(const ReportOptions& options) {
   std::filesystem::path out = options.out;
   if (out.empty()) out = options.from.has_parent_path() ? options.from.parent_path() : ".";
   prepare_out_dir(out);
-  for (const auto& p : reports::write_reports(report, out)) std::printf("wrote %s\n", p.string().c_str());
+  std::vector<std::filesystem::path> written;
+  try {
+    written = reports::write_reports(report, out);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of another type than forkcheck writes, deeper than load_saved_run looks.
+    throw UsageError("--from " + options.from.string() +
+                     ": not a report forkcheck can read: " + json_error_text(e));
+  }
+  for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
   return exit_status::kOk;
 }
 

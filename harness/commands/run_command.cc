@@ -25,6 +25,9 @@ int run_cases(const RunOptions& options) {
   start_guardian();
   Zygotes zygotes(options.zygote);
   Catalog cat = load_catalog_reporting_errors(&zygotes);
+  // Before the plan: a catalog cut short by Ctrl-C lacks cases no one misspelt.
+  if (interrupted()) return interrupted_exit_status();
+  check_not_left_out(cat, options.case_ids);
   nlohmann::json cases = plan_cases(cat.cases, options.case_ids, options.only);
   if (interrupted()) return interrupted_exit_status();
   // Only now that the cases asked for are known to exist: bad input leaves no folder behind.
@@ -48,6 +51,9 @@ int run_cases(const RunOptions& options) {
   std::vector<Planned> runnable;
   std::vector<LaunchSpec> specs;
   size_t total = 0;
+  // The run really starts (its plan is made, the environment probed): an earlier run's files in
+  // the folder go now, before the first variant is said to have ended.
+  session.begin();
   for (const auto& c : cases) {
     session.add_case(c);
     total += c["variants"].size();

@@ -95,7 +95,6 @@ int watch_command(const WatchOptions& options) {
   const fs::path out = make_out_dir(options.out, "watch");
   const fs::path events = events_dir(out);
   auto env = watch_environment(program, events.string());
-  make_fresh(events);
 
   SubjectCommand subject;
   subject.name = "watch";
@@ -106,6 +105,7 @@ int watch_command(const WatchOptions& options) {
   subject.live = options.live;
   subject.prints_after = true;
   subject.env = env;
+  subject.before_start = [&] { make_fresh(events); };
 
   json forks = json::array(), totals = fork_totals(forks), findings = json::array();
   const uint64_t start_ns = monotonic_ns();

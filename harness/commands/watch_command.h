@@ -31,8 +31,9 @@ struct WatchOptions {
 
 // Returns, as exec_command does: 128 + the signal that interrupted forkcheck; else kFinding when
 // the program failed, crashed, hung or timed out, or made a hazardous fork of a kind not allowed;
-// else kOk. Throws UsageError for a command that cannot be watched or started or an --allow that
-// names no hazard kind (before anything is written), std::runtime_error when the shim is missing.
+// else kOk. Throws UsageError for a command that does not exist or cannot be watched or an
+// --allow that names no hazard kind (before anything is written), std::runtime_error when the
+// shim is missing. One the OS refuses to start is a harness error in a complete report (kError).
 int watch_command(const WatchOptions& options);
 
 // For `forkcheck watch --help`: the exit statuses and the hazard kinds --allow takes.

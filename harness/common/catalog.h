@@ -13,6 +13,7 @@ namespace fc::harness {
 struct Catalog {
   nlohmann::json cases = nlohmann::json::array();  // each: id, title, source, ..., program, variants
   std::vector<std::string> errors;                 // programs that could not list themselves
+  std::map<std::string, std::string> left_out;  // case id -> why its entry was refused (in errors)
   // Seconds each program took to start and list itself: what loading it costs (libtorch's
   // static initialisation, above all), so what each of its exec'd workers will cost again.
   std::map<std::string, double> load_s;
@@ -22,10 +23,22 @@ struct Catalog {
 // <bin>/../libexec/forkcheck (installed): install_layout.h.
 std::vector<std::string> repro_programs();
 
+// Why a case a repro program listed cannot be used as it is, in one line naming the field
+// ("variant 2: \"role\" is a number (3), not a string"); "" when it can. Only the fields forkcheck
+// and its reports read are checked; others are carried as they are.
+std::string catalog_case_problem(const nlohmann::json& c);
+
 // Each program lists its cases (`--list`), in a copy forked by its zygote when `zygotes` is given.
+// A program whose output is no catalog, and each case of it that catalog_case_problem() refuses,
+// is left out and named in `errors` (the run goes on without them, and is not ok).
 Catalog load_catalog(const std::vector<std::string>& programs, class Zygotes* zygotes = nullptr);
 
 // load_catalog(repro_programs()), each program that could not list its cases named on stderr.
 Catalog load_catalog_reporting_errors(class Zygotes* zygotes = nullptr);
+
+// Throws std::runtime_error (forkcheck's own failure, not the user's: exit status 1) when one of
+// `ids` names a case whose catalog entry was refused (load_catalog_reporting_errors said why); an
+// id that no program listed is left to the caller (a usage error).
+void check_not_left_out(const Catalog& cat, const std::vector<std::string>& ids);
 
 }  // namespace fc::harness

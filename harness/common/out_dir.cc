@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "harness/common/usage_error.h"
+#include "harness/platform/folder_lock.h"
 #include "harness/platform/host.h"
 
 namespace fc::harness {
@@ -38,6 +39,16 @@ void prepare_out_dir(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create --out directory " + dir.string() + ": " + ec.message());
+  // Before anything in it is touched: a live run's folder is its alone.
+  const FolderLock lock = lock_folder(dir);
+  using Result = FolderLock::Result;
+  if (lock.result == Result::kBusy)
+    throw UsageError(dir.string() + " is in use by another forkcheck run, still live" +
+                     (lock.holder > 0 ? " (pid " + std::to_string(lock.holder) + ")" : "") +
+                     ": wait for it to end, or give another --out");
+  if (lock.result == Result::kFailed)
+    throw UsageError("--out directory " + dir.string() + " is not writable: " + lock.why);
+  // kUnsupported: a file system without locks; the run goes on as it did before there were any.
   auto probe = dir / (".forkcheck-write-test." + std::to_string(current_process_id()));
   if (!std::ofstream(probe))
     throw UsageError("--out directory " + dir.string() + " is not writable");

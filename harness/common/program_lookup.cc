@@ -1,6 +1,7 @@
 #include "harness/common/program_lookup.h"
 
 #include <filesystem>
+#include <system_error>
 
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
@@ -16,7 +17,8 @@ std::string resolve_command(const std::string& program, const std::string& subco
     if (path.empty()) throw UsageError(subcommand + ": command not found: " + program);
   }
   std::string why;
-  if (!is_executable_file(path, why))
+  std::error_code ec;
+  if (!is_executable_file(path, why) && !std::filesystem::is_regular_file(path, ec))
     throw UsageError(subcommand + ": cannot execute " + program + ": " + why);
   return path;
 }

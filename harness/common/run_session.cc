@@ -10,9 +10,10 @@
 #include "harness/platform/zygote.h"
 #include "harness/version.h"
 #include "reports/finding.h"
+#include "reports/report_view.h"
 #include "reports/reporter.h"
-#include "reports/ticket_environment.h"
 #include "reports/text.h"
+#include "reports/ticket_environment.h"
 #include "reports/watch_view.h"
 
 namespace fc::harness {
@@ -20,14 +21,6 @@ namespace {
 
 double monotonic_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// The run log's path in `out`, once the files an earlier run left there are gone: a run cut short
-// must not leave an older run's reports beside its own log. The command's input is checked
-// before a RunSession exists, so bad input never gets here.
-std::filesystem::path fresh_run_log(const std::filesystem::path& out) {
-  reports::remove_run_files(out);
-  return out / reports::kRunLogFileName;
 }
 
 // Text a child wrote (a variant's message carries the tail of its stderr), for the terminal.
@@ -141,7 +134,7 @@ std::string now_iso8601() {
 
 RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes,
                        bool with_libtorch)
-    : out_(out), log_(fresh_run_log(out)), started_(monotonic_s()) {
+    : out_(out), started_(monotonic_s()) {
   header["type"] = "run";
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
@@ -154,7 +147,25 @@ RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, 
   header["environment"]["machine"] = measure_machine();
   header["environment"]["risks"] = reports::environment_risks(header["environment"]);
   environment_ = header["environment"];
-  log_.append(header);
+  append(header);
+}
+
+// The files an earlier run left go first: a run cut short must not leave an older run's reports
+// beside its own log. Not before: a run that never started (forkcheck failed or was stopped
+// before its first variant) leaves the folder's earlier reports as they were.
+void RunSession::begin() {
+  if (log_) return;
+  reports::remove_run_files(out_);
+  log_ = std::make_unique<reports::RunLog>(out_ / reports::kRunLogFileName);
+  for (const auto& line : held_) log_->append(line);
+  held_.clear();
+}
+
+void RunSession::append(const nlohmann::json& line) {
+  if (log_)
+    log_->append(line);
+  else
+    held_.push_back(line);
 }
 
 void RunSession::add_environment(const nlohmann::json& more) {
@@ -168,7 +179,7 @@ void RunSession::add_environment(const nlohmann::json& more) {
 void RunSession::add_case(const nlohmann::json& planned_case) {
   nlohmann::json line = planned_case;
   line["type"] = "case";
-  log_.append(line);
+  append(line);
 }
 
 void RunSession::add_result(const std::string& case_id, const nlohmann::json& planned,
@@ -229,9 +240,11 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   else
     std::snprintf(buf, sizeof buf, "not run: forkcheck was interrupted by %s before it started",
                   signal_name(r.interrupted_by).c_str());
+  // Neither as expected nor not (reports/report_view.h: unfinished): a skip, never a regression.
   v["outcome"] = "skip";
   v["message"] = buf;
   v["interrupted"] = true;
+  if (!r.started) v["not_run"] = true;
   v["duration_s"] = r.duration_s;
   if (!r.started_via.empty()) v["started_via"] = r.started_via;
   if (!r.start_note.empty()) v["start_note"] = r.start_note;
@@ -255,9 +268,10 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
 }
 
 void RunSession::append_variant(const nlohmann::json& v) {
-  log_.append(v);
+  append(v);
   ++done_;
   const bool matched = v["outcome"] == v["expected"];
+  const bool unfinished = reports::unfinished(v);
   // `forkcheck watch`: hazardous forks fail a program that ended as expected.
   const std::string hazards = reports::watch_failure(v);
   std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
@@ -265,11 +279,17 @@ void RunSession::append_variant(const nlohmann::json& v) {
               v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
               v["duration_s"].get<double>(),
               paint_verdict(!hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
+                            : unfinished                       ? reports::outcome_shown(v)
                             : matched                          ? "as expected"
                             : v.value("role", "") == "fix"     ? "REGRESSION"
                             : v.value("role", "") == "subject" ? "FAILED"
                                                                : "differs")
                   .c_str());
+  // A variant never started says no more than its line: why is said once, at the end.
+  if (v.value("not_run", false)) {
+    std::fflush(stdout);
+    return;
+  }
   if (!matched || v["outcome"] != "ok" || !hazards.empty()) {
     std::string m = v.value("message", "");
     if (!hazards.empty())
@@ -289,8 +309,11 @@ nlohmann::json RunSession::finish(bool interrupted) {
                {"interrupted", interrupted}};
   // The fold merges an end record's "environment" into the run's (reports/run_log.cc).
   if (!environment_more_.is_null()) end["environment"] = environment_more_;
-  log_.append(end);
-  nlohmann::json report = reports::fold_run_log(reports::read_run_log(log_.path()));
+  begin();
+  log_->append(end);
+  // From the run's own records: not from the file, which is the run's alone only by the folder's
+  // lock (out_dir.h), and which anyone may append to.
+  nlohmann::json report = reports::fold_run_log(log_->lines());
   auto written = reports::write_reports(report, out_);
 
   const auto& s = report["summary"];

@@ -1,9 +1,13 @@
-// One run of forkcheck, as the reports will see it: the run log is opened when the run starts,
-// every case and every variant is appended as it is planned or ends (with a progress line on the
-// terminal), and finish() folds the log into the reports. Shared by `all`/`run` and `exec`.
+// One run of forkcheck, as the reports will see it: every case and every variant is recorded as it
+// is planned or ends (with a progress line on the terminal), and finish() folds the run's own
+// records into the reports. The folder is left as it was until the run really starts (begin(),
+// once the plan is made and the environment probed, before the first variant): only then are an
+// earlier run's files removed and the run log (run.jsonl) written, with what was recorded so far.
+// Shared by `all`/`run` and `exec`.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,10 @@ class RunSession {
   // native one alone (a user's program: its Python side reports its own torch).
   RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr,
              bool with_libtorch = true);
+
+  // The run really starts: the files an earlier run left in the folder are removed and the run
+  // log is written from here on. Once; finish() calls it when no one did.
+  void begin();
 
   void add_case(const nlohmann::json& planned_case);
   void set_total(size_t variants) { total_ = variants; }
@@ -46,10 +54,12 @@ class RunSession {
   nlohmann::json finish(bool interrupted);
 
  private:
+  void append(const nlohmann::json& line);
   void append_variant(const nlohmann::json& rec);
 
   std::filesystem::path out_;
-  reports::RunLog log_;
+  std::vector<nlohmann::json> held_;      // recorded before begin()
+  std::unique_ptr<reports::RunLog> log_;  // from begin() on
   size_t total_ = 0, done_ = 0;
   double started_ = 0;
   bool reports_line_last_ = true;

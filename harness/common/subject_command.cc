@@ -6,7 +6,6 @@
 #include "harness/common/known_messages.h"
 #include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
-#include "harness/common/usage_error.h"
 #include "reports/python_view.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
@@ -17,6 +16,16 @@
 namespace fc::harness {
 
 namespace {
+
+// The OS refused to start it (execve): a harness error, whose message adds to the OS's error what
+// forkcheck's own reading of the file says, in words a person knows ("its interpreter ... cannot
+// be run" where execve says only "No such file or directory").
+std::string start_failure(const std::string& start_error, const std::string& program) {
+  std::string why;
+  if (is_executable_file(program, why) || why.empty() || start_error.find(why) != std::string::npos)
+    return start_error;
+  return start_error + "; " + why;
+}
 
 }  // namespace
 
@@ -66,13 +75,14 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   spec.python_bootstrap = find_python_bootstrap().found.string();
   LiveConsole console(!subject.live.quiet, is_terminal(2));
   console.attach(spec);
+  // The run really starts: an earlier run's files in the folder go now, not before.
+  session.begin();
+  if (subject.before_start) subject.before_start();
   std::fflush(stdout);  // what forkcheck printed comes before the program's output
   SubjectResult out;
   out.result = supervise(spec);
   console.finish();
   ChildResult& r = out.result;
-  // An interrupt before the command started leaves it not started: that is not a usage error.
-  if (!r.started && r.interrupted_by == 0) throw UsageError(subject.name + ": " + r.start_error);
   // Interrupted once time was called (Ctrl-C while the stacks of a hang were taken): the tree's
   // state then is its outcome; the report is still marked interrupted.
   if (r.interrupted_by != 0 && !time_was_called(r)) {
@@ -87,6 +97,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null())
     session.add_environment({{"python", python}});
   out.classified = classify(r, /*expect_result=*/false);
+  if (!r.started) out.classified.message = start_failure(r.start_error, program);
   // A failure the catalog knows by its message: named with its case and fix. The catalog is
   // listed only then (the torch program's list costs a third of a second).
   const bool failed =

@@ -39,6 +39,9 @@ struct SubjectCommand {
   LiveOptions live;
   bool prints_after = false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
+  // Called when the run really starts, just before the command is started (watch: its events
+  // folder is emptied then, not before).
+  std::function<void()> before_start;
   // Called after the command ended and before its result is recorded: adds what the subcommand
   // learned to the variant's details and message (the message is empty for an interrupted run).
   std::function<void(const ChildResult&, nlohmann::json& details, std::string& message)> annotate;
@@ -53,8 +56,9 @@ struct SubjectResult {
   std::string descendants_failure;
 };
 
-// Runs the command and writes the reports. Throws UsageError when it cannot be started.
-// The program must already be resolved (resolve_command) and the out directory prepared.
+// Runs the command and writes the reports. A command the OS refuses to start (execve) is a
+// harness error (outcome error) in a complete report. The program must already be resolved
+// (resolve_command) and the out directory prepared.
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program);
 
 }  // namespace fc::harness

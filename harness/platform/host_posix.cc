@@ -131,7 +131,7 @@ bool is_executable_file(const std::string& path, std::string& why) {
     return true;
   }
   if (native_binary(head, n) || other_formats_registered()) return true;
-  why = "it is neither a program (an executable binary) nor a script starting with #!";
+  why = "it is neither an executable binary nor a script starting with #!";
   return false;
 }
 

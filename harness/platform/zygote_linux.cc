@@ -4,15 +4,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/common/json_shape.h"
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
@@ -31,29 +35,91 @@ namespace {
 
 using launch::detail::Fd;
 
-// Reads one length-prefixed JSON message within `timeout_ms`; discarded json on failure, with why.
+// Reads exactly `n` bytes before `until`; false with `why` when the zygote closed the connection,
+// went quiet mid-message, or forkcheck was interrupted (Ctrl-C stops the wait: a zygote slow to
+// load libtorch on a busy machine must not hold up the partial report for up to a minute).
+bool read_within(int sock, char* buf, std::size_t n, std::chrono::steady_clock::time_point until,
+                 double timeout_s, std::string& why) {
+  std::size_t got = 0;
+  while (got < n) {
+    if (interrupted()) {
+      why = "forkcheck was interrupted while it waited";
+      return false;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          until - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      char text[64];
+      std::snprintf(text, sizeof text, "no answer within %g s", timeout_s);
+      why = text;
+      return false;
+    }
+    // In slices: a signal that came just before the poll began would not interrupt it.
+    pollfd p{sock, POLLIN, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    if (rc < 0 && errno != EINTR) {
+      why = std::string("cannot wait for it: ") + std::strerror(errno);
+      return false;
+    }
+    if (rc <= 0) continue;
+    // Readable: the read returns what is there without waiting for the rest.
+    const ssize_t k = ::read(sock, buf + got, n - got);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) {
+      why = "it closed the connection";
+      return false;
+    }
+    got += static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// Reads one length-prefixed JSON message within `timeout_ms`, the whole of it: discarded json on
+// failure, with why.
 nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
-  pollfd p{sock, POLLIN, 0};
-  int rc;
-  while ((rc = ::poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {
-  }
-  if (rc == 0) {
-    why = "no answer within " + std::to_string(timeout_ms / 1000.0) + " s";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
-  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const double timeout_s = timeout_ms / 1000.0;
+  const auto discarded = nlohmann::json(nlohmann::json::value_t::discarded);
   std::uint32_t len = 0;
-  if (launch::detail::read_exact(sock, &len, sizeof len) != sizeof len || len > (1u << 20)) {
-    why = "it closed the connection";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!read_within(sock, reinterpret_cast<char*>(&len), sizeof len, until, timeout_s, why))
+    return discarded;
+  if (len > (1u << 20)) {
+    why = "it sent a message of " + std::to_string(len) + " bytes, more than the protocol's 1 MiB";
+    return discarded;
   }
   std::string text(len, '\0');
-  if (launch::detail::read_exact(sock, text.data(), len) != static_cast<ssize_t>(len)) {
-    why = "it closed the connection";
-    return nlohmann::json(nlohmann::json::value_t::discarded);
-  }
+  if (!read_within(sock, text.data(), len, until, timeout_s, why)) return discarded;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) why = "it sent something that is not JSON";
   return j;
+}
+
+// A message that is JSON but not one the protocol has (repros/core/zygote_server.h): why, or "".
+std::string hello_problem(const nlohmann::json& hello) {
+  if (!hello.is_object())
+    return "its hello is not what forkcheck expects: it is " + json_kind(hello) + ", not an object";
+  for (const auto& problem : {member_problem(hello, "ready", JsonKind::kBoolean),
+                              member_problem(hello, "threads", JsonKind::kInteger, false)})
+    if (!problem.empty()) return "its hello is not what forkcheck expects: " + problem;
+  return "";
+}
+
+std::string reply_problem(const nlohmann::json& reply) {
+  if (!reply.is_object())
+    return "its answer is not what forkcheck expects: it is " + json_kind(reply) +
+           ", not an object";
+  if (!reply.contains("pid")) {
+    const std::string problem = member_problem(reply, "error", JsonKind::kString, false);
+    return problem.empty() ? "" : "its answer is not what forkcheck expects: " + problem;
+  }
+  if (std::string problem = member_problem(reply, "pid", JsonKind::kInteger); !problem.empty())
+    return "its answer is not what forkcheck expects: " + problem;
+  const auto pid = reply["pid"].get<long long>();
+  if (pid <= 0 || pid > std::numeric_limits<ProcessId>::max())
+    return "its answer is not what forkcheck expects: \"pid\" " + std::to_string(pid) +
+           " is no process id";
+  return "";
 }
 
 }  // namespace
@@ -102,9 +168,11 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
   theirs.reset();
   std::string why;
   auto hello = read_message(ours.get(), static_cast<int>(timeout_s * 1000), why);
+  if (!hello.is_discarded() && !(why = hello_problem(hello)).empty())
+    hello = nlohmann::json(nlohmann::json::value_t::discarded);
   if (hello.is_discarded()) {
     why_not_ = program + " --zygote did not get ready: " + why;
-  } else if (!hello.value("ready", false)) {
+  } else if (!hello["ready"].get<bool>()) {
     why_not_ = program + " --zygote has " + std::to_string(hello.value("threads", 0)) +
                " threads after loading: forking it would be the hazard itself";
   } else {
@@ -117,8 +185,9 @@ Zygote::Zygote(const std::string& program, double timeout_s) {
 Zygote::~Zygote() {
   if (sock_ >= 0) ::close(sock_);  // the zygote exits when it reads EOF
   // Waited for, so that it does not outlive forkcheck (a CI step that looks for leftovers right
-  // after forkcheck returned would see it); killed, through a handle, if it does not end in time.
-  if (pid_ > 0) Reaper::instance().end_child(pid_, start_time_, 2);
+  // after forkcheck returned would see it); killed, through a handle, if it does not end in time:
+  // at once after Ctrl-C (one still loading, deaf to EOF, would hold up the exit 2 s).
+  if (pid_ > 0) Reaper::instance().end_child(pid_, start_time_, interrupted() ? 0.2 : 2);
 }
 
 std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int out, int err,
@@ -154,6 +223,9 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
   if (!launch::detail::send_with_fds(sock_, frame.data(), frame.size(), fds))
     return give_up(std::string("the zygote is gone: ") + std::strerror(errno));
   auto reply = read_message(sock_, 10000, why);
+  // An answer that is JSON but not the protocol's is no answer: it may have forked all the same.
+  if (!reply.is_discarded() && !(why = reply_problem(reply)).empty())
+    reply = nlohmann::json(nlohmann::json::value_t::discarded);
   if (reply.is_discarded()) {
     // It may have forked the command all the same: that copy would run beside the exec'd one,
     // with its pipes and token. Whatever of ours carries the token is ended first.
@@ -168,7 +240,7 @@ std::optional<ProcessId> Zygote::start(const std::vector<std::string>& args, int
     why = "the zygote refused: " + reply.value("error", std::string("no reason given"));
     return std::nullopt;
   }
-  return reply["pid"].get<ProcessId>();
+  return static_cast<ProcessId>(reply["pid"].get<long long>());
 }
 
 Zygotes::Zygotes(bool enabled) : enabled_(enabled) {

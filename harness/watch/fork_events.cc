@@ -7,12 +7,44 @@
 #include <string>
 #include <utility>
 
+#include "harness/common/json_shape.h"
 #include "harness/supervise/exit_status.h"
 
 namespace fc::harness {
 namespace {
 
 using json = nlohmann::json;
+
+// Whether an event line has every field the shim writes of the type it writes (those it lacks
+// are defaulted where they are read): the pairing and the hazard rules read them with value(),
+// which throws on another type.
+bool well_typed(const json& e) {
+  using K = JsonKind;
+  static const std::pair<const char*, K> kFields[] = {
+      {"ev", K::kString},         {"t", K::kInteger},     {"pid", K::kInteger},
+      {"child", K::kInteger},     {"tid", K::kInteger},   {"seq", K::kInteger},
+      {"of_seq", K::kInteger},    {"code", K::kInteger},  {"signal", K::kInteger},
+      {"errno", K::kInteger},     {"fd", K::kInteger},    {"threads", K::kInteger},
+      {"img", K::kString},        {"of_img", K::kString}, {"cmd", K::kString},
+      {"path", K::kString},       {"how", K::kString},    {"tname", K::kString},
+      {"core", K::kBoolean},      {"main", K::kBoolean},  {"truncated", K::kBoolean},
+      {"argv", K::kArray},        {"bt", K::kArray},      {"runtimes", K::kArray},
+      {"thread_list", K::kArray}, {"cuda", K::kObject}};
+  for (const auto& [key, kind] : kFields)
+    if (!member_problem(e, key, kind, /*required=*/false).empty()) return false;
+  if (e.contains("thread_list"))
+    for (const auto& t : e["thread_list"])
+      if (!t.is_object() || !member_problem(t, "tid", K::kInteger, false).empty() ||
+          !member_problem(t, "name", K::kString, false).empty() ||
+          !member_problem(t, "by", K::kString, false).empty())
+        return false;
+  if (e.contains("cuda"))
+    for (const auto& [key, kind] :
+         {std::pair{"loaded", K::kBoolean}, std::pair{"initialised", K::kBoolean},
+          std::pair{"devices", K::kInteger}})
+      if (!member_problem(e["cuda"], key, kind, false).empty()) return false;
+  return true;
+}
 
 uint64_t time_of(const json& e) { return e.value("t", uint64_t{0}); }
 
@@ -55,7 +87,7 @@ WatchEvents read_watch_events(const std::filesystem::path& dir) {
     while (std::getline(in, line)) {
       if (line.empty()) continue;
       json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("ev")) {
+      if (j.is_discarded() || !j.is_object() || !j.contains("ev") || !well_typed(j)) {
         ++out.bad_lines;
         continue;
       }

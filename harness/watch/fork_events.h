@@ -21,7 +21,9 @@ namespace fc::harness {
 struct WatchEvents {
   std::vector<nlohmann::json> events;
   size_t files = 0;
-  size_t bad_lines = 0;  // not JSON objects (a line torn by a process killed mid-write): skipped
+  // Not JSON objects (a line torn by a process killed mid-write), or with a field of another type
+  // than the shim writes (the files lie in a folder the watched program can write to): skipped.
+  size_t bad_lines = 0;
 };
 
 WatchEvents read_watch_events(const std::filesystem::path& dir);

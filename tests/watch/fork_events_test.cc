@@ -228,5 +228,33 @@ TEST(WatchEvents, ATornLineIsSkipped) {
   std::filesystem::remove_all(dir);
 }
 
+// The events folder is one the watched program can write to: a line whose fields have other types
+// than the shim writes is skipped and counted, never a type_error out of the pairing.
+TEST(WatchEvents, ALineOfTheWrongTypesIsSkipped) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("forkcheck-watch-types-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  json bad_thread = fork_event(10, 12, 200, "aa", 2);
+  bad_thread["thread_list"] = json::array({{{"tid", "100"}}});
+  json bad_cuda = fork_event(10, 13, 300, "aa", 3);
+  bad_cuda["cuda"] = {{"initialised", "yes"}};
+  std::ofstream(dir / "10.jsonl") << fork_event(10, 11, 100, "aa", 1).dump() << "\n"
+                                  << R"({"ev":7,"pid":10})"
+                                  << "\n"
+                                  << R"({"ev":"fork","pid":"10","child":11})"
+                                  << "\n"
+                                  << R"({"ev":"reaped","pid":10,"child":11,"code":"0"})"
+                                  << "\n"
+                                  << bad_thread.dump() << "\n"
+                                  << bad_cuda.dump() << "\n";
+  WatchEvents ev = read_watch_events(dir);
+  EXPECT_EQ(ev.events.size(), 1u);
+  EXPECT_EQ(ev.bad_lines, 5u);
+  json forks;
+  EXPECT_NO_THROW(forks = pair_fork_events(ev.events));
+  EXPECT_EQ(forks.size(), 1u);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace fc::harness
