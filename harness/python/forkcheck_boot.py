@@ -436,28 +436,25 @@ def start():
 @_quietly
 def _before_fork():
     _catch_up()
-    seq = next(_fork_counter)
-    _forking[_thread.get_ident()] = seq
+    me = _thread.get_ident()
+    seq = _forking[me] = next(_fork_counter)
     event = {"seq": seq}
     event["stack"] = _capped(_stack(sys._getframe()), event)
-    threads = _python_threads()
-    me = _thread.get_ident()
+    threading = sys.modules.get("threading")
+    threads = threading.enumerate() if threading else []
     event.update(
-        thread_name=_thread_name(),
+        # Not current_thread(): from a thread threading does not know, it would add one.
+        thread_name=next((thread.name for thread in threads if thread.ident == me),
+                         "MainThread" if me == _main_ident else None),
         threads=[{"ident": thread.ident, "native_id": getattr(thread, "native_id", None),
                   "name": thread.name, "daemon": thread.daemon,
                   "started_at": _thread_started_at.get(thread)}
                  for thread in threads if thread.ident != me],
-        native_threads=_native_threads(max(len(threads), 1)),
+        native_threads=_native_threads(len(threads) or 1),
         torch=_torch_facts(),
         start_method=_start_method(),
     )
     _emit("fork", **event)
-
-
-def _python_threads():
-    threading = sys.modules.get("threading")
-    return threading.enumerate() if threading else []
 
 
 def _native_threads(python_threads):
@@ -493,15 +490,16 @@ def _adopt_dumps():
     writes to, whoever registered it (/dev/null when forkcheck cannot be reached). A descriptor
     the program closed, and may have reused, stays its own."""
     global _dumps_identity
+    if _identity(_dumps.fileno()) != _dumps_identity:
+        return
     own = _open_dumps()
-    if _identity(_dumps.fileno()) == _dumps_identity:
-        replacement = own.fileno() if own is not None else os.open(os.devnull, os.O_WRONLY)
-        os.dup2(replacement, _dumps.fileno(), inheritable=False)
-        _dumps_identity = _identity(_dumps.fileno())
-        if own is None:
-            os.close(replacement)
+    replacement = own.fileno() if own is not None else os.open(os.devnull, os.O_WRONLY)
+    os.dup2(replacement, _dumps.fileno(), inheritable=False)
+    _dumps_identity = _identity(_dumps.fileno())
     if own is not None:
         own.close()
+    else:
+        os.close(replacement)
 
 
 def _forking_call(fork):

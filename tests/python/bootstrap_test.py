@@ -730,6 +730,26 @@ class BootstrapChecks:
         # The child's own connections, which it opened after the program closed the others.
         self.assertEqual(sorted(p.hello["born"] for p in processes.values()), ["exec", "fork"])
 
+    def test_forkcheck_gone_leaves_the_program_as_it_was(self):
+        path, _ = self.program("""
+            import signal, sys, threading
+
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as tools do: a broken pipe kills
+            print("ready", flush=True)
+            sys.stdin.readline()  # forkcheck is gone by now
+            for _ in range(100):
+                threading.Thread(target=int).start()
+            raise SystemExit(7)
+        """)
+        program = subprocess.Popen([self.python, path], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=self.env())
+        self.assertEqual(program.stdout.readline(), b"ready\n")
+        self.wait_for(lambda: len(self.forkcheck.connections) == 2, 5, "the connections")
+        self.forkcheck.close()
+        stdout, stderr = program.communicate(b"go\n", timeout=30)
+        self.assertEqual((program.returncode, stdout, stderr), (7, b"", b""))
+
     def test_start_up_cost(self):
         """-c pass with the bootstrap (forkcheck listening) against without: medians of 20."""
         self.forkcheck.close()
