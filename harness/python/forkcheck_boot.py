@@ -44,7 +44,6 @@ _crash_dumps = None
 _fork_counter = itertools.count(1)
 _forking = {}  # thread ident -> seq of the fork that thread is making
 _main_ident = None
-_exit_code = None  # given to sys.exit on the main thread
 _told_main_exception = None
 _argv_pending = False  # Python 3.6 sets sys.argv only after site.py
 _torch_told = False
@@ -568,22 +567,7 @@ def _watch_main_thread_and_exit():
 
         return told_excepthook
 
-    def make_exit(exit):
-        def told_exit(*args):
-            global _exit_code
-            if _thread.get_ident() == _main_ident:  # elsewhere it ends only a thread
-                code = args[0] if args else None
-                if code is None:
-                    code = 0
-                elif not isinstance(code, int):
-                    code = 1  # Python prints it and exits with 1
-                _exit_code = code
-            return exit(*args)
-
-        return told_exit
-
     _patch(sys, "excepthook", make_excepthook)
-    _patch(sys, "exit", make_exit)
     atexit.register(_at_exit)  # first registered, so it runs last
 
 
@@ -594,10 +578,10 @@ def _at_exit():
     if last is not None and last is not _told_main_exception:
         # The program's own sys.excepthook did not call ours.
         _tell_exception("main", last, last.__traceback__, "MainThread")
-    code = _exit_code
-    if code is None and last is not None and not isinstance(last, KeyboardInterrupt):
-        code = 1
-    _emit("exit", code=code, torch=_torch_facts())
+    # Known only after an uncaught exception: a wrapper of sys.exit, to learn its code, would
+    # be the innermost frame of every SystemExit traceback (pytest prints them).
+    uncaught = last is not None and not isinstance(last, KeyboardInterrupt)
+    _emit("exit", code=1 if uncaught else None, torch=_torch_facts())
 
 
 # ---------------------------------------------------------------------------------------------
