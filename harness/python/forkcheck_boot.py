@@ -4,7 +4,7 @@ sitecustomize.py starts it in every Python process of the program forkcheck runs
 connections to forkcheck's channel (FORKCHECK_PY_CHANNEL), again in every forked child:
 
 - "events": one JSON object per line: hello, thread, fork, exception, child_exit, torch,
-  start_method, exit;
+  start_method, exit (and argv on Python 3.6, whose sys.argv comes after the hello);
 - "dumps": after its hello line, what faulthandler writes: every thread's Python stack when
   forkcheck sends FORKCHECK_PY_SIGNAL, and a crash's Python stack.
 
@@ -13,7 +13,9 @@ FORKCHECK_FORCE_START_METHOD=1, imposes it on the program's own choices).
 
 The program must not notice it: no output, no thread, no signal handler but faulthandler's, a few
 milliseconds at start (so only modules that cost next to nothing are imported here; json,
-socket, threading and sysconfig each cost several), and no exception of ours ever reaches it.
+socket, threading and sysconfig each cost several), no exception of ours ever reaching it, and
+no frame of ours in the tracebacks it prints (but where a call we wrap fails by itself: a
+Thread.start() that cannot start a thread, get_context() of an unknown method).
 """
 
 import atexit

@@ -277,7 +277,8 @@ class BootstrapChecks:
 
             if __name__ == "__main__":
                 stop = threading.Event()
-                flusher = threading.Thread(target=flush_metrics, args=(stop,), name="metrics-flusher")
+                flusher = threading.Thread(target=flush_metrics, args=(stop,),
+                                           name="metrics-flusher")
                 flusher.start()  # <thread-start>
                 pids = {}
                 for method in ("fork", "spawn", "forkserver"):
@@ -623,7 +624,8 @@ class BootstrapChecks:
                  "print(getattr(sys.modules.get('sitecustomize'), '__file__', None))")
         with_own = os.pathsep.join([BOOTSTRAP_DIR, own])
         for env in (self.env(PYTHONPATH=with_own), dict(clean_env(), PYTHONPATH=with_own)):
-            lines = subprocess.check_output([self.python, "-c", probe], env=env).decode().split("\n")
+            lines = subprocess.check_output([self.python, "-c", probe], env=env).decode()
+            lines = lines.split("\n")
             theirs = os.path.join(own, "sitecustomize.py")
             self.assertEqual(lines[0], str(("sitecustomize", theirs)))
             self.assertEqual(lines[1], theirs)
@@ -654,7 +656,8 @@ class BootstrapChecks:
         env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR, FORKCHECK_PY_SIGNAL=str(DUMP_SIGNAL))
         ours = subprocess.check_output([self.python, probe], env=env)
         (plain_modules, _), (modules, sockets) = plain.split(b"\n")[:2], ours.split(b"\n")[:2]
-        self.assertLessEqual(set(modules.split()) - set(plain_modules.split()), {b"sitecustomize"})
+        self.assertLessEqual(set(modules.split()) - set(plain_modules.split()),
+                             {b"sitecustomize"})
         self.assertEqual(sockets, b"0")
 
     def test_start_method_default_and_the_programs_own_choice(self):
