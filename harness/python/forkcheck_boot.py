@@ -44,7 +44,7 @@ _dumps_identity = None
 _dump_signal = None
 _crash_dumps = None
 _fork_counter = itertools.count(1)
-_forking = {}  # thread ident -> seq of the fork that thread is making
+_forking = {}  # thread ident -> (seq, thread name) of the fork that thread is making
 _main_ident = None
 _told_main_exception = None
 _argv_pending = False  # Python 3.6 sets sys.argv only after site.py
@@ -281,9 +281,7 @@ def _torch_facts():
         "num_threads": torch.get_num_threads(),
         "num_interop_threads": torch.get_num_interop_threads(),
         # All of it: 13 short lines, 40 us; the OpenMP runtime, thread counts, OMP_NUM_THREADS.
-        "parallel_info": [line.rstrip()
-                          for line in torch.__config__.parallel_info().splitlines()
-                          if line.strip()],
+        "parallel_info": torch.__config__.parallel_info().strip(),
         "sharing_strategy": (torch_multiprocessing.get_sharing_strategy()
                              if torch_multiprocessing else None),
     }
@@ -332,11 +330,16 @@ def _open_events():
     return sock
 
 
-def _hello(born, fork_seq=None):
+def _hello(born, thread_name, fork_seq=None):
     fields = {"role": "events", "pid": os.getpid(), "ppid": os.getppid(), "born": born}
     if born == "fork":
         fields["fork_seq"] = fork_seq
     fields.update(
+        # The thread this process began with (a fork child's: the one that forked), which
+        # names it in the dumps (faulthandler gives idents only).
+        main_thread={"ident": _thread.get_ident(), "name": thread_name,
+                     "native_id": _thread.get_native_id()
+                     if hasattr(_thread, "get_native_id") else None},
         python={"version": "%d.%d.%d" % sys.version_info[:3],
                 "implementation": sys.implementation.name, "executable": sys.executable},
         # Python 3.6 sets sys.argv only after site.py: the "argv" event follows then.
@@ -359,16 +362,17 @@ def _cwd():
 
 def _paths():
     """Where the standard library and installed packages are, to tell the program's own frames
-    from theirs. Not from sysconfig: it costs 3 to 7 ms on 3.12 and 3.13, and on Debian its
-    purelib (/usr/local/lib/python3.X/dist-packages) misses /usr/lib/python3/dist-packages."""
+    from theirs. Not from sysconfig: it costs 3 to 7 ms on 3.12 and 3.13; and on Debian its
+    purelib (/usr/local/lib/python3.X/dist-packages) misses /usr/lib/python3/dist-packages,
+    hence site_packages: every one on sys.path. purelib and platlib are its first, as
+    sysconfig's are with pyenv's, a venv's and Debian's Pythons."""
     stdlib = os.path.dirname(os.__file__)
     dynload = [entry for entry in sys.path if os.path.basename(entry) == "lib-dynload"]
-    return {
-        "stdlib": stdlib,
-        "platstdlib": os.path.dirname(dynload[0]) if dynload else stdlib,
-        "site_packages": [entry for entry in sys.path
-                          if os.path.basename(entry) in ("site-packages", "dist-packages")],
-    }
+    site_packages = [entry for entry in sys.path
+                     if os.path.basename(entry) in ("site-packages", "dist-packages")]
+    first = site_packages[0] if site_packages else None
+    return {"stdlib": stdlib, "platstdlib": os.path.dirname(dynload[0]) if dynload else stdlib,
+            "purelib": first, "platlib": first, "site_packages": site_packages}
 
 
 def _catch_up():
@@ -424,7 +428,7 @@ def start():
     _main_ident = _thread.get_ident()
     _argv_pending = not hasattr(sys, "argv")
     _serve_dumps()
-    _hello("exec")
+    _hello("exec", "MainThread")
     _watch_forks()
     _watch_main_thread_and_exit()
     _after_import.install()
@@ -438,15 +442,17 @@ def start():
 def _before_fork():
     _catch_up()
     me = _thread.get_ident()
-    seq = _forking[me] = next(_fork_counter)
+    seq = next(_fork_counter)
     event = {"seq": seq}
     event["stack"] = _capped(_stack(sys._getframe()), event)
     threading = sys.modules.get("threading")
     threads = threading.enumerate() if threading else []
+    # Not current_thread(): from a thread threading does not know, it would add one.
+    thread_name = next((thread.name for thread in threads if thread.ident == me),
+                       "MainThread" if me == _main_ident else None)
+    _forking[me] = seq, thread_name  # for the child, which must not ask threading (below)
     event.update(
-        # Not current_thread(): from a thread threading does not know, it would add one.
-        thread_name=next((thread.name for thread in threads if thread.ident == me),
-                         "MainThread" if me == _main_ident else None),
+        thread_name=thread_name,
         threads=[{"ident": thread.ident, "native_id": getattr(thread, "native_id", None),
                   "name": thread.name, "daemon": thread.daemon,
                   "started_at": _thread_started_at.get(thread)}
@@ -474,16 +480,17 @@ def _after_fork_in_parent():
 @_quietly
 def _after_fork_in_child():
     """The child gets its own connections before it says anything: it must never write on its
-    parent's, and our lock may have been copied held by a thread the child does not have."""
+    parent's, and our lock may have been copied held by a thread the child does not have (so
+    may threading's own, until its after-fork hook, which may come after ours, renews them)."""
     global _events, _fork_counter, _main_ident
-    fork_seq = _forking.get(_thread.get_ident())
+    fork_seq, thread_name = _forking.get(_thread.get_ident(), (None, None))
     _forking.clear()
     _fork_counter = itertools.count(1)
     _main_ident = _thread.get_ident()
     inherited, _events = _events, _Channel(_open_events())
     inherited.release()
     _adopt_dumps()
-    _hello("fork", fork_seq)
+    _hello("fork", thread_name, fork_seq)
 
 
 def _adopt_dumps():

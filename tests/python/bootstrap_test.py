@@ -275,6 +275,13 @@ class BootstrapChecks:
             def flush_metrics(stop):
                 stop.wait()
 
+            def fork_here(pids):
+                pid = os.fork()
+                if pid == 0:
+                    os._exit(0)
+                os.waitpid(pid, 0)
+                pids["from-thread"] = pid
+
             if __name__ == "__main__":
                 stop = threading.Event()
                 flusher = threading.Thread(target=flush_metrics, args=(stop,),
@@ -288,6 +295,9 @@ class BootstrapChecks:
                     pids[method] = process.pid
                 stop.set()
                 flusher.join()
+                forker = threading.Thread(target=fork_here, args=(pids,), name="forker")
+                forker.start()
+                forker.join()
                 pool = mp.get_context("fork").Pool(2)
                 pids["pool"] = [worker.pid for worker in pool._pool]
                 pool.map(abs, range(4))
@@ -303,10 +313,25 @@ class BootstrapChecks:
         main = main_process(processes, path)
         main_pid = main.pid
         self.assertEqual(main.hello["python"]["executable"], self.python)
+        paths = json.loads(subprocess.check_output(
+            [self.python, "-c", "import json, sysconfig; print(json.dumps(sysconfig.get_paths()))"],
+            env=clean_env()).decode())
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            self.assertEqual(main.hello["paths"][key], paths[key], key)
+        self.assertIn(paths["purelib"], main.hello["paths"]["site_packages"])
+        version = tuple(int(part) for part in main.hello["python"]["version"].split(".")[:2])
+        main_thread = main.hello["main_thread"]
+        self.assertEqual((main_thread["name"], main_thread["native_id"]),
+                         ("MainThread", main_pid if version >= (3, 8) else None))
         for name in ("fork", "spawn", "forkserver", "subprocess"):
             self.assertIn(pids[name], processes, "no hello from the %s child" % name)
         for pid in pids["pool"]:
             self.assertIn(pid, processes, "no hello from a Pool worker")
+
+        # Forked from a thread: the child's one thread is that thread, named in its hello.
+        from_thread = processes[pids["from-thread"]].hello
+        self.assertEqual(from_thread["main_thread"]["name"], "forker")
+        self.assertEqual(main.of("fork", seq=from_thread["fork_seq"])[0]["thread_name"], "forker")
 
         fork_child = processes[pids["fork"]].hello
         self.assertEqual(fork_child["born"], "fork")
@@ -841,8 +866,7 @@ class BootstrapChecks:
         self.assertEqual(len(torch_events), 2)
         self.assertEqual(torch_events[0]["version"], stdout.strip())
         self.assertEqual(torch_events[1]["num_threads"], 2)
-        self.assertTrue(any("OpenMP" in line or "parallel" in line
-                            for line in torch_events[1]["parallel_info"]))
+        self.assertIn("ATen parallel backend", torch_events[1]["parallel_info"])
         self.assertIn(torch_events[1]["sharing_strategy"], ("file_descriptor", "file_system"))
         forks = main.of("fork")
         self.assertEqual([fork["torch"]["num_threads"] for fork in forks],
