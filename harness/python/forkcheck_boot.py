@@ -1,0 +1,879 @@
+"""forkcheck's bootstrap: tells forkcheck what happens inside a Python process, as it happens.
+
+sitecustomize.py starts it in every Python process of the program forkcheck runs. It opens two
+connections to forkcheck's channel (FORKCHECK_PY_CHANNEL), again in every forked child:
+
+- "events": one JSON object per line: hello, thread, fork, exception, child_exit, torch,
+  start_method, exit (and argv on Python 3.6, whose sys.argv comes after the hello);
+- "dumps": after its hello line, what faulthandler writes: every thread's Python stack when
+  forkcheck sends FORKCHECK_PY_SIGNAL, and a crash's Python stack.
+
+It also gives multiprocessing the default start method FORKCHECK_START_METHOD (and, with
+FORKCHECK_FORCE_START_METHOD=1, imposes it on the program's own choices).
+
+The program must not notice it: no output, no thread, no signal handler but faulthandler's, a few
+milliseconds at start (so only modules that cost next to nothing are imported here; json,
+socket, threading and sysconfig each cost several), no exception of ours ever reaching it, and
+no frame of ours in the tracebacks it prints (but where a call we wrap fails by itself: a
+Thread.start() that cannot start a thread, get_context() of an unknown method).
+"""
+
+import atexit
+import faulthandler
+import itertools
+import os
+import struct
+import sys
+import _signal
+import _socket
+import _thread
+
+_CONNECT_TIMEOUT_S = 1  # forkcheck accepts at once; this only bounds a stuck forkcheck
+_FINISH_LINE_TIMEOUT_S = 0.5  # for the rest of a line the socket took only part of
+_LOCK_TIMEOUT_S = 1.0
+_MESSAGE_CAP = 4096  # characters of an exception's message
+_FRAMES_CAP = 100  # frames in one stack: the outermost 20 and the innermost 80
+_OUTER_FRAMES_KEPT = 20
+_MSG_NOSIGNAL = getattr(_socket, "MSG_NOSIGNAL", 0)  # EPIPE, not SIGPIPE, once forkcheck is gone
+_START_METHODS = ("fork", "spawn", "forkserver")
+
+_address = None  # the channel's address, for a forked child's own connections
+_events = None  # the events _Channel
+_dumps = None  # the dumps socket; faulthandler holds only its file descriptor
+_dumps_identity = None
+_dump_signal = None
+_crash_dumps = None
+_fork_counter = itertools.count(1)
+_forking = {}  # thread ident -> (seq, thread name) of the fork that thread is making
+_main_ident = None
+_told_main_exception = None
+_argv_pending = False  # Python 3.6 sets sys.argv only after site.py
+_torch_told = False
+_thread_started_at = {}  # Thread -> frame of its start(): weak keys once threading is imported
+_process_targets = {}  # multiprocessing Process -> its target: the same, with multiprocessing
+
+
+# ---------------------------------------------------------------------------------------------
+# Sending
+
+
+def _identity(fd):
+    """Tells our socket from what the program may have put under its number after closing it
+    (a daemon closes every descriptor): a socket's inode number is its own."""
+    try:
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+class _Channel:
+    """The events connection: whole lines or nothing, never holding up the program for long."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self._identity = sock and _identity(sock.fileno())
+        self._lock = _thread.allocate_lock()
+        self._sender = None  # ident of the thread inside send()
+
+    def _ours(self):
+        return self._sock is not None and _identity(self._sock.fileno()) == self._identity
+
+    def send(self, line):
+        if not self._ours():
+            self.release()
+            return
+        me = _thread.get_ident()
+        if self._sender == me:
+            return  # a signal handler of the program re-entered us mid-send: drop, not deadlock
+        if not self._lock.acquire(True, _LOCK_TIMEOUT_S):
+            return
+        self._sender = me
+        try:
+            self._send_whole(line)
+        finally:
+            self._sender = None
+            self._lock.release()
+
+    def _send_whole(self, line):
+        try:
+            sent = self._sock.send(line, _MSG_NOSIGNAL)
+        except BlockingIOError:
+            return  # forkcheck is not reading: drop this line, the stream stays whole
+        except OSError:
+            self.release()  # forkcheck is gone
+            return
+        if sent == len(line):
+            return
+        # Linux takes a line this short whole or not at all; should it ever take part of one,
+        # the line must be finished, or the stream is corrupt and is given up.
+        try:
+            self._sock.settimeout(_FINISH_LINE_TIMEOUT_S)
+            self._sock.sendall(line[sent:], _MSG_NOSIGNAL)
+            self._sock.setblocking(False)
+        except BaseException as error:
+            self.release()
+            if not isinstance(error, OSError):
+                raise
+
+    def release(self):
+        """Closes this process's descriptor, without shutdown(), which would end the connection
+        for a parent or child that shares it; one the program closed and reused stays its own."""
+        if self._sock is not None:
+            if self._ours():
+                self._sock.close()
+            else:
+                self._sock.detach()
+            self._sock = None
+
+
+_JSON_ESCAPES = {code: "\\u%04x" % code for code in range(0x20)}
+_JSON_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\"})
+
+
+def _json(value):
+    """JSON text of a value made of dicts, lists, strings, ints, bools and None (the json module
+    would cost about 5 ms at every start: it imports re)."""
+    if isinstance(value, str):
+        return '"' + value.translate(_JSON_ESCAPES) + '"'
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))  # an IntEnum (a signal number) as a plain number
+    if isinstance(value, dict):
+        return "{" + ",".join(_json(str(k)) + ":" + _json(v) for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(_json, value)) + "]"
+    return _json(str(value))
+
+
+def _line(obj):
+    # "replace": a file name's undecodable bytes (lone surrogates) must not break the line.
+    return (_json(obj) + "\n").encode("utf-8", "replace")
+
+
+def _emit(ev, **fields):
+    fields = dict(ev=ev, **fields)
+    _events.send(_line(fields))
+
+
+def _quietly(function):
+    """Our own failures never reach the program."""
+
+    def quiet(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            return None
+
+    return quiet
+
+
+def _dressed_as(original, wrapper):
+    """wrapper with original's name, doc and module, as functools.wraps would do (importing
+    functools costs up to a few ms on old versions)."""
+    for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(wrapper, attribute, getattr(original, attribute))
+        except (AttributeError, TypeError):
+            pass
+    wrapper.__wrapped__ = original
+    return wrapper
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames and names
+
+
+def _frame(frame):
+    return {"file": frame.f_code.co_filename, "line": frame.f_lineno,
+            "function": frame.f_code.co_name}
+
+
+def _capped(frames, event):
+    """Keeps the outermost and innermost frames of a very deep stack (a RecursionError)."""
+    if len(frames) > _FRAMES_CAP:
+        event["frames_omitted"] = len(frames) - _FRAMES_CAP
+        frames = frames[:_OUTER_FRAMES_KEPT] + frames[_OUTER_FRAMES_KEPT - _FRAMES_CAP:]
+    return frames
+
+
+def _stack(frame):
+    """The frames from the outermost one to frame, outermost first, ours left out."""
+    frames = []
+    while frame is not None:
+        if frame.f_globals is not globals():
+            frames.append(_frame(frame))
+        frame = frame.f_back
+    frames.reverse()
+    return frames
+
+
+def _calling_frame(frame, passing_through):
+    """From frame outwards, the first frame of a module neither ours nor one of passing_through:
+    the code that called into those modules."""
+    while frame is not None and (frame.f_globals is globals()
+                                 or frame.f_globals.get("__name__") in passing_through):
+        frame = frame.f_back
+    return frame
+
+
+def _traceback_frames(traceback):
+    import linecache  # only now: an exception is being told
+    frames = []
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        source = linecache.getline(code.co_filename, traceback.tb_lineno or 0,
+                                   traceback.tb_frame.f_globals).strip()
+        frames.append({"file": code.co_filename, "line": traceback.tb_lineno,
+                       "function": code.co_name, "code": source or None})
+        traceback = traceback.tb_next
+    return frames
+
+
+def _qualified_name(obj):
+    """'module.Qualified.name' of a function, method or class; builtins' without the module."""
+    functools = sys.modules.get("functools")
+    while functools is not None and isinstance(obj, functools.partial):
+        obj = obj.func
+    name = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    module = getattr(obj, "__module__", None)
+    return name if module in (None, "builtins") else "%s.%s" % (module, name)
+
+
+def _target(obj, base_run):
+    """What a Thread or Process runs: its target, or its class's own run()."""
+    run = type(obj).run
+    if run is not base_run:
+        return _qualified_name(run)
+    target = getattr(obj, "_target", None)
+    return None if target is None else _qualified_name(target)
+
+
+def _thread_name():
+    threading = sys.modules.get("threading")
+    return threading.current_thread().name if threading else "MainThread"
+
+
+def _process_name():
+    process = sys.modules.get("multiprocessing.process")
+    return process.current_process().name if process else "MainProcess"
+
+
+def _start_method():
+    multiprocessing = sys.modules.get("multiprocessing")
+    get_start_method = getattr(multiprocessing, "get_start_method", None)
+    return get_start_method(allow_none=True) if get_start_method else None
+
+
+@_quietly
+def _torch_facts():
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    torch_multiprocessing = sys.modules.get("torch.multiprocessing")
+    return {
+        "version": str(torch.__version__),
+        "num_threads": torch.get_num_threads(),
+        "num_interop_threads": torch.get_num_interop_threads(),
+        # All of it: 13 short lines, 40 us; the OpenMP runtime, thread counts, OMP_NUM_THREADS.
+        "parallel_info": torch.__config__.parallel_info().strip(),
+        "sharing_strategy": (torch_multiprocessing.get_sharing_strategy()
+                             if torch_multiprocessing else None),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Connecting
+
+
+def _channel_address(value):
+    return "\0" + value[1:] if value.startswith("@") else value
+
+
+def _connect():
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # close-on-exec by default
+    try:
+        # A blocking connect waits for room in forkcheck's backlog; this bounds the wait.
+        sock.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDTIMEO,
+                        struct.pack("ll", _CONNECT_TIMEOUT_S, 0))
+        sock.connect(_address)
+        return sock
+    except OSError:
+        sock.close()
+        return None
+
+
+def _open_dumps():
+    """The dumps connection, its hello sent, non-blocking so that a dump forkcheck does not read
+    is cut short rather than hanging a signal handler."""
+    sock = _connect()
+    if sock is not None:
+        try:
+            sock.sendall(_line({"ev": "hello", "role": "dumps", "pid": os.getpid()}),
+                         _MSG_NOSIGNAL)
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            sock = None
+    return sock
+
+
+def _open_events():
+    sock = _connect()
+    if sock is not None:
+        sock.setblocking(False)
+    return sock
+
+
+def _hello(born, thread_name, fork_seq=None):
+    fields = {"role": "events", "pid": os.getpid(), "ppid": os.getppid(), "born": born}
+    if born == "fork":
+        fields["fork_seq"] = fork_seq
+    fields.update(
+        # The thread this process began with (a fork child's: the one that forked), which
+        # names it in the dumps (faulthandler gives idents only).
+        main_thread={"ident": _thread.get_ident(), "name": thread_name,
+                     "native_id": _thread.get_native_id()
+                     if hasattr(_thread, "get_native_id") else None},
+        python={"version": "%d.%d.%d" % sys.version_info[:3],
+                "implementation": sys.implementation.name, "executable": sys.executable},
+        # Python 3.6 sets sys.argv only after site.py: the "argv" event follows then.
+        argv=getattr(sys, "argv", None),
+        cwd=_cwd(),
+        dump_signal=_dump_signal,
+        crash_dumps=_crash_dumps,
+        paths=_paths(),
+        start_method=_start_method(),
+    )
+    _emit("hello", **fields)
+
+
+def _cwd():
+    try:
+        return os.getcwd()
+    except OSError:  # removed
+        return None
+
+
+def _paths():
+    """Where the standard library and installed packages are, to tell the program's own frames
+    from theirs. Not from sysconfig: it costs 3 to 7 ms on 3.12 and 3.13; and on Debian its
+    purelib (/usr/local/lib/python3.X/dist-packages) misses /usr/lib/python3/dist-packages,
+    hence site_packages: every one on sys.path. purelib and platlib are its first, as
+    sysconfig's are with pyenv's, a venv's and Debian's Pythons."""
+    stdlib = os.path.dirname(os.__file__)
+    dynload = [entry for entry in sys.path if os.path.basename(entry) == "lib-dynload"]
+    site_packages = [entry for entry in sys.path
+                     if os.path.basename(entry) in ("site-packages", "dist-packages")]
+    first = site_packages[0] if site_packages else None
+    return {"stdlib": stdlib, "platstdlib": os.path.dirname(dynload[0]) if dynload else stdlib,
+            "purelib": first, "platlib": first, "site_packages": site_packages}
+
+
+def _catch_up():
+    """Tells what becomes known only as the program runs on, at its next import, fork or exit:
+    its sys.argv on Python 3.6, and torch once imported."""
+    if _argv_pending:
+        _tell_argv()
+    _notice_torch()
+
+
+@_quietly
+def _tell_argv():
+    global _argv_pending
+    if hasattr(sys, "argv"):
+        _argv_pending = False
+        _emit("argv", argv=sys.argv)
+
+
+def _serve_dumps():
+    """faulthandler writes to the dumps connection: stacks on forkcheck's signal and a crash's
+    stack, unless the program enabled faulthandler before us (-X faulthandler,
+    PYTHONFAULTHANDLER): its crash stacks then go where it said."""
+    global _dump_signal, _crash_dumps
+    try:
+        signal_number = int(os.environ["FORKCHECK_PY_SIGNAL"])
+        # Chained to a handler the process already has; never to the default action, which
+        # for a real-time signal is to die.
+        chain = _signal.getsignal(signal_number) not in (_signal.SIG_DFL, _signal.SIG_IGN)
+        faulthandler.register(signal_number, file=_dumps, all_threads=True, chain=chain)
+        _dump_signal = signal_number
+    except (KeyError, ValueError, OSError, RuntimeError):
+        pass  # no signal given, or not one that can be caught
+    if faulthandler.is_enabled():
+        _crash_dumps = "program"
+    else:
+        faulthandler.enable(file=_dumps, all_threads=True)
+        _crash_dumps = "dumps"
+
+
+def start():
+    """Connects to forkcheck and installs the hooks; a channel that cannot be reached leaves the
+    process as it was."""
+    global _address, _events, _dumps, _dumps_identity, _main_ident, _argv_pending
+    _address = _channel_address(os.environ["FORKCHECK_PY_CHANNEL"])
+    events, _dumps = _open_events(), _open_dumps()
+    if events is None or _dumps is None:
+        for sock in (events, _dumps):
+            if sock is not None:
+                sock.close()
+        return
+    _events = _Channel(events)
+    _dumps_identity = _identity(_dumps.fileno())
+    _main_ident = _thread.get_ident()
+    _argv_pending = not hasattr(sys, "argv")
+    _serve_dumps()
+    _hello("exec", "MainThread")
+    _watch_forks()
+    _watch_main_thread_and_exit()
+    _after_import.install()
+
+
+# ---------------------------------------------------------------------------------------------
+# Forks
+
+
+@_quietly
+def _before_fork():
+    _catch_up()
+    me = _thread.get_ident()
+    seq = next(_fork_counter)
+    event = {"seq": seq}
+    event["stack"] = _capped(_stack(sys._getframe()), event)
+    threading = sys.modules.get("threading")
+    threads = threading.enumerate() if threading else []
+    # Not current_thread(): from a thread threading does not know, it would add one.
+    thread_name = next((thread.name for thread in threads if thread.ident == me),
+                       "MainThread" if me == _main_ident else None)
+    _forking[me] = seq, thread_name  # for the child, which must not ask threading (below)
+    event.update(
+        thread_name=thread_name,
+        threads=[{"ident": thread.ident, "native_id": getattr(thread, "native_id", None),
+                  "name": thread.name, "daemon": thread.daemon,
+                  "started_at": _thread_started_at.get(thread)}
+                 for thread in threads if thread.ident != me],
+        native_threads=_native_threads(len(threads) or 1),
+        torch=_torch_facts(),
+        start_method=_start_method(),
+    )
+    _emit("fork", **event)
+
+
+def _native_threads(python_threads):
+    """OS threads beyond the Python ones: an OpenMP or BLAS pool the program's libraries run."""
+    try:
+        return max(len(os.listdir("/proc/self/task")) - python_threads, 0)
+    except OSError:
+        return None
+
+
+@_quietly
+def _after_fork_in_parent():
+    _forking.pop(_thread.get_ident(), None)
+
+
+@_quietly
+def _after_fork_in_child():
+    """The child gets its own connections before it says anything: it must never write on its
+    parent's, and our lock may have been copied held by a thread the child does not have (so
+    may threading's own, until its after-fork hook, which may come after ours, renews them)."""
+    global _events, _fork_counter, _main_ident
+    fork_seq, thread_name = _forking.get(_thread.get_ident(), (None, None))
+    _forking.clear()
+    _fork_counter = itertools.count(1)
+    _main_ident = _thread.get_ident()
+    inherited, _events = _events, _Channel(_open_events())
+    inherited.release()
+    _adopt_dumps()
+    _hello("fork", thread_name, fork_seq)
+
+
+def _adopt_dumps():
+    """Puts the child's own dumps connection under the inherited descriptor, which faulthandler
+    writes to, whoever registered it (/dev/null when forkcheck cannot be reached). A descriptor
+    the program closed, and may have reused, stays its own."""
+    global _dumps_identity
+    if _identity(_dumps.fileno()) != _dumps_identity:
+        return
+    own = _open_dumps()
+    replacement = own.fileno() if own is not None else os.open(os.devnull, os.O_WRONLY)
+    os.dup2(replacement, _dumps.fileno(), inheritable=False)
+    _dumps_identity = _identity(_dumps.fileno())
+    if own is not None:
+        own.close()
+    else:
+        os.close(replacement)
+
+
+def _forking_call(fork):
+    """os.fork or os.forkpty told to us as os.register_at_fork would (Python 3.6)."""
+
+    def forking(*args):
+        _before_fork()
+        try:
+            result = fork(*args)
+        except BaseException:
+            _after_fork_in_parent()
+            raise
+        pid = result[0] if isinstance(result, tuple) else result
+        (_after_fork_in_parent if pid else _after_fork_in_child)()
+        return result
+
+    return _dressed_as(fork, forking)
+
+
+def _watch_forks():
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                            after_in_child=_after_fork_in_child)
+    else:
+        os.fork = _forking_call(os.fork)
+        os.forkpty = _forking_call(os.forkpty)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exceptions and exit
+
+
+@_quietly
+def _tell_exception(where, error, traceback, thread_name):
+    # A spawned or forkserver worker that fails before its target runs (unpickling it, or
+    # re-importing a main module without a __main__ guard) fails inside spawn._main.
+    if where == "main" and _passes_through(traceback, "multiprocessing.spawn", "_main"):
+        where = "process"
+    try:
+        message = str(error)
+    except Exception:
+        message = "<str() failed>"
+    event = {"where": where, "type": _qualified_name(type(error)),
+             "message": message[:_MESSAGE_CAP]}
+    event["frames"] = _capped(_traceback_frames(traceback), event)
+    event.update(thread_name=thread_name, process_name=_process_name())
+    _emit("exception", **event)
+
+
+def _passes_through(traceback, module, function):
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_code.co_name == function and frame.f_globals.get("__name__") == module:
+            return True
+        traceback = traceback.tb_next
+    return False
+
+
+def _watch_main_thread_and_exit():
+    def make_excepthook(excepthook):
+        def told_excepthook(error_type, error, traceback):
+            global _told_main_exception
+            _told_main_exception = error
+            _tell_exception("main", error, traceback, _thread_name())
+            return excepthook(error_type, error, traceback)
+
+        return told_excepthook
+
+    _patch(sys, "excepthook", make_excepthook)
+    atexit.register(_at_exit)  # first registered, so it runs last
+
+
+@_quietly
+def _at_exit():
+    _catch_up()
+    last = getattr(sys, "last_value", None)
+    if last is not None and last is not _told_main_exception:
+        # The program's own sys.excepthook did not call ours.
+        _tell_exception("main", last, last.__traceback__, "MainThread")
+    # Known only after an uncaught exception: a wrapper of sys.exit, to learn its code, would
+    # be the innermost frame of every SystemExit traceback (pytest prints them).
+    uncaught = last is not None and not isinstance(last, KeyboardInterrupt)
+    _emit("exit", code=1 if uncaught else None, torch=_torch_facts())
+
+
+# ---------------------------------------------------------------------------------------------
+# Modules the program imports
+
+
+class _AfterImport:
+    """A sys.meta_path finder that lets an import happen as it would have, then runs a hook on
+    the new module: threading, multiprocessing and subprocess are patched only if the program
+    imports them, and never imported by us. Every import the program makes lets us catch up."""
+
+    def __init__(self, hooks):
+        self._hooks = hooks  # module name -> hook(module)
+
+    def install(self):
+        for name in list(self._hooks):
+            if name in sys.modules:  # imported before us, by a .pth file
+                _quietly(self._hooks.pop(name))(sys.modules[name])
+        sys.meta_path.insert(0, self)
+
+    def find_spec(self, name, path=None, target=None):
+        _catch_up()
+        hook = self._hooks.get(name)
+        if hook is None:
+            return None
+        spec = self._spec_from_later_finders(name, path, target)
+        _quietly(self._hook_into)(spec, hook)
+        return spec
+
+    def _hook_into(self, spec, hook):
+        loader = spec.loader
+        if isinstance(loader, type):  # a builtin or frozen module's: shared, not to be touched
+            return
+        exec_module = loader.exec_module
+
+        def exec_then_hook(module):
+            try:
+                exec_module(module)
+            finally:
+                del loader.exec_module  # the loader is as it was
+            self._hooks.pop(spec.name, None)
+            _quietly(hook)(module)
+
+        # Set on this loader object only, made for this one module: module.__loader__ stays
+        # the real loader. (Only for modules of the standard library, which do not fail to
+        # import: a failure's traceback would show this frame.)
+        loader.exec_module = exec_then_hook
+
+    def _spec_from_later_finders(self, name, path, target):
+        finders = sys.meta_path
+        for finder in finders[finders.index(self) + 1:]:
+            find_spec = getattr(finder, "find_spec", None)
+            spec = find_spec(name, path, target) if find_spec else None
+            if spec is not None:
+                return spec
+        return None
+
+
+def _patch(owner, name, make_wrapper):
+    """Replaces owner.name by make_wrapper(original); owner.__name__ too when it is the same
+    object, as sys.__excepthook__ is: programs test "excepthook is __excepthook__" before
+    installing their own."""
+    original = getattr(owner, name)
+    wrapper = _dressed_as(original, make_wrapper(original))
+    setattr(owner, name, wrapper)
+    dunder = "__%s__" % name
+    if getattr(owner, dunder, None) is original:
+        setattr(owner, dunder, wrapper)
+
+
+def _on_threading(threading):
+    global _thread_started_at
+    import weakref
+    _thread_started_at = weakref.WeakKeyDictionary()
+
+    def make_start(start):
+        def told_start(self):
+            # Before start(): a quick thread may be gone, its target forgotten, when it returns.
+            facts = _thread_facts(self)
+            start(self)
+            _tell_thread_started(self, facts)
+
+        return told_start
+
+    _patch(threading.Thread, "start", make_start)
+    # A thread's uncaught exception is told where threading reports it, so that no frame of
+    # ours joins the traceback it prints (as a wrapper of run() would).
+    if hasattr(threading, "excepthook"):
+        _patch(threading, "excepthook", _told_thread_exception_hook)
+    else:  # Python 3.6 and 3.7: Thread._bootstrap_inner formats it with _format_exc()
+        _patch(threading, "_format_exc", _told_thread_exception_formatter)
+
+
+def _told_thread_exception_hook(excepthook):
+    def told_excepthook(args):
+        if not issubclass(args.exc_type, SystemExit):  # an ending, not an error
+            _tell_exception("thread", args.exc_value, args.exc_traceback, _thread_name())
+        return excepthook(args)
+
+    return told_excepthook
+
+
+def _told_thread_exception_formatter(format_exc):
+    def told_format_exc(*args, **kwargs):
+        _, error, traceback = sys.exc_info()
+        _tell_exception("thread", error, traceback, _thread_name())
+        return format_exc(*args, **kwargs)
+
+    return told_format_exc
+
+
+@_quietly
+def _thread_facts(thread):
+    caller = _calling_frame(sys._getframe(), ("threading",))
+    return {"started_at": caller and _frame(caller),
+            "target": _target(thread, sys.modules["threading"].Thread.run)}
+
+
+@_quietly
+def _tell_thread_started(thread, facts):
+    _thread_started_at[thread] = facts["started_at"]
+    _emit("thread", ident=thread.ident, native_id=getattr(thread, "native_id", None),
+          name=thread.name, daemon=thread.daemon, **facts)
+
+
+def _on_traceback(traceback):
+    """A multiprocessing worker's uncaught exception is printed by BaseProcess._bootstrap with
+    traceback.print_exc(): told there, no frame of ours joins the traceback it prints (as a
+    wrapper of run() would)."""
+
+    def make_print_exc(print_exc):
+        def told_print_exc(*args, **kwargs):
+            caller = sys._getframe(1)
+            if (caller.f_code.co_name == "_bootstrap"
+                    and caller.f_globals.get("__name__") == "multiprocessing.process"):
+                _, error, traceback = sys.exc_info()
+                _tell_exception("process", error, traceback, _thread_name())
+            return print_exc(*args, **kwargs)
+
+        return told_print_exc
+
+    _patch(traceback, "print_exc", make_print_exc)
+
+
+def _told_end(method, tell):
+    """method of a Popen, followed by tell(popen) when it is the call that learnt the child's
+    end (returncode went from None to a value): once per child, however the program asked."""
+
+    def wrapper(self, *args, **kwargs):
+        running = self.returncode is None
+        result = method(self, *args, **kwargs)
+        if running and self.returncode is not None:
+            tell(self)
+        return result
+
+    return wrapper
+
+
+def _on_multiprocessing_process(process):
+    global _process_targets
+    import weakref
+    _process_targets = weakref.WeakKeyDictionary()
+
+    def make_init(init):
+        def told_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            _remember_target(self)  # start() forgets it (bpo-30775), long before the end
+
+        return told_init
+
+    _patch(process.BaseProcess, "__init__", make_init)
+
+
+@_quietly
+def _remember_target(process):
+    base = sys.modules["multiprocessing.process"].BaseProcess
+    _process_targets[process] = _target(process, base.run)
+
+
+@_quietly
+def _tell_process_end(popen):
+    # The Process is still among its parent's children: poll() comes before they drop it.
+    children = sys.modules["multiprocessing.process"]._children
+    child = next((child for child in children if child._popen is popen), None)
+    _emit("child_exit", pid=popen.pid, returncode=popen.returncode, via="multiprocessing",
+          name=child and child.name, target=child and _process_targets.get(child))
+
+
+def _on_multiprocessing_popen_fork(popen_fork):
+    # popen_spawn_posix's and popen_forkserver's Popen are subclasses of this one.
+    _patch(popen_fork.Popen, "poll", lambda poll: _told_end(poll, _tell_process_end))
+
+
+def _on_multiprocessing_popen_forkserver(popen_forkserver):
+    # Its poll() reads the exit status from the forkserver, not from waitpid().
+    _patch(popen_forkserver.Popen, "poll", lambda poll: _told_end(poll, _tell_process_end))
+
+
+def _on_multiprocessing_context(context):
+    """multiprocessing's default start method becomes FORKCHECK_START_METHOD, as Python 3.14
+    makes forkserver the default: the program's own set_start_method() still works. The
+    program's own choices are told, and overridden with FORKCHECK_FORCE_START_METHOD=1."""
+    default = os.environ.get("FORKCHECK_START_METHOD")
+    if default not in _START_METHODS:
+        default = None
+    forced = default if os.environ.get("FORKCHECK_FORCE_START_METHOD") == "1" else None
+    if default:
+        context._default_context._default_context = context._concrete_contexts[default]
+
+    @_quietly
+    def chosen(method):
+        """The method to use where the program named one (told), or where multiprocessing did
+        (a spawned child taking its parent's method: neither told nor overridden)."""
+        caller = _calling_frame(sys._getframe(), ("multiprocessing.context",))
+        module = (caller.f_globals.get("__name__") or "") if caller else ""
+        if method is None or module.partition(".")[0] == "multiprocessing":
+            return method
+        overridden_by = forced if forced and forced != method else None
+        _emit("start_method", method=method, where=caller and _frame(caller),
+              overridden_by=overridden_by)
+        return overridden_by or method
+
+    def make_get_context(get_context):
+        def told_get_context(self, method=None):
+            return get_context(self, chosen(method) or method)
+
+        return told_get_context
+
+    # set_start_method(method) too gets its context from get_context(method), on every version.
+    _patch(context.BaseContext, "get_context", make_get_context)
+
+
+@_quietly
+def _tell_subprocess_end(popen):
+    args = popen.args  # a command line (its program, or with shell=True the whole line)
+    program = args if isinstance(args, (str, bytes, os.PathLike)) else args[0]
+    _emit("child_exit", pid=popen.pid, returncode=popen.returncode, via="subprocess",
+          name=os.fsdecode(program), target=None)
+
+
+def _on_subprocess(subprocess):
+    # Every real exit status goes through _handle_exitstatus: wait(), poll(), communicate(),
+    # __exit__, __del__ and the module's own cleanup of dead children.
+    _patch(subprocess.Popen, "_handle_exitstatus",
+           lambda handle: _told_end(handle, _tell_subprocess_end))
+
+
+@_quietly
+def _tell_torch():
+    _emit("torch", **_torch_facts())
+
+
+@_quietly
+def _notice_torch():
+    """torch is told, and its thread-count setters patched, once its import is over, at the
+    program's next import, fork or exit. Not from inside its import: a hook around it would
+    put a frame of ours into the traceback of a torch that fails to import, and torch itself
+    needs its setters as they are while it imports (it adds their docstrings)."""
+    global _torch_told
+    torch = sys.modules.get("torch")
+    if _torch_told or torch is None or getattr(torch.__spec__, "_initializing", False):
+        return
+    _torch_told = True
+    _patch(torch, "set_num_threads", _told_torch_setter)
+    _patch(torch, "set_num_interop_threads", _told_torch_setter)
+    _tell_torch()
+
+
+def _told_torch_setter(setter):
+    def told_setter(*args, **kwargs):
+        result = setter(*args, **kwargs)
+        _tell_torch()
+        return result
+
+    return told_setter
+
+
+_after_import = _AfterImport({
+    "threading": _on_threading,
+    "multiprocessing.context": _on_multiprocessing_context,
+    "multiprocessing.process": _on_multiprocessing_process,
+    "traceback": _on_traceback,
+    "multiprocessing.popen_fork": _on_multiprocessing_popen_fork,
+    "multiprocessing.popen_forkserver": _on_multiprocessing_popen_forkserver,
+    "subprocess": _on_subprocess,
+})
