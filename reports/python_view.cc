@@ -57,9 +57,16 @@ std::string python_frame_text(const json& frame) {
 
 bool users_file(const std::string& file, const json& paths) {
   if (file.empty() || file[0] == '<') return file == "<string>" || file == "<stdin>";
+  // forkcheck's own bootstrap is nobody's code but ours.
+  if (file.find("/forkcheck_boot.py") != std::string::npos ||
+      file.find("/forkcheck/python/sitecustomize.py") != std::string::npos)
+    return false;
   if (paths.is_object()) {
+    auto under = [&](const std::string& dir) { return !dir.empty() && starts_with(file, dir + "/"); };
     for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
-      if (starts_with(file, field(paths, key) + "/")) return false;
+      if (under(field(paths, key))) return false;
+    for (const auto& dir : list(paths, "site_packages"))  // every site-packages on sys.path
+      if (dir.is_string() && under(dir.get<std::string>())) return false;
     return true;
   }
   for (const char* lib : {"/site-packages/", "/dist-packages/"})

@@ -321,6 +321,18 @@ TEST(Watchdog, AnInterruptTakesNoStacksAndEndsWithAShortGrace) {
   EXPECT_TRUE(run.control.asked("kill"));
 }
 
+TEST(Watchdog, AnInterruptDuringTheGraceShortensIt) {
+  Watched run(2);
+  run.watch(2, working());  // the deadline: a timeout, stacks, then the polite request
+  run.control.answer("eu-stack");
+  run.watch(0.25, working());
+  ASSERT_TRUE(run.control.asked("ask to end"));
+  EXPECT_FALSE(run.control.asked("kill"));
+  run.w->interrupted(2, run.t);
+  run.watch(WatchdogTimes::kGraceOnInterruptS, working());
+  EXPECT_TRUE(run.control.asked("kill")) << "Ctrl-C: the rest of the grace is cut to half a second";
+}
+
 TEST(Watchdog, AnInterruptWhileAHangsStacksAreTakenKeepsTheHang) {
   Watched run(2);
   run.watch(2, still());
@@ -528,6 +540,9 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
   stuck.stuck = ProcessStall{7, 1, "python3", 1, 1.0, 4.0, 0.9, false};
   ChildResult starved = called(false);
   starved.tree.starved_s = 3.5;
+  starved.tree.starved = true;
+  ChildResult barely = called(false);
+  barely.tree.starved_s = 0.7;  // under a stall window: still working
   ChildResult hang_after = called(true);
   hang_after.deadline_passed = false;
   hang_after.still_too_long = true;
@@ -543,6 +558,7 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
       {"blocked at the deadline", called(true), Outcome::kHang, "blocked when its 5.0 s deadline passed"},
       {"working at the deadline", called(false), Outcome::kTimeout, "still working when its 5.0 s deadline passed"},
       {"starved at the deadline", starved, Outcome::kTimeout, "runnable but waiting for a CPU for 3.5 s"},
+      {"waiting a moment for a CPU", barely, Outcome::kTimeout, "still working when"},
       {"one process stuck at the deadline", stuck, Outcome::kHang, "a partial deadlock"},
       {"still for --hang-after", hang_after, Outcome::kHang, "past the 3.0 s a stall may last"},
       {"stuck for --hang-after", stuck_too_long, Outcome::kHang, "pid 7 [python3] can never go on by itself"},

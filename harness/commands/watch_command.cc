@@ -16,6 +16,7 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/watch/fork_events.h"
 #include "harness/watch/fork_hazards.h"
+#include "harness/watch/python_forks.h"
 #include "harness/watch/preload.h"
 #include "harness/watch/watch_summary.h"
 
@@ -109,9 +110,10 @@ int watch_command(const WatchOptions& options) {
 
   json forks = json::array(), totals = fork_totals(forks), findings = json::array();
   const uint64_t start_ns = monotonic_ns();
-  subject.annotate = [&](const ChildResult&, json& details, std::string& message) {
+  subject.annotate = [&](const ChildResult& r, json& details, std::string& message) {
     WatchEvents ev = read_watch_events(events);
     forks = pair_fork_events(ev.events, start_ns);
+    add_python_sites(forks, r.python);  // Python's words for the fork's line and its threads
     add_hazards(forks);
     judge_forks(forks, options.allow);
     totals = fork_totals(forks);

@@ -61,7 +61,7 @@ nlohmann::json watchdog_record(const ChildResult& r) {
   if (r.stuck_too_long) w["stuck_too_long"] = true;
   if (r.called_after_s >= 0) {
     const TreeFacts& t = r.tree;
-    w["tree"] = {{"state", t.blocked ? "blocked" : t.starved_s > 0 ? "starved" : "working"},
+    w["tree"] = {{"state", t.blocked ? "blocked" : t.starved ? "starved" : "working"},
                  {"starved_s", t.starved_s},
                  {"still_s", t.still_s},
                  {"window_s", t.window_s},

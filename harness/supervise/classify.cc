@@ -84,7 +84,7 @@ std::string called_because(const ChildResult& r) {
     return "blocked in part when its " + fmt_s(r.timeout_s) + " deadline passed: " +
            stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck) + ": a partial deadlock (" +
            tree_line(t) + ")";
-  if (t.starved_s > 0)
+  if (t.starved)
     return "starved when its " + fmt_s(r.timeout_s) + " deadline passed: " +
            reports::starved_text(t.starved_s, -1, 0) + " (" + tree_line(t) + "): a timeout, not a hang";
   return "still working when its " + fmt_s(r.timeout_s) + " deadline passed (" + tree_line(t) +

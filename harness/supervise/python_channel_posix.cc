@@ -72,9 +72,9 @@ json thread_of(const json& t) {
 }
 
 // A JSON value from the program, kept only as plain data of bounded size.
-json bounded(const json& j) {
+json bounded(const json& j, std::size_t max = kMaxText) {
   const std::string dumped = j.dump();
-  return dumped.size() <= kMaxText ? j : json(nullptr);
+  return dumped.size() <= max ? j : json(nullptr);
 }
 
 bool set_cloexec_nonblock(int fd) {
@@ -140,7 +140,8 @@ std::unique_ptr<PythonChannel> PythonChannel::open(const std::string& token, std
   c->address_ = path;
   c->socket_file_ = path;
 #endif
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 128) != 0) {
+  // A burst of workers starting at once each connects twice: as many waiting as the OS allows.
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, SOMAXCONN) != 0) {
     why = std::string("bind/listen: ") + std::strerror(errno);
     return nullptr;
   }
@@ -269,8 +270,11 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                   {"fork_seq", int_of(j, "fork_seq")},
                   {"dump_signal", int_of(j, "dump_signal")},
                   {"start_method", text_of(j, "start_method")}};
-    for (const char* key : {"python", "paths", "argv", "main_thread"})
+    for (const char* key : {"python", "main_thread", "cwd", "crash_dumps"})
       if (j.contains(key)) hello[key] = bounded(j[key]);
+    // A long command line, or many site-packages folders, are still facts worth keeping.
+    for (const char* key : {"argv", "paths"})
+      if (j.contains(key)) hello[key] = bounded(j[key], 16 * kMaxText);
     p.hello = std::move(hello);
     if (j.contains("main_thread") && j["main_thread"].is_object()) {
       json t = thread_of(j["main_thread"]);
@@ -331,7 +335,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
     if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
   } else if (ev == "argv") {
-    if (p.hello.is_object() && j.contains("argv")) p.hello["argv"] = bounded(j["argv"]);
+    if (p.hello.is_object() && j.contains("argv")) p.hello["argv"] = bounded(j["argv"], 16 * kMaxText);
   } else {
     ++dropped_;
   }

@@ -124,8 +124,10 @@ struct TreeFacts {
   double cpu_s = 0;           // CPU the tree used while watched
   double longest_still_s = 0;
   // Starvation: how long it had wanted a CPU without getting one (as of the call), the longest
-  // such stretch, and the run-queue wait of all its threads (Linux; 0 elsewhere).
+  // such stretch, and the run-queue wait of all its threads (Linux; 0 elsewhere). `starved`: for
+  // a stall window at least (watchdog.h): a moment's wait on a busy machine is not starvation.
   double starved_s = 0, longest_starved_s = 0, run_queue_s = 0;
+  bool starved = false;
   bool stopped = false;  // a process of it was stopped by a signal or a tracer not ours
   std::size_t processes = 0, threads = 0, looks = 0;
   // What its threads were waiting in, e.g. "futex (5), wait4 (1)" (Linux: /proc's syscall and

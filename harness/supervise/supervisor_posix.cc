@@ -789,7 +789,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       busy += j->watchdog->needs_cpu(*j->channel) ? 1 : 0;
       ++ours;
     }
-    while (may_start(busy, ours, max_jobs) && !pending.empty()) {
+    while (may_start(busy, ours, max_jobs) && !pending.empty() && !interrupted()) {
       size_t i = pending.front();
       pending.pop_front();
       auto job = start_job(i, specs[i], loop);

@@ -432,6 +432,10 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
 
   job->r.pid = static_cast<ProcessId>(pi.dwProcessId);
   job->r.started = true;
+  // The Python bootstrap talks on a Unix socket with an abstract name (Linux): not offered here.
+  if (!spec.python_bootstrap.empty())
+    job->r.python_note = "the Python bootstrap is not offered on Windows: its channel is a Linux "
+                         "socket; Python frames come from no debugger here either";
   // Our copies of the child's ends close here (the Pipe handles go out of scope), so each reader
   // sees EOF once the tree has closed its own.
   job->readers[0] = std::make_unique<PipeReader>(std::move(out.read), data_event);
@@ -514,7 +518,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     auto busy = static_cast<size_t>(std::count_if(running.begin(), running.end(), [&](const auto& j) {
       return j->watchdog->needs_cpu(*j->channel);
     }));
-    while (may_start(busy, running.size(), max_jobs) && !pending.empty()) {
+    while (may_start(busy, running.size(), max_jobs) && !pending.empty() && !interrupted()) {
       size_t i = pending.front();
       pending.pop_front();
       auto job = start_job(i, specs[i], data.get());

@@ -93,6 +93,7 @@ TreeFacts Watchdog::tree_facts() {
   t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
   t.longest_still_s = secs(a.longest_still());
   t.starved_s = secs(a.starved_for());
+  t.starved = a.starved_for() >= TreeActivity::kStallWindow;
   t.longest_starved_s = secs(a.longest_starved());
   t.run_queue_s = static_cast<double>(a.run_delay_total_ns()) / 1e9;
   t.stopped = a.stopped();
@@ -142,6 +143,11 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
     if (!taking_) end(now, std::min(spec_.grace_s, interrupted_ ? WatchdogTimes::kGraceOnInterruptS
                                                                 : WatchdogTimes::kGraceAfterCallS));
   }
+  // An interrupt during a grace period shortens it: Ctrl-C ends the run within 2 s.
+  if (phase_ == Phase::kEnding && interrupted_ &&
+      term_at_ + seconds(grace_s_) > interrupted_at_ + seconds(WatchdogTimes::kGraceOnInterruptS))
+    grace_s_ = std::max(0.0, std::chrono::duration<double>(interrupted_at_ - term_at_).count() +
+                                 WatchdogTimes::kGraceOnInterruptS);
   if (phase_ == Phase::kEnding && !exited_ && now >= term_at_ + seconds(grace_s_)) {
     if (control_.kill_all()) r_.sent_sigkill = true;
     phase_ = Phase::kKilled;
@@ -360,8 +366,11 @@ void Watchdog::end(Clock::time_point now, double grace_s) {
   }
 }
 
-void Watchdog::interrupted(int signal, Clock::time_point) {
-  if (interrupted_ == 0) interrupted_ = signal;
+void Watchdog::interrupted(int signal, Clock::time_point now) {
+  if (interrupted_ == 0) {
+    interrupted_ = signal;
+    interrupted_at_ = now;
+  }
   if (r_.interrupted_by == 0) r_.interrupted_by = signal;
 }
 

@@ -153,6 +153,7 @@ class Watchdog {
   Phase phase_ = Phase::kWatching;
   bool exited_ = false;
   int interrupted_ = 0;
+  Clock::time_point interrupted_at_;
   Clock::time_point term_at_;
   double grace_s_ = 0;
   // Stacks being taken: for a stall (the tree left running) or for the end; until when.

@@ -71,6 +71,13 @@ json fork_hazards(const json& fork) {
       ++pools[r];
       continue;
     }
+    // A Python thread by its Python name and where it was started (watch/python_forks.h).
+    if (t.contains("python_name") && t["python_name"].is_string()) {
+      const std::string at = t.value("started_at", "");
+      others.push_back("\"" + t["python_name"].get<std::string>() + "\"" +
+                       (at.empty() ? "" : " (started at " + at + ")"));
+      continue;
+    }
     std::string name = t.value("name", "");
     others.push_back(name + (by.empty() ? "" : " (started by " + by + ")"));
   }
@@ -94,10 +101,15 @@ json fork_hazards(const json& fork) {
     std::string names;
     for (size_t i = 0; i < others.size() && i < 8; ++i) names += (i ? ", " : "") + others[i];
     if (other_count > 8) names += ", ...";
+    // Where it forked, in Python, when the bootstrap said: "train.py:34 in main: w.start()".
+    const std::string site = fork.contains("python") && fork["python"].is_object()
+                                 ? fork["python"].value("site", "")
+                                 : "";
     hazards.push_back(
         {{"kind", "threads"},
          {"threads", other_count},
-         {"what", plural(other_count, "other thread was", "other threads were") +
+         {"what", (site.empty() ? "" : site + " forked while ") +
+                      plural(other_count, "other thread was", "other threads were") +
                       " running: " + names},
          {"why", "the child has only the forking thread: whatever lock another thread held "
                  "(malloc's, the loader's, a runtime's own) stays locked in the child for good"},

@@ -1,0 +1,78 @@
+#include "harness/watch/python_forks.h"
+
+#include <map>
+#include <utility>
+
+#include "reports/python_view.h"
+
+namespace fc::harness {
+namespace {
+
+using json = nlohmann::json;
+
+const json& member(const json& j, const char* key) {
+  static const json none;
+  return j.is_object() && j.contains(key) ? j[key] : none;
+}
+
+// "train.py:12": where a thread was started, from its started_at frame.
+std::string started_at(const json& thread) {
+  const json& f = member(thread, "started_at");
+  return f.is_object() ? reports::python_frame_text(f) : "";
+}
+
+}  // namespace
+
+void add_python_sites(json& forks, const json& python_facts) {
+  const json& processes = member(python_facts, "processes");
+  if (!processes.is_array()) return;
+  // (parent pid, fork seq) -> the parent's fork event, and child pid -> (parent pid, fork seq).
+  std::map<std::pair<int, int>, const json*> events;
+  std::map<int, std::pair<int, int>> born;
+  std::map<int, const json*> by_pid;
+  for (const auto& p : processes) {
+    if (!member(p, "pid").is_number_integer()) continue;
+    const int pid = p["pid"].get<int>();
+    by_pid[pid] = &p;
+    for (const auto& f : member(p, "forks").is_array() ? p["forks"] : json::array())
+      if (member(f, "seq").is_number_integer()) events[{pid, f["seq"].get<int>()}] = &f;
+    if (member(p, "born") == "fork" && member(p, "ppid").is_number_integer() &&
+        member(p, "fork_seq").is_number_integer())
+      born[pid] = {p["ppid"].get<int>(), p["fork_seq"].get<int>()};
+  }
+  for (auto& fork : forks) {
+    const json& child = member(fork, "child");
+    if (!child.is_number_integer()) continue;
+    auto b = born.find(child.get<int>());
+    if (b == born.end() || member(fork, "pid") != b->second.first) continue;
+    auto e = events.find(b->second);
+    if (e == events.end()) continue;
+    const json& event = *e->second;
+    const json* parent = by_pid[b->second.first];
+    // Where it forked: the deepest frame in the user's own files, with its source line.
+    std::string site;
+    const json& stack = member(event, "stack");
+    if (stack.is_array())
+      for (auto it = stack.rbegin(); it != stack.rend() && site.empty(); ++it)
+        if (reports::users_file(member(*it, "file").is_string() ? (*it)["file"].get<std::string>() : "",
+                                parent ? member(*parent, "paths") : json()))
+          site = reports::python_frame_text(*it) +
+                 (member(*it, "code").is_string() ? ": " + (*it)["code"].get<std::string>() : "");
+    json threads = json::array();
+    std::map<long long, const json*> by_native;
+    for (const auto& t : member(event, "threads").is_array() ? event["threads"] : json::array()) {
+      threads.push_back({{"name", member(t, "name")}, {"started_at", started_at(t)}});
+      if (member(t, "native_id").is_number_integer()) by_native[t["native_id"].get<long long>()] = &t;
+    }
+    fork["python"] = {{"stack", stack}, {"site", site}, {"threads", threads}};
+    // The shim's threads by their Python names: "metrics-flusher" (started at train.py:12).
+    for (auto& t : fork["thread_list"].is_array() ? fork["thread_list"] : json::array()) {
+      auto p = by_native.find(member(t, "tid").is_number_integer() ? t["tid"].get<long long>() : -1);
+      if (p == by_native.end()) continue;
+      t["python_name"] = member(*p->second, "name");
+      if (const std::string at = started_at(*p->second); !at.empty()) t["started_at"] = at;
+    }
+  }
+}
+
+}  // namespace fc::harness
