@@ -32,19 +32,26 @@ one_run() {
   # processes it waited for, and of theirs) counts this run alone; run in that shell itself, not
   # in a subshell, whose counts start again at zero.
   # shellcheck disable=SC2016  # expanded by the inner shell
-  bash -c 'date +%s.%N >"$2.start"
+  bash -c 'busy() { head -1 /proc/stat 2>/dev/null | awk "{ print \$2 + \$3 + \$4 + \$7 + \$8 + \$9 }"; }
+           busy >"$2.busy0"; date +%s.%N >"$2.start"
            "$1" all --out "$2" >"$2.log" 2>&1 || echo "rc=$?" >"$2.failed"
-           date +%s.%N >"$2.end"
+           date +%s.%N >"$2.end"; busy >"$2.busy1"
            times >"$2.times"' _ "$b/bin/forkcheck" "$out"
   if [ -f "$out.failed" ]; then
     echo "bench-all: $b/bin/forkcheck all failed ($(cat "$out.failed")):" >&2
     tail -5 "$out.log" >&2
     exit 1
   fi
-  # times prints minutes and seconds: 0m7.512s 0m2.301s
-  awk -v a="$(cat "$out.start")" -v b="$(cat "$out.end")" 'NR == 2 {
-        split($1, u, "m"); split($2, s, "m");
-        printf "%.2f %.2f\n", b - a, u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$out.times" \
+  # times prints minutes and seconds: 0m7.512s 0m2.301s. The third figure: what the whole
+  # machine used meanwhile beyond this run (/proc/stat, in USER_HZ ticks), so that a run slowed
+  # by other work shows it.
+  local hz
+  hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+  awk -v a="$(cat "$out.start")" -v b="$(cat "$out.end")" -v hz="$hz" \
+      -v b0="$(cat "$out.busy0")" -v b1="$(cat "$out.busy1")" 'NR == 2 {
+        split($1, u, "m"); split($2, s, "m"); cpu = u[1] * 60 + u[2] + s[1] * 60 + s[2];
+        others = (b0 == "" || b1 == "") ? 0 : (b1 - b0) / hz - cpu;
+        printf "%.2f %.2f %.2f\n", b - a, cpu, others < 0 ? 0 : others }' "$out.times" \
     >>"$scratch/$label"
   python3 - "$out/run.jsonl" >>"$scratch/$label.hangs" <<'EOF'
 import json, sys
@@ -67,16 +74,17 @@ summary() {  # label, name
 }
 
 variants=$("$build/bin/forkcheck" list --json | grep -c '"skip_reason"' || true)
+echo "(others: CPU-s that other processes on the machine used during the run; compare quiet runs)"
 echo "forkcheck all, $variants variants ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) before): $runs runs${baseline:+ each, alternating with $baseline}"
 for label in new old; do : >"$scratch/$label"; : >"$scratch/$label.hangs"; done
 for i in $(seq "$runs"); do
   line="  run $i:"
   if [ -n "$baseline" ]; then
     one_run "$baseline" old
-    line+=" $baseline $(tail -1 "$scratch/old" | awk '{ print $1 " s, " $2 " CPU-s" }');"
+    line+=" $baseline $(tail -1 "$scratch/old" | awk '{ print $1 " s, " $2 " CPU-s (others " $3 ")" }');"
   fi
   one_run "$build" new
-  echo "$line $build $(tail -1 "$scratch/new" | awk '{ print $1 " s, " $2 " CPU-s" }')"
+  echo "$line $build $(tail -1 "$scratch/new" | awk '{ print $1 " s, " $2 " CPU-s (others " $3 ")" }')"
 done
 echo "before issue 24's item 7: ${old_wall} s wall, ${old_cpu} CPU-s (median, this machine); the target: at most ${target_wall} s, ${target_cpu} CPU-s, hangs called within ${target_hang} s"
 if [ -n "$baseline" ]; then summary old "$baseline"; fi
