@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/startup_cost.h"
 #include "launch/launch.h"
 
 namespace fc {
@@ -78,6 +79,9 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"mechanism", c.mechanism},
                      {"platforms", c.platforms},
                      {"program", program},
+                     // What starting this program costs (core/startup_cost.h): the harness
+                     // starts the variants of the costliest program first.
+                     {"program_startup_cpu_s", startup_cpu_s()},
                      {"variants", variants},
                      {"explains", explains}});
   }
