@@ -41,7 +41,7 @@ const CaseDef* find_case(const std::string& id) {
 nlohmann::json to_json(const VariantSpec& v) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, val] : v.env) env[k] = val;
-  return {{"name", v.name},
+  nlohmann::json j = {{"name", v.name},
           {"program", v.program},
           {"env", env},
           {"start_method", v.start_method},
@@ -50,6 +50,8 @@ nlohmann::json to_json(const VariantSpec& v) {
           {"expected_why", v.skip_reason.empty() ? v.expected_why : v.skip_reason},
           {"description", v.description},
           {"skip_reason", v.skip_reason}};
+  if (v.waits_s > 0) j["waits_s"] = v.waits_s;
+  return j;
 }
 
 nlohmann::json catalog_json(const std::string& program) {
