@@ -17,9 +17,9 @@ nlohmann::json plan_cases(const nlohmann::json& catalog_cases,
                           const std::vector<std::string>& case_ids, const std::string& only);
 
 // The order variants start in (the reports keep the catalog's order). A variant's cost is not
-// known before it runs; its program's start-up cost is (`load_s`, seconds by program path: the
-// CPU it spent loading), and spawn pays it again in every worker, a forkserver once, fork not at
-// all. So the working variants start costliest first: the heavy ones (of a program at least half
+// known before it runs; its program's start-up cost is (`load_s`, by program path, in any unit:
+// the libraries it loads, or how long its --list took), and spawn pays it again in every worker,
+// a forkserver once, fork not at all. So the working variants start costliest first: the heavy ones (of a program at least half
 // as costly to start as the costliest) that spawn, then the other heavy ones with the light ones
 // spread evenly between them, so that the short ones run beside longer ones rather than in a
 // queue at the end. Those that mostly

@@ -83,7 +83,7 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"program", program},
                      // What starting this program costs (core/startup_cost.h): the harness
                      // starts the variants of the costliest program first.
-                     {"program_startup_cpu_s", startup_cpu_s()},
+                     {"program_libraries", startup_libraries()},
                      {"variants", variants},
                      {"explains", explains}});
   }

@@ -1,18 +1,21 @@
-// What this program's start-up cost: the CPU it spent before main() (loading its libraries and
-// running their static initialisers: libtorch's take about a quarter of a CPU-second here, the
-// native program's next to nothing). The catalog carries it (`--list`: each case's
-// "program_startup_cpu_s"), and the harness starts the variants of the costliest program first:
-// every spawned worker of it pays this again. Siblings: startup_cost_posix.cc (getrusage),
-// startup_cost_win32.cc (GetProcessTimes).
+// What starting this program costs, in a figure that is the same however it was started: the
+// shared libraries loaded before main() (the torch program loads 287 here, the native one 9).
+// Loading and relocating them, and running their static initialisers, is what a start of the
+// program costs (a quarter of a CPU-second for the torch program, next to nothing for the native
+// one), and every spawned worker of it pays that again. The catalog carries the figure (`--list`:
+// each case's "program_libraries"), and the harness starts the variants of the costliest program
+// first. A count rather than a measured time: the catalog a zygote's copy lists must be the one an
+// exec'd program lists.
 #pragma once
+
+#include <cstddef>
 
 namespace fc {
 
-// Called first thing in main(): measures the CPU used so far, once. A copy forked by the zygote
-// keeps its zygote's figure (it paid no start-up of its own, but an exec'd run of the program
-// would).
+// Called first thing in main(), before anything is loaded at run time: counts the libraries.
+// A copy forked by the zygote keeps its zygote's count, which is what an exec'd program has.
 void note_startup_cost();
-// The figure note_startup_cost() took; 0 if it was never called.
-double startup_cpu_s();
+// The count note_startup_cost() took; 0 if it was never called.
+std::size_t startup_libraries();
 
 }  // namespace fc
