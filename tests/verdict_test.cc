@@ -147,9 +147,9 @@ TEST(Plan, OnlySelectsVariantsAndUnknownCasesAreRefused) {
   EXPECT_THROW(harness::plan_cases(cat, {}, "zzz"), harness::UsageError);
 }
 
-TEST(Plan, StartOrderIsHangsThenTheCostliestProgramThenSpawnForkserverFork) {
+TEST(Plan, StartOrderIsHeavySpawnFirstLightOnesBetweenTheRestAndAWaitingOneAfterEach) {
   using nlohmann::json;
-  const std::vector<json> variants = {
+  std::vector<json> variants = {
       {{"expected", "ok"}, {"start_method", "fork"}},           // 0 cheap program
       {{"expected", "ok"}, {"start_method", "spawn"}},          // 1 torch program
       {{"expected", "hang"}, {"start_method", "fork"}},         // 2 cheap program
@@ -162,11 +162,21 @@ TEST(Plan, StartOrderIsHangsThenTheCostliestProgramThenSpawnForkserverFork) {
   const std::vector<std::string> programs = {"native", "torch",  "native", "torch",
                                              "torch",  "native", "torch",  "torch"};
   const std::map<std::string, double> load_s = {{"native", 0.01}, {"torch", 0.7}};
+  // Working: the heavy spawn ones 1, 7, then heavy 3, 4 with light 5, 0 spread between them;
+  // after the first two, the hangs (6, the costlier program's, then 2), one after each.
   EXPECT_EQ(harness::start_order(variants, programs, load_s),
-            (std::vector<size_t>{6, 2, 1, 7, 3, 4, 5, 0}));
-  // A program whose load time was not measured counts as cheap.
+            (std::vector<size_t>{1, 7, 6, 3, 2, 5, 4, 0}));
+  // A program whose start-up cost is not known counts as cheap: all are light.
   EXPECT_EQ(harness::start_order(variants, programs, {}),
-            (std::vector<size_t>{2, 6, 1, 5, 7, 3, 0, 4}));
+            (std::vector<size_t>{1, 5, 2, 7, 6, 3, 0, 4}));
+  // A variant that waits by design (a grace period) is a waiting one, after the hangs.
+  variants[5]["waits_s"] = 0.5;
+  EXPECT_EQ(harness::start_order(variants, programs, load_s),
+            (std::vector<size_t>{1, 7, 6, 3, 2, 0, 5, 4}));
+  // Only waiting ones: all of them, in turn.
+  const std::vector<json> hangs = {{{"expected", "hang"}}, {{"expected", "hang"}}};
+  EXPECT_EQ(harness::start_order(hangs, {"native", "torch"}, load_s),
+            (std::vector<size_t>{1, 0}));
 }
 
 }  // namespace

@@ -59,15 +59,54 @@ std::vector<size_t> start_order(const std::vector<nlohmann::json>& variants,
   auto method_rank = [](const std::string& m) {
     return m == "spawn" ? 0 : m == "forkserver" ? 1 : 2;
   };
-  auto key = [&](size_t i) {
-    const auto load = load_s.find(programs.at(i));
-    return std::make_tuple(variants.at(i).value("expected", "") != "hang",
-                           -(load == load_s.end() ? 0.0 : load->second),
-                           method_rank(variants.at(i).value("start_method", "")));
+  auto load = [&](size_t i) {
+    const auto l = load_s.find(programs.at(i));
+    return l == load_s.end() ? 0.0 : l->second;
   };
-  std::vector<size_t> order(variants.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  double heaviest = 0;
+  for (size_t i = 0; i < variants.size(); ++i) heaviest = std::max(heaviest, load(i));
+  auto waits = [&](size_t i) {
+    const nlohmann::json& w = variants.at(i).value("waits_s", nlohmann::json(0.0));
+    return w.is_number() ? w.get<double>() : 0.0;
+  };
+  auto key = [&](size_t i) {
+    return std::make_tuple(-load(i), method_rank(variants.at(i).value("start_method", "")));
+  };
+  auto by_cost = [&](size_t a, size_t b) { return key(a) < key(b); };
+  std::vector<size_t> heavy, light, hangs, sleepers;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (variants[i].value("expected", "") == "hang") hangs.push_back(i);
+    else if (waits(i) > 0) sleepers.push_back(i);
+    else if (heaviest > 0 && load(i) >= heaviest / 2) heavy.push_back(i);
+    else light.push_back(i);
+  }
+  for (auto* list : {&heavy, &light, &hangs}) std::stable_sort(list->begin(), list->end(), by_cost);
+  std::stable_sort(sleepers.begin(), sleepers.end(),
+                   [&](size_t a, size_t b) { return waits(a) > waits(b); });
+  // The heavy ones that spawn first (each of their workers pays the start-up again); then the
+  // rest of the heavy ones with the light ones spread evenly between them, so that the short
+  // ones run beside longer ones and no queue of them, each paying the supervisor's start and
+  // end, is left for the end.
+  std::vector<size_t> working, rest;
+  for (size_t i : heavy)
+    (variants[i].value("start_method", "") == "spawn" ? working : rest).push_back(i);
+  for (size_t h = 0, l = 0; h < rest.size() || l < light.size();) {
+    const bool take_heavy =
+        l == light.size() || (h < rest.size() && h * light.size() <= l * rest.size());
+    working.push_back(take_heavy ? rest[h++] : light[l++]);
+  }
+  // Those that mostly wait (expected hangs, parked until the watchdog calls time; variants that
+  // wait by design), once two working ones started, one after each working one: they start early,
+  // their waits beside the others' work, yet never hold most of the slots while the machine
+  // idles (a hang holds one until it parks, half a second after its step, and counts against
+  // the limit of running variants until it is ended).
+  std::vector<size_t> waiting = hangs;
+  waiting.insert(waiting.end(), sleepers.begin(), sleepers.end());
+  std::vector<size_t> order;
+  for (size_t w = 0, o = 0; w < waiting.size() || o < working.size();) {
+    if (o < working.size()) order.push_back(working[o++]);
+    if ((o >= 2 || o == working.size()) && w < waiting.size()) order.push_back(waiting[w++]);
+  }
   return order;
 }
 

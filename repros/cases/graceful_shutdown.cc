@@ -126,10 +126,12 @@ std::vector<fc::VariantSpec> variants() {
       "terminate, join with a deadline, then kill: the one that ignores "
       "SIGTERM is killed after the grace period and every worker is reaped";
   const char* what = "2 workers exit on SIGTERM, 1 ignores it; terminate each, join 0.5 s, kill";
+  // The fixed variants let the stubborn worker's grace period pass.
+  const double grace_s = std::chrono::duration<double>(kGrace).count();
   std::vector<fc::VariantSpec> v = {
-      fc::fix("fork", "fork", escalation, what),
-      fc::fix("spawn", "spawn", escalation, what),
-      fc::fix("forkserver", "forkserver", escalation, what),
+      fc::fix("fork", "fork", escalation, what).waits(grace_s),
+      fc::fix("spawn", "spawn", escalation, what).waits(grace_s),
+      fc::fix("forkserver", "forkserver", escalation, what).waits(grace_s),
       fc::hazard("fork-join-no-deadline", "fork", Outcome::kHang,
                  "SIGTERM is ignored by one worker, and join() without a timeout waits for it "
                  "forever (the parent blocks using no CPU)",

@@ -18,7 +18,8 @@
 //                          pickle the module at all.
 //   spawn, forkserver      the source's fix: the parent saves the module (Module::save), each
 //                          actor torch::jit::load()s it, infers under the lock, and sends records
-//                          over a queue (record_queue.h: loopback TCP) to one writer process.
+//                          over a queue (record_queue.h: loopback TCP) to one writer process
+//                          (selfplay_writer.cc: no torch; spawned, it is the native program).
 //   fork-inherited-module  the same pipeline fork-started, the actors using the parent's module
 //                          object itself: nothing is serialized, so it works (as in Python).
 //   extra-fork-omp-*       NOT in the source: what the source's pipeline meets under fork with
@@ -300,45 +301,13 @@ FORKCHECK_WORKER(selfplay_actor) {
           {"omp_max_threads", fc::omp_max_threads()}};
 }
 
-// The one writer: receives every actor's records, counts them per actor, writes them to a file,
-// and times them as they arrive (the source's reason for one writer: the total and the rate).
-// It listens before it publishes its port, so no actor's connection is refused; it gives up after
-// 20 s without a byte from any actor (saying how many ended), and at once when an actor's
-// connection drops in the middle of a message.
-FORKCHECK_WORKER(selfplay_writer) {
-  queue::Writer records(payload.at("queue").get<std::string>(), payload.at("actors").get<int>(),
-                        std::chrono::seconds(20));
-  std::ofstream out(payload.at("records").get<std::string>());
-  std::map<std::string, long> received, claimed;
-  long written = 0;
-  double first = 0, last = 0;
-  std::string m;
-  while (records.next(m)) {
-    char kind = 0;
-    int actor = 0;
-    long count = 0;
-    if (std::sscanf(m.c_str(), "%c %d %ld", &kind, &actor, &count) != 3)
-      throw std::runtime_error("bad message: " + m.substr(0, 40));
-    const std::string key = std::to_string(actor);
-    if (kind == 'E') {
-      claimed[key] = count;
-      continue;
-    }
-    const std::string body = m.substr(m.find('\n') + 1);
-    const long lines = static_cast<long>(std::count(body.begin(), body.end(), '\n'));
-    out << body;
-    received[key] += lines;
-    written += lines;
-    last = monotonic_s();
-    if (first == 0) first = last;
-  }
-  out.close();
-  return {{"pid", fc::launch::current_process_id()},
-          {"received", received},
-          {"claimed", claimed},
-          {"written", written},
-          {"first_record_at", first},
-          {"last_record_at", last}};
+// The native repro program beside this one (it has the writer too), or "" when it is not there.
+std::string native_program_beside() {
+  const fs::path self = fs::u8path(fc::launch::self_executable_path());
+  if (self.empty()) return "";
+  const fs::path native = self.parent_path() / ("forkcheck-repro" + self.extension().string());
+  std::error_code ec;
+  return fs::is_regular_file(native, ec) ? native.string() : "";
 }
 
 // The case's scratch directory (model, pickle, the writer's port file, records), removed on every
@@ -456,6 +425,13 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   fc::channel::send_details(details);
 
   fc::launch::Launcher launcher(fc::start_method_of(variant));
+  // The writer (selfplay_writer.cc) uses no torch: spawned, it is the native program when that is
+  // beside this one, and so does not load libtorch only to count lines.
+  if (launcher.method() == fc::launch::StartMethod::kSpawn) {
+    const std::string native = native_program_beside();
+    if (!native.empty()) launcher.spawn_program(native);
+    details["writer_program"] = native.empty() ? fc::launch::self_executable_path() : native;
+  }
   std::vector<fc::launch::Worker> writer;
   writer.push_back(launcher.start(
       "selfplay_writer", {{"queue", queue_path}, {"records", records_path}, {"actors", kActors}}));

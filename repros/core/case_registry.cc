@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/startup_cost.h"
 #include "launch/launch.h"
 
 namespace fc {
@@ -40,7 +41,7 @@ const CaseDef* find_case(const std::string& id) {
 nlohmann::json to_json(const VariantSpec& v) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, val] : v.env) env[k] = val;
-  return {{"name", v.name},
+  nlohmann::json j = {{"name", v.name},
           {"program", v.program},
           {"env", env},
           {"start_method", v.start_method},
@@ -49,6 +50,8 @@ nlohmann::json to_json(const VariantSpec& v) {
           {"expected_why", v.skip_reason.empty() ? v.expected_why : v.skip_reason},
           {"description", v.description},
           {"skip_reason", v.skip_reason}};
+  if (v.waits_s > 0) j["waits_s"] = v.waits_s;
+  return j;
 }
 
 nlohmann::json catalog_json(const std::string& program) {
@@ -78,6 +81,9 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"mechanism", c.mechanism},
                      {"platforms", c.platforms},
                      {"program", program},
+                     // What starting this program costs (core/startup_cost.h): the harness
+                     // starts the variants of the costliest program first.
+                     {"program_libraries", startup_libraries()},
                      {"variants", variants},
                      {"explains", explains}});
   }

@@ -27,6 +27,9 @@ struct VariantSpec {
   // Set in the variant's environment before its process starts (some runtimes read theirs only
   // at start-up, e.g. KMP_INIT_AT_FORK, OBJC_DISABLE_INITIALIZE_FORK_SAFETY).
   std::vector<std::pair<std::string, std::string>> env;
+  // Seconds the variant spends waiting by design, using no CPU (a grace period it must let pass):
+  // the harness starts such a variant early, so that its wait passes beside other variants' work.
+  double waits_s = 0;
 
   VariantSpec& run_by(std::string p) {
     program = std::move(p);
@@ -34,6 +37,10 @@ struct VariantSpec {
   }
   VariantSpec& with_env(std::string k, std::string v) {
     env.emplace_back(std::move(k), std::move(v));
+    return *this;
+  }
+  VariantSpec& waits(double seconds) {
+    waits_s = seconds;
     return *this;
   }
   VariantSpec& skip(std::string reason) {

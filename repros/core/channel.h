@@ -4,8 +4,13 @@
 //
 // A process announces a hazardous step before it takes it and reports back after. The harness
 // calls the step hung when no report comes back within `within_s` and the process has stopped
-// making progress: a hang is recognised seconds after it starts, and slow start-up (loading
-// libtorch) is never mistaken for one because it happens before the step is announced.
+// making progress: a hang is recognised about a second after it starts, and slow start-up
+// (loading libtorch) is never mistaken for one because it happens before the step is announced.
+//
+// The default allowance, 0.5 s, is shorter than the harness's stall window (1 s, through which
+// the whole tree must have been blocked: launch/tree_activity.h), so a stuck step is called as
+// soon as that window says the tree is blocked, not later; a working step is never called,
+// however long it takes, because its tree is not blocked.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +20,8 @@
 namespace fc::channel {
 
 // Safe to call in the child of a multi-threaded fork: formats into a stack buffer and write()s.
-void step_begin(const char* step, double within_s = 1.5);
+constexpr double kStepAllowanceS = 0.5;
+void step_begin(const char* step, double within_s = kStepAllowanceS);
 void step_end(const char* step);
 
 // The case's structured result (outcome, message, details), sent once by the case's main process.

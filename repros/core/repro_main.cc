@@ -19,6 +19,7 @@
 #include "core/channel.h"
 #include "core/environment.h"
 #include "core/start_state.h"
+#include "core/startup_cost.h"
 #include "core/zygote_server.h"
 #include "launch/launch.h"
 #include "launch/process.h"
@@ -150,6 +151,7 @@ int command(const char* argv0, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fc::note_startup_cost();       // before anything else: what loading this program cost
   fc::launch::init(argc, argv);  // a spawned worker runs here and exits
   if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) {
     return fc::serve_zygote(
