@@ -63,6 +63,10 @@ const json& stacks_of(const json& v) {
 // waiting so wait for each other.
 std::string stuck_fix(const json& stuck) {
   const std::string pid = "pid " + std::to_string(stuck.value("pid", 0));
+  if (field(stuck, "wait").rfind("pause", 0) == 0)
+    return pid + " waits in pause() and catches no signal: only a signal that kills it ends the "
+                 "wait. Whoever waits for it must not wait without a deadline: join it with a "
+                 "timeout, then kill it (forkcheck list graceful-shutdown)";
   if (stuck.value("threads", 0) == 1)
     return pid + " waits for a lock that no other thread of its process can release: either its "
                  "one thread holds it already (a lock that is not reentrant, taken twice), or "

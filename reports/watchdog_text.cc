@@ -7,13 +7,17 @@
 namespace fc::reports {
 
 std::string stuck_process_text(int pid, const std::string& name, std::size_t threads,
-                               double stuck_s) {
+                               double stuck_s, bool pause) {
   const bool one = threads == 1;
-  return "pid " + std::to_string(pid) + (name.empty() ? "" : " [" + name + "]") +
-         " can never go on by itself: " +
-         (one ? std::string("its one thread has") : "all " + std::to_string(threads) + " of its threads have") +
-         " waited on a futex private to it, with no timeout, for " + format_seconds(stuck_s) +
-         " (nothing but a signal could wake " + (one ? "it" : "them") + ")";
+  const std::string who = "pid " + std::to_string(pid) + (name.empty() ? "" : " [" + name + "]") +
+                          " can never go on by itself: " +
+                          (one ? std::string("its one thread has")
+                               : "all " + std::to_string(threads) + " of its threads have");
+  if (pause)
+    return who + " waited in pause() for " + format_seconds(stuck_s) +
+           ", and it catches no signal (nothing but its death ends that wait)";
+  return who + " waited on a futex private to it, with no timeout, for " +
+         format_seconds(stuck_s) + " (nothing but a signal could wake " + (one ? "it" : "them") + ")";
 }
 
 std::string rest_of_tree_text(bool still, double cpu_share) {

@@ -394,6 +394,21 @@ TEST(Watchdog, AnOverdueStepBesideAStuckProcessIsAHangWhileTheTreeWorks) {
   EXPECT_TRUE(run.r.stuck);
 }
 
+ChildResult called(bool blocked) {
+  ChildResult r;
+  r.started = true;
+  r.timeout_s = 5;
+  r.deadline_passed = true;
+  r.called_after_s = 5;
+  r.sent_sigterm = true;
+  r.tree.blocked = blocked;
+  r.tree.still_s = blocked ? 4 : 0;
+  r.tree.window_s = 1;
+  r.tree.processes = 2;
+  r.tree.threads = 2;
+  return r;
+}
+
 // ---- StuckProcesses: which processes can never go on ------------------------------------
 
 launch::TreeLook tree_at(Clock::time_point at,
@@ -485,6 +500,25 @@ TEST(StuckProcesses, AThreadThatRanOrRunsIsNotStuck) {
   EXPECT_EQ(s.stuck().count(7), 1u) << "every thread of it waits: a deadlock inside it";
 }
 
+TEST(StuckProcesses, APauseWithNoHandlerIsStuckAndTheTextSaysSo) {
+  Waits waits;
+  launch::ThreadWait pause;
+  pause.syscall = 34;
+  pause.pause_without_handler = true;
+  waits.by_tid[700] = pause;
+  StuckProcesses s(waits.reader());
+  const auto t = Clock::time_point() + 10s;
+  s.look(tree_at(t, {{7, {thread('S', 5)}}}), tree_at(t + 250ms, {{7, {thread('S', 5)}}}));
+  ASSERT_EQ(s.stuck().count(7), 1u);
+  EXPECT_TRUE(s.stuck().at(7).pause);
+  ChildResult r = called(false);
+  r.stuck = ProcessStall{7, 1, "worker", 1, /*pause=*/true, 1.0, 2.0, 0.5, false};
+  const auto c = classify(r, false);
+  EXPECT_EQ(c.outcome, Outcome::kHang);
+  EXPECT_NE(c.message.find("waited in pause() for 2.0 s, and it catches no signal"), std::string::npos)
+      << c.message;
+}
+
 TEST(StuckProcesses, AnotherWaitStartsAnew) {
   Waits waits;
   waits.by_tid[700] = futex(true, 0x10);
@@ -514,20 +548,6 @@ TEST(StuckProcesses, OurDebuggersVisitLeavesItStuckSinceBefore) {
 
 // ---- classify: what the facts come to ----------------------------------------------------
 
-ChildResult called(bool blocked) {
-  ChildResult r;
-  r.started = true;
-  r.timeout_s = 5;
-  r.deadline_passed = true;
-  r.called_after_s = 5;
-  r.sent_sigterm = true;
-  r.tree.blocked = blocked;
-  r.tree.still_s = blocked ? 4 : 0;
-  r.tree.window_s = 1;
-  r.tree.processes = 2;
-  r.tree.threads = 2;
-  return r;
-}
 
 TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
   struct Row {
@@ -537,7 +557,7 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
     const char* says;
   };
   ChildResult stuck = called(false);
-  stuck.stuck = ProcessStall{7, 1, "python3", 1, 1.0, 4.0, 0.9, false};
+  stuck.stuck = ProcessStall{7, 1, "python3", 1, /*pause=*/false, 1.0, 4.0, 0.9, false};
   ChildResult starved = called(false);
   starved.tree.starved_s = 3.5;
   starved.tree.starved = true;

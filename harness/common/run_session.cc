@@ -38,7 +38,7 @@ nlohmann::json process_stall_record(const ProcessStall& p) {
           {"name", p.name},         {"threads", p.threads},
           {"since_s", p.since_s},   {"stuck_s", p.stuck_s},
           {"rest_cpu_share", p.rest_cpu_share}, {"rest_still", p.rest_still},
-          {"wait", "futex, private, no timeout"}};
+          {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
 }
 
 // What the watchdog saw and did: whether the deadline passed, what it sent, what the tree was

@@ -37,8 +37,9 @@ std::vector<std::string> gdb_argv(const std::string& path, pid_t pid, bool pytho
 }
 
 std::vector<std::string> debugger_argv(const std::string& name, const std::string& path,
-                                       pid_t pid) {
+                                       pid_t pid, bool source_lines) {
   if (name == "gdb") return gdb_argv(path, pid, false);
+  if (!source_lines) return {path, "-m", "-n", "128", "-p", std::to_string(pid)};
   return {path, "-m", "-s", "-n", "128", "-p", std::to_string(pid)};
 }
 
@@ -110,8 +111,8 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     Command c;
     c.pid = pid;
     if (attach == Attach::kNone) {
-      refused_.push_back("pid " + std::to_string(pid) +
-                         ": not attached to, it was not asleep (a debugger would have stopped it)");
+      refused_.push_back("pid " + std::to_string(pid) + ": not attached to, " +
+                         request.not_attached_why);
       if (is_python && !dumping) python_why_ = "a process that may be working is not stopped for gdb";
       continue;
     }
@@ -153,7 +154,8 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     c.budget_s = attach == Attach::kBrief ? std::min(request.brief_s, request.budget_s) : request.budget_s;
     LaunchSpec spec;
     spec.argv = c.python ? gdb_argv(gdb, pid, true)
-                         : debugger_argv(c.debugger, c.debugger == "gdb" ? gdb : eu, pid);
+                         : debugger_argv(c.debugger, c.debugger == "gdb" ? gdb : eu, pid,
+                                         request.source_lines);
     spec.timeout_s = std::max(0.1, c.budget_s);  // less when it starts late: the supervisor sets what is left
     spec.grace_s = 0.2;
     spec.channel = false;

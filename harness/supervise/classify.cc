@@ -36,7 +36,7 @@ std::string tree_line(const TreeFacts& t) {
 }
 
 std::string stuck_line(const ProcessStall& p) {
-  return reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s);
+  return reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause);
 }
 
 std::string rest_line(const ProcessStall& p) {

@@ -33,13 +33,15 @@ void StuckProcesses::look(const launch::TreeLook& before, const launch::TreeLook
     s.name = p.facts.name;
     s.threads = p.threads.size();
     s.since = before.at;  // it has not run since: it waited there then already
+    s.pause = true;
     for (const auto& [tid, t] : p.threads) {
       const auto wait = read_(pid, tid);
-      if (!wait || !wait->untimed_private_futex) {
+      if (!wait || (!wait->untimed_private_futex && !wait->pause_without_handler)) {
         s.words.clear();
         break;
       }
-      s.words.push_back(wait->futex_word);
+      s.words.push_back(wait->untimed_private_futex ? wait->futex_word : 0);
+      s.pause = s.pause && wait->pause_without_handler;
     }
     if (s.words.size() != p.threads.size()) continue;
     // Stuck since the first look that found it so, as long as each thread waits where it did.

@@ -1,10 +1,13 @@
 // Processes that can never go on by themselves: the strongest evidence of a hang the kernel gives.
-// A process is STUCK when every one of its threads sleeps in a futex wait on a word private to
-// the process (FUTEX_PRIVATE_FLAG) with no timeout, and none of them has run since the previous
-// look, at the same word: only a thread of the same process could wake one of them, and none is
-// running. Nothing but a signal can end that (a handler that releases the lock, which CPython's
-// own does not do). It is what a lock copied locked at fork looks like in the child (the fork
-// copied the lock, not its owner), and a libgomp barrier of a thread team that no longer exists.
+// A process is STUCK when every one of its threads sleeps, none has run since the previous look,
+// and each waits where nothing can end the wait (launch::ThreadWait): a futex wait with no
+// timeout on a word only the process itself can wake (flagged private, or on private anonymous
+// memory), with no thread of it running to wake it; or pause()/sigsuspend() in a process that
+// catches no signal. Nothing but a signal (a handler that releases the lock, which CPython's own
+// does not do; for a pause, one that kills it) ends either. It is what a lock copied locked at
+// fork looks like in the child (the fork copied the lock, not its owner), a libgomp barrier of a
+// thread team that no longer exists, a function-local static whose initialiser was another
+// thread of the parent, a worker that ignores SIGTERM and pauses for good.
 // A process waiting on a pipe, a socket, a timed wait or a shared futex is not stuck: something
 // outside it may still wake it (an idle pool worker waiting for work is not a stall).
 // Processes sharing one address space (vfork, CLONE_VM) share private futexes too; a vfork parent
@@ -28,7 +31,8 @@ struct StuckProcess {
   std::string name;
   std::size_t threads = 0;
   std::chrono::steady_clock::time_point since;  // the look before the first that found it so
-  std::vector<std::uint64_t> words;             // the futex word each thread waits on
+  std::vector<std::uint64_t> words;  // the futex word each thread waits on (0: a pause)
+  bool pause = false;                 // every thread waits in a pause with no handler
 };
 
 class StuckProcesses {

@@ -41,6 +41,7 @@ struct ProcessStall {
   int pid = 0, ppid = 0;
   std::string name;
   std::size_t threads = 0;
+  bool pause = false;  // it waits in pause() with no signal handler, not on a futex
   double since_s = 0;  // from the start: since when it has been stuck
   double stuck_s = 0;  // how long, when it was seen (or when time was called)
   // What the rest of the tree did meanwhile: the CPUs it used over the last stall window, and
@@ -88,6 +89,7 @@ struct LaunchSpec {
   // The stacks taken once time is called get at most this long, and at most the watchdog's own
   // bound (watchdog.h: the deadline is a promise).
   double stacks_budget_s = 5;
+  bool stacks_source_lines = true;  // each frame's file and line (StacksRequest::source_lines)
   // Fork the child from this program's zygote (harness/zygote.h) rather than exec it; ignored
   // when `env` is not empty (libraries read some variables as they load, before any fork).
   class Zygote* zygote = nullptr;

@@ -677,26 +677,37 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   // killed in rounds until a fresh look finds nothing: nothing is left behind, and no stranger is
   // touched. The child is still held unreaped, so its group's id is still ours: the group is
   // signalled as a whole each round, which reaches at once what its members fork meanwhile.
+  // A tree that left nothing (the common end: a look through child links from it and from the
+  // orphans re-parented to us finds nothing alive) costs that look and no scan of /proc for its
+  // token or its group: with forkcheck a child subreaper, whatever descends from the child is
+  // reached so. Anything alive, and the scans make sure.
   std::set<ProcessId> killed;
   adopt_orphans(loop, strays);
-  for (ProcessId p : job.tree->leftovers()) killed.insert(p);
-  for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
-  if (!killed.empty()) freeze_and_kill(job, loop);
-  job.tree->signal_all(SIGKILL);
-  job.tree->wait_ended(kKillWaitMs);
-  for (int round = 0; round < kKillRounds; ++round) {
-    adopt_orphans(loop, strays);
-    const auto left = job.tree->leftovers();
-    if (left.empty()) break;
-    killed.insert(left.begin(), left.end());
-    job.tree->signal_all(SIGKILL);
+  job.tree->look();
+  bool anything_left = false;
+  for (const auto& [pid, p] : job.tree->last_look().processes)
+    anything_left = anything_left || (pid != job.r.pid && !p.facts.zombie());
+  if (anything_left) {
+    for (ProcessId p : job.tree->leftovers()) killed.insert(p);
+    for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
+  }
+  if (!killed.empty()) {
+    freeze_and_kill(job, loop);
     job.tree->wait_ended(kKillWaitMs);
+    for (int round = 0; round < kKillRounds; ++round) {
+      adopt_orphans(loop, strays);
+      const auto left = job.tree->leftovers();
+      if (left.empty()) break;
+      killed.insert(left.begin(), left.end());
+      job.tree->signal_all(SIGKILL);
+      job.tree->wait_ended(kKillWaitMs);
+    }
+    // Said apart: what SIGKILL has not ended yet (a process in uninterruptible sleep), or what
+    // kept ahead of every look.
+    for (ProcessId p : job.tree->leftovers())
+      if (p != job.r.pid) job.r.leftovers_surviving.push_back(p);
   }
   job.r.leftovers_killed.assign(killed.begin(), killed.end());
-  // Said apart: what SIGKILL has not ended yet (a process in uninterruptible sleep), or what kept
-  // ahead of every look.
-  for (ProcessId p : job.tree->leftovers())
-    if (p != job.r.pid) job.r.leftovers_surviving.push_back(p);
   const auto& strangers = job.tree->group_strangers();
   job.r.group_strangers.assign(strangers.begin(), strangers.end());
   Reaper::instance().release(job.r.pid);

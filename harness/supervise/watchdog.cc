@@ -74,6 +74,7 @@ ProcessStall Watchdog::process_stall(const StuckProcess& s, Clock::time_point no
   p.ppid = s.ppid;
   p.name = s.name;
   p.threads = s.threads;
+  p.pause = s.pause;
   p.since_s = since_start(s.since);
   p.stuck_s = secs(now - s.since);
   // The stuck process used no CPU: what the tree used is the rest's.
@@ -195,7 +196,10 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
       return;
     }
   }
-  if (auto hang = StepWatch::check(channel, activity_, stuck.has_value(), now)) {
+  // An overdue step beside a process proven stuck (two looks prove it): no window to wait out.
+  if (auto hang = StepWatch::check(channel, activity_,
+                                   longest_stuck(now, TreeActivity::kLookEvery / 2).has_value(),
+                                   now)) {
     r_.step_hang = *hang;
     call(now);
     return;
@@ -258,6 +262,7 @@ void Watchdog::take_live_stacks(const std::map<launch::ProcessId, Attach>& which
                                 Clock::time_point now) {
   StacksRequest req;
   req.processes = which;
+  req.source_lines = spec_.stacks_source_lines;
   req.brief_s = WatchdogTimes::kBriefAttachS;
   req.budget_s = std::min(spec_.stacks_budget_s > 0 ? std::max(spec_.stacks_budget_s, 1.0) : 1.0,
                           WatchdogTimes::kLiveStacksS);
@@ -274,9 +279,10 @@ void Watchdog::call(Clock::time_point now) {
   control_.look_now();  // what the report says of the tree is as of this moment
   r_.called_after_s = since_start(now);
   r_.tree = tree_facts();
-  // At the deadline a stuck process is a hang however short the watch (proven by two looks); a
-  // stall or a step has waited its window already.
-  const Clock::duration proof = r_.deadline_passed ? TreeActivity::kLookEvery / 2 : TreeActivity::kStallWindow;
+  // At the deadline, or a step called on it, a stuck process is a hang however short the watch
+  // (proven by two looks); a stall has waited its window already.
+  const Clock::duration proof = r_.deadline_passed || r_.step_hang ? TreeActivity::kLookEvery / 2
+                                                                   : TreeActivity::kStallWindow;
   if (const auto stuck = longest_stuck(now, proof)) r_.stuck = process_stall(*stuck, now);
   phase_ = Phase::kStacks;
   if (!spec_.collect_stacks || interrupted_) {
@@ -319,10 +325,18 @@ void Watchdog::call(Clock::time_point now) {
   }
   StacksRequest req;
   req.ending = true;
+  req.source_lines = spec_.stacks_source_lines;
   req.budget_s = budget;
   req.brief_s = budget;
+  req.not_attached_why = "neither the stalled step's process nor stuck: what the OS says of it";
+  // A stalled step: a debugger for the step's process and those stuck, what the OS says of the
+  // rest (a catalog's hang is in the step; a debugger per process costs a tenth of a second
+  // each). Any other call: a debugger for every process.
   for (launch::ProcessId p : last_.pids)
-    if (!reused.count(p)) req.processes[p] = Attach::kLong;
+    if (!reused.count(p))
+      req.processes[p] = !r_.step_hang || p == r_.step_hang->pid || last_.stuck.count(p)
+                             ? Attach::kLong
+                             : Attach::kNone;
   if (req.processes.empty() || budget <= 0) return;
   taking_ = true;
   taking_for_end_ = true;

@@ -280,11 +280,14 @@ std::vector<fc::VariantSpec> variants() {
       fc::fix("forkserver", "forkserver",
               "workers forked by the server map the segment by name just as spawned ones do",
               "as `spawn`, workers forked by the forkserver"),
-      fc::hazard("private-copy", "spawn", Outcome::kError,
+      // Under forkserver: the copy is the payload's whichever way the worker starts, and a worker
+      // forked by the server costs no libtorch start-up of its own (one for the server).
+      fc::hazard("private-copy", "forkserver", Outcome::kError,
                  "without shared memory a worker gets a copy of the parameters (a model pickled "
-                 "to a spawned worker, or copy-on-write pages under fork): its own loss goes "
-                 "down, the parent's never moves",
-                 "as `spawn`, but the parameters travel in the payload instead of the segment"),
+                 "to a spawned or forkserver worker, or copy-on-write pages under fork): its own "
+                 "loss goes down, the parent's never moves",
+                 "as `forkserver`, but the parameters travel in the payload instead of the "
+                 "segment"),
   };
   return all;
 }

@@ -65,11 +65,18 @@ std::map<int, ThreadFacts> thread_facts(ProcessId pid);
 // /proc/PID/task/TID/syscall; nullopt elsewhere, or when it is not in one or may not be read).
 struct ThreadWait {
   long syscall = -1;
-  // A futex wait (FUTEX_WAIT, _WAIT_BITSET, _LOCK_PI, _LOCK_PI2, _WAIT_REQUEUE_PI) on a word
-  // private to the process (FUTEX_PRIVATE_FLAG) with no timeout: only a thread of the same process
-  // (or a signal) can end it. `futex_word` is its address.
+  // A futex wait (FUTEX_WAIT, _WAIT_BITSET, _LOCK_PI, _LOCK_PI2, _WAIT_REQUEUE_PI) with no timeout,
+  // on a word only the process itself can wake: one it flagged private (FUTEX_PRIVATE_FLAG), or
+  // one on a private anonymous page (the kernel keys a futex there by the process's memory, not
+  // by a file: /proc/PID/pagemap says the page is neither a file's nor shared), as libstdc++'s
+  // static-init guard is. Only a thread of the same process (or a signal) can end it.
+  // `futex_word` is its address.
   bool untimed_private_futex = false;
   std::uint64_t futex_word = 0;
+  // pause() or sigsuspend() in a process that catches no signal (/proc/PID/status: SigCgt 0):
+  // only a handler returning ends either, and there is none to run: nothing but the process's
+  // death ends the wait (a client loop that ignores SIGTERM and pauses, for one).
+  bool pause_without_handler = false;
 };
 std::optional<ThreadWait> thread_wait(ProcessId pid, int tid);
 

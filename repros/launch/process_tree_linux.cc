@@ -75,6 +75,31 @@ bool have_children_files() {
   return have;
 }
 
+// Whether the page holding `address` in `pid` is present and private anonymous memory: its
+// pagemap entry (8 bytes per page) has bit 63 (present) and not bit 61 (a file's page, or shared
+// anonymous memory). False when it cannot be read.
+bool private_anonymous_page(ProcessId pid, std::uint64_t address) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (page <= 0) return false;
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/pagemap").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::uint64_t entry = 0;
+  const off_t at = static_cast<off_t>(address / static_cast<std::uint64_t>(page) * sizeof entry);
+  const bool read = ::pread(fd, &entry, sizeof entry, at) == static_cast<ssize_t>(sizeof entry);
+  ::close(fd);
+  return read && (entry >> 63 & 1) && !(entry >> 61 & 1);
+}
+
+// Whether `pid` catches no signal at all: /proc/PID/status's SigCgt is all zeros.
+bool catches_no_signal(ProcessId pid) {
+  const std::string status = read_small("/proc/" + std::to_string(pid) + "/status", 4096);
+  const auto at = status.find("\nSigCgt:");
+  if (at == std::string::npos) return false;
+  const std::string mask = status.substr(at + 8, status.find('\n', at + 8) - at - 8);
+  const auto digits = mask.find_first_not_of(" \t");
+  return digits != std::string::npos && mask.find_first_not_of("0", digits) == std::string::npos;
+}
+
 }  // namespace
 
 std::optional<ProcessFacts> process_facts(ProcessId pid) {
@@ -185,12 +210,16 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
     if (end == p) return w;  // no arguments shown
   }
 #if defined(__x86_64__)
-  constexpr long kFutex = 202;
+  constexpr long kFutex = 202, kPause = 34, kSigsuspend = 130;
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
-  constexpr long kFutex = 98;
+  constexpr long kFutex = 98, kPause = -2, kSigsuspend = 133;  // no pause() there
 #else
-  constexpr long kFutex = -2;  // not decoded on this architecture: never called untimed
+  constexpr long kFutex = -2, kPause = -2, kSigsuspend = -2;  // not decoded on this architecture
 #endif
+  if (w.syscall == kPause || w.syscall == kSigsuspend) {
+    w.pause_without_handler = catches_no_signal(pid);
+    return w;
+  }
   // futex(uaddr, op, val, timeout, uaddr2, val3). The commands that wait, with no timeout when
   // it is NULL (relative for FUTEX_WAIT, absolute for the others: NULL is "forever" for all).
   constexpr std::uint64_t kPrivate = 128, kCommand = 127;
@@ -198,7 +227,8 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
   const bool waits = command == 0 /* WAIT */ || command == 6 /* LOCK_PI */ ||
                      command == 9 /* WAIT_BITSET */ || command == 11 /* WAIT_REQUEUE_PI */ ||
                      command == 13 /* LOCK_PI2 */;
-  if (w.syscall == kFutex && waits && (arg[1] & kPrivate) != 0 && arg[3] == 0) {
+  if (w.syscall == kFutex && waits && arg[3] == 0 &&
+      ((arg[1] & kPrivate) != 0 || private_anonymous_page(pid, arg[0]))) {
     w.untimed_private_futex = true;
     w.futex_word = arg[0];
   }
