@@ -254,8 +254,8 @@ TEST(Adversarial, TheStacksOfATreeAreTakenSideBySideWithinTheirBudget) {
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
   EXPECT_TRUE(r.still_too_long);
   EXPECT_EQ(debugger.runs(), 4);
-  EXPECT_EQ(debugger.most_at_once(), at_once);
-  EXPECT_LT(r.duration_s - r.called_after_s, 4 / at_once * 1.5 + 1.5) << "the debuggers, slack";
+  EXPECT_EQ(debugger.most_at_once(), at_once) << "side by side, not one after another";
+  EXPECT_EQ(r.stacks.note.find("budget"), std::string::npos) << "all in within it: " << r.stacks.note;
   expect_nothing_left();
 }
 

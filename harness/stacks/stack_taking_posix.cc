@@ -111,8 +111,8 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     Command c;
     c.pid = pid;
     if (attach == Attach::kNone) {
-      refused_.push_back("pid " + std::to_string(pid) + ": not attached to, " +
-                         request.not_attached_why);
+      refused_.push_back("pid " + std::to_string(pid) +
+                         ": not attached to, it was not asleep (a debugger would have stopped it)");
       if (is_python && !dumping) python_why_ = "a process that may be working is not stopped for gdb";
       continue;
     }

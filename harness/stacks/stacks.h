@@ -67,8 +67,6 @@ struct StacksRequest {
   // user's own program wants ("dead.c:5"); reading it costs eu-stack a tenth of a second more per
   // process, which the catalog's hangs, whose functions name them, do without.
   bool source_lines = true;
-  // Why a process given Attach::kNone was not attached to, for the report.
-  std::string not_attached_why = "it was not asleep (a debugger would have stopped it)";
 };
 
 // gdb reading a Python process's frames takes seconds (1.4 s for a plain python3 here, 4 to 6 s

@@ -289,7 +289,10 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     json t = thread_of(j);
     if (t["ident"].is_number() && p.threads.size() < kMaxThreads) {
       t["at_s"] = at_s;
-      p.threads[t["ident"].get<std::uint64_t>()] = std::move(t);
+      // Key first: json's operator= takes its argument by value, and C++17 evaluates the right
+      // side of an assignment first, so a moved-from t would give a null key.
+      const auto ident = t["ident"].get<std::uint64_t>();
+      p.threads[ident] = std::move(t);
     }
   } else if (ev == "fork" && p.forks.size() < kMaxForks) {
     json threads = json::array();

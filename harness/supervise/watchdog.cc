@@ -328,15 +328,8 @@ void Watchdog::call(Clock::time_point now) {
   req.source_lines = spec_.stacks_source_lines;
   req.budget_s = budget;
   req.brief_s = budget;
-  req.not_attached_why = "neither the stalled step's process nor stuck: what the OS says of it";
-  // A stalled step: a debugger for the step's process and those stuck, what the OS says of the
-  // rest (a catalog's hang is in the step; a debugger per process costs a tenth of a second
-  // each). Any other call: a debugger for every process.
   for (launch::ProcessId p : last_.pids)
-    if (!reused.count(p))
-      req.processes[p] = !r_.step_hang || p == r_.step_hang->pid || last_.stuck.count(p)
-                             ? Attach::kLong
-                             : Attach::kNone;
+    if (!reused.count(p)) req.processes[p] = Attach::kLong;
   if (req.processes.empty() || budget <= 0) return;
   taking_ = true;
   taking_for_end_ = true;
