@@ -9,11 +9,13 @@
 // where the testcase passed (a hazard that hung as documented). Written with pugixml, which
 // escapes; text is first stripped of what XML 1.0 cannot hold at all (most control characters,
 // invalid UTF-8). `forkcheck watch` adds a testcase per hazardous fork: a <failure> each, unless
-// allowed.
+// allowed. `exec` and `watch` add one per process of the program's tree that failed (killed by a
+// signal, exited non-zero, its target raised): a <failure> each, even when the program exited 0.
 #include <sstream>
 
 #include <pugixml.hpp>
 
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/text.h"
@@ -33,7 +35,8 @@ void text_child(pugi::xml_node parent, const char* name, const std::string& text
 }
 
 double seconds(const json& v) {
-  return v.contains("duration_s") && v["duration_s"].is_number() ? v["duration_s"].get<double>() : 0.0;
+  return v.contains("duration_s") && v["duration_s"].is_number() ? v["duration_s"].get<double>()
+                                                                 : 0.0;
 }
 
 std::string fixed3(double s) {
@@ -76,13 +79,16 @@ std::string stacks_text(const json& v) {
 // What the watchdog saw and what the channel carried, one line each: "" when nothing.
 std::string watchdog_text(const json& v) {
   std::string text;
-  if (v.contains("hang") && v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
-    text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") + field(v["hang"], "step") +
-            " (pid " + field(v["hang"], "pid") + ")\n";
+  if (v.contains("hang") &&
+      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+    text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") +
+            field(v["hang"], "step") + " (pid " + field(v["hang"], "pid") + ")\n";
   if (const std::string tree = tree_facts(v); !tree.empty()) text += "process tree: " + tree + "\n";
-  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty()) text += "ended: " + by_itself + "\n";
+  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
+    text += "ended: " + by_itself + "\n";
   if (const json* pe = protocol_error(v))
-    text += "protocol error: " + field(*pe, "why") + "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";
+    text += "protocol error: " + field(*pe, "why") +
+            "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";
   return text;
 }
 
@@ -97,7 +103,8 @@ std::string failure_body(const json& v) {
   std::string body = mismatch_meaning(v);
   if (!field(v, "message").empty()) body += "\n" + field(v, "message");
   if (!field(v, "note").empty()) body += "\n" + field(v, "note");
-  if (!field(v, "expected_why").empty()) body += "\nexpected " + field(v, "expected") + " because: " + field(v, "expected_why");
+  if (!field(v, "expected_why").empty())
+    body += "\nexpected " + field(v, "expected") + " because: " + field(v, "expected_why");
   if (const auto failed = failed_workers(v); !failed.empty()) {
     body += "\nworkers that failed:";
     for (const auto& line : failed) body += "\n  " + line;
@@ -129,7 +136,8 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     const bool error = member(v, "harness_error") == true;
     auto f = tc.append_child(error ? "error" : "failure");
     ++(error ? n.errors : n.failures);
-    attr(f, "message", mismatch_meaning(v) + (field(v, "message").empty() ? "" : ": " + field(v, "message")));
+    attr(f, "message",
+         mismatch_meaning(v) + (field(v, "message").empty() ? "" : ": " + field(v, "message")));
     attr(f, "type", outcome);
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
@@ -184,6 +192,25 @@ void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& 
   }
 }
 
+// `exec`/`watch`: a testcase per process of the tree that failed, a <failure> each: the work
+// it was given was not done, whatever the program's own exit status says.
+void descendant_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
+  if (field(v, "role") != "subject") return;
+  for (const auto& d : failed_descendants(v)) {
+    auto tc = suite.append_child("testcase");
+    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
+    attr(tc, "name", "process " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what));
+    attr(tc, "time", fixed3(0));
+    ++n.tests;
+    auto failure = tc.append_child("failure");
+    ++n.failures;
+    const std::string message = descendant_text(d);
+    attr(failure, "message", message);
+    attr(failure, "type", "process-failed");
+    failure.text().set(xml_safe(message).c_str());
+  }
+}
+
 void set_counts(pugi::xml_node n, const Counts& c) {
   attr(n, "tests", std::to_string(c.tests));
   attr(n, "failures", std::to_string(c.failures));
@@ -218,6 +245,7 @@ class JunitReporter final : public Reporter {
       for (const auto& v : list(c, "variants")) {
         testcase(suite, c, v, n);
         fork_testcases(suite, c, v, n);
+        descendant_testcases(suite, c, v, n);
       }
       set_counts(suite, n);
       total.tests += n.tests, total.failures += n.failures, total.errors += n.errors;

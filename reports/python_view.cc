@@ -62,7 +62,9 @@ bool users_file(const std::string& file, const json& paths) {
       file.find("/forkcheck/python/sitecustomize.py") != std::string::npos)
     return false;
   if (paths.is_object()) {
-    auto under = [&](const std::string& dir) { return !dir.empty() && starts_with(file, dir + "/"); };
+    auto under = [&](const std::string& dir) {
+      return !dir.empty() && starts_with(file, dir + "/");
+    };
     for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
       if (under(field(paths, key))) return false;
     for (const auto& dir : list(paths, "site_packages"))  // every site-packages on sys.path
@@ -149,7 +151,8 @@ std::string traceback_text(const PythonError& e, size_t max_bytes) {
   std::string text = "Traceback (most recent call last):\n";
   size_t run = 0;
   auto flush = [&] {
-    if (run) text += "  ... " + std::to_string(run) + " frame" + (run == 1 ? "" : "s") + " in libraries\n";
+    if (run)
+      text += "  ... " + std::to_string(run) + " frame" + (run == 1 ? "" : "s") + " in libraries\n";
     run = 0;
   };
   for (const auto& f : e.frames) {
@@ -182,7 +185,8 @@ std::string crash_line(const json& variant, int pid) {
 std::vector<DescendantEnd> failed_descendants(const json& variant) {
   std::vector<DescendantEnd> out;
   const json* main = main_python_process(variant);
-  const int main_pid = main && member(*main, "pid").is_number() ? member(*main, "pid").get<int>() : 0;
+  const int main_pid =
+      main && member(*main, "pid").is_number() ? member(*main, "pid").get<int>() : 0;
   auto entry = [&](int pid) -> DescendantEnd& {
     for (auto& d : out)
       if (d.pid == pid) return d;
@@ -193,12 +197,21 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
     // What each parent learnt of its children's ends.
     for (const auto& c : list(p, "child_exits")) {
       const json& code = member(c, "returncode");
-      if (!code.is_number_integer() || code.get<int>() == 0 || member(c, "pid") == main_pid) continue;
+      if (!code.is_number_integer() || code.get<int>() == 0 || member(c, "pid") == main_pid)
+        continue;
+      // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
+      // workers): not a failure. Killed by another signal, it failed all the same.
+      const std::string asked = field(c, "asked");
+      if ((asked == "terminate" && code.get<int>() == -15) ||
+          (asked == "kill" && code.get<int>() == -9))
+        continue;
       DescendantEnd& d = entry(member(c, "pid").is_number() ? c["pid"].get<int>() : 0);
       const std::string name = field(c, "name"), target = field(c, "target");
-      d.what = name + (target.empty() ? "" : (name.empty() ? "" : " ") + std::string("(") + target + ")");
-      d.how = code.get<int>() < 0 ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
-                                  : "exit status " + display(code);
+      d.what = name +
+               (target.empty() ? "" : (name.empty() ? "" : " ") + std::string("(") + target + ")");
+      d.how = code.get<int>() < 0
+                  ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
+                  : "exit status " + display(code);
     }
     // What a process said of its own end: its target raised, or it crashed.
     const int pid = member(p, "pid").is_number() ? p["pid"].get<int>() : 0;
@@ -212,7 +225,8 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
               (field(x, "message").empty() ? "" : ": " + shorten(field(x, "message"), 160)) +
               (d.how.empty() ? "" : " (" + d.how + ")");
       if (d.what.empty()) d.what = field(x, "process_name");
-      if (const json* f = deepest_users_frame(list(x, "frames"), member(p, "paths"))) d.where = python_frame_text(*f);
+      if (const json* f = deepest_users_frame(list(x, "frames"), member(p, "paths")))
+        d.where = python_frame_text(*f);
     }
     if (member(p, "crash").is_object()) {
       DescendantEnd& d = entry(pid);
@@ -223,15 +237,19 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
   return out;
 }
 
+std::string descendant_text(const DescendantEnd& d) {
+  return "pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) + " " + d.how +
+         (d.where.empty() ? "" : " at " + d.where);
+}
+
 std::string descendants_failure(const json& variant) {
   const auto failed = failed_descendants(variant);
   if (failed.empty()) return "";
-  std::string s = failed.size() == 1 ? "a process of it failed: " : std::to_string(failed.size()) + " processes of it failed: ";
+  std::string s = failed.size() == 1 ? "a process of it failed: "
+                                     : std::to_string(failed.size()) + " processes of it failed: ";
   constexpr size_t kNamed = 4;
   for (size_t i = 0; i < failed.size() && i < kNamed; ++i) {
-    const auto& d = failed[i];
-    s += (i ? "; " : "") + std::string("pid ") + std::to_string(d.pid) +
-         (d.what.empty() ? "" : " " + d.what) + " " + d.how + (d.where.empty() ? "" : " at " + d.where);
+    s += (i ? "; " : "") + descendant_text(failed[i]);
   }
   if (failed.size() > kNamed) s += "; and " + std::to_string(failed.size() - kNamed) + " more";
   return s;

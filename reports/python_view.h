@@ -65,6 +65,9 @@ struct DescendantEnd {
 };
 std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
 
+// "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
+std::string descendant_text(const DescendantEnd& d);
+
 // "2 processes of it failed: pid 4242 Process-1 (work) raised ValueError: bad row at
 // work.py:3; pid 4243 ... killed by SIGSEGV at crash.py:5"; "" when none did. The verdict fails
 // a program that exited 0 with this (exit status 1); every format shows it.

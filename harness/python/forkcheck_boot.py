@@ -330,6 +330,23 @@ def _open_events():
     return sock
 
 
+def _own_native_id():
+    """The calling thread's kernel id: Python 3.8's get_native_id(), or on 3.6 and 3.7 (Linux
+    3.17 and later) the name of /proc/thread-self; None elsewhere."""
+    if hasattr(_thread, "get_native_id"):
+        return _thread.get_native_id()
+    try:
+        return int(os.readlink("/proc/thread-self").rsplit("/", 1)[-1])
+    except (OSError, ValueError):
+        return None
+
+
+def _native_id_of(thread):
+    """A Thread's kernel id: Thread.native_id (3.8), or what our _bootstrap_inner noted."""
+    native_id = getattr(thread, "native_id", None)
+    return native_id if native_id is not None else getattr(thread, "_forkcheck_native_id", None)
+
+
 def _hello(born, thread_name, fork_seq=None):
     fields = {"role": "events", "pid": os.getpid(), "ppid": os.getppid(), "born": born}
     if born == "fork":
@@ -338,8 +355,7 @@ def _hello(born, thread_name, fork_seq=None):
         # The thread this process began with (a fork child's: the one that forked), which
         # names it in the dumps (faulthandler gives idents only).
         main_thread={"ident": _thread.get_ident(), "name": thread_name,
-                     "native_id": _thread.get_native_id()
-                     if hasattr(_thread, "get_native_id") else None},
+                     "native_id": _own_native_id()},
         python={"version": "%d.%d.%d" % sys.version_info[:3],
                 "implementation": sys.implementation.name, "executable": sys.executable},
         # Python 3.6 sets sys.argv only after site.py: the "argv" event follows then.
@@ -453,7 +469,7 @@ def _before_fork():
     _forking[me] = seq, thread_name  # for the child, which must not ask threading (below)
     event.update(
         thread_name=thread_name,
-        threads=[{"ident": thread.ident, "native_id": getattr(thread, "native_id", None),
+        threads=[{"ident": thread.ident, "native_id": _native_id_of(thread),
                   "name": thread.name, "daemon": thread.daemon,
                   "started_at": _thread_started_at.get(thread)}
                  for thread in threads if thread.ident != me],
@@ -676,6 +692,18 @@ def _on_threading(threading):
         return told_start
 
     _patch(threading.Thread, "start", make_start)
+    if not hasattr(threading.Thread, "native_id"):
+        # Python 3.6 and 3.7 keep no kernel id: noted in the new thread before start() returns
+        # (start() waits for _bootstrap_inner to say it started), so that forks and stacks can
+        # name the thread as the kernel sees it.
+        def make_bootstrap_inner(bootstrap_inner):
+            def noting_bootstrap_inner(self):
+                self._forkcheck_native_id = _own_native_id()
+                return bootstrap_inner(self)
+
+            return noting_bootstrap_inner
+
+        _patch(threading.Thread, "_bootstrap_inner", make_bootstrap_inner)
     # A thread's uncaught exception is told where threading reports it, so that no frame of
     # ours joins the traceback it prints (as a wrapper of run() would).
     if hasattr(threading, "excepthook"):
@@ -712,7 +740,7 @@ def _thread_facts(thread):
 @_quietly
 def _tell_thread_started(thread, facts):
     _thread_started_at[thread] = facts["started_at"]
-    _emit("thread", ident=thread.ident, native_id=getattr(thread, "native_id", None),
+    _emit("thread", ident=thread.ident, native_id=_native_id_of(thread),
           name=thread.name, daemon=thread.daemon, **facts)
 
 
@@ -776,12 +804,31 @@ def _tell_process_end(popen):
     children = sys.modules["multiprocessing.process"]._children
     child = next((child for child in children if child._popen is popen), None)
     _emit("child_exit", pid=popen.pid, returncode=popen.returncode, via="multiprocessing",
-          name=child and child.name, target=child and _process_targets.get(child))
+          name=child and child.name, target=child and _process_targets.get(child),
+          asked=getattr(popen, "_forkcheck_asked", None))
+
+
+def _noting_request(name):
+    """Popen.terminate or kill, noting that the program itself asked for its child's end: a
+    worker a Pool's exit terminates is not a worker that failed."""
+
+    def make(method):
+        def asking(self, *args, **kwargs):
+            if self.returncode is None:
+                self._forkcheck_asked = name
+            return method(self, *args, **kwargs)
+
+        return asking
+
+    return make
 
 
 def _on_multiprocessing_popen_fork(popen_fork):
     # popen_spawn_posix's and popen_forkserver's Popen are subclasses of this one.
     _patch(popen_fork.Popen, "poll", lambda poll: _told_end(poll, _tell_process_end))
+    for name in ("terminate", "kill"):  # kill() since Python 3.7
+        if hasattr(popen_fork.Popen, name):
+            _patch(popen_fork.Popen, name, _noting_request(name))
 
 
 def _on_multiprocessing_popen_forkserver(popen_forkserver):

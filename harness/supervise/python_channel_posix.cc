@@ -19,10 +19,10 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::size_t kMaxLine = 1u << 20;        // an event larger than this is not one
-constexpr std::size_t kMaxDumpBytes = 4u << 20;   // what one process's dumps keep
-constexpr std::size_t kMaxProcesses = 2000, kMaxThreads = 256, kMaxForks = 200,
-                      kMaxExceptions = 50, kMaxChildExits = 2000, kMaxFrames = 128;
+constexpr std::size_t kMaxLine = 1u << 20;       // an event larger than this is not one
+constexpr std::size_t kMaxDumpBytes = 4u << 20;  // what one process's dumps keep
+constexpr std::size_t kMaxProcesses = 2000, kMaxThreads = 256, kMaxForks = 200, kMaxExceptions = 50,
+                      kMaxChildExits = 2000, kMaxFrames = 128;
 constexpr std::size_t kMaxText = 4096;  // a message, a name, a path
 
 std::string text_of(const json& j, const char* key) {
@@ -60,12 +60,12 @@ json frames_of(const json& j, const char* key) {
 }
 
 json thread_of(const json& t) {
-  json out = {{"ident", t.contains("ident") && t["ident"].is_number_unsigned()
-                            ? t["ident"]
-                            : int_of(t, "ident")},
-              {"native_id", int_of(t, "native_id")},
-              {"name", text_of(t, "name")},
-              {"target", text_of(t, "target")}};
+  json out = {
+      {"ident",
+       t.contains("ident") && t["ident"].is_number_unsigned() ? t["ident"] : int_of(t, "ident")},
+      {"native_id", int_of(t, "native_id")},
+      {"name", text_of(t, "name")},
+      {"target", text_of(t, "target")}};
   if (t.contains("daemon") && t["daemon"].is_boolean()) out["daemon"] = t["daemon"];
   if (t.contains("started_at")) out["started_at"] = frame_of(t["started_at"]);
   return out;
@@ -318,6 +318,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     json e = {{"pid", int_of(j, "pid")},
               {"returncode", int_of(j, "returncode")},
               {"via", text_of(j, "via")},
+              {"asked", text_of(j, "asked")},
               {"name", text_of(j, "name")},
               {"target", text_of(j, "target")},
               {"at_s", at_s}};
@@ -331,14 +332,16 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     if (t.is_object()) t.erase("ev");
     p.torch = std::move(t);
   } else if (ev == "start_method" && p.start_methods.size() < kMaxForks) {
-    p.start_methods.push_back({{"method", text_of(j, "method")},
-                               {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
-                               {"overridden_by", text_of(j, "overridden_by")}});
+    p.start_methods.push_back(
+        {{"method", text_of(j, "method")},
+         {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+         {"overridden_by", text_of(j, "overridden_by")}});
   } else if (ev == "exit") {
     p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
     if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
   } else if (ev == "argv") {
-    if (p.hello.is_object() && j.contains("argv")) p.hello["argv"] = bounded(j["argv"], 16 * kMaxText);
+    if (p.hello.is_object() && j.contains("argv"))
+      p.hello["argv"] = bounded(j["argv"], 16 * kMaxText);
   } else {
     ++dropped_;
   }
@@ -346,7 +349,8 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
 
 void PythonChannel::dump_bytes(Connection& c, const char* data, size_t n, Clock::time_point now) {
   Process& p = process(c.pid, now);
-  if (p.dumps.size() < kMaxDumpBytes) p.dumps.append(data, std::min(n, kMaxDumpBytes - p.dumps.size()));
+  if (p.dumps.size() < kMaxDumpBytes)
+    p.dumps.append(data, std::min(n, kMaxDumpBytes - p.dumps.size()));
   p.dump_last = now;
 }
 
@@ -408,8 +412,9 @@ json PythonChannel::facts() const {
     // A fatal signal's dump (faulthandler's own at SIGSEGV, SIGBUS, SIGABRT...): the crash's
     // Python frames.
     const std::size_t fatal_at = p->dumps.find("Fatal Python error");
-    const PyDump dump = fatal_at == std::string::npos ? PyDump()
-                                                      : parse_faulthandler_dump(p->dumps.substr(fatal_at));
+    const PyDump dump = fatal_at == std::string::npos
+                            ? PyDump()
+                            : parse_faulthandler_dump(p->dumps.substr(fatal_at));
     if (!dump.fatal.empty()) {
       json crash = {{"fatal", reports::cap_text(dump.fatal, kMaxText)}, {"threads", json::array()}};
       for (const auto& t : dump.threads) {
@@ -417,7 +422,8 @@ json PythonChannel::facts() const {
         for (const auto& f : t.frames)
           if (frames.size() < kMaxFrames)
             frames.push_back({{"file", f.file}, {"line", f.line}, {"function", f.function}});
-        crash["threads"].push_back({{"ident", t.ident}, {"current", t.current}, {"frames", frames}});
+        crash["threads"].push_back(
+            {{"ident", t.ident}, {"current", t.current}, {"frames", frames}});
       }
       one["crash"] = std::move(crash);
     }

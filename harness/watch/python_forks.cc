@@ -15,6 +15,14 @@ const json& member(const json& j, const char* key) {
   return j.is_object() && j.contains(key) ? j[key] : none;
 }
 
+// j[key] when it is an array, else an empty one: by reference, never a copy (a `cond ? j[key] :
+// json::array()` would copy, and pointers into the copy would dangle).
+const json& array_of(const json& j, const char* key) {
+  static const json empty = json::array();
+  const json& a = member(j, key);
+  return a.is_array() ? a : empty;
+}
+
 // "train.py:12": where a thread was started, from its started_at frame.
 std::string started_at(const json& thread) {
   const json& f = member(thread, "started_at");
@@ -34,7 +42,7 @@ void add_python_sites(json& forks, const json& python_facts) {
     if (!member(p, "pid").is_number_integer()) continue;
     const int pid = p["pid"].get<int>();
     by_pid[pid] = &p;
-    for (const auto& f : member(p, "forks").is_array() ? p["forks"] : json::array())
+    for (const auto& f : array_of(p, "forks"))
       if (member(f, "seq").is_number_integer()) events[{pid, f["seq"].get<int>()}] = &f;
     if (member(p, "born") == "fork" && member(p, "ppid").is_number_integer() &&
         member(p, "fork_seq").is_number_integer())
@@ -54,20 +62,24 @@ void add_python_sites(json& forks, const json& python_facts) {
     const json& stack = member(event, "stack");
     if (stack.is_array())
       for (auto it = stack.rbegin(); it != stack.rend() && site.empty(); ++it)
-        if (reports::users_file(member(*it, "file").is_string() ? (*it)["file"].get<std::string>() : "",
-                                parent ? member(*parent, "paths") : json()))
+        if (reports::users_file(
+                member(*it, "file").is_string() ? (*it)["file"].get<std::string>() : "",
+                parent ? member(*parent, "paths") : json()))
           site = reports::python_frame_text(*it) +
                  (member(*it, "code").is_string() ? ": " + (*it)["code"].get<std::string>() : "");
     json threads = json::array();
     std::map<long long, const json*> by_native;
-    for (const auto& t : member(event, "threads").is_array() ? event["threads"] : json::array()) {
+    for (const auto& t : array_of(event, "threads")) {
       threads.push_back({{"name", member(t, "name")}, {"started_at", started_at(t)}});
-      if (member(t, "native_id").is_number_integer()) by_native[t["native_id"].get<long long>()] = &t;
+      if (member(t, "native_id").is_number_integer())
+        by_native[t["native_id"].get<long long>()] = &t;
     }
     fork["python"] = {{"stack", stack}, {"site", site}, {"threads", threads}};
     // The shim's threads by their Python names: "metrics-flusher" (started at train.py:12).
-    for (auto& t : fork["thread_list"].is_array() ? fork["thread_list"] : json::array()) {
-      auto p = by_native.find(member(t, "tid").is_number_integer() ? t["tid"].get<long long>() : -1);
+    if (!fork["thread_list"].is_array()) continue;
+    for (auto& t : fork["thread_list"]) {
+      auto p =
+          by_native.find(member(t, "tid").is_number_integer() ? t["tid"].get<long long>() : -1);
       if (p == by_native.end()) continue;
       t["python_name"] = member(*p->second, "name");
       if (const std::string at = started_at(*p->second); !at.empty()) t["started_at"] = at;

@@ -5,6 +5,7 @@
 
 #include "harness/common/console_style.h"
 #include "harness/watch/fork_hazards.h"
+#include "reports/python_view.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -67,6 +68,20 @@ void hazardous(std::string& out, const json& f, size_t index) {
     frames += (frames.empty() ? "" : " < ") + b.get<std::string>();
   }
   if (!frames.empty()) out += "  where:   " + frames + "\n";
+  // The Python calls that forked, outermost first (the bootstrap's fork event), when told.
+  std::string calls;
+  const json stack = f.contains("python") && f["python"].is_object()
+                         ? f["python"].value("stack", json::array())
+                         : json::array();
+  n = 0;
+  for (const auto& frame : stack.is_array() ? stack : json::array()) {
+    if (n++ == 5) {
+      calls += " > ...";
+      break;
+    }
+    calls += (calls.empty() ? "" : " > ") + reports::python_frame_text(frame);
+  }
+  if (!calls.empty()) out += "  python:  " + calls + "\n";
   label = "  instead: ";
   for (const auto& a : fork_advice(f["hazards"])) {
     out += label + a + "\n";
@@ -138,8 +153,10 @@ std::string watch_summary(const json& forks, const json& totals) {
   for (const auto& f : forks) {
     ++index;
     if (!f["hazards"].empty()) {
-      if (shown_h++ < kShownHazardous) hazardous(out, f, index);
-      else ++more;
+      if (shown_h++ < kShownHazardous)
+        hazardous(out, f, index);
+      else
+        ++more;
     } else if (shown_s++ < kShownSafe) {
       out += "safe    " + heading(f, index) + " (" + safe_reason(f) + ")\n";
     } else {

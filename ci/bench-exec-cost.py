@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""What `forkcheck exec` costs a Python program: the wall time and memory it adds to a program
+that does nothing (`python3 -c pass`; the target: at most 50 ms and 20 MiB) and the share of
+wall time it adds to a torch program of about 1 s of training (the target: at most 5 %).
+
+Each figure is measured here, side by side in one run: the plain program and the same program
+under `forkcheck exec --quiet` alternate, run for run, so that both see the same machine, and the
+cost is the median of each pair's difference (steadier than a difference of medians when the
+machine's load comes and goes). Memory is the sum, over every process of the run, of its peak
+resident set (VmHWM, shared pages counted in each process: an upper bound of what is added),
+sampled from /proc every millisecond or so until the run ends; timed runs are not sampled.
+
+Usage: ci/bench-exec-cost.py [--build build] [--python PY] [--torch-python PY] [--runs N]
+Exit status: 0 when every figure is within its target, 1 when one is not, 2 when a program
+could not be run.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TARGET_PASS_MS = 50
+TARGET_PASS_MIB = 20
+TARGET_TORCH_SHARE = 0.05
+
+TORCH_PROGRAM = """
+import sys, time, torch
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+x, y = torch.randn(256, 64), torch.randn(256, 1)
+started = time.perf_counter()
+for _ in range(int(sys.argv[1])):
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(net(x), y).backward()
+    optimizer.step()
+print("%.3f" % (time.perf_counter() - started))
+"""
+
+
+def fail(message):
+    print("bench-exec-cost: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+def children_of(pids):
+    """Every process whose parent is in pids, read from /proc/PID/stat."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as stat:
+                ppid = int(stat.read().rsplit(b") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid in pids:
+            found.add(int(name))
+    return found
+
+
+def peak_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def run(argv, sample=False):
+    """(wall seconds, {pid: peak KiB} when sampled); fails on a non-zero exit status."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    peaks = {}
+    if sample:
+        tree = {process.pid}
+        while process.poll() is None:
+            tree |= children_of(tree)
+            for pid in tree:
+                kib = peak_kib(pid)
+                if kib is not None:
+                    peaks[pid] = max(kib, peaks.get(pid, 0))
+            time.sleep(0.0005)
+    _, stderr = process.communicate()
+    wall = time.perf_counter() - started
+    if process.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(argv), process.returncode,
+                                   stderr.decode(errors="replace")[-500:]))
+    return wall, peaks
+
+
+def has_torch(python):
+    return python and subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL).returncode == 0
+
+
+def pairs(label, plain, under, runs):
+    """Alternating plain and forkcheck runs: (plain walls, forkcheck walls)."""
+    walls = ([], [])
+    for i in range(runs):
+        walls[0].append(run(plain)[0])
+        walls[1].append(run(under(i))[0])
+    print("  %s: plain %s" % (label, " ".join("%.3f" % w for w in walls[0])))
+    print("  %s: exec  %s" % (label, " ".join("%.3f" % w for w in walls[1])))
+    return walls
+
+
+def verdict(within):
+    return "within the target" if within else "OVER the target"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--python", default="/usr/bin/python3")
+    parser.add_argument("--torch-python", default="/usr/bin/python3")
+    parser.add_argument("--runs", type=int, default=20, help="pairs for -c pass (torch: a quarter)")
+    args = parser.parse_args()
+    forkcheck = os.path.join(args.build, "bin", "forkcheck")
+    if not os.access(forkcheck, os.X_OK):
+        fail("%s is not built" % forkcheck)
+    if not shutil.which(args.python):
+        fail("no Python at %s" % args.python)
+    scratch = tempfile.mkdtemp(prefix="forkcheck-bench-")
+    ok = True
+    try:
+        def under(command):
+            return lambda i: [forkcheck, "exec", "--quiet", "--out",
+                              os.path.join(scratch, "out-%d" % i), "--"] + command
+
+        with open("/proc/loadavg") as loadavg:
+            load = " ".join(loadavg.read().split()[:3])
+        print("forkcheck exec's cost (%d CPUs, load %s before), %s"
+              % (os.cpu_count(), load, args.python))
+        do_nothing = [args.python, "-c", "pass"]
+        walls = pairs("-c pass wall s", do_nothing, under(do_nothing), args.runs)
+        added_ms = statistics.median(b - a for a, b in zip(*walls)) * 1000
+        plain_mib = statistics.median(
+            sum(run(do_nothing, sample=True)[1].values()) for _ in range(5)) / 1024
+        with_mib = statistics.median(
+            sum(run(under(do_nothing)(i), sample=True)[1].values()) for i in range(5)) / 1024
+        print("-c pass: %.1f ms plainly, %.1f ms under exec: +%.1f ms (median of pairs; target "
+              "at most %d ms): %s" % (statistics.median(walls[0]) * 1000,
+                                      statistics.median(walls[1]) * 1000, added_ms,
+                                      TARGET_PASS_MS, verdict(added_ms <= TARGET_PASS_MS)))
+        print("-c pass: %.1f MiB plainly, %.1f MiB with forkcheck's processes: +%.1f MiB (peak RSS "
+              "summed over processes, median of 5; target at most %d MiB): %s"
+              % (plain_mib, with_mib, with_mib - plain_mib, TARGET_PASS_MIB,
+                 verdict(with_mib - plain_mib <= TARGET_PASS_MIB)))
+        ok = added_ms <= TARGET_PASS_MS and with_mib - plain_mib <= TARGET_PASS_MIB
+
+        if not has_torch(args.torch_python):
+            print("torch program: not measured: %s cannot import torch" % args.torch_python)
+            return 0 if ok else 1
+        program = os.path.join(scratch, "train.py")
+        with open(program, "w") as out:
+            out.write(TORCH_PROGRAM)
+        # Steps for about 1 s of training on this machine, counted once plainly.
+        trained = float(subprocess.run([args.torch_python, program, "200"], check=True,
+                                       stdout=subprocess.PIPE).stdout)
+        steps = str(max(int(200 / max(trained, 1e-3)), 1))
+        command = [args.torch_python, program, steps]
+        walls = pairs("torch wall s", command, under(command), max(args.runs // 4, 3))
+        share = statistics.median(b / a - 1 for a, b in zip(*walls))
+        print("torch program (%s steps, about 1 s of training after import): %.2f s plainly, "
+              "%.2f s under exec: +%.1f %% (median of pairs; target at most %d %%): %s"
+              % (steps, statistics.median(walls[0]), statistics.median(walls[1]), share * 100,
+                 TARGET_TORCH_SHARE * 100, verdict(share <= TARGET_TORCH_SHARE)))
+        ok = ok and share <= TARGET_TORCH_SHARE
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

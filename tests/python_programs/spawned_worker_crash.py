@@ -1,0 +1,14 @@
+# A spawned worker dies of SIGSEGV; the parent carries on and exits 0.
+import ctypes
+import multiprocessing as mp
+
+
+def crash():
+    ctypes.string_at(0)  # <crash>
+
+
+if __name__ == "__main__":
+    worker = mp.get_context("spawn").Process(target=crash, name="crasher")
+    worker.start()
+    worker.join()
+    print("worker exit code", worker.exitcode)

@@ -1,0 +1,240 @@
+// `forkcheck exec` and `watch` on Python programs (tests/python_programs/), once per interpreter
+// this machine has: pyenv's CPython 3.6 to 3.13 (no torch, no debug symbols) and Debian's
+// /usr/bin/python3. What the program's own bootstrap tells, without a debugger: the line a hung
+// worker waits on, the fork's line and the threads beside it by their Python names, a crash's
+// line, a spawned worker's crash under a parent that exits 0, and the catalog's fix for a known
+// message. Each interpreter that is missing is skipped, saying why.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "read_text.h"
+#include "run_forkcheck.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using fc::test_text::contains;
+using fc::test_text::slurp;
+using nlohmann::json;
+
+struct Interpreter {
+  std::string label;   // pyenv_3_12, system
+  std::string path;    // empty when missing
+  std::string reason;  // why it is missing
+};
+
+// gtest prints a failing test's parameter: the interpreter, not its bytes.
+void PrintTo(const Interpreter& i, std::ostream* os) {
+  *os << i.label << " (" << (i.path.empty() ? i.reason : i.path) << ")";
+}
+
+// pyenv's newest 3.N.x for N in 6..13 under $PYENV_ROOT (or ~/.pyenv), and /usr/bin/python3.
+std::vector<Interpreter> interpreters() {
+  std::vector<Interpreter> found;
+  const char* root_env = std::getenv("PYENV_ROOT");
+  const char* home = std::getenv("HOME");
+  const fs::path root = root_env ? fs::path(root_env) : fs::path(home ? home : "/root") / ".pyenv";
+  for (int minor = 6; minor <= 13; ++minor) {
+    const std::string version = "3." + std::to_string(minor);
+    Interpreter i{"pyenv_3_" + std::to_string(minor), "",
+                  "no pyenv Python " + version + " under " + root.string()};
+    std::error_code ec;
+    std::string newest;
+    for (const auto& e : fs::directory_iterator(root / "versions", ec)) {
+      const std::string name = e.path().filename().string();
+      const fs::path python = e.path() / "bin" / ("python" + version);
+      if (name.rfind(version + ".", 0) == 0 && ::access(python.c_str(), X_OK) == 0 &&
+          name > newest) {
+        newest = name;
+        i.path = python.string();
+      }
+    }
+    found.push_back(i);
+  }
+  found.push_back({"system", ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "",
+                   "no /usr/bin/python3"});
+  return found;
+}
+
+// The line of `marker` (a "# <name>" comment) in a program.
+int line_of(const fs::path& program, const std::string& marker) {
+  std::ifstream in(program);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n)
+    if (contains(text, "# <" + marker + ">")) return n;
+  ADD_FAILURE() << "no # <" << marker << "> in " << program;
+  return -1;
+}
+
+bool has_torch(const std::string& python) {
+  const std::string command = python + " -c 'import torch' >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+class PythonPrograms : public ::testing::TestWithParam<Interpreter> {
+ protected:
+  void SetUp() override {
+    if (GetParam().path.empty()) GTEST_SKIP() << GetParam().reason;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info->name();
+    for (char& c : name)
+      if (c == '/') c = '-';
+    dir_ =
+        fs::temp_directory_path() / ("forkcheck-pyprog-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  static fs::path program(const std::string& name) { return fs::path(FC_PYTHON_PROGRAMS) / name; }
+
+  // forkcheck COMMAND --quiet --out DIR OPTIONS -- PYTHON PROGRAM; the report's one variant.
+  fc::test_run::Run run(const std::string& command, const std::string& name,
+                        std::vector<std::string> options = {}) {
+    std::vector<std::string> args = {command, "--quiet", "--out", dir_.string()};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"--", GetParam().path, program(name).string()});
+    auto r = fc::test_run::forkcheck(args);
+    const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
+    if (report.is_object() && report.contains("cases") && report["cases"].size() == 1)
+      v_ = report["cases"][0]["variants"][0];
+    // Every report of these programs, Python facts included, holds to the published schema.
+    const std::string validate = std::string("/usr/bin/python3 ") + FC_VALIDATE_REPORT + " " +
+                                 FC_REPORT_SCHEMA + " " + (dir_ / "report.json").string();
+    EXPECT_EQ(std::system(validate.c_str()), 0) << validate;
+    return r;
+  }
+
+  fs::path dir_;
+  json v_;
+};
+
+// Python frames of every thread in `stacks` ([{pid, name, python: [{file, line, function}]}]).
+bool has_frame(const json& stacks, const fs::path& file, int line, const std::string& function) {
+  for (const auto& t : stacks.is_array() ? stacks : json::array())
+    for (const auto& f : t.value("python", json::array()))
+      if (f.value("file", "") == file.string() && f.value("line", 0) == line &&
+          f.value("function", "") == function)
+        return true;
+  return false;
+}
+
+TEST_P(PythonPrograms, AHungPoolWorkersLineComesFromTheProgramWithoutADebugger) {
+  const auto r = run("exec", "hung_pool.py", {"--hang-after", "2", "--timeout", "60"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "hang") << v_.value("message", "");
+  const int line = line_of(program("hung_pool.py"), "blocked");
+  // At the stall (taken then, the program left running) and in the hang's stacks.
+  EXPECT_TRUE(has_frame(v_["stall"]["stacks"], program("hung_pool.py"), line, "work"))
+      << v_["stall"].dump(1);
+  EXPECT_TRUE(has_frame(v_["stacks"], program("hung_pool.py"), line, "work"))
+      << v_["stacks"].dump(1);
+  EXPECT_TRUE(contains(v_.value("stacks_python_note", ""), "from the program itself (faulthandler"))
+      << v_.value("stacks_python_note", "");
+  // Said while it ran, on forkcheck's stderr: the worker's line.
+  EXPECT_TRUE(contains(r.err, "hung_pool.py:" + std::to_string(line) + " in work")) << r.err;
+  std::fprintf(stderr, "    %s: the stall (and its Python lines) said %.2f s after the start\n",
+               GetParam().label.c_str(), v_["stall"].value("after_s", -1.0));
+}
+
+TEST_P(PythonPrograms, WatchNamesTheForksLineAndTheThreadBesideIt) {
+  const auto r = run("watch", "fork_beside_thread.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const fs::path p = program("fork_beside_thread.py");
+  const std::string fork_at = "fork_beside_thread.py:" + std::to_string(line_of(p, "fork"));
+  const std::string thread_at = "fork_beside_thread.py:" + std::to_string(line_of(p, "thread"));
+  const json forks = v_["details"]["forks"];
+  ASSERT_EQ(forks.size(), 1u) << forks.dump(1);
+  EXPECT_EQ(forks[0]["python"].value("site", "").rfind(fork_at + " in <module>", 0), 0u)
+      << forks[0]["python"].dump(1);
+  const std::string what = forks[0]["hazards"][0].value("what", "");
+  EXPECT_TRUE(contains(what, fork_at +
+                                 " in <module> forked while 1 other thread was running: "
+                                 "\"metrics-flusher\" (started at " +
+                                 thread_at))
+      << what;
+  EXPECT_TRUE(contains(r.out, "\"metrics-flusher\"")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  python:  " + fork_at + " in <module> > process.py:")) << r.out;
+}
+
+TEST_P(PythonPrograms, ASegfaultInCtypesNamesItsPythonLine) {
+  const auto r = run("exec", "ctypes_segfault.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "crash");
+  const int line = line_of(program("ctypes_segfault.py"), "crash");
+  EXPECT_TRUE(contains(r.out,
+                       "FINDING: exec: crash: killed by SIGSEGV (Segmentation fault) at "
+                       "ctypes_segfault.py:" +
+                           std::to_string(line) + " in read_null"))
+      << r.out;
+}
+
+TEST_P(PythonPrograms, ASpawnedWorkersCrashUnderAParentThatExits0IsAFinding) {
+  const auto r = run("exec", "spawned_worker_crash.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_["exit"].value("code", -1), 0) << v_["exit"].dump();
+  const int line = line_of(program("spawned_worker_crash.py"), "crash");
+  const std::string told =
+      "crasher (__main__.crash) killed by SIGSEGV at spawned_worker_crash.py:" +
+      std::to_string(line) + " in crash";
+  EXPECT_TRUE(contains(r.out, "the program exited 0, but a process of it failed")) << r.out;
+  EXPECT_TRUE(contains(r.out, told)) << r.out;
+  const std::string junit = slurp(dir_ / "junit.xml");
+  EXPECT_TRUE(contains(junit, "<failure")) << junit;
+  EXPECT_TRUE(contains(junit, "killed by SIGSEGV")) << junit;
+  EXPECT_TRUE(contains(junit, "type=\"process-failed\"")) << junit;
+  const std::string issue = slurp(dir_ / "issue.md");
+  EXPECT_TRUE(contains(issue, "### Processes of it that failed")) << issue;
+  EXPECT_TRUE(contains(issue, "killed by SIGSEGV at spawned\\_worker\\_crash.py:" +
+                                  std::to_string(line) + " in crash"))
+      << issue;
+}
+
+TEST_P(PythonPrograms, WorkersEndedAsTheProgramAskedDidNotFail) {
+  const auto r = run("exec", "ended_on_purpose.py");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Each end was seen, and seen as asked for.
+  int asked = 0;
+  for (const auto& p : v_["python"].value("processes", json::array()))
+    for (const auto& e : p.value("child_exits", json::array())) asked += e.value("asked", "") != "";
+  EXPECT_GE(asked, 3) << v_["python"].dump(1);
+}
+
+TEST_P(PythonPrograms, AKnownMessageNamesItsCatalogCaseAndFix) {
+  const auto r = run("exec", "ancdata_error.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const int line = line_of(program("ancdata_error.py"), "raise");
+  EXPECT_TRUE(contains(r.out, "FINDING: exec: error: ancdata_error.py:" + std::to_string(line) +
+                                  " in receive: RuntimeError: received 0 items of ancdata"))
+      << r.out;
+  const json explained = v_["details"].value("explained_by", json::array());
+  ASSERT_EQ(explained.size(), 1u) << v_["details"].dump(1);
+  EXPECT_EQ(explained[0].value("case", ""), "fd-passing-exhaustion");
+  EXPECT_TRUE(contains(r.out, "(forkcheck list fd-passing-exhaustion)")) << r.out;
+}
+
+TEST_P(PythonPrograms, IssueMdsTorchThreadsAreThoseOfTheProgram) {
+  if (!has_torch(GetParam().path)) GTEST_SKIP() << GetParam().path << " cannot import torch";
+  const auto r = run("exec", "torch_threads.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  // 3: what the program set; a fresh interpreter would say the machine's default.
+  const std::string issue = slurp(dir_ / "issue.md");
+  EXPECT_TRUE(contains(issue, "- torch threads: 3 intra-op")) << issue;
+  EXPECT_TRUE(contains(issue, "(the program itself)")) << issue;
+}
+
+std::string label(const ::testing::TestParamInfo<Interpreter>& info) { return info.param.label; }
+
+INSTANTIATE_TEST_SUITE_P(Each, PythonPrograms, ::testing::ValuesIn(interpreters()), label);
+
+}  // namespace
