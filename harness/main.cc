@@ -15,6 +15,7 @@
 #include "harness/commands/diff_command.h"
 #include "harness/commands/env_command.h"
 #include "harness/commands/exec_command.h"
+#include "harness/commands/matrix_command.h"
 #include "harness/commands/list_command.h"
 #include "harness/commands/report_command.h"
 #include "harness/commands/run_command.h"
@@ -70,6 +71,22 @@ void add_live_options(CLI::App* command, fc::harness::LiveOptions& live) {
                    "end it as a hang once its whole tree has used no CPU for this long (default: "
                    "say so, take the stacks, and wait for the deadline)")
       ->check(kStallSeconds);
+}
+
+// exec and watch: the program's default start method (harness/python/forkcheck_boot.py reads it).
+void add_start_method_options(CLI::App* command, fc::harness::LiveOptions& live) {
+  auto* method =
+      command
+          ->add_option("--start-method", live.start_method,
+                       "the default multiprocessing start method in every Python process of it "
+                       "(and forkcheck::launch's); where the program names one itself, it keeps "
+                       "it and the report says where")
+          ->check(CLI::IsMember({"fork", "spawn", "forkserver"}));
+  command
+      ->add_flag("--force-start-method", live.force_start_method,
+                 "the start method also where the program names its own (get_context, "
+                 "set_start_method)")
+      ->needs(method);
 }
 
 }  // namespace
@@ -135,6 +152,7 @@ int main(int argc, char** argv) {
   exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default: no deadline)")
       ->check(kTimeoutSeconds);
   add_live_options(exec, exec_opt.live);
+  add_start_method_options(exec, exec_opt.live);
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")
       ->required();
 
@@ -191,6 +209,25 @@ int main(int argc, char** argv) {
       ->type_name("KIND")
       ->allow_extra_args(false);  // one kind per --allow: what follows is the command
   add_live_options(watch, watch_opt.live);
+  add_start_method_options(watch, watch_opt.live);
+
+  // `forkcheck matrix`: the program under each start method (harness/commands/matrix_command.h).
+  fc::harness::MatrixOptions matrix_opt;
+  matrix_opt.argv = opt.argv;
+  auto* matrix = app.add_subcommand(
+      "matrix", "run a Python program under fork, spawn and forkserver, side by side: forkcheck "
+                "matrix -- python3 train.py");
+  matrix->add_option("--out", out, kOutHelp);
+  matrix
+      ->add_option("--timeout", matrix_opt.timeout_s,
+                   "seconds each method's run may take (default: 120)")
+      ->check(kTimeoutSeconds);
+  add_live_options(matrix, matrix_opt.live);
+  matrix->add_flag("--force-start-method", matrix_opt.live.force_start_method,
+                   "each method also where the program names its own (get_context, "
+                   "set_start_method)");
+  matrix->add_option("command", matrix_opt.command, "the command and its arguments, after --")
+      ->required();
   watch->add_option("command", watch_opt.command, "the command and its arguments, after --")
       ->required();
   watch->footer(fc::harness::watch_help_footer());
@@ -215,6 +252,13 @@ int main(int argc, char** argv) {
       "         in the last lines printed and in report.json's exit)\n"
       "  2      usage error: nothing run or written\n"
       "  128+N  forkcheck was interrupted by signal N (the report is partial)");
+  matrix->footer(
+      "Exit status (the table: forkcheck --help):\n"
+      "  0      the program was ok under every start method\n"
+      "  1      a finding: it was not under one (the finding names which, and why where the run\n"
+      "         shows it)\n"
+      "  2      usage error: nothing run or written (a program whose start method cannot be set)\n"
+      "  128+N  forkcheck was interrupted by signal N (the report is partial)");
   app.footer(fc::harness::exit_status::kHelpTable);
 
   // `help [COMMAND]` becomes --help, a misspelt command is named with the closest ones; after a
@@ -234,7 +278,8 @@ int main(int argc, char** argv) {
 
   if (app.get_subcommands().empty())
     return usage_error(
-        "a command is required: all, run, list, exec, watch, bench, env, report, diff or help "
+        "a command is required: all, run, list, exec, watch, matrix, bench, env, report, diff or "
+        "help "
         "(see forkcheck help)");
   try {
     opt.out = out;
@@ -256,6 +301,10 @@ int main(int argc, char** argv) {
     if (*exec) {
       exec_opt.out = out;
       return fc::harness::exec_command(exec_opt);
+    }
+    if (*matrix) {
+      matrix_opt.out = out;
+      return fc::harness::matrix_command(matrix_opt);
     }
     return fc::harness::run_cases(opt);
   } catch (const fc::harness::UsageError& e) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "reports/python_view.h"
+#include "reports/start_method_reasons.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
@@ -269,8 +270,63 @@ std::vector<std::string> where_it_waits(const json& stacks, size_t max) {
   return lines;
 }
 
+// `forkcheck matrix`: the verdict per start method, each failing one with its first line and,
+// where the run shows it, why and the change that fixes it.
+Finding matrix_finding(const json& report, const json& c) {
+  Finding f;
+  f.bad = field(c, "verdict") != "ok";
+  std::string ok_under, failed_under;
+  std::pair<std::string, std::string> last_why;  // (method, why): said once, then "as under"
+  for (const auto& v : list(c, "variants")) {
+    const std::string name = field(v, "name");
+    if (subject_ok(v)) {
+      ok_under += (ok_under.empty() ? "" : ", ") + name;
+      f.facts.push_back(name + ": ok (" + format_seconds(member(v, "duration_s").is_number()
+                                                             ? v["duration_s"].get<double>()
+                                                             : 0.0) +
+                        ")");
+      continue;
+    }
+    if (unfinished(v)) {
+      f.facts.push_back(name + ": " + outcome_shown(v));
+      continue;
+    }
+    failed_under += (failed_under.empty() ? "" : ", ") + name;
+    Finding one = subject_finding(c, v);
+    const std::string prefix = field(c, "id") + ": ";
+    std::string line = one.headline.rfind(prefix, 0) == 0 ? one.headline.substr(prefix.size())
+                                                          : one.headline;
+    f.facts.push_back(name + ": " + line);
+    const MethodReason reason = start_method_reason(v, c);
+    if (!reason.why.empty()) {
+      f.facts.push_back("  why: " + (reason.why == last_why.second ? "as under " + last_why.first
+                                                                    : reason.why));
+      last_why = {name, reason.why};
+      if (f.fix.empty()) f.fix = name + ": " + reason.fix;
+    } else if (f.fix.empty() && !one.fix.empty()) {
+      f.fix = name + ": " + one.fix;
+    }
+  }
+  const std::string note =
+      default_method_note(member(member(report, "run"), "environment"));
+  if (failed_under.empty())
+    f.headline = "matrix: ok under " + ok_under +
+                 ": safe under every start method, including Python 3.14's default";
+  else
+    f.headline = "matrix: fails under " + failed_under +
+                 (ok_under.empty() ? "" : "; ok under " + ok_under);
+  f.facts.push_back(note);
+  return f;
+}
+
 Finding key_finding(const json& report) {
   const auto& cases = list(report, "cases");
+  if (cases.size() == 1 && list(cases[0], "variants").size() > 1) {
+    bool all_subjects = true;
+    for (const auto& v : list(cases[0], "variants"))
+      all_subjects = all_subjects && field(v, "role") == "subject";
+    if (all_subjects) return matrix_finding(report, cases[0]);
+  }
   if (cases.size() == 1 && list(cases[0], "variants").size() == 1 &&
       field(cases[0]["variants"][0], "role") == "subject")
     return subject_finding(cases[0], cases[0]["variants"][0]);

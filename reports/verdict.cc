@@ -3,6 +3,7 @@
 #include "reports/python_view.h"
 
 #include "reports/report_view.h"
+#include "reports/start_method_reasons.h"
 #include "reports/watch_view.h"
 
 namespace fc::reports {
@@ -33,6 +34,29 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
   };
   // `forkcheck exec` and `watch`: the user's own program is the subject, and its verdict is how
   // it ended; under `watch`, a hazardous fork not allowed fails a program that ended ok.
+  // `forkcheck matrix`: the program once per start method; ok only when ok under each.
+  bool all_subjects = variants.size() > 1;
+  for (const auto& v : variants) all_subjects = all_subjects && v.value("role", "") == "subject";
+  if (all_subjects) {
+    std::string ok_under, failed_under, not_finished;
+    for (const auto& v : variants) {
+      const std::string name = v.value("name", "?");
+      if (unfinished(v))
+        add(not_finished, name);
+      else if (subject_ok(v))
+        add(ok_under, name);
+      else
+        add(failed_under, name + ": " + (v.value("outcome", "") == "ok"
+                                             ? "exited 0, but " + descendants_failure(v)
+                                             : v.value("outcome", "") + ": " + v.value("message", "")));
+    }
+    if (!failed_under.empty())
+      return {"failed", "not ok under " + failed_under + (ok_under.empty() ? "" : "; ok under " + ok_under)};
+    if (!not_finished.empty())
+      return {"partial", "ok under " + (ok_under.empty() ? "none" : ok_under) +
+                             "; not run to its end (forkcheck was interrupted): " + not_finished};
+    return {"ok", "ok under every start method run: " + ok_under};
+  }
   if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
     const auto& v = variants[0];
     // Stopped by forkcheck's interruption: not a failure of the program's (its message says when).

@@ -29,19 +29,37 @@ std::string start_failure(const std::string& start_error, const std::string& pro
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> start_method_env(const std::string& method,
+                                                                  bool force) {
+  if (method.empty()) return {};
+  std::vector<std::pair<std::string, std::string>> env = {{"FORKCHECK_START_METHOD", method}};
+  if (force) env.emplace_back("FORKCHECK_FORCE_START_METHOD", "1");
+  return env;
+}
+
 SubjectResult run_subject(const SubjectCommand& subject, const std::string& program) {
   install_interrupt_handlers();
   start_guardian();
 
   std::string shown;
   for (const auto& a : subject.command) shown += (shown.empty() ? "" : " ") + a;
-  nlohmann::json variant = {{"name", subject.name},
-                            {"start_method", "none"},
-                            {"role", "subject"},
-                            {"expected", "ok"},
-                            {"expected_why", "a program that works ends by itself with status 0"},
-                            {"description", shown},
-                            {"skip_reason", ""}};
+  // One variant per start method under `matrix`; else the one named by the subcommand.
+  const bool matrix = !subject.start_methods.empty();
+  std::vector<std::string> methods =
+      matrix ? subject.start_methods : std::vector<std::string>{subject.live.start_method};
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& method : methods)
+    variants.push_back(
+        {{"name", matrix ? method : subject.name},
+         {"start_method", method.empty() ? "none" : method},
+         {"role", "subject"},
+         {"expected", "ok"},
+         {"expected_why", "a program that works ends by itself with status 0"},
+         {"description", method.empty() ? shown
+                                        : shown + " (default start method " + method +
+                                              (subject.live.force_start_method ? ", forced" : "") +
+                                              ")"},
+         {"skip_reason", ""}});
   nlohmann::json the_case = {
       {"id", subject.name},
       {"title", "forkcheck " + subject.name + ": " + shown},
@@ -51,68 +69,86 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       {"platforms", ""},
       {"program", program},
       {"command", subject.command},
-      {"variants", nlohmann::json::array({variant})}};
+      {"variants", variants}};
   RunSession session(
       subject.out,
       {{"command", subject.name},
        {"argv", subject.argv},
        {"options",
-        {{"timeout_s", subject.timeout_s}, {"hang_after_s", subject.live.hang_after_s}}}},
+        {{"timeout_s", subject.timeout_s},
+         {"hang_after_s", subject.live.hang_after_s},
+         {"start_method", subject.live.start_method},
+         {"force_start_method", subject.live.force_start_method}}}},
       /*zygotes=*/nullptr, /*with_libtorch=*/false);
   session.add_case(the_case);
   if (subject.prints_after) session.defer_reports_line();
-  session.set_total(1);
+  session.set_total(variants.size());
 
-  LaunchSpec spec;
-  spec.argv = subject.command;
-  spec.argv[0] = program;
-  spec.env = subject.env;
-  spec.timeout_s = subject.timeout_s;
-  spec.channel = false;  // no steps for a plain program
-  spec.stdin_passthrough = true;  // a program that reads its input gets the caller's
-  spec.stacks_budget_s = kSubjectStacksBudgetS;
-  spec.hang_after_s = subject.live.hang_after_s;
-  spec.python_bootstrap = find_python_bootstrap().found.string();
   LiveConsole console(!subject.live.quiet, is_terminal(2));
-  console.attach(spec);
   // The run really starts: an earlier run's files in the folder go now, not before.
   session.begin();
   if (subject.before_start) subject.before_start();
-  std::fflush(stdout);  // what forkcheck printed comes before the program's output
   SubjectResult out;
-  out.result = supervise(spec);
-  console.finish();
-  ChildResult& r = out.result;
-  // Interrupted once time was called (Ctrl-C while the stacks of a hang were taken): the tree's
-  // state then is its outcome; the report is still marked interrupted.
-  if (r.interrupted_by != 0 && !time_was_called(r)) {
-    std::string unused;
-    if (subject.annotate) subject.annotate(r, r.early_details, unused);
-    session.add_interrupted(subject.name, variant, r);
-    session.finish(/*interrupted=*/true);
-    out.interrupted = true;
-    return out;
+  bool environment_added = false;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const nlohmann::json& variant = variants[i];
+    const std::string name = variant["name"];
+    if (i > 0 && interrupted()) break;  // no method starts after Ctrl-C (finish says not run)
+    LaunchSpec spec;
+    spec.argv = subject.command;
+    spec.argv[0] = program;
+    spec.env = subject.env;
+    for (auto& e : start_method_env(methods[i], subject.live.force_start_method))
+      spec.env.push_back(std::move(e));
+    spec.timeout_s = subject.timeout_s;
+    spec.channel = false;  // no steps for a plain program
+    spec.stdin_passthrough = !matrix;  // a program that reads its input gets the caller's (once)
+    spec.stacks_budget_s = kSubjectStacksBudgetS;
+    spec.hang_after_s = subject.live.hang_after_s;
+    spec.python_bootstrap = find_python_bootstrap().found.string();
+    console.attach(spec);
+    if (matrix) std::printf("forkcheck matrix: under %s\n", name.c_str());
+    std::fflush(stdout);  // what forkcheck printed comes before the program's output
+    out.result = supervise(spec);
+    console.finish();
+    ChildResult& r = out.result;
+    // Interrupted once time was called (Ctrl-C while the stacks of a hang were taken): the tree's
+    // state then is its outcome; the report is still marked interrupted.
+    if (r.interrupted_by != 0 && !time_was_called(r)) {
+      std::string unused;
+      if (subject.annotate) subject.annotate(r, r.early_details, unused);
+      session.add_interrupted(subject.name, variant, r);
+      session.finish(/*interrupted=*/true);
+      out.interrupted = true;
+      return out;
+    }
+    // The Python side of the Environment is the program's own, as it ran (the bootstrap's facts).
+    if (!environment_added)
+      if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null()) {
+        session.add_environment({{"python", python}});
+        environment_added = true;
+      }
+    out.classified = classify(r, /*expect_result=*/false);
+    if (!r.started) out.classified.message = start_failure(r.start_error, program);
+    // A failure the catalog knows by its message: named with its case and fix. The catalog is
+    // listed only then (the torch program's list costs a third of a second).
+    const bool failed =
+        out.classified.outcome != Outcome::kOk ||
+        !reports::failed_descendants({{"python", r.python}, {"pid", r.pid}}).empty();
+    if (failed) out.all_ok = false;
+    if (failed && !interrupted()) {
+      const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
+      const nlohmann::json explained =
+          explain_messages(load_catalog(repro_programs()).cases, said);
+      if (!explained.empty()) out.classified.details["explained_by"] = explained;
+    }
+    if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
+    session.add_result(subject.name, variant, r, out.classified);
   }
-  // The Python side of the Environment is the program's own, as it ran (the bootstrap's facts).
-  if (auto python = program_python_environment(r.python, r.pid, program); !python.is_null())
-    session.add_environment({{"python", python}});
-  out.classified = classify(r, /*expect_result=*/false);
-  if (!r.started) out.classified.message = start_failure(r.start_error, program);
-  // A failure the catalog knows by its message: named with its case and fix. The catalog is
-  // listed only then (the torch program's list costs a third of a second).
-  const bool failed =
-      out.classified.outcome != Outcome::kOk ||
-      !reports::failed_descendants({{"python", r.python}, {"pid", r.pid}}).empty();
-  if (failed && !interrupted()) {
-    const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
-    const nlohmann::json explained = explain_messages(load_catalog(repro_programs()).cases, said);
-    if (!explained.empty()) out.classified.details["explained_by"] = explained;
-  }
-  if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
-  session.add_result(subject.name, variant, r, out.classified);
-  const nlohmann::json report = session.finish(/*interrupted=*/r.interrupted_by != 0);
+  const nlohmann::json report = session.finish(/*interrupted=*/interrupted() != 0);
   for (const auto& c : report["cases"])
-    for (const auto& v : c["variants"]) out.descendants_failure = reports::descendants_failure(v);
+    for (const auto& v : c["variants"])
+      if (const auto d = reports::descendants_failure(v); !d.empty()) out.descendants_failure = d;
   // Ctrl-C while the interpreter was probed: the run is whole, but forkcheck says it was stopped.
   out.interrupted = interrupted() != 0;
   return out;

@@ -27,7 +27,16 @@ constexpr double kSubjectStacksBudgetS = 10;
 struct LiveOptions {
   bool quiet = false;       // do not pass the program's output through (it is still captured)
   double hang_after_s = 0;  // a stall this long ends it as a hang (0: only the deadline does)
+  // Python's multiprocessing default start method in every Python process of the tree (and
+  // forkcheck::launch's): "" leaves the program's own; force: over the program's own choices too.
+  std::string start_method;
+  bool force_start_method = false;
 };
+
+// The environment that sets a start method (FORKCHECK_START_METHOD, read by the Python
+// bootstrap and by forkcheck::launch), or none for "".
+std::vector<std::pair<std::string, std::string>> start_method_env(const std::string& method,
+                                                                  bool force);
 
 
 struct SubjectCommand {
@@ -39,6 +48,9 @@ struct SubjectCommand {
   LiveOptions live;
   bool prints_after = false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
+  // `matrix`: the command once per start method, each a variant named by it, one after the
+  // other; empty: one variant named `name`, under live.start_method if set.
+  std::vector<std::string> start_methods;
   // Called when the run really starts, just before the command is started (watch: its events
   // folder is emptied then, not before).
   std::function<void()> before_start;
@@ -48,8 +60,9 @@ struct SubjectCommand {
 };
 
 struct SubjectResult {
-  ChildResult result;
+  ChildResult result;  // the last variant's
   Classified classified;
+  bool all_ok = true;  // every variant ok, and no process of any failed
   bool interrupted = false;  // forkcheck was interrupted: the report is partial
   // "" or why a process of it crashed, raised or exited non-zero while the program exited 0
   // (reports/python_view.h): that fails the program too.

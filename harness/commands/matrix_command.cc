@@ -1,0 +1,65 @@
+#include "harness/commands/matrix_command.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+#include "harness/common/exit_status_codes.h"
+#include "harness/common/out_dir.h"
+#include "harness/common/program_lookup.h"
+#include "harness/common/usage_error.h"
+#include "harness/supervise/interrupt.h"
+
+namespace fc::harness {
+namespace {
+
+bool named_python(const std::filesystem::path& p) {
+  return p.filename().string().rfind("python", 0) == 0;
+}
+
+}  // namespace
+
+bool start_method_settable(const std::string& program, std::string& why) {
+  std::error_code ec;
+  if (named_python(program) || named_python(std::filesystem::canonical(program, ec))) return true;
+  std::ifstream in(program, std::ios::binary);
+  std::string first;
+  std::getline(in, first);
+  if (first.rfind("#!", 0) == 0) {
+    if (first.find("python") != std::string::npos) return true;
+    why = "a script run by " + first.substr(2) + ", not by Python";
+    return false;
+  }
+  // A program built on forkcheck::launch holds the variable's name (harness-free C++ workers).
+  in.seekg(0);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.find("FORKCHECK_START_METHOD") != std::string::npos) return true;
+  why = "neither a Python interpreter nor a program built on forkcheck::launch";
+  return false;
+}
+
+int matrix_command(const MatrixOptions& options) {
+  if (options.command.empty())
+    throw UsageError("matrix: no command given (forkcheck matrix -- python3 train.py)");
+  const std::string program = resolve_command(options.command.front(), "matrix");
+  if (std::string why; !start_method_settable(program, why))
+    throw UsageError("matrix: the start method cannot be set for " + program + ": it is " + why +
+                     " (run the Python interpreter itself: forkcheck matrix -- python3 SCRIPT)");
+  SubjectCommand subject;
+  subject.name = "matrix";
+  subject.argv = options.argv;
+  subject.command = options.command;
+  subject.timeout_s = options.timeout_s > 0 ? options.timeout_s : kMatrixDefaultTimeoutS;
+  subject.live = options.live;
+#ifdef _WIN32
+  subject.start_methods = {"spawn"};  // Windows has no other
+#else
+  subject.start_methods = {"fork", "spawn", "forkserver"};
+#endif
+  subject.out = make_out_dir(options.out, "matrix");
+  const SubjectResult done = run_subject(subject, program);
+  if (done.interrupted) return interrupted_exit_status();
+  return done.all_ok ? exit_status::kOk : exit_status::kFinding;
+}
+
+}  // namespace fc::harness
