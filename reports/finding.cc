@@ -88,6 +88,9 @@ Finding subject_finding(const json& c, const json& v) {
   const std::string hazards = watch_failure(v);
   if (!hazards.empty() && outcome == "ok") {
     f.headline = command + ": the program ended ok, but made " + hazards;
+  } else if (member(member(v, "details"), "ended_by_forkcheck").is_string()) {
+    // Its workers kept failing at start and forkcheck ended it: the message says so.
+    f.headline = command + ": error: " + shorten(field(v, "message"), 240);
   } else if (const std::string error = outcome == "error" ? error_headline(v) : "";
              !error.empty()) {
     // The exception that ended it, at the user's own line, not the last lines of stderr.
@@ -105,6 +108,8 @@ Finding subject_finding(const json& c, const json& v) {
     if (outcome == "ok" && !descendants_failure(v).empty())
       f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   }
+  if (field(v, "start_method", "none") != "none")
+    if (const std::string own = own_start_method_choice(v); !own.empty()) f.facts.push_back(own);
   for (const auto& d : failed_descendants(v))
     if (outcome != "ok" || f.facts.size() < 4)
       f.facts.push_back("pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) +
@@ -277,6 +282,7 @@ Finding matrix_finding(const json& report, const json& c) {
   f.bad = field(c, "verdict") != "ok";
   std::string ok_under, failed_under;
   std::pair<std::string, std::string> last_why;  // (method, why): said once, then "as under"
+  std::vector<std::pair<std::string, std::string>> fixes;  // (methods, fix)
   for (const auto& v : list(c, "variants")) {
     const std::string name = field(v, "name");
     if (subject_ok(v)) {
@@ -302,14 +308,35 @@ Finding matrix_finding(const json& report, const json& c) {
       f.facts.push_back("  why: " + (reason.why == last_why.second ? "as under " + last_why.first
                                                                     : reason.why));
       last_why = {name, reason.why};
-      if (f.fix.empty()) f.fix = name + ": " + reason.fix;
-    } else if (f.fix.empty() && !one.fix.empty()) {
-      f.fix = name + ": " + one.fix;
+    }
+    // Each distinct fix once, with the methods it is for: "fork: ...; spawn, forkserver: ...".
+    if (const std::string fix = reason.why.empty() ? one.fix : reason.fix; !fix.empty()) {
+      auto same = std::find_if(fixes.begin(), fixes.end(),
+                               [&](const auto& x) { return x.second == fix; });
+      if (same == fixes.end())
+        fixes.emplace_back(name, fix);
+      else
+        same->first += ", " + name;
     }
   }
+  for (const auto& [methods, fix] : fixes) f.fix += (f.fix.empty() ? "" : "; ") + methods + ": " + fix;
+  // Where the program chose its own method and kept it, that part ran under it every time: the
+  // runs do not show it safe under the others.
+  // (Under its own method's run, forcing changes nothing and says nothing: the other runs tell.)
+  std::string own;
+  for (const auto& v : list(c, "variants"))
+    if (const std::string one = own_start_method_choice(v);
+        !one.empty() && (own.empty() || one.find("(overridden") != std::string::npos))
+      own = one;
+  const bool kept_own = own.find("(kept there") != std::string::npos;
+  if (!own.empty()) f.facts.push_back(own);
   const std::string note =
       default_method_note(member(member(report, "run"), "environment"));
-  if (failed_under.empty())
+  if (failed_under.empty() && kept_own)
+    f.headline = "matrix: ok under " + ok_under +
+                 ", but where the program names its own start method it ran under that one "
+                 "each time (--force-start-method tries each there too)";
+  else if (failed_under.empty())
     f.headline = "matrix: ok under " + ok_under +
                  ": safe under every start method, including Python 3.14's default";
   else

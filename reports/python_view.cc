@@ -174,12 +174,26 @@ std::string error_headline(const json& variant) {
   if (starts_with(type, "builtins.")) type = type.substr(9);
   const json* where = deepest_users_frame(e->frames, e->paths);
   return (where ? python_frame_text(*where) + ": " : std::string()) + type +
-         (e->message.empty() ? "" : ": " + shorten(e->message, 200));
+         (e->message.empty() ? "" : ": " + shorten(one_line(e->message), 200));
 }
 
 std::string crash_line(const json& variant, int pid) {
   const json* p = pid == 0 ? main_python_process(variant) : process_by_pid(variant, pid);
   return p ? crash_where(*p) : "";
+}
+
+// A spawned multiprocessing worker runs `python -c "from multiprocessing.spawn import ..."
+// --multiprocessing-fork`: its "<string>" frame is multiprocessing's, not the user's -c.
+json own_frames(const json& process, const json& frames) {
+  const json& argv = member(process, "argv");
+  bool spawned = false;
+  for (const auto& a : argv.is_array() ? argv : json::array())
+    spawned = spawned || (a.is_string() && a.get<std::string>() == "--multiprocessing-fork");
+  if (!spawned) return frames;
+  json kept = json::array();
+  for (const auto& f : frames)
+    if (field(f, "file") != "<string>") kept.push_back(f);
+  return kept;
 }
 
 std::vector<DescendantEnd> failed_descendants(const json& variant) {
@@ -225,7 +239,10 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
               (field(x, "message").empty() ? "" : ": " + shorten(field(x, "message"), 160)) +
               (d.how.empty() ? "" : " (" + d.how + ")");
       if (d.what.empty()) d.what = field(x, "process_name");
-      if (const json* f = deepest_users_frame(list(x, "frames"), member(p, "paths")))
+      const json frames = own_frames(p, list(x, "frames"));  // lives as long as f points into it
+      // Only a frame of the user's: a worker that failed inside multiprocessing has none.
+      if (const json* f = deepest_users_frame(frames, member(p, "paths"));
+          f && users_file(field(*f, "file"), member(p, "paths")))
         d.where = python_frame_text(*f);
     }
     if (member(p, "crash").is_object()) {
@@ -235,6 +252,20 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
     }
   }
   return out;
+}
+
+std::string own_start_method_choice(const json& variant) {
+  for (const auto& p : list(member(variant, "python"), "processes"))
+    for (const auto& m : list(p, "start_methods")) {
+      const json& where = member(m, "where");
+      if (!where.is_object()) continue;
+      const std::string over = field(m, "overridden_by");
+      return "the program names its own start method: " + field(m, "method") + " at " +
+             python_frame_text(where) +
+             (over.empty() ? " (kept there: --force-start-method imposes the method there too)"
+                           : " (overridden there by --force-start-method: " + over + ")");
+    }
+  return "";
 }
 
 std::string descendant_text(const DescendantEnd& d) {

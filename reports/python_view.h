@@ -65,6 +65,11 @@ struct DescendantEnd {
 };
 std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
 
+// Where the program named its own start method (get_context, set_start_method), as told by the
+// bootstrap: "the program names its own start method: fork at train.py:9 in <module> (kept ...)";
+// "" when it named none.
+std::string own_start_method_choice(const nlohmann::json& variant);
+
 // "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
 std::string descendant_text(const DescendantEnd& d);
 

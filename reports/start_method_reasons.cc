@@ -14,20 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// Runs of white space as one space: Python's messages are wrapped over lines.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    const bool space = ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r';
-    if (!space)
-      out += ch;
-    else if (!out.empty() && out.back() != ' ')
-      out += ' ';
-  }
-  if (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 // Every exception the program's processes told ("Type: message"), then its error output.
 std::string what_it_said(const json& v) {
   std::string text;

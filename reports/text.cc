@@ -104,6 +104,18 @@ std::string cap_text(const std::string& s, size_t max_bytes) {
          " bytes cut here; report.json has the whole text ...]\n" + s.substr(tail_start);
 }
 
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r')
+      out += ch;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 std::string shorten(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
   size_t cut = n - 3;

@@ -32,6 +32,10 @@ std::string md_code_block(std::string_view s);
 // cut. Cuts fall on UTF-8 character boundaries.
 std::string cap_text(const std::string& s, size_t max_bytes);
 
+// Runs of white space (newlines included) as one space, none at either end: Python wraps some
+// messages over lines.
+std::string one_line(std::string_view s);
+
 // `s` in at most `n` bytes (n >= 4): cut at a UTF-8 character boundary, "..." after the cut.
 std::string shorten(const std::string& s, size_t n);
 

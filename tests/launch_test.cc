@@ -511,6 +511,49 @@ TEST(Launch, NamesRoundTrip) {
 
 TEST(Launch, ThreadCountSeesThreads) { EXPECT_EQ(thread_count(), 1); }
 
+// FORKCHECK_START_METHOD (forkcheck exec --start-method, forkcheck matrix) is get_context()'s
+// default; the program's own choice stands unless FORKCHECK_FORCE_START_METHOD=1.
+class StartMethodVariables : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    ::unsetenv("FORKCHECK_START_METHOD");
+    ::unsetenv("FORKCHECK_FORCE_START_METHOD");
+  }
+};
+
+TEST_F(StartMethodVariables, WithoutThemTheDefaultIsPython314s) {
+  ::unsetenv("FORKCHECK_START_METHOD");
+#if defined(__linux__)
+  EXPECT_EQ(Launcher().method(), StartMethod::kForkserver);
+#else
+  EXPECT_EQ(Launcher().method(), StartMethod::kSpawn);
+#endif
+}
+
+TEST_F(StartMethodVariables, TheDefaultFollowsTheVariableAndTheProgramsChoiceStands) {
+  ::setenv("FORKCHECK_START_METHOD", "spawn", 1);
+  EXPECT_EQ(Launcher().method(), StartMethod::kSpawn);
+  EXPECT_EQ(Launcher(StartMethod::kFork).method(), StartMethod::kFork);
+  // And a worker started by the default is a spawned one: a fresh process.
+  Worker w = Launcher().start("read_global", nlohmann::json::object());
+  const auto outcome = w.join(std::chrono::seconds(60));
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->result, 0) << "spawn does not run main()'s set-up";
+}
+
+TEST_F(StartMethodVariables, ForcedItOverridesTheProgramsChoice) {
+  ::setenv("FORKCHECK_START_METHOD", "spawn", 1);
+  ::setenv("FORKCHECK_FORCE_START_METHOD", "1", 1);
+  EXPECT_EQ(Launcher(StartMethod::kFork).method(), StartMethod::kSpawn);
+  ::setenv("FORKCHECK_FORCE_START_METHOD", "0", 1);
+  EXPECT_EQ(Launcher(StartMethod::kFork).method(), StartMethod::kFork);
+}
+
+TEST_F(StartMethodVariables, AValueThatNamesNoMethodIsRefused) {
+  ::setenv("FORKCHECK_START_METHOD", "vfork", 1);
+  EXPECT_THROW(Launcher(), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace fc::launch
 

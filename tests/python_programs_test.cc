@@ -237,4 +237,145 @@ std::string label(const ::testing::TestParamInfo<Interpreter>& info) { return in
 
 INSTANTIATE_TEST_SUITE_P(Each, PythonPrograms, ::testing::ValuesIn(interpreters()), label);
 
+// `forkcheck matrix`: each program under fork, spawn and forkserver, the verdict per method and
+// why, on Debian's python3 and pyenv's 3.8, 3.12 and 3.13 (the rest as above, for time).
+std::vector<Interpreter> matrix_interpreters() {
+  std::vector<Interpreter> some;
+  for (const auto& i : interpreters())
+    if (i.label == "system" || i.label == "pyenv_3_8" || i.label == "pyenv_3_12" ||
+        i.label == "pyenv_3_13")
+      some.push_back(i);
+  return some;
+}
+
+class Matrix : public PythonPrograms {
+ protected:
+  // The variant of `method` and the finding's lines (stdout from "FINDING:" or "finding:").
+  const json& method(const std::string& name) {
+    for (const auto& v : report_["cases"][0]["variants"])
+      if (v.value("name", "") == name) return v;
+    static const json none;
+    ADD_FAILURE() << "no variant " << name;
+    return none;
+  }
+  fc::test_run::Run matrix(const std::string& program, std::vector<std::string> options = {}) {
+    auto r = run("matrix", program, std::move(options));
+    report_ = json::parse(slurp(dir_ / "report.json"), nullptr, false);
+    return r;
+  }
+  json report_;
+};
+
+TEST_P(Matrix, ASafeProgramIsSafeUnderEveryMethod) {
+  const auto r = matrix("matrix_safe.py");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  for (const char* m : {"fork", "spawn", "forkserver"}) {
+    EXPECT_EQ(method(m).value("outcome", ""), "ok") << m;
+    EXPECT_EQ(method(m).value("start_method", ""), m);
+  }
+  EXPECT_TRUE(contains(r.out,
+                       "matrix: ok under fork, spawn, forkserver: safe under every start "
+                       "method, including Python 3.14's default"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "Python 3.14 made forkserver the default on Linux")) << r.out;
+}
+
+TEST_P(Matrix, ALocalFunctionFailsUnderEveryMethodAndIsNamed) {
+  const auto r = matrix("matrix_local_function.py");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "matrix: fails under fork, spawn, forkserver")) << r.out;
+  EXPECT_TRUE(contains(r.out, "defined inside a function or is a lambda")) << r.out;
+  EXPECT_TRUE(
+      contains(r.out, "FIX: fork, spawn, forkserver: define the worker function at module level"))
+      << r.out;
+}
+
+TEST_P(Matrix, AWorkerUnderTheMainGuardFailsUnderSpawnAndForkserverOnly) {
+  const auto r = matrix("matrix_worker_under_guard.py");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(method("fork").value("outcome", ""), "ok");
+  for (const char* m : {"spawn", "forkserver"}) {
+    EXPECT_EQ(method(m)["exit"].value("code", -1), 0) << m << ": the parent exits 0";
+  }
+  EXPECT_TRUE(contains(r.out, "matrix: fails under spawn, forkserver; ok under fork")) << r.out;
+  EXPECT_TRUE(contains(r.out, "'worker' is defined under `if __name__ == \"__main__\":`")) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, "FIX: spawn, forkserver: move 'worker' to module level, above the __main__ guard"))
+      << r.out;
+  const std::string junit = slurp(dir_ / "junit.xml");
+  EXPECT_TRUE(contains(junit, "name=\"spawn\"")) << junit;
+}
+
+TEST_P(Matrix, AGlobalSetInMainIsMissedBySpawnedWorkers) {
+  const auto r = matrix("matrix_global_set_in_main.py");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(method("fork").value("outcome", ""), "ok");
+  EXPECT_EQ(method("spawn").value("outcome", ""), "error");
+  EXPECT_TRUE(contains(r.out, "ok under fork, but KeyError: 'scale' was raised under spawn"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "FIX: spawn, forkserver: pass what the worker needs as an argument"))
+      << r.out;
+}
+
+TEST_P(Matrix, NoMainGuardIsNamedAndEndsEarly) {
+  const auto r = matrix("matrix_no_main_guard.py", {"--timeout", "60"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(method("fork").value("outcome", ""), "ok");
+  EXPECT_TRUE(contains(r.out, "without an `if __name__ == \"__main__\":` guard")) << r.out;
+  EXPECT_TRUE(contains(r.out, "FIX: spawn, forkserver: put the code that starts processes under"))
+      << r.out;
+  // Ended once the same error had repeated, not at the 60 s deadline.
+  for (const char* m : {"spawn", "forkserver"}) {
+    EXPECT_EQ(method(m).value("outcome", ""), "error") << m;
+    EXPECT_TRUE(contains(method(m).value("message", ""), "processes failed at start"))
+        << method(m).value("message", "");
+  }
+}
+
+TEST_P(Matrix, TheProgramsOwnMethodIsNamedAndForcedOnRequest) {
+  auto r = matrix("matrix_own_method.py");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const int line = line_of(program("matrix_own_method.py"), "own");
+  const std::string where = "fork at matrix_own_method.py:" + std::to_string(line);
+  EXPECT_TRUE(contains(r.out, "the program names its own start method: " + where)) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "where the program names its own start method it ran under that "
+                       "one each time"))
+      << r.out;
+  fs::remove_all(dir_);
+  r = matrix("matrix_own_method.py", {"--force-start-method"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, where + " in <module> (overridden there by --force-start-method"))
+      << r.out;
+}
+
+// The reproduction script after a public report (matrix_torch_report.py): fork hangs in libgomp,
+// spawn and forkserver workers fail while the parent exits 0; both fixes are named.
+TEST_P(Matrix, ATorchScriptFromAReportHangsUnderForkAndLosesItsWorkerUnderTheOthers) {
+  if (!has_torch(GetParam().path)) GTEST_SKIP() << GetParam().path << " cannot import torch";
+  const auto r = matrix("matrix_torch_report.py", {"--hang-after", "3", "--timeout", "60"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(method("fork").value("outcome", ""), "hang");
+  for (const char* m : {"spawn", "forkserver"}) {
+    EXPECT_EQ(method(m)["exit"].value("code", -1), 0) << m;
+    EXPECT_TRUE(contains(r.out, std::string(m) + ": the program exited 0, but 2 processes of it "
+                                                 "failed"))
+        << r.out;
+  }
+  EXPECT_TRUE(contains(r.out, "FIX: fork: a process waits inside libgomp")) << r.out;
+  EXPECT_TRUE(contains(r.out, "; spawn, forkserver: move 'train' to module level")) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Each, Matrix, ::testing::ValuesIn(matrix_interpreters()), label);
+
+TEST(MatrixInput, AProgramWhoseStartMethodCannotBeSetIsAUsageError) {
+  const auto r = fc::test_run::forkcheck({"matrix", "--", "/bin/true"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "matrix: the start method cannot be set for /bin/true")) << r.err;
+  const auto bad = fc::test_run::forkcheck({"exec", "--start-method", "vfork", "--", "/bin/true"});
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  const auto lone = fc::test_run::forkcheck({"exec", "--force-start-method", "--", "/bin/true"});
+  EXPECT_EQ(lone.code, 2) << lone.err;
+}
+
 }  // namespace

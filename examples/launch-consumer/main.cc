@@ -1,6 +1,7 @@
 // Registers a worker, starts it under every start method this platform has, joins it, and shows
 // what each method hands the worker: fork copies main()'s state, spawn and forkserver start from
-// a clean one (a configuration set in main() is not there; pass it in the payload).
+// a clean one (a configuration set in main() is not there; pass it in the payload). Then starts
+// it once more by the default method, which `forkcheck matrix` and `--start-method` set.
 #include <forkcheck/launch.h>
 
 #include <chrono>
@@ -49,5 +50,16 @@ int main(int argc, char** argv) {
         inherits ? "fork copies main()'s state" : "a fresh process: main()'s set-up did not run");
     if (outcome->result.at("square") != 49 || seen != (inherits ? 8 : 0)) ++failures;
   }
+  // get_context(): the default method, FORKCHECK_START_METHOD's when set (forkcheck exec
+  // --start-method, forkcheck matrix), else Python 3.14's for this platform.
+  const launch::Launcher by_default;
+  launch::Worker worker = by_default.start("square", {{"x", 7}});
+  auto outcome = worker.join(std::chrono::seconds(30));
+  if (!outcome) outcome = worker.terminate(std::chrono::seconds(1));
+  const bool ok = outcome->status == launch::WorkerOutcome::Status::kOk;
+  std::printf("default     %s: %s\n", launch::to_string(by_default.method()),
+              ok ? ("ok: square " + outcome->result.at("square").dump()).c_str()
+                 : outcome->error.c_str());
+  if (!ok) ++failures;
   return failures == 0 ? 0 : 1;
 }

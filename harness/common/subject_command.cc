@@ -105,6 +105,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     spec.stdin_passthrough = !matrix;  // a program that reads its input gets the caller's (once)
     spec.stacks_budget_s = kSubjectStacksBudgetS;
     spec.hang_after_s = subject.live.hang_after_s;
+    spec.end_after_start_failures = 3;  // a Pool without a __main__ guard: no end otherwise
     spec.python_bootstrap = find_python_bootstrap().found.string();
     console.attach(spec);
     if (matrix) std::printf("forkcheck matrix: under %s\n", name.c_str());

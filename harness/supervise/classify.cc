@@ -120,7 +120,8 @@ std::string survivors(const ChildResult& r) {
 }  // namespace
 
 bool time_was_called(const ChildResult& r) {
-  return r.step_hang || r.deadline_passed || r.still_too_long || r.stuck_too_long;
+  return r.step_hang || r.deadline_passed || r.still_too_long || r.stuck_too_long ||
+         !r.failing_at_start.empty();
 }
 
 bool exited_by_itself(const ChildResult& r) {
@@ -138,6 +139,13 @@ Classified classify(const ChildResult& r, bool expect_result) {
   if (!r.started) {
     c.message = r.start_error;
     c.harness_error = true;
+    return c;
+  }
+  // Ended by forkcheck because its processes kept failing at start: an error, said as such.
+  if (!r.failing_at_start.empty() && (r.sent_sigterm || r.sent_sigkill)) {
+    c.outcome = Outcome::kError;
+    c.message = r.failing_at_start + escalation(r) + survivors(r);
+    c.details["ended_by_forkcheck"] = "its processes kept failing at start";
     return c;
   }
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.

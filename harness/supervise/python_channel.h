@@ -61,6 +61,8 @@ class PythonChannel {
   };
   std::map<std::uint64_t, ThreadName> threads_of(int pid) const;
   bool any() const { return !processes_.empty(); }
+  // How many processes told an exception whose message holds `piece`.
+  std::size_t processes_that_raised(const std::string& piece) const;
 
  private:
   PythonChannel() = default;

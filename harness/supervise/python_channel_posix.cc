@@ -228,6 +228,17 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
   }
 }
 
+std::size_t PythonChannel::processes_that_raised(const std::string& piece) const {
+  std::size_t n = 0;
+  for (const auto& [pid, p] : processes_)
+    for (const auto& x : p->exceptions)
+      if (x.value("message", "").find(piece) != std::string::npos) {
+        ++n;
+        break;
+      }
+  return n;
+}
+
 PythonChannel::Process& PythonChannel::process(int pid, Clock::time_point now) {
   auto& p = processes_[pid];
   if (!p) {

@@ -106,7 +106,15 @@ struct LaunchSpec {
   // End it as a hang once the whole tree, or one process of it that can never go on, has been
   // still this long (0: never; at least a stall window is needed to tell).
   double hang_after_s = 0;
+  // End it once this many of its Python processes have failed at start with the same error
+  // (kStartFailure: a module without a __main__ guard, whose spawned workers a Pool starts for
+  // ever), rather than at the deadline (0: never).
+  int end_after_start_failures = 0;
 };
+
+// A spawned worker's error at start that repeats for ever under a Pool: the module has no
+// __main__ guard (multiprocessing's _check_not_importing_main).
+constexpr const char* kStartFailure = "finished its bootstrapping phase";
 
 // A step that was announced and then made no progress past its allowance, the whole tree blocked.
 struct StepHang {
@@ -160,6 +168,9 @@ struct ChildResult {
   bool still_too_long = false;
   bool stuck_too_long = false;
   double hang_after_s = 0;  // LaunchSpec::hang_after_s, for the report
+  // Time was called because its processes kept failing at start (end_after_start_failures):
+  // why, in words; "" otherwise.
+  std::string failing_at_start;
   // A process of the tree that could never go on by itself when time was called (stuck for a
   // stall window at least): with it, a tree still working elsewhere is a hang (a partial
   // deadlock), not a timeout.

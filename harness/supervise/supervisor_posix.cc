@@ -546,6 +546,21 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
   }
 }
 
+// A Pool of a module without a __main__ guard starts workers that fail at start for ever: once
+// enough of them have, the run ends with that error instead of at its deadline.
+void note_start_failures(Job& j) {
+  const int enough = j.spec->end_after_start_failures;
+  if (enough <= 0 || !j.python || !j.watchdog) return;
+  const std::size_t n = j.python->processes_that_raised(kStartFailure);
+  if (n < static_cast<std::size_t>(enough)) return;
+  j.watchdog->failing_at_start(
+      std::to_string(n) +
+      " of its processes failed at start with the same RuntimeError (\"An attempt has been made "
+      "to start a new process before the current process has finished its bootstrapping "
+      "phase\"): the main module has no `if __name__ == \"__main__\":` guard, and a Pool starts "
+      "new workers for ever; forkcheck ended it rather than wait for the deadline");
+}
+
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
   char buf[65536];
   ssize_t n = ::read(fd.fd, buf, sizeof buf);
@@ -862,6 +877,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           if (!j.python) continue;
           if (which == 5) j.python->accept_ready(now);
           else j.python->read_ready(fds[k].fd, now);
+          note_start_failures(j);
           continue;
         }
         if (which >= 3) {

@@ -172,9 +172,18 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
   return now + std::chrono::seconds(1);
 }
 
+void Watchdog::failing_at_start(const std::string& why) {
+  if (phase_ == Phase::kWatching && !exited_ && r_.failing_at_start.empty())
+    r_.failing_at_start = why;
+}
+
 void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   if (now >= deadline_) {
     r_.deadline_passed = true;
+    call(now);
+    return;
+  }
+  if (!r_.failing_at_start.empty()) {
     call(now);
     return;
   }
@@ -285,6 +294,10 @@ void Watchdog::call(Clock::time_point now) {
                                                                    : TreeActivity::kStallWindow;
   if (const auto stuck = longest_stuck(now, proof)) r_.stuck = process_stall(*stuck, now);
   phase_ = Phase::kStacks;
+  if (!r_.failing_at_start.empty()) {
+    if (taking_) control_.stop_stacks("not needed: its processes' error at start is the cause");
+    return;  // tick() ends it
+  }
   if (!spec_.collect_stacks || interrupted_) {
     if (taking_) control_.stop_stacks("forkcheck was interrupted before the debugger finished");
     return;  // tick() ends it

@@ -111,6 +111,9 @@ class Watchdog {
   void paused(Clock::time_point from, Clock::time_point to, ChannelReader& channel);
   // Forkcheck was interrupted (Ctrl-C, SIGTERM, SIGHUP).
   void interrupted(int signal, Clock::time_point now);
+  // Its processes keep failing at start (LaunchSpec::end_after_start_failures): time is called
+  // at the next tick, why saying so; no stacks are taken (the error is the cause).
+  void failing_at_start(const std::string& why);
 
   // Acts on what is due at `now`; returns when it next needs to be asked.
   Clock::time_point tick(Clock::time_point now, ChannelReader& channel);

@@ -116,10 +116,19 @@ class Worker {
 std::vector<std::size_t> join_any(const std::vector<Worker*>& workers,
                                   std::chrono::milliseconds timeout);
 
-// Python's multiprocessing.get_context(method).
+// The method a Launcher() gets, as Python's get_context() does: FORKCHECK_START_METHOD when it
+// is set (`forkcheck exec --start-method`, `forkcheck matrix`), else this platform's default as
+// Python 3.14 has it: forkserver on Linux, spawn on macOS and Windows. Throws
+// std::invalid_argument when the variable names no method, or one this platform lacks.
+StartMethod default_start_method();
+
+// Python's multiprocessing.get_context(method), or get_context() with no method.
 class Launcher {
  public:
-  explicit Launcher(StartMethod method) : method_(method) {}
+  Launcher() : Launcher(default_start_method(), /*forced=*/false) {}
+  // The program's own choice; FORKCHECK_FORCE_START_METHOD=1 with FORKCHECK_START_METHOD
+  // overrides it (`forkcheck exec --force-start-method`), as forkcheck's Python bootstrap does.
+  explicit Launcher(StartMethod method);
   StartMethod method() const { return method_; }
   // spawn only: exec `program` instead of this program (e.g. one that does not link libtorch,
   // for a worker that needs none). It must register the worker and call init().
@@ -135,6 +144,7 @@ class Launcher {
   Worker start(const std::string& worker, const nlohmann::json& payload) const;
 
  private:
+  Launcher(StartMethod method, bool) : method_(method) {}
   StartMethod method_;
   std::string program_;
 };

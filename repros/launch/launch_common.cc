@@ -1,5 +1,8 @@
 // Names of start methods and statuses.
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "launch/launch.h"
 
@@ -19,6 +22,31 @@ std::optional<StartMethod> parse_start_method(std::string_view s) {
     if (s == to_string(m)) return m;
   }
   return std::nullopt;
+}
+
+StartMethod default_start_method() {
+  const char* asked = std::getenv("FORKCHECK_START_METHOD");
+  if (asked != nullptr && *asked != '\0') {
+    const auto m = parse_start_method(asked);
+    if (!m)
+      throw std::invalid_argument(std::string("FORKCHECK_START_METHOD=") + asked +
+                                  ": not fork, spawn or forkserver");
+    if (const char* why = unavailable_reason(*m))
+      throw std::invalid_argument(std::string("FORKCHECK_START_METHOD=") + asked + ": " + why);
+    return *m;
+  }
+#if defined(__linux__)
+  return StartMethod::kForkserver;
+#else
+  return StartMethod::kSpawn;
+#endif
+}
+
+Launcher::Launcher(StartMethod method) : method_(method) {
+  const char* force = std::getenv("FORKCHECK_FORCE_START_METHOD");
+  const char* asked = std::getenv("FORKCHECK_START_METHOD");
+  if (force != nullptr && std::strcmp(force, "1") == 0 && asked != nullptr && *asked != '\0')
+    method_ = default_start_method();
 }
 
 const char* to_string(WorkerOutcome::Status s) {

@@ -102,6 +102,10 @@ consumer)
   for method in fork spawn forkserver; do
     grep -q "^$method  *ok: square 49" <<<"$out" || fail "no ok line for $method"
   done
+  # The default method follows FORKCHECK_START_METHOD, as forkcheck matrix sets it.
+  out=$(FORKCHECK_START_METHOD=spawn "$work/consumer/launch-consumer") ||
+    { echo "$out"; fail "the example failed under FORKCHECK_START_METHOD=spawn"; }
+  grep -q "^default  *spawn: ok: square 49" <<<"$out" || { echo "$out"; fail "the default was not spawn"; }
   # The version file: a newer forkcheck than the one installed is refused.
   mkdir -p "$work/too-new"
   printf 'cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES NONE)\nfind_package(forkcheck 99 CONFIG REQUIRED)\n' \
