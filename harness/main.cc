@@ -15,8 +15,8 @@
 #include "harness/commands/diff_command.h"
 #include "harness/commands/env_command.h"
 #include "harness/commands/exec_command.h"
-#include "harness/commands/matrix_command.h"
 #include "harness/commands/list_command.h"
+#include "harness/commands/matrix_command.h"
 #include "harness/commands/report_command.h"
 #include "harness/commands/run_command.h"
 #include "harness/commands/watch_command.h"
@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
   auto* exec = app.add_subcommand(
       "exec", "run any command under the watchdog: forkcheck exec -- CMD ARGS...");
   exec->add_option("--out", out, kOutHelp);
-  exec->add_option("--timeout", exec_opt.timeout_s, "seconds the command may run (default: no deadline)")
+  exec->add_option("--timeout", exec_opt.timeout_s,
+                   "seconds the command may run (default: no deadline)")
       ->check(kTimeoutSeconds);
   add_live_options(exec, exec_opt.live);
   add_start_method_options(exec, exec_opt.live);
@@ -174,8 +175,9 @@ int main(int argc, char** argv) {
   // `forkcheck diff A B`: what changed between two saved runs, and what may explain it.
   fc::harness::DiffOptions diff_opt;
   auto* diff = app.add_subcommand(
-      "diff", "what changed between two saved runs, and the environment differences that may "
-              "explain it: forkcheck diff A B");
+      "diff",
+      "what changed between two saved runs, and the environment differences that may "
+      "explain it: forkcheck diff A B");
   diff->add_option("A", diff_opt.a,
                    "the earlier run: its report.json or run.jsonl, its folder, or "
                    "forkcheck-report (its latest run)")
@@ -201,7 +203,9 @@ int main(int argc, char** argv) {
       "watch",
       "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...");
   watch->add_option("--out", out, kOutHelp);
-  watch->add_option("--timeout", watch_opt.timeout_s, "seconds the command may run (default: no deadline)")
+  watch
+      ->add_option("--timeout", watch_opt.timeout_s,
+                   "seconds the command may run (default: no deadline)")
       ->check(kTimeoutSeconds);
   watch
       ->add_option("--allow", watch_opt.allow,
@@ -215,8 +219,9 @@ int main(int argc, char** argv) {
   fc::harness::MatrixOptions matrix_opt;
   matrix_opt.argv = opt.argv;
   auto* matrix = app.add_subcommand(
-      "matrix", "run a Python program under fork, spawn and forkserver, side by side: forkcheck "
-                "matrix -- python3 train.py");
+      "matrix",
+      "run a Python program under fork, spawn and forkserver, side by side: forkcheck "
+      "matrix -- python3 train.py");
   matrix->add_option("--out", out, kOutHelp);
   matrix
       ->add_option("--timeout", matrix_opt.timeout_s,

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "reports/python_view.h"
-#include "reports/start_method_reasons.h"
 #include "reports/report_view.h"
+#include "reports/start_method_reasons.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
 
@@ -65,19 +65,22 @@ const json& stacks_of(const json& v) {
 std::string stuck_fix(const json& stuck) {
   const std::string pid = "pid " + std::to_string(stuck.value("pid", 0));
   if (field(stuck, "wait").rfind("pause", 0) == 0)
-    return pid + " waits in pause() and catches no signal: only a signal that kills it ends the "
-                 "wait. Whoever waits for it must not wait without a deadline: join it with a "
-                 "timeout, then kill it (forkcheck list graceful-shutdown)";
+    return pid +
+           " waits in pause() and catches no signal: only a signal that kills it ends the "
+           "wait. Whoever waits for it must not wait without a deadline: join it with a "
+           "timeout, then kill it (forkcheck list graceful-shutdown)";
   if (stuck.value("threads", 0) == 1)
-    return pid + " waits for a lock that no other thread of its process can release: either its "
-                 "one thread holds it already (a lock that is not reentrant, taken twice), or "
-                 "the process was forked while another thread held it (a logging handler, an "
-                 "allocator, a queue's feeder: fork copies the lock, not its owner). For the "
-                 "latter, start workers with spawn or forkserver, or fork before any thread "
-                 "starts (forkcheck list lock-held-at-fork)";
-  return pid + "'s threads all wait on locks private to the process, each for another: a "
-               "deadlock inside it (take the locks in one order), or locks copied locked by a "
-               "fork (forkcheck list lock-held-at-fork)";
+    return pid +
+           " waits for a lock that no other thread of its process can release: either its "
+           "one thread holds it already (a lock that is not reentrant, taken twice), or "
+           "the process was forked while another thread held it (a logging handler, an "
+           "allocator, a queue's feeder: fork copies the lock, not its owner). For the "
+           "latter, start workers with spawn or forkserver, or fork before any thread "
+           "starts (forkcheck list lock-held-at-fork)";
+  return pid +
+         "'s threads all wait on locks private to the process, each for another: a "
+         "deadlock inside it (take the locks in one order), or locks copied locked by a "
+         "fork (forkcheck list lock-held-at-fork)";
 }
 
 Finding subject_finding(const json& c, const json& v) {
@@ -96,7 +99,8 @@ Finding subject_finding(const json& c, const json& v) {
     // The exception that ended it, at the user's own line, not the last lines of stderr.
     f.headline = command + ": error: " + error;
   } else if (const std::string line = outcome == "crash" ? crash_line(v) : ""; !line.empty()) {
-    f.headline = command + ": crash: " + field(v, "message").substr(0, field(v, "message").find(';')) +
+    f.headline = command +
+                 ": crash: " + field(v, "message").substr(0, field(v, "message").find(';')) +
                  " at " + line;
   } else {
     // The message's first clause: its parenthesised facts are in the report, not the headline.
@@ -287,9 +291,10 @@ Finding matrix_finding(const json& report, const json& c) {
     const std::string name = field(v, "name");
     if (subject_ok(v)) {
       ok_under += (ok_under.empty() ? "" : ", ") + name;
-      f.facts.push_back(name + ": ok (" + format_seconds(member(v, "duration_s").is_number()
-                                                             ? v["duration_s"].get<double>()
-                                                             : 0.0) +
+      f.facts.push_back(name + ": ok (" +
+                        format_seconds(member(v, "duration_s").is_number()
+                                           ? v["duration_s"].get<double>()
+                                           : 0.0) +
                         ")");
       continue;
     }
@@ -300,26 +305,30 @@ Finding matrix_finding(const json& report, const json& c) {
     failed_under += (failed_under.empty() ? "" : ", ") + name;
     Finding one = subject_finding(c, v);
     const std::string prefix = field(c, "id") + ": ";
-    std::string line = one.headline.rfind(prefix, 0) == 0 ? one.headline.substr(prefix.size())
-                                                          : one.headline;
+    std::string line =
+        one.headline.rfind(prefix, 0) == 0 ? one.headline.substr(prefix.size()) : one.headline;
     f.facts.push_back(name + ": " + line);
+    // Where a hung method's processes wait (its first two such lines).
+    if (field(v, "outcome") == "hang")
+      for (const auto& w : where_it_waits(stacks_of(v), 2)) f.facts.push_back("  " + w);
     const MethodReason reason = start_method_reason(v, c);
     if (!reason.why.empty()) {
-      f.facts.push_back("  why: " + (reason.why == last_why.second ? "as under " + last_why.first
-                                                                    : reason.why));
+      f.facts.push_back(
+          "  why: " + (reason.why == last_why.second ? "as under " + last_why.first : reason.why));
       last_why = {name, reason.why};
     }
     // Each distinct fix once, with the methods it is for: "fork: ...; spawn, forkserver: ...".
     if (const std::string fix = reason.why.empty() ? one.fix : reason.fix; !fix.empty()) {
-      auto same = std::find_if(fixes.begin(), fixes.end(),
-                               [&](const auto& x) { return x.second == fix; });
+      auto same =
+          std::find_if(fixes.begin(), fixes.end(), [&](const auto& x) { return x.second == fix; });
       if (same == fixes.end())
         fixes.emplace_back(name, fix);
       else
         same->first += ", " + name;
     }
   }
-  for (const auto& [methods, fix] : fixes) f.fix += (f.fix.empty() ? "" : "; ") + methods + ": " + fix;
+  for (const auto& [methods, fix] : fixes)
+    f.fix += (f.fix.empty() ? "" : "; ") + methods + ": " + fix;
   // Where the program chose its own method and kept it, that part ran under it every time: the
   // runs do not show it safe under the others.
   // (Under its own method's run, forcing changes nothing and says nothing: the other runs tell.)
@@ -330,8 +339,7 @@ Finding matrix_finding(const json& report, const json& c) {
       own = one;
   const bool kept_own = own.find("(kept there") != std::string::npos;
   if (!own.empty()) f.facts.push_back(own);
-  const std::string note =
-      default_method_note(member(member(report, "run"), "environment"));
+  const std::string note = default_method_note(member(member(report, "run"), "environment"));
   if (failed_under.empty() && kept_own)
     f.headline = "matrix: ok under " + ok_under +
                  ", but where the program names its own start method it ran under that one "
@@ -340,8 +348,8 @@ Finding matrix_finding(const json& report, const json& c) {
     f.headline = "matrix: ok under " + ok_under +
                  ": safe under every start method, including Python 3.14's default";
   else
-    f.headline = "matrix: fails under " + failed_under +
-                 (ok_under.empty() ? "" : "; ok under " + ok_under);
+    f.headline =
+        "matrix: fails under " + failed_under + (ok_under.empty() ? "" : "; ok under " + ok_under);
   f.facts.push_back(note);
   return f;
 }

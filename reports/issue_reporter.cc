@@ -18,8 +18,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kWhereBytes = 3000;  // the stuck stacks, trimmed
-constexpr size_t kValueBytes = 160;   // one environment value
+constexpr size_t kWhereBytes = 3000;      // the stuck stacks, trimmed
+constexpr size_t kValueBytes = 160;       // one environment value
 constexpr size_t kTracebackBytes = 4000;  // the exception, the user's frames whole
 
 std::string command_line(const json& report) {
@@ -116,12 +116,14 @@ class IssueReporter : public Reporter {
       // The exception that ended it, its user's frames whole; the processes of it that failed.
       if (field(v, "outcome") == "error")
         if (const auto e = program_error(v))
-          body += "### The exception\n\n" + md_code_block(traceback_text(*e, kTracebackBytes)) + "\n";
+          body +=
+              "### The exception\n\n" + md_code_block(traceback_text(*e, kTracebackBytes)) + "\n";
       if (const auto failed = failed_descendants(v); !failed.empty()) {
         body += "### Processes of it that failed\n\n";
         for (const auto& d : failed)
-          body += "- pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + md_inline(d.what)) +
-                  ": " + md_inline(d.how) + (d.where.empty() ? "" : " at " + md_inline(d.where)) + "\n";
+          body += "- pid " + std::to_string(d.pid) +
+                  (d.what.empty() ? "" : " " + md_inline(d.what)) + ": " + md_inline(d.how) +
+                  (d.where.empty() ? "" : " at " + md_inline(d.where)) + "\n";
         body += "\n";
       }
       const std::string err = field(v, "stderr");
@@ -135,6 +137,11 @@ class IssueReporter : public Reporter {
         std::string outcomes;
         for (const auto& v : list(c, "variants"))
           outcomes += (outcomes.empty() ? "" : ", ") + field(v, "name") + " " + outcome_shown(v) +
+                      // A program (matrix) that exited 0 while its workers failed: not ok.
+                      (field(v, "role") == "subject" && field(v, "outcome") == "ok" &&
+                               !descendants_failure(v).empty()
+                           ? " but a process of it failed"
+                           : "") +
                       (mismatched(v) ? " (" + field(v, "expected") + ")" : "");
         body += "| " + md_inline(field(c, "id")) + " | " + md_inline(field(c, "verdict")) + " | " +
                 md_inline(cap_text(outcomes, 300)) + " |\n";

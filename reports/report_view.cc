@@ -15,7 +15,9 @@ std::string join(const nlohmann::json& list, const std::string& sep) {
   return out;
 }
 
-std::string yes_no(const nlohmann::json& v) { return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "?"; }
+std::string yes_no(const nlohmann::json& v) {
+  return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "?";
+}
 
 // obj[key] when it is an object, else nullptr (a report from elsewhere may lack it or differ).
 const nlohmann::json* object_at(const nlohmann::json& obj, const char* key) {
@@ -136,7 +138,8 @@ std::string tree_facts(const nlohmann::json& v) {
   std::string line;
   if (state == "blocked") {
     line = "blocked";
-    if (const auto* still = number_at(*tree, "still_s")) line += " for " + format_seconds(still->get<double>());
+    if (const auto* still = number_at(*tree, "still_s"))
+      line += " for " + format_seconds(still->get<double>());
   } else if (state == "working") {
     // "at the deadline" only where one passed: a tree may be seen working when it ends by itself.
     const bool at_deadline = field(v, "outcome") == "timeout" || flag(watchdog, "deadline_passed");
@@ -147,11 +150,14 @@ std::string tree_facts(const nlohmann::json& v) {
   std::vector<std::string> facts;
   if (const auto* cpu = number_at(*tree, "cpu_s_in_window")) {
     std::string f = cpu_time(cpu->get<double>()) + " of CPU";
-    if (const auto* window = number_at(*tree, "window_s")) f += " in the last " + format_seconds(window->get<double>());
+    if (const auto* window = number_at(*tree, "window_s"))
+      f += " in the last " + format_seconds(window->get<double>());
     facts.push_back(std::move(f));
   }
-  if (const auto* n = number_at(*tree, "processes")) facts.push_back(how_many(*n, "process", "processes"));
-  if (const auto* n = number_at(*tree, "threads")) facts.push_back(how_many(*n, "thread", "threads"));
+  if (const auto* n = number_at(*tree, "processes"))
+    facts.push_back(how_many(*n, "process", "processes"));
+  if (const auto* n = number_at(*tree, "threads"))
+    facts.push_back(how_many(*n, "thread", "threads"));
   for (size_t i = 0; i < facts.size(); ++i) line += (i == 0 ? ": " : ", ") + facts[i];
   // What the threads were waiting in, from /proc: "futex (5), wait4 (2)".
   const std::string waits = field(*tree, "waiting_in");
@@ -163,24 +169,31 @@ std::string exited_by_itself(const nlohmann::json& v) {
   const nlohmann::json* watchdog = object_at(v, "watchdog");
   if (!flag(watchdog, "exited_by_itself")) return "";
   // It is set only once the deadline passed or a stall was called: without the one, the other.
-  return std::string(flag(watchdog, "deadline_passed") ? "the deadline passed" : "a stall was called") +
-         ", but it exited by itself before forkcheck signalled it: the outcome is that of its own exit";
+  return std::string(flag(watchdog, "deadline_passed") ? "the deadline passed"
+                                                       : "a stall was called") +
+         ", but it exited by itself before forkcheck signalled it: the outcome is that of its own "
+         "exit";
 }
 
-const nlohmann::json* protocol_error(const nlohmann::json& v) { return object_at(v, "protocol_error"); }
+const nlohmann::json* protocol_error(const nlohmann::json& v) {
+  return object_at(v, "protocol_error");
+}
 
 std::string stacks_title(const nlohmann::json& v) {
   const std::string outcome = field(v, "outcome");
   if (outcome == "hang") return "stacks of the hung process tree";
-  if (outcome == "timeout") return "stacks of the process tree at the deadline, while it was still working";
-  if (!exited_by_itself(v).empty()) return "stacks of the process tree, taken before it exited by itself";
+  if (outcome == "timeout")
+    return "stacks of the process tree at the deadline, while it was still working";
+  if (!exited_by_itself(v).empty())
+    return "stacks of the process tree, taken before it exited by itself";
   return "stacks of the process tree";
 }
 
 std::string thread_line(const nlohmann::json& t) {
   std::string line = "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name");
   if (!field(t, "state").empty())
-    line += " [" + field(t, "state") + (field(t, "wchan").empty() ? "" : " " + field(t, "wchan")) + "]";
+    line +=
+        " [" + field(t, "state") + (field(t, "wchan").empty() ? "" : " " + field(t, "wchan")) + "]";
   if (!field(t, "syscall").empty()) line += " in syscall " + field(t, "syscall");
   return line;
 }
@@ -194,6 +207,10 @@ std::string python_frame_line(const nlohmann::json& f) {
 
 // Python's own library and installed packages: where a wait shows up, not where it comes from.
 bool library_file(const std::string& file) {
+  // forkcheck's own bootstrap (its wrappers are on the stack of a program that waits in them).
+  if (file.find("/forkcheck_boot.py") != std::string::npos ||
+      file.find("/forkcheck/python/sitecustomize.py") != std::string::npos)
+    return true;
   return file.empty() || file.front() == '<' || file.find("/lib/python") != std::string::npos ||
          file.find("site-packages/") != std::string::npos ||
          file.find("dist-packages/") != std::string::npos;
@@ -220,7 +237,8 @@ std::string python_where(const nlohmann::json& thread) {
   for (const auto& f : frames)
     if (!library_file(field(f, "file"))) {
       std::string file = field(f, "file");
-      return file.substr(file.rfind('/') + 1) + ":" + field(f, "line") + " in " + field(f, "function");
+      return file.substr(file.rfind('/') + 1) + ":" + field(f, "line") + " in " +
+             field(f, "function");
     }
   return frames.empty() ? "" : python_frame_line(frames.front());
 }
@@ -241,7 +259,8 @@ const nlohmann::json* find_case(const nlohmann::json& report, const std::string&
 
 const nlohmann::json& workers(const nlohmann::json& variant) {
   static const nlohmann::json none = nlohmann::json::object();
-  return list(variant.is_object() && variant.contains("details") ? variant["details"] : none, "workers");
+  return list(variant.is_object() && variant.contains("details") ? variant["details"] : none,
+              "workers");
 }
 
 std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t max) {
@@ -295,7 +314,8 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
   }
   if (env.contains("os") && env["os"].is_object()) {
     const auto& os = env["os"];
-    add("OS", field(os, "name", "?") + " (" + field(os, "sysname") + " " + field(os, "machine") + ")");
+    add("OS",
+        field(os, "name", "?") + " (" + field(os, "sysname") + " " + field(os, "machine") + ")");
     add("kernel", field(os, "kernel") + " " + field(os, "kernel_build"));
   }
   if (env.contains("libc") && env["libc"].is_object())
@@ -303,41 +323,49 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
   if (env.contains("compiler")) add("compiler (repro programs)", display(env["compiler"]));
   if (env.contains("cpus") && env["cpus"].is_object())
     add("CPUs", display(env["cpus"].value("online", nlohmann::json())) + " online, " +
-                    display(env["cpus"].value("affinity", nlohmann::json())) + " usable by this process");
+                    display(env["cpus"].value("affinity", nlohmann::json())) +
+                    " usable by this process");
   if (env.contains("libtorch") && env["libtorch"].is_object()) {
     const auto& t = env["libtorch"];
-    add("libtorch", display(t.value("version", nlohmann::json("?"))) +
-                        " (OpenMP " + yes_no(t.value("has_openmp", nlohmann::json())) +
-                        ", MKL " + yes_no(t.value("has_mkl", nlohmann::json())) +
-                        ", MKL-DNN " + yes_no(t.value("has_mkldnn", nlohmann::json())) +
-                        ", LAPACK " + yes_no(t.value("has_lapack", nlohmann::json())) +
-                        ", CUDA devices " + display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
+    add("libtorch", display(t.value("version", nlohmann::json("?"))) + " (OpenMP " +
+                        yes_no(t.value("has_openmp", nlohmann::json())) + ", MKL " +
+                        yes_no(t.value("has_mkl", nlohmann::json())) + ", MKL-DNN " +
+                        yes_no(t.value("has_mkldnn", nlohmann::json())) + ", LAPACK " +
+                        yes_no(t.value("has_lapack", nlohmann::json())) + ", CUDA devices " +
+                        display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
   } else {
     add("libtorch", "not loaded by the program that collected this");
   }
   if (env.contains("openmp_runtimes"))
-    add("OpenMP runtime(s) loaded", env["openmp_runtimes"].empty() ? "none" : join(env["openmp_runtimes"], "; "));
-  if (env.contains("blas")) add("BLAS loaded", env["blas"].empty() ? "none" : join(env["blas"], "; "));
+    add("OpenMP runtime(s) loaded",
+        env["openmp_runtimes"].empty() ? "none" : join(env["openmp_runtimes"], "; "));
+  if (env.contains("blas"))
+    add("BLAS loaded", env["blas"].empty() ? "none" : join(env["blas"], "; "));
   if (env.contains("threads") && env["threads"].is_object()) {
     std::string t;
-    for (const auto& [k, v] : env["threads"].items()) t += (t.empty() ? "" : ", ") + k + " " + display(v);
+    for (const auto& [k, v] : env["threads"].items())
+      t += (t.empty() ? "" : ", ") + k + " " + display(v);
     add("default threads", t);
   }
   if (env.contains("cuda") && env["cuda"].is_object()) {
     std::string v = field(env["cuda"], "summary");
     for (const auto& d : env["cuda"].value("devices", nlohmann::json::array()))
       v += "; #" + display(d.value("index", nlohmann::json())) + " " + field(d, "name") +
-           (d.contains("compute_capability") ? " (sm " + display(d["compute_capability"]) + ")" : "");
+           (d.contains("compute_capability") ? " (sm " + display(d["compute_capability"]) + ")"
+                                             : "");
     add("CUDA", v);
   }
   if (env.contains("start_methods")) add("start methods here", join(env["start_methods"], ", "));
   if (env.contains("ptrace_scope") && env["ptrace_scope"].is_object()) {
     const auto& p = env["ptrace_scope"];
-    add("Yama ptrace_scope", p["value"].is_null() ? field(p, "meaning") : display(p["value"]) + ": " + field(p, "meaning"));
+    add("Yama ptrace_scope", p["value"].is_null()
+                                 ? field(p, "meaning")
+                                 : display(p["value"]) + ": " + field(p, "meaning"));
   }
   if (env.contains("variables") && env["variables"].is_object()) {
     std::string v;
-    for (const auto& [k, val] : env["variables"].items()) v += (v.empty() ? "" : " ") + k + "=" + display(val);
+    for (const auto& [k, val] : env["variables"].items())
+      v += (v.empty() ? "" : " ") + k + "=" + display(val);
     add("variables", v.empty() ? "none of the OpenMP/BLAS/CUDA/fork variables is set" : v);
   }
   if (env.contains("libraries") && env["libraries"].is_array()) {
@@ -354,7 +382,8 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
   }
   if (env.contains("libtorch") && env["libtorch"].is_object()) {
     const auto& t = env["libtorch"];
-    if (t.contains("parallel_info")) add("libtorch parallel info", display(t["parallel_info"]), true);
+    if (t.contains("parallel_info"))
+      add("libtorch parallel info", display(t["parallel_info"]), true);
     if (t.contains("config")) add("libtorch build settings", display(t["config"]), true);
   }
   return rows;

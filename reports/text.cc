@@ -32,11 +32,21 @@ std::string html_escape(std::string_view s) {
   out.reserve(v.size() + v.size() / 8);
   for (char c : v) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // C0 controls other than tab, newline, CR are not text in HTML (a child's ANSI colours)
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') break;
@@ -64,12 +74,29 @@ std::string md_inline(std::string_view s) {
   out.reserve(v.size() + v.size() / 8);
   for (char c : v) {
     switch (c) {
-      case '\n': out += ' '; break;
-      case '\r': break;
-      case '<': out += "&lt;"; break;  // no tag a child printed becomes markup
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#':
+      case '\n':
+        out += ' ';
+        break;
+      case '\r':
+        break;
+      case '<':
+        out += "&lt;";
+        break;  // no tag a child printed becomes markup
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '|':
+      case '~':
+      case '#':
         out += '\\';
         out += c;
         break;
@@ -168,8 +195,10 @@ std::string field(const nlohmann::json& obj, const char* key, const std::string&
 
 std::string format_seconds(double s) {
   char buf[32];
-  if (s < 1.0) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
-  else std::snprintf(buf, sizeof buf, "%.1f s", s);
+  if (s < 1.0)
+    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
   return buf;
 }
 

@@ -39,10 +39,12 @@ inline constexpr int interrupted_by(int signal) { return kInterruptedBase + sign
 inline constexpr const char kHelpTable[] =
     "Exit status (every command):\n"
     "  0      ok: everything as expected (exec, watch: the program ended by itself with status 0\n"
-    "         and, under watch, made no hazardous fork of a kind not allowed)\n"
+    "         and, under watch, made no hazardous fork of a kind not allowed; matrix: so under\n"
+    "         every start method)\n"
     "  1      a finding: a regression or a failed case (all, run); the program failed, crashed,\n"
     "         hung or timed out (exec, watch: its own exit status is in the summary and the\n"
-    "         reports); a hazardous fork (watch); B regressed against A (diff). Also when\n"
+    "         reports), or a process of it did; a hazardous fork (watch); not ok under a start\n"
+    "         method (matrix); B regressed against A (diff). Also when\n"
     "         forkcheck itself could not finish: it says why on stderr\n"
     "  2      usage error: one line on stderr, nothing run or written\n"
     "  128+N  forkcheck was interrupted by signal N (130 for Ctrl-C): the reports are partial";

@@ -16,9 +16,12 @@ std::string fmt_s(double s) {
 // CPU time as a person reads it: "0.4 ms", "812 ms", "2.3 s".
 std::string fmt_cpu(double s) {
   char buf[32];
-  if (s < 0.01) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f s", s);
+  if (s < 0.01)
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
   return buf;
 }
 
@@ -46,7 +49,8 @@ std::string rest_line(const ProcessStall& p) {
 std::string escalation(const ChildResult& r) {
 #ifdef _WIN32
   // No signals on Windows: the polite request is Ctrl-Break, the end TerminateJobObject.
-  if (r.sent_sigkill && r.sent_sigterm) return "; Ctrl-Break was not enough, its job object was terminated";
+  if (r.sent_sigkill && r.sent_sigterm)
+    return "; Ctrl-Break was not enough, its job object was terminated";
   if (r.sent_sigkill) return "; its job object was terminated";
   if (r.sent_sigterm) return "; Ctrl-Break ended it";
 #else
@@ -70,31 +74,34 @@ std::string called_because(const ChildResult& r) {
            "; called after " + fmt_s(h.waited_s) + ")" + (t.blocked ? stuck : "");
   }
   if (r.still_too_long)
-    return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " + fmt_s(r.hang_after_s) +
-           " a stall may last (--hang-after) (" + tree_line(t) +
+    return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " +
+           fmt_s(r.hang_after_s) + " a stall may last (--hang-after) (" + tree_line(t) +
            "; called after " + fmt_s(r.called_after_s) + ")" + stuck;
   if (r.stuck_too_long && r.stuck)
     return stuck_line(*r.stuck) + ", past the " + fmt_s(r.hang_after_s) +
            " a stall may last (--hang-after); " + rest_line(*r.stuck) + " (called after " +
            fmt_s(r.called_after_s) + ")";
   if (t.blocked)
-    return "blocked when its " + fmt_s(r.timeout_s) + " deadline passed: the whole tree had been still for " +
-           fmt_s(t.still_s) + " (" + tree_line(t) + ")" + stuck;
+    return "blocked when its " + fmt_s(r.timeout_s) +
+           " deadline passed: the whole tree had been still for " + fmt_s(t.still_s) + " (" +
+           tree_line(t) + ")" + stuck;
   if (r.stuck)
-    return "blocked in part when its " + fmt_s(r.timeout_s) + " deadline passed: " +
-           stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck) + ": a partial deadlock (" +
-           tree_line(t) + ")";
+    return "blocked in part when its " + fmt_s(r.timeout_s) +
+           " deadline passed: " + stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck) +
+           ": a partial deadlock (" + tree_line(t) + ")";
   if (t.starved)
-    return "starved when its " + fmt_s(r.timeout_s) + " deadline passed: " +
-           reports::starved_text(t.starved_s, -1, 0) + " (" + tree_line(t) + "): a timeout, not a hang";
+    return "starved when its " + fmt_s(r.timeout_s) +
+           " deadline passed: " + reports::starved_text(t.starved_s, -1, 0) + " (" + tree_line(t) +
+           "): a timeout, not a hang";
   return "still working when its " + fmt_s(r.timeout_s) + " deadline passed (" + tree_line(t) +
          "): a timeout, not a hang";
 }
 
 // For a child that ended by itself after time was called, before forkcheck signalled it.
 std::string ended_by_itself(const ChildResult& r) {
-  const std::string what = r.step_hang || r.still_too_long || r.stuck_too_long ? "a stall was called on it"
-                                                            : "its " + fmt_s(r.timeout_s) + " deadline had passed";
+  const std::string what = r.step_hang || r.still_too_long || r.stuck_too_long
+                               ? "a stall was called on it"
+                               : "its " + fmt_s(r.timeout_s) + " deadline had passed";
   return " (" + what + ", but it ended by itself " + fmt_s(r.duration_s - r.called_after_s) +
          " later, before forkcheck signalled it)";
 }
@@ -173,7 +180,8 @@ Classified classify(const ChildResult& r, bool expect_result) {
   if (r.bad_channel_lines > 0) {
     c.outcome = Outcome::kProtocolError;
     c.message = "it sent " +
-                (r.bad_channel_lines == 1 ? std::string("a line") : std::to_string(r.bad_channel_lines) + " lines") +
+                (r.bad_channel_lines == 1 ? std::string("a line")
+                                          : std::to_string(r.bad_channel_lines) + " lines") +
                 " on its channel that " + (r.bad_channel_lines == 1 ? "is" : "are") +
                 " not a forkcheck message; the first: " + r.bad_channel_why + ": " +
                 r.bad_channel_line + " (" + r.exit.describe() + ")" + note;

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <list>
@@ -167,7 +167,7 @@ struct Job {
   uint64_t stacks_of = 0, stacks_gen = 0;
   size_t stacks_slot = 0;
   std::optional<ProcessHandle> target;
-  bool cut_short = false;  // ended by us before it finished: its target is continued
+  bool cut_short = false;                // ended by us before it finished: its target is continued
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
   // The Python bootstrap's channel (LaunchSpec::python_bootstrap), and the dumps of Python stacks
   // asked for the taking under way: when each was asked.
@@ -326,7 +326,8 @@ class PosixControl : public TreeControl {
         auto it = job_.taking->before_attach().find(pid);
         if (it != job_.taking->before_attach().end()) before = &it->second;
       }
-      if (before) threads.insert(threads.end(), before->begin(), before->end());
+      if (before)
+        threads.insert(threads.end(), before->begin(), before->end());
       else
         for (auto& th : proc_threads(pid)) threads.push_back(std::move(th));
     }
@@ -414,7 +415,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
       overrides.emplace_back("FORKCHECK_PY_CHANNEL", job->python->address());
       overrides.emplace_back("FORKCHECK_PY_SIGNAL", std::to_string(PythonChannel::dump_signal()));
     } else {
-      job->r.python_note = "the Python bootstrap was not offered: its channel could not listen (" + why + ")";
+      job->r.python_note =
+          "the Python bootstrap was not offered: its channel could not listen (" + why + ")";
     }
   }
   std::vector<std::string> env_strings;
@@ -540,7 +542,8 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
     debugger->stacks_of = d.owner;
     debugger->stacks_gen = d.gen;
     debugger->stacks_slot = d.slot;
-    if (auto f = launch::process_facts(target)) debugger->target = ProcessHandle::open(target, f->start_time);
+    if (auto f = launch::process_facts(target))
+      debugger->target = ProcessHandle::open(target, f->start_time);
     loop.running.push_back(std::move(debugger));
     ++per_tree[d.owner];
   }
@@ -571,9 +574,12 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
   }
   auto len = static_cast<size_t>(n);
   job.watchdog->output(now);  // the tree is doing something
-  if (which == 0) job.r.out.append(buf, len);
-  else if (which == 1) job.r.err.append(buf, len);
-  else job.channel->feed(buf, len, now);
+  if (which == 0)
+    job.r.out.append(buf, len);
+  else if (which == 1)
+    job.r.err.append(buf, len);
+  else
+    job.channel->feed(buf, len, now);
   if (which < 2 && job.spec->on_output) job.spec->on_output(which + 1, buf, len);
 }
 
@@ -582,8 +588,10 @@ void relay_stdin(StdinRelay& relay, bool readable) {
   if (readable && relay.wants_input()) {
     char buf[4096];
     const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n > 0) relay.pending.append(buf, static_cast<size_t>(n));
-    else if (n == 0 || (errno != EINTR && errno != EAGAIN)) relay.eof = true;
+    if (n > 0)
+      relay.pending.append(buf, static_cast<size_t>(n));
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+      relay.eof = true;
   }
   while (!relay.pending.empty() && relay.to_child.fd >= 0) {
     const ssize_t n = ::write(relay.to_child.fd, relay.pending.data(), relay.pending.size());
@@ -866,7 +874,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       }
     }
     auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - now).count();
-    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
+    int rc = ::poll(fds.data(), fds.size(),
+                    static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
     now = Clock::now();
     if (rc > 0) {
       for (size_t k = 1; k < fds.size(); ++k) {
@@ -875,8 +884,10 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         const int which = owners[k].second;
         if (which == 5 || which == 6) {
           if (!j.python) continue;
-          if (which == 5) j.python->accept_ready(now);
-          else j.python->read_ready(fds[k].fd, now);
+          if (which == 5)
+            j.python->accept_ready(now);
+          else
+            j.python->read_ready(fds[k].fd, now);
           note_start_failures(j);
           continue;
         }

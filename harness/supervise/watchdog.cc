@@ -22,7 +22,10 @@ double secs(Clock::duration d) { return duration<double>(d).count(); }
 
 Watchdog::Watchdog(const LaunchSpec& spec, ChildResult& result, TreeControl& control,
                    Clock::time_point start)
-    : spec_(spec), r_(result), control_(control), start_(start),
+    : spec_(spec),
+      r_(result),
+      control_(control),
+      start_(start),
       // No deadline: one no run reaches (a century).
       deadline_(start + seconds(spec.timeout_s > 0 ? spec.timeout_s : 100 * 365 * 86400.0)) {
   r_.timeout_s = spec.timeout_s;
@@ -33,8 +36,10 @@ double Watchdog::since_start(Clock::time_point t) const { return secs(t - start_
 void Watchdog::looked(const LookFacts& f) {
   const Clock::time_point before = activity_.last_look();
   const bool first = !activity_.started();
-  if (first) activity_.start(f.at);
-  else activity_.look(f.at, f.change, f.held);
+  if (first)
+    activity_.start(f.at);
+  else
+    activity_.look(f.at, f.change, f.held);
   last_cpu_share_ = !first && f.at > before
                         ? static_cast<double>(f.change.cpu_ns) / 1e9 / secs(f.at - before)
                         : 0;
@@ -79,7 +84,8 @@ ProcessStall Watchdog::process_stall(const StuckProcess& s, Clock::time_point no
   p.stuck_s = secs(now - s.since);
   // The stuck process used no CPU: what the tree used is the rest's.
   const double window = secs(activity_.window());
-  p.rest_cpu_share = window > 0 ? static_cast<double>(activity_.cpu_in_window_ns()) / 1e9 / window : 0;
+  p.rest_cpu_share =
+      window > 0 ? static_cast<double>(activity_.cpu_in_window_ns()) / 1e9 / window : 0;
   p.rest_still = activity_.blocked();
   return p;
 }
@@ -141,8 +147,9 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
                     secs(stacks_until_ - (start_ + seconds(r_.called_after_s))));
       control_.stop_stacks(why);
     }
-    if (!taking_) end(now, std::min(spec_.grace_s, interrupted_ ? WatchdogTimes::kGraceOnInterruptS
-                                                                : WatchdogTimes::kGraceAfterCallS));
+    if (!taking_)
+      end(now, std::min(spec_.grace_s, interrupted_ ? WatchdogTimes::kGraceOnInterruptS
+                                                    : WatchdogTimes::kGraceAfterCallS));
   }
   // An interrupt during a grace period shortens it: Ctrl-C ends the run within 2 s.
   if (phase_ == Phase::kEnding && interrupted_ &&
@@ -164,10 +171,12 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
       if (taking_) t = std::min(t, stacks_until_);
       return std::max(t, now);
     }
-    case Phase::kStacks: return std::max(stacks_until_, now);
-    case Phase::kEnding: return exited_ ? now + std::chrono::seconds(1)
-                                        : std::max(term_at_ + seconds(grace_s_), now);
-    case Phase::kKilled: return now + std::chrono::milliseconds(50);
+    case Phase::kStacks:
+      return std::max(stacks_until_, now);
+    case Phase::kEnding:
+      return exited_ ? now + std::chrono::seconds(1) : std::max(term_at_ + seconds(grace_s_), now);
+    case Phase::kKilled:
+      return now + std::chrono::milliseconds(50);
   }
   return now + std::chrono::seconds(1);
 }
@@ -206,9 +215,8 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
     }
   }
   // An overdue step beside a process proven stuck (two looks prove it): no window to wait out.
-  if (auto hang = StepWatch::check(channel, activity_,
-                                   longest_stuck(now, TreeActivity::kLookEvery / 2).has_value(),
-                                   now)) {
+  if (auto hang = StepWatch::check(
+          channel, activity_, longest_stuck(now, TreeActivity::kLookEvery / 2).has_value(), now)) {
     r_.step_hang = *hang;
     call(now);
     return;
@@ -226,7 +234,7 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
     if (n.first && spec_.collect_stacks && !taking_) {
       std::map<launch::ProcessId, Attach> which;
       for (launch::ProcessId p : last_.pids)
-        which[p] = last_.stuck.count(p) ? Attach::kLong
+        which[p] = last_.stuck.count(p)    ? Attach::kLong
                    : last_.asleep.count(p) ? Attach::kBrief
                                            : Attach::kNone;
       take_live_stacks(which, now);
@@ -304,10 +312,10 @@ void Watchdog::call(Clock::time_point now) {
   }
   // After the deadline, what is left of its promise; after a stall or a step (long before it,
   // as a rule), the spec's budget, but never past the deadline's own.
-  const double budget =
-      r_.deadline_passed
-          ? std::min(spec_.stacks_budget_s, WatchdogTimes::kStacksAfterCallS)
-          : std::min(spec_.stacks_budget_s, secs(deadline_ - now) + WatchdogTimes::kStacksAfterCallS);
+  const double budget = r_.deadline_passed
+                            ? std::min(spec_.stacks_budget_s, WatchdogTimes::kStacksAfterCallS)
+                            : std::min(spec_.stacks_budget_s,
+                                       secs(deadline_ - now) + WatchdogTimes::kStacksAfterCallS);
   if (taking_) {
     // A stall's stacks being taken become the end's, within what is left after the call.
     taking_for_end_ = true;
@@ -321,7 +329,8 @@ void Watchdog::call(Clock::time_point now) {
     const bool tree_still = activity_.blocked() && now - activity_.still_for() <= stall_taken_at_;
     for (launch::ProcessId p : stall_taken_pids_) {
       auto s = last_.stuck.find(p);
-      if (tree_still || (s != last_.stuck.end() && s->second.since <= stall_taken_at_)) reused.insert(p);
+      if (tree_still || (s != last_.stuck.end() && s->second.since <= stall_taken_at_))
+        reused.insert(p);
     }
   }
   if (!reused.empty()) {
@@ -377,8 +386,11 @@ void Watchdog::end(Clock::time_point now, double grace_s) {
   term_at_ = now;
   grace_s_ = grace_s;
   switch (control_.ask_to_end()) {
-    case TreeControl::Sent::kNothing: break;
-    case TreeControl::Sent::kRequest: r_.sent_sigterm = true; break;
+    case TreeControl::Sent::kNothing:
+      break;
+    case TreeControl::Sent::kRequest:
+      r_.sent_sigterm = true;
+      break;
     case TreeControl::Sent::kKill:
       r_.sent_sigkill = true;
       phase_ = Phase::kKilled;

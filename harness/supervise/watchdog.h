@@ -19,8 +19,8 @@
 // has been blocked through a whole window or a process has been stuck that long, (b) the tree has
 // been blocked, or a process stuck, for LaunchSpec::hang_after_s, or (c) the deadline passes while
 // the tree is blocked or a process is stuck (two looks suffice: what is proven needs no window,
-// and a deadline shorter than the window must still tell a deadlock from work). A deadline that passes otherwise
-// is a `timeout` (still working, or starved: the report says which).
+// and a deadline shorter than the window must still tell a deadlock from work). A deadline that
+// passes otherwise is a `timeout` (still working, or starved: the report says which).
 //
 // LOOKING NEVER FREEZES. While the program is left running (a stall said live), a process is
 // attached to only when it is asleep (Attach::kBrief: eu-stack, a fraction of a second), and
@@ -56,9 +56,9 @@
 namespace fc::harness {
 
 struct WatchdogTimes {
-  static constexpr double kEndWithinS = 3.0;         // time called -> the run ended, reports written
-  static constexpr double kStacksAfterCallS = 0.8;   // stacks taken once time was called, at most
-  static constexpr double kGraceAfterCallS = 1.0;    // polite request -> kill, at most
+  static constexpr double kEndWithinS = 3.0;        // time called -> the run ended, reports written
+  static constexpr double kStacksAfterCallS = 0.8;  // stacks taken once time was called, at most
+  static constexpr double kGraceAfterCallS = 1.0;   // polite request -> kill, at most
   static constexpr double kGraceOnInterruptS = 0.5;  // the same after Ctrl-C
   static constexpr double kLiveStacksS = 10.0;       // stacks of a stall, the program running on
   static constexpr double kBriefAttachS = 1.5;       // one brief attach (eu-stack), at most
@@ -93,14 +93,15 @@ struct LookFacts {
   launch::TreeChange change;  // since the previous look; orphans reaped meanwhile included
   bool held = false;          // a debugger of ours held a process of the tree stopped meanwhile
   std::size_t processes = 0;  // alive
-  std::vector<launch::ProcessId> pids;       // the alive ones
-  std::set<launch::ProcessId> asleep;        // every thread asleep, no CPU since the last look
+  std::vector<launch::ProcessId> pids;  // the alive ones
+  std::set<launch::ProcessId> asleep;   // every thread asleep, no CPU since the last look
   std::map<launch::ProcessId, StuckProcess> stuck;
 };
 
 class Watchdog {
  public:
-  Watchdog(const LaunchSpec& spec, ChildResult& result, TreeControl& control, Clock::time_point start);
+  Watchdog(const LaunchSpec& spec, ChildResult& result, TreeControl& control,
+           Clock::time_point start);
 
   // Facts, as they come.
   void looked(const LookFacts& facts);
@@ -141,8 +142,8 @@ class Watchdog {
   TreeFacts tree_facts();
   ProcessStall process_stall(const StuckProcess& s, Clock::time_point now) const;
   // The process stuck longest, if one has been for `at_least` (a stall window by default).
-  std::optional<StuckProcess> longest_stuck(Clock::time_point now,
-                                            Clock::duration at_least = launch::TreeActivity::kStallWindow) const;
+  std::optional<StuckProcess> longest_stuck(
+      Clock::time_point now, Clock::duration at_least = launch::TreeActivity::kStallWindow) const;
   double since_start(Clock::time_point t) const;
   StallNote tree_note(Clock::time_point now);
 

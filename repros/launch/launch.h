@@ -47,10 +47,10 @@ WorkerFn find_worker(const std::string& name);
 #define FC_LAUNCH_CONCAT_(a, b) a##b
 #define FC_LAUNCH_CONCAT(a, b) FC_LAUNCH_CONCAT_(a, b)
 // FORKCHECK_WORKER(my_worker) { ... return nlohmann::json{...}; }  -- `payload` is the input.
-#define FORKCHECK_WORKER(ident)                                                              \
-  static nlohmann::json ident(const nlohmann::json& payload);                               \
-  [[maybe_unused]] static const bool FC_LAUNCH_CONCAT(fc_worker_registered_, ident) =        \
-      ::fc::launch::register_worker(#ident, &ident);                                         \
+#define FORKCHECK_WORKER(ident)                                                       \
+  static nlohmann::json ident(const nlohmann::json& payload);                         \
+  [[maybe_unused]] static const bool FC_LAUNCH_CONCAT(fc_worker_registered_, ident) = \
+      ::fc::launch::register_worker(#ident, &ident);                                  \
   static nlohmann::json ident([[maybe_unused]] const nlohmann::json& payload)
 
 // Thrown by start() when a payload cannot travel to a fresh process (e.g. it holds a live socket),
@@ -72,8 +72,8 @@ struct WorkerOutcome {
   int exit_code = -1;     // when it exited
   int signal = 0;         // when a signal ended it
   bool core_dumped = false;
-  bool forced = false;    // terminate() had to SIGKILL it after the grace period
-  double seconds = 0;     // from start() to the end being observed
+  bool forced = false;  // terminate() had to SIGKILL it after the grace period
+  double seconds = 0;   // from start() to the end being observed
 };
 
 const char* to_string(WorkerOutcome::Status s);

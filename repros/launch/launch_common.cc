@@ -10,9 +10,12 @@ namespace fc::launch {
 
 const char* to_string(StartMethod m) {
   switch (m) {
-    case StartMethod::kFork: return "fork";
-    case StartMethod::kSpawn: return "spawn";
-    case StartMethod::kForkserver: return "forkserver";
+    case StartMethod::kFork:
+      return "fork";
+    case StartMethod::kSpawn:
+      return "spawn";
+    case StartMethod::kForkserver:
+      return "forkserver";
   }
   return "?";
 }
@@ -51,9 +54,12 @@ Launcher::Launcher(StartMethod method) : method_(method) {
 
 const char* to_string(WorkerOutcome::Status s) {
   switch (s) {
-    case WorkerOutcome::Status::kOk: return "ok";
-    case WorkerOutcome::Status::kError: return "error";
-    case WorkerOutcome::Status::kCrash: return "crash";
+    case WorkerOutcome::Status::kOk:
+      return "ok";
+    case WorkerOutcome::Status::kError:
+      return "error";
+    case WorkerOutcome::Status::kCrash:
+      return "crash";
   }
   return "?";
 }

@@ -106,6 +106,16 @@ consumer)
   out=$(FORKCHECK_START_METHOD=spawn "$work/consumer/launch-consumer") ||
     { echo "$out"; fail "the example failed under FORKCHECK_START_METHOD=spawn"; }
   grep -q "^default  *spawn: ok: square 49" <<<"$out" || { echo "$out"; fail "the default was not spawn"; }
+  # forkcheck matrix sets it for a program built on forkcheck::launch: each method's run says so.
+  if [ -x "$moved/bin/forkcheck" ]; then
+    rm -rf "$work/matrix"
+    "$moved/bin/forkcheck" matrix --quiet --out "$work/matrix" -- "$work/consumer/launch-consumer" \
+      >"$work/matrix.log" 2>&1 || { cat "$work/matrix.log"; fail "forkcheck matrix failed on the example"; }
+    for method in fork spawn forkserver; do
+      grep -q "default  *$method: ok: square 49" "$work/matrix/report.json" ||
+        fail "forkcheck matrix: no default $method line in the $method run"
+    done
+  fi
   # The version file: a newer forkcheck than the one installed is refused.
   mkdir -p "$work/too-new"
   printf 'cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES NONE)\nfind_package(forkcheck 99 CONFIG REQUIRED)\n' \
