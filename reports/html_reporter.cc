@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reports/finding.h"
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/svg_line_chart.h"
@@ -234,13 +235,23 @@ std::string hazards_tag(const json& v) {
          "</span>";
 }
 
+// exec, watch, matrix: processes of the program that failed while it exited 0 fail it too.
+std::string failed_tag(const json& v) {
+  if (str(v, "role") != "subject") return "";
+  const size_t n = failed_descendants(v).size();
+  if (n == 0) return "";
+  return "<span class=\"hz\">" + std::to_string(n) + " process" + (n == 1 ? "" : "es") +
+         " of it failed</span>";
+}
+
 std::string cell(const json& v) {
   const std::string o = str(v, "outcome", "skip");
+  const std::string failed = failed_tag(v);
   return "<div class=\"cell o-" + h(o) + (mismatched(v) ? " mismatch" : "") +
-         (watch_failing(v) ? " hazards" : "") + "\" title=\"" + h(str(v, "expected_why")) +
-         "\"><span class=\"vname\">" + h(str(v, "name", "?")) + " \u00b7 " + h(str(v, "role")) +
-         "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span>" + hazards_tag(v) +
-         "</div>";
+         (watch_failing(v) || !failed.empty() ? " hazards" : "") + "\" title=\"" +
+         h(str(v, "expected_why")) + "\"><span class=\"vname\">" + h(str(v, "name", "?")) +
+         " \u00b7 " + h(str(v, "role")) + "</span><span class=\"res\">" +
+         h(outcome_vs_expected(v)) + "</span>" + hazards_tag(v) + failed + "</div>";
 }
 
 // Hazardous forks listed in the finding (report.json has them all), and up to how many forks each
