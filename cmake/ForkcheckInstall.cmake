@@ -26,8 +26,20 @@ install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json
         DESTINATION ${FORKCHECK_INSTALL_DATADIR} COMPONENT forkcheck)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/python/ DESTINATION ${FORKCHECK_INSTALL_DATADIR}/python
         COMPONENT forkcheck FILES_MATCHING PATTERN "*.py")
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT forkcheck)
+# Debian's machine-readable copyright file, one per package (policy 12.5): the licence's text,
+# each line indented by one space (a blank one as " .").
+file(READ ${PROJECT_SOURCE_DIR}/LICENSE FORKCHECK_LICENSE_TEXT)
+string(STRIP "${FORKCHECK_LICENSE_TEXT}" FORKCHECK_LICENSE_TEXT)
+string(REGEX REPLACE "\n\n" "\n.\n" FORKCHECK_LICENSE_INDENTED "${FORKCHECK_LICENSE_TEXT}")
+string(REGEX REPLACE "\n" "\n " FORKCHECK_LICENSE_INDENTED " ${FORKCHECK_LICENSE_INDENTED}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/debian-copyright.in
+               ${PROJECT_BINARY_DIR}/cmake/copyright @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/copyright DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/forkcheck
         COMPONENT forkcheck)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/copyright
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/forkcheck-dev COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         COMPONENT forkcheck)
 

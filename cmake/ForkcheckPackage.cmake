@@ -11,7 +11,7 @@ set(CPACK_PACKAGE_NAME forkcheck)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 # No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPackDeb would put it first in both packages'
 # descriptions; each description below starts with its own synopsis line.
-set(CPACK_PACKAGE_HOMEPAGE_URL "https://github.com/forkcheck/forkcheck")
+set(CPACK_PACKAGE_HOMEPAGE_URL ${PROJECT_HOMEPAGE_URL})
 set(FORKCHECK_PACKAGE_MAINTAINER "forkcheck developers <forkcheck@localhost>"
     CACHE STRING "Maintainer field of the Debian packages")
 set(CPACK_PACKAGE_CONTACT ${FORKCHECK_PACKAGE_MAINTAINER})

@@ -12,6 +12,9 @@
 // allowed. `exec` and `watch` add one per process of the program's tree that failed (killed by a
 // signal, exited non-zero, its target raised): a <failure> each, even when the program exited 0.
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <pugixml.hpp>
 
@@ -114,10 +117,44 @@ std::string failure_body(const json& v) {
   return body;
 }
 
+// What the user's command is called in CI's history, the same from run to run: the script a
+// Python interpreter runs ("train.py", "-m pytest", "-c"), else the program's own name.
+std::string command_label(const json& c) {
+  const json& command = member(c, "command");
+  std::vector<std::string> words;
+  for (const auto& w : command.is_array() ? command : json::array())
+    if (w.is_string()) words.push_back(w.get<std::string>());
+  if (words.empty()) return field(c, "id", "?");
+  auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+  const std::string program = base(words[0]);
+  if (program.rfind("python", 0) != 0) return program;
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (words[i] == "-m" && i + 1 < words.size()) return "-m " + words[i + 1];
+    if (words[i] == "-c") return "-c";
+    if (words[i].empty() || words[i][0] != '-') return base(words[i]);
+  }
+  return program;
+}
+
+// A subject's testcases (exec, watch, matrix): "exec" / "train.py"; a matrix's methods
+// "matrix.train.py" / "spawn". Catalog variants: the case / the variant.
+std::pair<std::string, std::string> testcase_names(const json& c, const json& v) {
+  if (field(v, "role") != "subject") return {field(c, "id", "?"), field(v, "name", "?")};
+  if (field(c, "id") == "matrix") return {"matrix." + command_label(c), field(v, "name", "?")};
+  return {field(c, "id", "?"), command_label(c)};
+}
+
+// The classname of the testcases a variant adds (its forks, its failed processes).
+std::string owner_name(const json& c, const json& v) {
+  const auto [classname, name] = testcase_names(c, v);
+  return classname + "." + name;
+}
+
 void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   auto tc = suite.append_child("testcase");
-  attr(tc, "classname", field(c, "id", "?"));
-  attr(tc, "name", field(v, "name", "?"));
+  const auto [classname, name] = testcase_names(c, v);
+  attr(tc, "classname", classname);
+  attr(tc, "name", name);
   attr(tc, "time", fixed3(seconds(v)));
   ++n.tests;
   n.time += seconds(v);
@@ -158,10 +195,10 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
 void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   for (const json* f : hazardous_forks(v)) {
     auto tc = suite.append_child("testcase");
-    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
-    attr(tc, "name",
-         "fork " + field(*f, "index", "?") + ": pid " + field(*f, "pid", "?") + " -> child " +
-             field(*f, "child", "?"));
+    // By order, not by pid: the same fork keeps its name in CI's history (the pids are in the
+    // message).
+    attr(tc, "classname", owner_name(c, v));
+    attr(tc, "name", "fork-" + field(*f, "index", "?"));
     attr(tc, "time", fixed3(0));
     ++n.tests;
     const std::string message = fork_failure_message(*f);
@@ -178,7 +215,7 @@ void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& 
   }
   if (const size_t more = unlisted_failing(v); more > 0) {
     auto tc = suite.append_child("testcase");
-    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
+    attr(tc, "classname", owner_name(c, v));
     attr(tc, "name", "hazardous forks not listed");
     attr(tc, "time", fixed3(0));
     auto failure = tc.append_child("failure");
@@ -196,10 +233,12 @@ void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& 
 // it was given was not done, whatever the program's own exit status says.
 void descendant_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
   if (field(v, "role") != "subject") return;
+  size_t index = 0;
   for (const auto& d : failed_descendants(v)) {
     auto tc = suite.append_child("testcase");
-    attr(tc, "classname", field(c, "id", "?") + "." + field(v, "name", "?"));
-    attr(tc, "name", "process " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what));
+    attr(tc, "classname", owner_name(c, v));
+    // By order and what it ran, not by pid (the pid is in the message).
+    attr(tc, "name", "failed-process-" + std::to_string(++index) + (d.what.empty() ? "" : " " + d.what));
     attr(tc, "time", fixed3(0));
     ++n.tests;
     auto failure = tc.append_child("failure");

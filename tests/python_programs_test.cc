@@ -193,6 +193,11 @@ TEST_P(PythonPrograms, ASpawnedWorkersCrashUnderAParentThatExits0IsAFinding) {
   EXPECT_TRUE(contains(junit, "<failure")) << junit;
   EXPECT_TRUE(contains(junit, "killed by SIGSEGV")) << junit;
   EXPECT_TRUE(contains(junit, "type=\"process-failed\"")) << junit;
+  // Names CI's history can follow from run to run: the script, the failed process by order.
+  EXPECT_TRUE(contains(junit, "classname=\"exec\" name=\"spawned_worker_crash.py\"")) << junit;
+  EXPECT_TRUE(contains(junit, "classname=\"exec.spawned_worker_crash.py\" "
+                              "name=\"failed-process-1 crasher (__main__.crash)\""))
+      << junit;
   const std::string issue = slurp(dir_ / "issue.md");
   EXPECT_TRUE(contains(issue, "### Processes of it that failed")) << issue;
   EXPECT_TRUE(contains(issue, "killed by SIGSEGV at spawned\\_worker\\_crash.py:" +
@@ -303,7 +308,8 @@ TEST_P(Matrix, AWorkerUnderTheMainGuardFailsUnderSpawnAndForkserverOnly) {
       r.out, "FIX: spawn, forkserver: move 'worker' to module level, above the __main__ guard"))
       << r.out;
   const std::string junit = slurp(dir_ / "junit.xml");
-  EXPECT_TRUE(contains(junit, "name=\"spawn\"")) << junit;
+  EXPECT_TRUE(contains(junit, "classname=\"matrix.matrix_worker_under_guard.py\" name=\"spawn\""))
+      << junit;
 }
 
 TEST_P(Matrix, AGlobalSetInMainIsMissedBySpawnedWorkers) {

@@ -33,13 +33,13 @@ contents() { dpkg-deb -c "$1" | awk '{print $6}' | sed 's|^\./||'; }
 for f in usr/bin/forkcheck usr/libexec/forkcheck/forkcheck-repro \
          usr/libexec/forkcheck/forkcheck-repro-torch usr/libexec/forkcheck/forkcheck_bench_peer.py \
          usr/lib/forkcheck/libforkcheck_watch.so usr/share/forkcheck/report.schema.json \
-         usr/share/doc/forkcheck/README.md; do
+         usr/share/doc/forkcheck/README.md usr/share/doc/forkcheck/copyright; do
   contents "$tool_deb" | grep -qx "$f" || fail "$(basename "$tool_deb") lacks $f"
 done
 for f in usr/include/forkcheck/launch.h usr/lib/libforkcheck_launch.a \
          usr/lib/cmake/forkcheck/forkcheckConfig.cmake \
          usr/lib/cmake/forkcheck/forkcheckConfigVersion.cmake \
-         usr/lib/cmake/forkcheck/forkcheckTargets.cmake; do
+         usr/lib/cmake/forkcheck/forkcheckTargets.cmake usr/share/doc/forkcheck-dev/copyright; do
   contents "$dev_deb" | grep -qx "$f" || fail "$(basename "$dev_deb") lacks $f"
 done
 if contents "$tool_deb" | grep -E '^usr/(include|lib/cmake)/'; then fail "the tool package holds dev files"; fi
