@@ -21,6 +21,7 @@ test_packages=(
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
   dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts
+  clang-format                             # tests: the C and C++ sources in their own style
   strace                                   # tests: every worker names forkcheck its ptracer
 )
 packages=("${run_packages[@]}")

@@ -59,15 +59,15 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   };
   // The temporary is PATH.tmp.PID.N with the first N free: CREATE_NEW makes the name ours alone
   // (two writers, a stale temporary, a planted symlink: each is passed over).
-  const std::wstring prefix = path.wstring() + L".tmp." +
-                              std::to_wstring(::GetCurrentProcessId()) + L".";
+  const std::wstring prefix =
+      path.wstring() + L".tmp." + std::to_wstring(::GetCurrentProcessId()) + L".";
   std::filesystem::path tmp;
   win32::Handle h;
   DWORD create_error = ERROR_FILE_EXISTS;
   for (int n = 0; !h && create_error == ERROR_FILE_EXISTS && n < 100; ++n) {
     tmp = prefix + std::to_wstring(n);
-    h.reset(::CreateFileW(tmp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
-                          FILE_ATTRIBUTE_NORMAL, nullptr));
+    h.reset(::CreateFileW(tmp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
+                          nullptr));
     if (!h) create_error = ::GetLastError();
   }
   if (!h) fail("create " + utf8(tmp), create_error);

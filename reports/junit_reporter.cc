@@ -238,7 +238,8 @@ void descendant_testcases(pugi::xml_node suite, const json& c, const json& v, Co
     auto tc = suite.append_child("testcase");
     attr(tc, "classname", owner_name(c, v));
     // By order and what it ran, not by pid (the pid is in the message).
-    attr(tc, "name", "failed-process-" + std::to_string(++index) + (d.what.empty() ? "" : " " + d.what));
+    attr(tc, "name",
+         "failed-process-" + std::to_string(++index) + (d.what.empty() ? "" : " " + d.what));
     attr(tc, "time", fixed3(0));
     ++n.tests;
     auto failure = tc.append_child("failure");

@@ -18,7 +18,8 @@ void remove_if_file(const fs::path& p) {
   const fs::file_type type = fs::symlink_status(p, ec).type();
   if (ec || (type != fs::file_type::regular && type != fs::file_type::symlink)) return;
   if (!fs::remove(p, ec) && ec)
-    throw std::runtime_error("cannot remove " + p.u8string() + " (an earlier run's): " + ec.message());
+    throw std::runtime_error("cannot remove " + p.u8string() +
+                             " (an earlier run's): " + ec.message());
 }
 
 }  // namespace

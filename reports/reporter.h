@@ -19,9 +19,9 @@ class Reporter {
   virtual std::string render(const nlohmann::json& report) const = 0;
 };
 
-std::unique_ptr<Reporter> make_json_reporter();      // report.json
-std::unique_ptr<Reporter> make_html_reporter();      // report.html
-std::unique_ptr<Reporter> make_junit_reporter();     // junit.xml
+std::unique_ptr<Reporter> make_json_reporter();   // report.json
+std::unique_ptr<Reporter> make_html_reporter();   // report.html
+std::unique_ptr<Reporter> make_junit_reporter();  // junit.xml
 // summary.md, at most `max_bytes`: a GitHub comment takes at most 65,536 characters (and a step
 // summary 1 MiB), and a character is at least a byte.
 inline constexpr size_t kMarkdownMaxBytes = 65536;

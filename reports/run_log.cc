@@ -14,7 +14,8 @@ RunLog::RunLog(const std::filesystem::path& path) : path_(path) {
   std::error_code ec;
   std::filesystem::remove(path, ec);  // the link itself when it is one
   if (ec)
-    throw std::runtime_error("cannot remove the old run log " + path.u8string() + ": " + ec.message());
+    throw std::runtime_error("cannot remove the old run log " + path.u8string() + ": " +
+                             ec.message());
   std::string error;
   f_ = file_io::create_new_for_writing(path, error);
   if (!f_) throw std::runtime_error("cannot write the run log " + path.u8string() + ": " + error);
@@ -52,7 +53,8 @@ nlohmann::json summarize(const nlohmann::json& cases) {
   nlohmann::json by_verdict = nlohmann::json::object(), by_outcome = nlohmann::json::object();
   int variants = 0, mismatches = 0, regressions = 0, harness_failures = 0;
   for (const auto& c : cases) {
-    by_verdict[c["verdict"].get<std::string>()] = by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
+    by_verdict[c["verdict"].get<std::string>()] =
+        by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
     if (c["verdict"] == "regression" || c["verdict"] == "failed") ++regressions;
     for (const auto& v : c["variants"]) {
       ++variants;
@@ -63,9 +65,12 @@ nlohmann::json summarize(const nlohmann::json& cases) {
       if (v.value("harness_error", false)) ++harness_failures;
     }
   }
-  return {{"cases", cases.size()},        {"variants", variants},
-          {"by_verdict", by_verdict},     {"by_outcome", by_outcome},
-          {"mismatches", mismatches},     {"regressions", regressions},
+  return {{"cases", cases.size()},
+          {"variants", variants},
+          {"by_verdict", by_verdict},
+          {"by_outcome", by_outcome},
+          {"mismatches", mismatches},
+          {"regressions", regressions},
           {"harness_failures", harness_failures},
           {"ok", regressions == 0 && harness_failures == 0}};
 }
@@ -105,7 +110,8 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
       for (const auto& [k, val] : line.items()) {
         if (k == "environment" && val.is_object() && report["run"].contains("environment") &&
             report["run"]["environment"].is_object()) {
-          for (const auto& [ek, ev] : val.items()) report["run"]["environment"][ek] = ev;  // learnt later
+          for (const auto& [ek, ev] : val.items())
+            report["run"]["environment"][ek] = ev;  // learnt later
         } else if (k != "type") {
           report["run"][k] = val;
         }
@@ -118,15 +124,17 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
     for (auto& v : c["variants"]) {
       if (v.contains("outcome")) continue;
       v["outcome"] = "skip";
-      v["message"] = interrupted ? "not run: the run was interrupted before this variant ended"
-                                 : "not run";
+      v["message"] =
+          interrupted ? "not run: the run was interrupted before this variant ended" : "not run";
       v["not_run"] = true;
     }
     // Every variant has every field the schema (report.schema.json) requires, run or not.
     for (auto& v : c["variants"]) {
-      const nlohmann::json defaults = {{"message", ""}, {"duration_s", 0.0},
+      const nlohmann::json defaults = {{"message", ""},
+                                       {"duration_s", 0.0},
                                        {"exit", {{"code", nullptr}, {"signal", nullptr}}},
-                                       {"stdout", ""}, {"stderr", ""},
+                                       {"stdout", ""},
+                                       {"stderr", ""},
                                        {"details", nlohmann::json::object()},
                                        {"stacks", nlohmann::json::array()}};
       for (const auto& [k, val] : defaults.items())

@@ -12,7 +12,8 @@ namespace {
 
 // Okabe-Ito: distinguishable with the common colour-vision deficiencies, and in greyscale print
 // the dash patterns below tell the series apart.
-const char* const kColours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000"};
+const char* const kColours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                "#D55E00", "#56B4E9", "#000000"};
 const char* const kDashes[] = {"", "6 3", "2 2", "8 3 2 3", "1 3", "10 4", "4 4"};
 constexpr int kW = 560, kH = 280, kLeft = 56, kRight = 112, kTop = 14, kBottom = 40;
 
@@ -59,13 +60,13 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartTe
   auto py = [&](double y) { return kTop + (hi - y) / (hi - lo) * ph; };
 
   std::string o;
-  o += "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kW) +
-       " " + std::to_string(kH) + "\" role=\"img\" aria-label=\"" + html_escape(text.title) + "\">";
+  o += "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(kW) + " " + std::to_string(kH) +
+       "\" role=\"img\" aria-label=\"" + html_escape(text.title) + "\">";
   o += "<title>" + html_escape(text.title) + "</title>";
   // grid and y ticks
   for (double y = lo; y <= hi + ystep / 2; y += ystep) {
-    o += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + pw) + "\" y1=\"" + num(py(y)) +
-         "\" y2=\"" + num(py(y)) + "\"/>";
+    o += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + pw) + "\" y1=\"" +
+         num(py(y)) + "\" y2=\"" + num(py(y)) + "\"/>";
     o += "<text class=\"tick\" x=\"" + num(kLeft - 6) + "\" y=\"" + num(py(y) + 4) +
          "\" text-anchor=\"end\">" + tick_label(y, ystep) + "</text>";
   }
@@ -73,10 +74,10 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartTe
   for (double x = 0; x <= xmax + 1e-9; x += xstep)
     o += "<text class=\"tick\" x=\"" + num(px(x)) + "\" y=\"" + num(kTop + ph + 16) +
          "\" text-anchor=\"middle\">" + tick_label(x, 1) + "</text>";
-  o += "<line class=\"axis\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft) + "\" y1=\"" + num(kTop) + "\" y2=\"" +
-       num(kTop + ph) + "\"/>";
-  o += "<line class=\"axis\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + pw) + "\" y1=\"" + num(kTop + ph) +
-       "\" y2=\"" + num(kTop + ph) + "\"/>";
+  o += "<line class=\"axis\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft) + "\" y1=\"" +
+       num(kTop) + "\" y2=\"" + num(kTop + ph) + "\"/>";
+  o += "<line class=\"axis\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + pw) + "\" y1=\"" +
+       num(kTop + ph) + "\" y2=\"" + num(kTop + ph) + "\"/>";
   o += "<text class=\"axis-label\" x=\"" + num(kLeft + pw / 2) + "\" y=\"" + num(kH - 6) +
        "\" text-anchor=\"middle\">" + html_escape(text.x_label) + "</text>";
   o += "<text class=\"axis-label\" transform=\"translate(14 " + num(kTop + ph / 2) +
@@ -86,21 +87,24 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartTe
     const auto& s = series[i];
     const char* colour = kColours[i % std::size(kColours)];
     const char* dash = kDashes[i % std::size(kDashes)];
-    const std::string style = std::string("stroke:") + colour + (*dash ? std::string(";stroke-dasharray:") + dash : "");
+    const std::string style =
+        std::string("stroke:") + colour + (*dash ? std::string(";stroke-dasharray:") + dash : "");
     if (s.y.size() == 1) {
-      o += "<circle class=\"series\" cx=\"" + num(px(0)) + "\" cy=\"" + num(py(s.y[0])) + "\" r=\"3\" style=\"fill:" +
-           colour + "\"><title>" + html_escape(s.label) + "</title></circle>";
+      o += "<circle class=\"series\" cx=\"" + num(px(0)) + "\" cy=\"" + num(py(s.y[0])) +
+           "\" r=\"3\" style=\"fill:" + colour + "\"><title>" + html_escape(s.label) +
+           "</title></circle>";
     } else if (!s.y.empty()) {
       std::string points;
       for (size_t x = 0; x < s.y.size(); ++x)
-        if (std::isfinite(s.y[x])) points += num(px(static_cast<double>(x))) + "," + num(py(s.y[x])) + " ";
+        if (std::isfinite(s.y[x]))
+          points += num(px(static_cast<double>(x))) + "," + num(py(s.y[x])) + " ";
       if (!points.empty()) points.pop_back();
       o += "<polyline class=\"series\" points=\"" + points + "\" style=\"" + style + "\"><title>" +
            html_escape(s.label) + "</title></polyline>";
     }
     const double ly = kTop + 10 + static_cast<double>(i) * 18;
-    o += "<line x1=\"" + num(kLeft + pw + 12) + "\" x2=\"" + num(kLeft + pw + 36) + "\" y1=\"" + num(ly) +
-         "\" y2=\"" + num(ly) + "\" class=\"legend-line\" style=\"" + style + "\"/>";
+    o += "<line x1=\"" + num(kLeft + pw + 12) + "\" x2=\"" + num(kLeft + pw + 36) + "\" y1=\"" +
+         num(ly) + "\" y2=\"" + num(ly) + "\" class=\"legend-line\" style=\"" + style + "\"/>";
     o += "<text class=\"legend\" x=\"" + num(kLeft + pw + 42) + "\" y=\"" + num(ly + 4) + "\">" +
          html_escape(s.label) + "</text>";
   }

@@ -8,14 +8,14 @@
 namespace fc::reports {
 
 struct ChartSeries {
-  std::string label;        // "worker 0"
-  std::vector<double> y;    // y[i] is plotted at x = i
+  std::string label;      // "worker 0"
+  std::vector<double> y;  // y[i] is plotted at x = i
 };
 
 struct ChartText {
-  std::string title;        // for screen readers (<title>) and the caption
-  std::string x_label;      // "step"
-  std::string y_label;      // "loss"
+  std::string title;    // for screen readers (<title>) and the caption
+  std::string x_label;  // "step"
+  std::string y_label;  // "loss"
 };
 
 // One <svg> element; each series is one <polyline> (a <circle> when it has a single point).

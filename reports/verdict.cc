@@ -46,12 +46,14 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
       else if (subject_ok(v))
         add(ok_under, name);
       else
-        add(failed_under, name + ": " + (v.value("outcome", "") == "ok"
-                                             ? "exited 0, but " + descendants_failure(v)
-                                             : v.value("outcome", "") + ": " + v.value("message", "")));
+        add(failed_under, name + ": " +
+                              (v.value("outcome", "") == "ok"
+                                   ? "exited 0, but " + descendants_failure(v)
+                                   : v.value("outcome", "") + ": " + v.value("message", "")));
     }
     if (!failed_under.empty())
-      return {"failed", "not ok under " + failed_under + (ok_under.empty() ? "" : "; ok under " + ok_under)};
+      return {"failed",
+              "not ok under " + failed_under + (ok_under.empty() ? "" : "; ok under " + ok_under)};
     if (!not_finished.empty())
       return {"partial", "ok under " + (ok_under.empty() ? "none" : ok_under) +
                              "; not run to its end (forkcheck was interrupted): " + not_finished};

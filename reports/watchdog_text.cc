@@ -16,8 +16,8 @@ std::string stuck_process_text(int pid, const std::string& name, std::size_t thr
   if (pause)
     return who + " waited in pause() for " + format_seconds(stuck_s) +
            ", and it catches no signal (nothing but its death ends that wait)";
-  return who + " waited on a futex private to it, with no timeout, for " +
-         format_seconds(stuck_s) + " (nothing but a signal could wake " + (one ? "it" : "them") + ")";
+  return who + " waited on a futex private to it, with no timeout, for " + format_seconds(stuck_s) +
+         " (nothing but a signal could wake " + (one ? "it" : "them") + ")";
 }
 
 std::string rest_of_tree_text(bool still, double cpu_share) {

@@ -11,8 +11,8 @@ namespace fc::reports {
 // "pid 7926 [python3] can never go on by itself: its one thread has waited on a futex private to
 // it, with no timeout, for 4.0 s (nothing but a signal could wake it)"; `pause`: it waits in
 // pause() with no signal handler ("... nothing but its death ends that").
-std::string stuck_process_text(int pid, const std::string& name, std::size_t threads, double stuck_s,
-                               bool pause = false);
+std::string stuck_process_text(int pid, const std::string& name, std::size_t threads,
+                               double stuck_s, bool pause = false);
 
 // "the rest of the tree kept working (98% of a CPU)", or "the rest of the tree was still too"
 std::string rest_of_tree_text(bool still, double cpu_share);

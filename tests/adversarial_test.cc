@@ -8,8 +8,8 @@
 // group) lived: nothing outside a tree received a signal.
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -255,7 +255,8 @@ TEST(Adversarial, TheStacksOfATreeAreTakenSideBySideWithinTheirBudget) {
   EXPECT_TRUE(r.still_too_long);
   EXPECT_EQ(debugger.runs(), 4);
   EXPECT_EQ(debugger.most_at_once(), at_once) << "side by side, not one after another";
-  EXPECT_EQ(r.stacks.note.find("budget"), std::string::npos) << "all in within it: " << r.stacks.note;
+  EXPECT_EQ(r.stacks.note.find("budget"), std::string::npos)
+      << "all in within it: " << r.stacks.note;
   expect_nothing_left();
 }
 
@@ -735,9 +736,10 @@ TEST(Adversarial, ASchedIdleProgramBehindBusyLoopsIsStarvedNeverAHang) {
   EXPECT_EQ(starved, 1);
   EXPECT_GE(r.tree.longest_starved_s, 1.0);
   EXPECT_GE(r.duration_s, 4.0) << "it could not run before the loops ended";
-  std::printf("[ figure   ] starved program: %.1f s wall, waited %.1f s for a CPU, longest "
-              "starved stretch %.1f s\n",
-              r.duration_s, r.tree.run_queue_s, r.tree.longest_starved_s);
+  std::printf(
+      "[ figure   ] starved program: %.1f s wall, waited %.1f s for a CPU, longest "
+      "starved stretch %.1f s\n",
+      r.duration_s, r.tree.run_queue_s, r.tree.longest_starved_s);
   expect_nothing_left();
 }
 
@@ -822,8 +824,8 @@ TEST(Adversarial, AForkChainThatLeavesItsGroupIsFrozenAndCounted) {
     GTEST_SKIP() << "no PID namespace here (unshare --pid needs root)";
   const fs::path out = fresh_dir("fork-chain-escaper");
   const std::string cmd =
-      "unshare --pid --fork --mount-proc sh -c '" + std::string(FC_FORKCHECK) + " exec --timeout 2 --out " +
-      out.string() + " -- " + hostile("fork_chain_escaper") +
+      "unshare --pid --fork --mount-proc sh -c '" + std::string(FC_FORKCHECK) +
+      " exec --timeout 2 --out " + out.string() + " -- " + hostile("fork_chain_escaper") +
       " 300 wait >/dev/null 2>&1; echo status=$?; sleep 0.5; n=0; for p in /proc/[0-9]*; do "
       "[ \"$(cat $p/comm 2>/dev/null)\" = fork_chain_esca ] && n=$((n+1)); done; echo left=$n'";
   for (int run = 0; run < 3; ++run) {

@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
-#include "read_text.h"
 #include "launch/process_tree.h"
+#include "read_text.h"
 #include "slow_debugger.h"
 
 namespace {

@@ -22,8 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
-#include "read_text.h"
 #include "launch/boost_process_v1.h"
+#include "read_text.h"
 
 namespace {
 
@@ -223,7 +223,8 @@ TEST_F(Exec, ControlBytesTheChildPrintedAreShownEscaped) {
   // finding, each with the text after the NUL.
   const std::string escaped = "abc\\0def";
   size_t shown = 0;
-  for (size_t at = stdout_.find(escaped); at != std::string::npos; at = stdout_.find(escaped, at + 1))
+  for (size_t at = stdout_.find(escaped); at != std::string::npos;
+       at = stdout_.find(escaped, at + 1))
     ++shown;
   EXPECT_EQ(shown, 3u) << stdout_;
   EXPECT_TRUE(contains(stdout_, "\\x1b[31mred\\xc2\\x9b1m")) << stdout_;
@@ -236,15 +237,15 @@ TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
   // An earlier run's files, a temporary a killed writer left, and a file of the user's.
   fs::create_directories(out_);
   const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html",
-                                            "junit.xml", "summary.md", "report.json.tmp.1.0"};
+                                            "junit.xml", "summary.md",  "report.json.tmp.1.0"};
   for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
   std::ofstream(out_ / "notes.txt") << "mine\n";
 
   // forkcheck exec of a long sleep, killed (SIGKILL: no chance to write a report) once its run
   // log has the case in it.
   const std::string out = out_.string();
-  std::vector<const char*> argv = {FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
-                                   FC_FAULT_CHILD, "sleep", "60", nullptr};
+  std::vector<const char*> argv = {FC_FORKCHECK,   "exec",  "--out", out.c_str(), "--",
+                                   FC_FAULT_CHILD, "sleep", "60",    nullptr};
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::execv(argv[0], const_cast<char* const*>(argv.data()));
@@ -274,8 +275,8 @@ TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
 // them, not an empty folder.
 TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
   fs::create_directories(out_);
-  const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html",
-                                            "junit.xml", "summary.md"};
+  const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html", "junit.xml",
+                                            "summary.md"};
   for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
   // Repro programs whose environment probe takes its time, and says when it has begun.
   const fs::path repro = dir_ / "repro", marker = dir_ / "probing";
@@ -285,8 +286,8 @@ TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
     fs::permissions(repro / name, fs::perms::owner_all);
   }
   const std::string out = out_.string(), env = "FORKCHECK_REPRO_DIR=" + repro.string();
-  std::vector<const char*> argv = {FC_FORKCHECK, "exec", "--out", out.c_str(), "--",
-                                   FC_FAULT_CHILD, "sleep", "60", nullptr};
+  std::vector<const char*> argv = {FC_FORKCHECK,   "exec",  "--out", out.c_str(), "--",
+                                   FC_FAULT_CHILD, "sleep", "60",    nullptr};
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::putenv(const_cast<char*>(env.c_str()));

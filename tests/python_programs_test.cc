@@ -195,8 +195,9 @@ TEST_P(PythonPrograms, ASpawnedWorkersCrashUnderAParentThatExits0IsAFinding) {
   EXPECT_TRUE(contains(junit, "type=\"process-failed\"")) << junit;
   // Names CI's history can follow from run to run: the script, the failed process by order.
   EXPECT_TRUE(contains(junit, "classname=\"exec\" name=\"spawned_worker_crash.py\"")) << junit;
-  EXPECT_TRUE(contains(junit, "classname=\"exec.spawned_worker_crash.py\" "
-                              "name=\"failed-process-1 crasher (__main__.crash)\""))
+  EXPECT_TRUE(contains(junit,
+                       "classname=\"exec.spawned_worker_crash.py\" "
+                       "name=\"failed-process-1 crasher (__main__.crash)\""))
       << junit;
   const std::string issue = slurp(dir_ / "issue.md");
   EXPECT_TRUE(contains(issue, "### Processes of it that failed")) << issue;

@@ -2,9 +2,9 @@
 // mid-run. Each test checks the outcome, the timing, and that nothing the run started is alive.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,7 +154,8 @@ nlohmann::json read_json(const fs::path& p) {
 
 TEST(Interrupt, SigintEndsExecWithinSecondsKillsTheTreeAndWritesAPartialReport) {
   auto out = fresh_dir("sigint-exec");
-  Forkcheck fc({"exec", "--out", out.string(), "--timeout", "120", "--", FC_FAULT_CHILD, "ignore-term"});
+  Forkcheck fc(
+      {"exec", "--out", out.string(), "--timeout", "120", "--", FC_FAULT_CHILD, "ignore-term"});
   pid_t pid = fc.pid;
   // Interrupt while the command runs (not while forkcheck is still starting up).
   ASSERT_TRUE(wait_for_exe_in_run(pid, FC_FAULT_CHILD, 60));
@@ -172,8 +173,10 @@ TEST(Interrupt, SigintEndsExecWithinSecondsKillsTheTreeAndWritesAPartialReport) 
   const auto& v = report["cases"][0]["variants"][0];
   EXPECT_EQ(v["outcome"], "skip");
   EXPECT_EQ(v["interrupted"], true);
-  EXPECT_NE(v["message"].get<std::string>().find("not finished: forkcheck was interrupted by SIGINT"),
-            std::string::npos) << v["message"];
+  EXPECT_NE(
+      v["message"].get<std::string>().find("not finished: forkcheck was interrupted by SIGINT"),
+      std::string::npos)
+      << v["message"];
   expect_nothing_left(pid);
   fs::remove_all(out);
 }
@@ -222,7 +225,8 @@ TEST(Stop, CtrlZStopsTheProgramWithForkcheckAndTheDeadlineWaits) {
   // A 2 s sleep within a 3 s deadline, stopped for 4 s in between: it ends when continued, past
   // the deadline unless the stop is not counted. (Not CPU work: on a loaded machine its wall time
   // would say nothing about the stop.)
-  Forkcheck fc({"exec", "--out", out.string(), "--timeout", "3", "--", FC_FAULT_CHILD, "sleep", "2"});
+  Forkcheck fc(
+      {"exec", "--out", out.string(), "--timeout", "3", "--", FC_FAULT_CHILD, "sleep", "2"});
   ASSERT_TRUE(wait_for_exe_in_run(fc.pid, FC_FAULT_CHILD, 60));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ::kill(fc.pid, SIGTSTP);
@@ -260,7 +264,8 @@ int sh(const std::string& shell) {
 TEST(Stdin, TheProgramReadsTheCallersStdin) {
   auto out = fresh_dir("stdin");
   const std::string fc = FC_FORKCHECK;
-  EXPECT_EQ(sh("printf 'exit 3\\n' | " + fc + " exec --out " + out.string() + " -- sh >/dev/null"), 1);
+  EXPECT_EQ(sh("printf 'exit 3\\n' | " + fc + " exec --out " + out.string() + " -- sh >/dev/null"),
+            1);
   auto report = read_json(out / "report.json");
   ASSERT_TRUE(report.is_object());
   EXPECT_EQ(report["cases"][0]["variants"][0]["outcome"], "error");
@@ -297,8 +302,10 @@ TEST(Interrupt, SigtermMidRunKeepsTheVariantsFinishedSoFar) {
   size_t finished = 0, not_finished = 0;
   for (const auto& c : report["cases"])
     for (const auto& v : c["variants"]) {
-      if (v.value("interrupted", false) || v.value("not_run", false)) ++not_finished;
-      else ++finished;
+      if (v.value("interrupted", false) || v.value("not_run", false))
+        ++not_finished;
+      else
+        ++finished;
     }
   EXPECT_GE(finished, 2u);
   EXPECT_GE(not_finished, 1u);
@@ -454,7 +461,8 @@ TEST(ClosedStdout, RunPipedIntoHeadLeavesACompleteReport) {
   EXPECT_GE(variants, 9u) << "every variant of both cases";
   EXPECT_EQ(interrupted, 0u);
   EXPECT_EQ(report["summary"]["ok"], true);
-  for (const char* f : {"report.html", "junit.xml", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+  for (const char* f : {"report.html", "junit.xml", "summary.md"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
   expect_nothing_left(pid);
   fs::remove_all(out);
 }

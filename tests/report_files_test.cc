@@ -26,15 +26,17 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 class ReportFiles : public ::testing::Test {
  protected:
   // The run's folder, and beside it (outside it) a file of someone else's that links point to.
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("forkcheck-report-files-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
+    root_ = fs::temp_directory_path() / ("forkcheck-report-files-" + std::string(info->name()) +
+                                         "-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     dir_ = root_ / "out";
     fs::create_directories(dir_);
@@ -76,7 +78,8 @@ TEST_F(ReportFiles, AtomicWritePassesOverTemporariesPlantedAtItsNames) {
   const fs::path path = dir_ / "report.json";
   const std::string pid = std::to_string(::getpid());
   std::vector<fs::path> planted = {dir_ / ("report.json.tmp." + pid)};
-  for (int n = 0; n < 3; ++n) planted.push_back(dir_ / ("report.json.tmp." + pid + "." + std::to_string(n)));
+  for (int n = 0; n < 3; ++n)
+    planted.push_back(dir_ / ("report.json.tmp." + pid + "." + std::to_string(n)));
   for (const auto& p : planted) fs::create_symlink(victim_, p);
 
   write_file_atomically(path, "{\"new\":true}\n");
@@ -99,16 +102,16 @@ TEST_F(ReportFiles, AtomicWriteReplacesASymlinkAtTheDestinationItself) {
 }
 
 TEST_F(ReportFiles, RemoveRunFilesRemovesExactlyWhatARunWrites) {
-  const std::vector<std::string> runs = {"run.jsonl",   "report.json",           "report.html",
-                                         "junit.xml",   "summary.md",            "report.json.tmp.4242",
-                                         "junit.xml.tmp.17.0", "summary.md.tmp.x"};
+  const std::vector<std::string> runs = {
+      "run.jsonl",  "report.json",          "report.html",        "junit.xml",
+      "summary.md", "report.json.tmp.4242", "junit.xml.tmp.17.0", "summary.md.tmp.x"};
   for (const auto& f : runs) write(dir_ / f, "earlier run\n");
   const fs::path link = dir_ / "report.html.tmp.99.1";  // a link is removed, its target is not
   fs::remove(dir_ / "report.html");
   fs::create_symlink(victim_, dir_ / "report.html");
   fs::create_symlink(victim_, link);
 
-  const std::vector<std::string> others = {"notes.txt", "bench.json", "report.json.bak",
+  const std::vector<std::string> others = {"notes.txt",    "bench.json",     "report.json.bak",
                                            "report.jsonl", "my-report.json", "report.json.tmp"};
   for (const auto& f : others) write(dir_ / f, "keep\n");
   fs::create_directories(dir_ / "watch-events");

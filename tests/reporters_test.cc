@@ -29,18 +29,23 @@ using testing::synthetic_report;
 
 size_t count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1)) ++n;
+  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
+    ++n;
   return n;
 }
 
 // --- text helpers ----------------------------------------------------------------------------
 
 TEST(Text, HtmlEscapesEverythingThatCouldBeMarkup) {
-  EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
 }
 
 TEST(Text, InvalidUtf8IsReplaced) {
-  EXPECT_EQ(valid_utf8("a\xff" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(valid_utf8("\xe3\x81\x82"), "\xe3\x81\x82");  // valid Japanese stays
 }
 
@@ -87,10 +92,13 @@ TEST(ReportView, MatrixColumnsAndCells) {
 TEST(ReportView, FoldGivesNotRunVariantsEveryField) {
   std::vector<json> lines = {
       {{"type", "run"}, {"tool", {{"name", "forkcheck"}, {"version", "0"}}}},
-      {{"type", "case"}, {"id", "c"}, {"variants", json::array({{{"name", "v"}, {"expected", "ok"}, {"role", "fix"}}})}}};
+      {{"type", "case"},
+       {"id", "c"},
+       {"variants", json::array({{{"name", "v"}, {"expected", "ok"}, {"role", "fix"}}})}}};
   const json r = fold_run_log(lines);  // no variant line, no end line: cut short
   const json& v = r["cases"][0]["variants"][0];
-  for (const char* k : {"outcome", "message", "duration_s", "exit", "stdout", "stderr", "details", "stacks"})
+  for (const char* k :
+       {"outcome", "message", "duration_s", "exit", "stdout", "stderr", "details", "stacks"})
     EXPECT_TRUE(v.contains(k)) << k;
   EXPECT_EQ(r["run"]["complete"], false);
 }
@@ -105,7 +113,8 @@ TEST(JsonReporter, RoundTrips) {
 
 TEST(JsonReporter, ReplacesInvalidUtf8) {
   const json back = json::parse(make_json_reporter()->render(synthetic_report()));
-  EXPECT_EQ(back["cases"][0]["variants"][1]["stderr"], "invalid utf-8: \xEF\xBF\xBD\xEF\xBF\xBD end\n");
+  EXPECT_EQ(back["cases"][0]["variants"][1]["stderr"],
+            "invalid utf-8: \xEF\xBF\xBD\xEF\xBF\xBD end\n");
 }
 
 // --- HTML --------------------------------------------------------------------------------------
@@ -141,7 +150,8 @@ TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
   EXPECT_GT(featured, html_.find("id=\"matrix\""));
   const std::string section = html_.substr(featured, html_.find("</section>", featured) - featured);
   EXPECT_EQ(count(section, "<polyline"), 5u);
-  EXPECT_NE(section.find("Unable to handle autograd"), std::string::npos) << "the fork error beside the workers";
+  EXPECT_NE(section.find("Unable to handle autograd"), std::string::npos)
+      << "the fork error beside the workers";
   EXPECT_NE(section.find("train finished"), std::string::npos);
   EXPECT_NE(section.find("3.5000"), std::string::npos) << "param_norm";
 }
@@ -178,7 +188,8 @@ class Junit : public ::testing::Test {
   pugi::xml_node testcase(const std::string& classname, const std::string& name) {
     for (auto s : doc_.child("testsuites").children("testsuite"))
       for (auto t : s.children("testcase"))
-        if (classname == t.attribute("classname").value() && name == t.attribute("name").value()) return t;
+        if (classname == t.attribute("classname").value() && name == t.attribute("name").value())
+          return t;
     return {};
   }
   std::string xml_;
@@ -223,14 +234,17 @@ TEST_F(Junit, FailuresExactlyWhereTheOutcomeDiffers) {
       if (t.child("failure")) ++failures;
       if (t.child("error")) ++errors;
     }
-  EXPECT_EQ(failures, 4);  // the regression, the hazard that did not bite, the timeout, the protocol error
-  EXPECT_EQ(errors, 1);    // the harness error
+  EXPECT_EQ(failures,
+            4);  // the regression, the hazard that did not bite, the timeout, the protocol error
+  EXPECT_EQ(errors, 1);  // the harness error
   auto reg = testcase("gomp-fork-hang", "spawn").child("failure");
   EXPECT_STREQ(reg.attribute("type").value(), "crash");
   EXPECT_NE(std::string(reg.attribute("message").value()).find("regression"), std::string::npos);
-  EXPECT_NE(std::string(reg.text().get()).find("killed by SIGSEGV </failure><injected/>"), std::string::npos)
+  EXPECT_NE(std::string(reg.text().get()).find("killed by SIGSEGV </failure><injected/>"),
+            std::string::npos)
       << "the message in the body too, escaped";
-  EXPECT_STREQ(testcase("gomp-fork-hang", "forkserver").child("error").attribute("type").value(), "error");
+  EXPECT_STREQ(testcase("gomp-fork-hang", "forkserver").child("error").attribute("type").value(),
+               "error");
   auto not_bitten = testcase("autograd-after-fork", "fork-plain").child("failure");
   EXPECT_NE(std::string(not_bitten.text().get()).find("did not bite"), std::string::npos);
 }
@@ -245,9 +259,11 @@ TEST_F(Junit, ExpectedSkipsAreSkippedWithTheReason) {
 
 TEST_F(Junit, OutputsGoToSystemOutAndSystemErr) {
   ASSERT_TRUE(parsed_);
-  EXPECT_NE(std::string(testcase("gomp-fork-hang", "fork").child("system-out").text().get()).find("<b>tags</b>"),
+  EXPECT_NE(std::string(testcase("gomp-fork-hang", "fork").child("system-out").text().get())
+                .find("<b>tags</b>"),
             std::string::npos);
-  EXPECT_NE(std::string(testcase("gomp-fork-hang", "spawn").child("system-err").text().get()).find("invalid utf-8"),
+  EXPECT_NE(std::string(testcase("gomp-fork-hang", "spawn").child("system-err").text().get())
+                .find("invalid utf-8"),
             std::string::npos);
 }
 
@@ -259,8 +275,11 @@ TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
   EXPECT_NE(md.find("## Verdicts"), std::string::npos);
   EXPECT_NE(md.find("regression: the fixed behaviour broke"), std::string::npos);
   EXPECT_NE(md.find("train finished"), std::string::npos);
-  EXPECT_NE(md.find("<details><summary><b>gomp-fork-hang</b>: regression: title of gomp-fork-hang &lt;i&gt;"),
-            std::string::npos) << "HTML-escaped in the HTML block";
+  EXPECT_NE(
+      md.find(
+          "<details><summary><b>gomp-fork-hang</b>: regression: title of gomp-fork-hang &lt;i&gt;"),
+      std::string::npos)
+      << "HTML-escaped in the HTML block";
   EXPECT_NE(md.find("## Environment"), std::string::npos);
   EXPECT_NE(md.find("1.13.0"), std::string::npos);
   EXPECT_EQ(md.find("<injected/>"), std::string::npos) << "a message is text, not markup";
@@ -269,9 +288,12 @@ TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
   const std::string header = "| case | verdict | fork | spawn | forkserver |";
   size_t pos = md.find(header);
   std::regex sep(R"((^|[^\\])\|)");
-  for (size_t line = md.find('\n', pos) + 1; md.compare(line, 1, "|") == 0; line = md.find('\n', line) + 1) {
+  for (size_t line = md.find('\n', pos) + 1; md.compare(line, 1, "|") == 0;
+       line = md.find('\n', line) + 1) {
     const std::string row = md.substr(line, md.find('\n', line) - line);
-    EXPECT_EQ(std::distance(std::sregex_iterator(row.begin(), row.end(), sep), std::sregex_iterator()), 6) << row;
+    EXPECT_EQ(
+        std::distance(std::sregex_iterator(row.begin(), row.end(), sep), std::sregex_iterator()), 6)
+        << row;
   }
 }
 
@@ -300,7 +322,8 @@ TEST(Markdown, AHugeReportFitsAGitHubComment) {
   EXPECT_LE(md.size(), 65536u);
   EXPECT_LE(md.size(), kMarkdownMaxBytes);
   EXPECT_NE(md.find("## Environment"), std::string::npos) << "the environment survives the cut";
-  EXPECT_TRUE(md.find("bytes cut here") != std::string::npos || md.find("left out") != std::string::npos);
+  EXPECT_TRUE(md.find("bytes cut here") != std::string::npos ||
+              md.find("left out") != std::string::npos);
   EXPECT_EQ(count(md, "<details"), count(md, "</details>")) << "no <details> left open";
   size_t fences = 0;
   for (size_t p = md.find("\n```"); p != std::string::npos; p = md.find("\n```", p + 1)) ++fences;
@@ -540,12 +563,15 @@ TEST(CrashDetails, JunitCarriesTheStacksOfAHungTree) {
 // The synthetic report's variants of them: the hang (tree blocked, a thread in futex), a hazard
 // expected to hang that timed out while working, a fix that broke its channel, a fix that ended
 // by itself after its deadline.
-const char* const kBlocked = "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7 threads";
+const char* const kBlocked =
+    "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7 threads";
 const char* const kWorking =
     "still working at the deadline: 812 ms of CPU in the last 1.0 s, 2 processes, 5 threads";
-const char* const kLate = "still working at the deadline: 1.5 s of CPU in the last 1.0 s, 1 process, 1 thread";
+const char* const kLate =
+    "still working at the deadline: 1.5 s of CPU in the last 1.0 s, 1 process, 1 thread";
 const char* const kByItself =
-    "the deadline passed, but it exited by itself before forkcheck signalled it: the outcome is that of its own exit";
+    "the deadline passed, but it exited by itself before forkcheck signalled it: the outcome is "
+    "that of its own exit";
 
 const json& variant_named(const json& report, const std::string& case_id, const std::string& name) {
   for (const auto& v : find_case(report, case_id)->at("variants"))
@@ -558,7 +584,8 @@ TEST(ReportView, TreeFactsInOneLine) {
   EXPECT_EQ(tree_facts(variant_named(r, "gomp-fork-hang", "fork")), kBlocked);
   EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "fork-busy")), kWorking);
   EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "forkserver-late")), kLate);
-  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "spawn-channel")), "") << "no tree recorded";
+  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "spawn-channel")), "")
+      << "no tree recorded";
   // Working but no deadline passed: it says nothing of a deadline.
   json v = variant_named(r, "watchdog-outcomes", "fork-busy");
   v["outcome"] = "ok";
@@ -585,21 +612,26 @@ TEST(ReportView, ExitedByItselfOnlyWhenTrueAndSaysWhatHadPassed) {
 TEST(ReportView, AMismatchSaysATimeoutWasNotAHang) {
   const json r = synthetic_report();
   EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "fork-busy")),
-            "the hazard did not show as documented here: expected hang, observed timeout (the deadline passed "
+            "the hazard did not show as documented here: expected hang, observed timeout (the "
+            "deadline passed "
             "while the process tree was still working: not a hang)");
   EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "spawn-channel")),
-            "regression: the fixed behaviour broke: expected ok, observed protocol-error (the child sent something "
+            "regression: the fixed behaviour broke: expected ok, observed protocol-error (the "
+            "child sent something "
             "on its channel that is not a forkcheck message)");
-  EXPECT_EQ(stacks_title(variant_named(r, "watchdog-outcomes", "fork-busy")).find("hung"), std::string::npos);
+  EXPECT_EQ(stacks_title(variant_named(r, "watchdog-outcomes", "fork-busy")).find("hung"),
+            std::string::npos);
 }
 
 TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
   const json r = synthetic_report();
   const std::string html = make_html_reporter()->render(r);
-  for (const char* css : {".o-timeout {", ".o-protocol-error {"}) EXPECT_NE(html.find(css), std::string::npos) << css;
+  for (const char* css : {".o-timeout {", ".o-protocol-error {"})
+    EXPECT_NE(html.find(css), std::string::npos) << css;
   const size_t legend = html.find("class=\"legend-row\"");
   ASSERT_NE(legend, std::string::npos);
-  for (const char* sample : {"<span class=\"cell o-timeout\"", "<span class=\"cell o-protocol-error\""})
+  for (const char* sample :
+       {"<span class=\"cell o-timeout\"", "<span class=\"cell o-protocol-error\""})
     EXPECT_NE(html.find(sample, legend), std::string::npos) << sample;
   // The matrix cells and the variant badges.
   EXPECT_NE(html.find("<div class=\"cell o-timeout mismatch\""), std::string::npos);
@@ -609,12 +641,15 @@ TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
   for (const char* line : {kBlocked, kWorking, kLate, kByItself})
     EXPECT_NE(html.find(">" + html_escape(line) + "</dd>"), std::string::npos) << line;
   EXPECT_NE(html.find(html_escape("not JSON: <unterminated> object")), std::string::npos);
-  EXPECT_NE(html.find("<pre class=\"protocol-line\">" + html_escape("{\"type\":\"step\" <junk> & \\x01 | pipes") + "</pre>"),
+  EXPECT_NE(html.find("<pre class=\"protocol-line\">" +
+                      html_escape("{\"type\":\"step\" <junk> & \\x01 | pipes") + "</pre>"),
             std::string::npos);
   EXPECT_EQ(html.find("<junk>"), std::string::npos);
-  EXPECT_NE(html.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex"), std::string::npos);
+  EXPECT_NE(html.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex"),
+            std::string::npos);
   EXPECT_NE(html.find("pid 9 tid 10 reader [S pipe_read] in syscall read"), std::string::npos);
-  EXPECT_NE(html.find("<summary>stacks of the process tree at the deadline, while it was still working (1 threads"),
+  EXPECT_NE(html.find("<summary>stacks of the process tree at the deadline, while it was still "
+                      "working (1 threads"),
             std::string::npos);
   EXPECT_EQ(count(html, "<summary>stacks of the hung process tree"), 1u) << "only the hang's";
 }
@@ -623,16 +658,20 @@ TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
   const std::string md = make_markdown_reporter()->render(synthetic_report());
   EXPECT_NE(md.find("**fork-busy**: timeout \u2717 expected hang \u26a0\ufe0f"), std::string::npos);
   EXPECT_NE(md.find("**spawn-channel**: protocol-error \u2717 expected ok"), std::string::npos);
-  EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was still working: not a hang)"),
+  EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was still "
+                    "working: not a hang)"),
             std::string::npos);
   EXPECT_NE(md.find("- observed **timeout**"), std::string::npos);
   for (const char* line : {kBlocked, kWorking, kLate})
     EXPECT_NE(md.find("- process tree: " + std::string(line) + "\n"), std::string::npos) << line;
   EXPECT_NE(md.find("- ended: " + std::string(kByItself) + "\n"), std::string::npos);
-  EXPECT_NE(md.find("- protocol error: not JSON: &lt;unterminated&gt; object\n\n```text\n{\"type\":\"step\" <junk> & \\x01 | pipes\n```"),
+  EXPECT_NE(md.find("- protocol error: not JSON: &lt;unterminated&gt; "
+                    "object\n\n```text\n{\"type\":\"step\" <junk> & \\x01 | pipes\n```"),
             std::string::npos);
-  EXPECT_NE(md.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex\n"), std::string::npos);
-  EXPECT_NE(md.find("stacks of the process tree at the deadline, while it was still working:"), std::string::npos);
+  EXPECT_NE(md.find("pid 7 tid 7 forkcheck-repro [S futex_do_wait] in syscall futex\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("stacks of the process tree at the deadline, while it was still working:"),
+            std::string::npos);
   EXPECT_NE(md.find("- hung at "), std::string::npos) << "the step hang, as in HTML";
 }
 
@@ -642,27 +681,33 @@ TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   std::map<std::string, pugi::xml_node> tc;
   for (auto s : doc.child("testsuites").children("testsuite"))
-    for (auto t : s.children("testcase")) tc[std::string(t.attribute("classname").value()) + "/" + t.attribute("name").value()] = t;
+    for (auto t : s.children("testcase"))
+      tc[std::string(t.attribute("classname").value()) + "/" + t.attribute("name").value()] = t;
   auto busy = tc["watchdog-outcomes/fork-busy"].child("failure");
   ASSERT_TRUE(busy);
   EXPECT_STREQ(busy.attribute("type").value(), "timeout");
   EXPECT_NE(std::string(busy.attribute("message").value())
-                .find("observed timeout (the deadline passed while the process tree was still working: not a hang)"),
+                .find("observed timeout (the deadline passed while the process tree was still "
+                      "working: not a hang)"),
             std::string::npos)
       << busy.attribute("message").value();
   const std::string busy_body = busy.text().get();
-  EXPECT_NE(busy_body.find(std::string("process tree: ") + kWorking), std::string::npos) << busy_body;
-  EXPECT_NE(busy_body.find("pid 9 tid 10 reader [S pipe_read] in syscall read"), std::string::npos) << busy_body;
+  EXPECT_NE(busy_body.find(std::string("process tree: ") + kWorking), std::string::npos)
+      << busy_body;
+  EXPECT_NE(busy_body.find("pid 9 tid 10 reader [S pipe_read] in syscall read"), std::string::npos)
+      << busy_body;
   EXPECT_EQ(busy_body.find("hung"), std::string::npos) << busy_body;
 
   auto channel = tc["watchdog-outcomes/spawn-channel"].child("failure");
   ASSERT_TRUE(channel);
   EXPECT_STREQ(channel.attribute("type").value(), "protocol-error");
   EXPECT_NE(std::string(channel.attribute("message").value())
-                .find("observed protocol-error (the child sent something on its channel that is not a forkcheck message)"),
+                .find("observed protocol-error (the child sent something on its channel that is "
+                      "not a forkcheck message)"),
             std::string::npos);
   EXPECT_NE(std::string(channel.text().get())
-                .find("protocol error: not JSON: <unterminated> object\n  line: {\"type\":\"step\" <junk> & \\x01 | pipes"),
+                .find("protocol error: not JSON: <unterminated> object\n  line: {\"type\":\"step\" "
+                      "<junk> & \\x01 | pipes"),
             std::string::npos)
       << channel.text().get();
 
@@ -670,7 +715,9 @@ TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
   auto late = tc["watchdog-outcomes/forkserver-late"];
   ASSERT_TRUE(late);
   EXPECT_FALSE(late.child("failure"));
-  EXPECT_NE(std::string(late.child("system-out").text().get()).find(std::string("ended: ") + kByItself), std::string::npos);
+  EXPECT_NE(
+      std::string(late.child("system-out").text().get()).find(std::string("ended: ") + kByItself),
+      std::string::npos);
   const std::string hang_out = tc["gomp-fork-hang/fork"].child("system-out").text().get();
   EXPECT_NE(hang_out.find(std::string("process tree: ") + kBlocked), std::string::npos) << hang_out;
   EXPECT_NE(hang_out.find("[S futex_do_wait] in syscall futex"), std::string::npos) << hang_out;
@@ -685,7 +732,9 @@ TEST(WatchdogOutcomes, JsonKeepsEveryWatchdogField) {
   EXPECT_EQ(busy["stacks"][0]["syscall"], "read");
   EXPECT_EQ(variant_named(back, "watchdog-outcomes", "spawn-channel")["protocol_error"]["why"],
             "not JSON: <unterminated> object");
-  EXPECT_EQ(variant_named(back, "watchdog-outcomes", "forkserver-late")["watchdog"]["exited_by_itself"], true);
+  EXPECT_EQ(
+      variant_named(back, "watchdog-outcomes", "forkserver-late")["watchdog"]["exited_by_itself"],
+      true);
 }
 
 // The published schema knows every outcome forkcheck can write (repros/core/outcome.h), and the
@@ -696,16 +745,20 @@ TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
   ASSERT_TRUE(in) << path;
   const json schema = json::parse(in);
   const json& outcomes = schema["$defs"]["outcome"]["enum"];
-  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang, Outcome::kTimeout,
-                    Outcome::kProtocolError, Outcome::kSkip})
-    EXPECT_NE(std::find(outcomes.begin(), outcomes.end(), to_string(o)), outcomes.end()) << to_string(o);
+  for (Outcome o : {Outcome::kOk, Outcome::kError, Outcome::kCrash, Outcome::kHang,
+                    Outcome::kTimeout, Outcome::kProtocolError, Outcome::kSkip})
+    EXPECT_NE(std::find(outcomes.begin(), outcomes.end(), to_string(o)), outcomes.end())
+        << to_string(o);
   for (const char* word : {"timeout", "protocol-error"})
-    EXPECT_NE(schema["$defs"]["outcome"]["description"].get<std::string>().find(word), std::string::npos) << word;
+    EXPECT_NE(schema["$defs"]["outcome"]["description"].get<std::string>().find(word),
+              std::string::npos)
+        << word;
   const json& variant = schema["$defs"]["variant"]["properties"];
   const json& watchdog = variant["watchdog"]["properties"];
   EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"],
             json({"blocked", "working", "starved", "unknown"}));
-  for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads", "longest_still_s", "looks"})
+  for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads",
+                        "longest_still_s", "looks"})
     EXPECT_TRUE(watchdog["tree"]["properties"].contains(k)) << k;
   EXPECT_EQ(watchdog["exited_by_itself"]["type"], "boolean");
   EXPECT_EQ(watchdog["deadline_to_end_s"]["type"], "number");
@@ -716,24 +769,28 @@ TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
 // --- the chart ---------------------------------------------------------------------------------
 
 TEST(SvgChart, OnePolylinePerSeriesAndEscapedLabels) {
-  const std::string svg = svg_line_chart({{"worker <0>", {1, 0.5, 0.25}}, {"w1", {0.9, 0.4, 0.2}}, {"single", {0.3}}},
-                                         {"t & t", "step", "loss"});
+  const std::string svg =
+      svg_line_chart({{"worker <0>", {1, 0.5, 0.25}}, {"w1", {0.9, 0.4, 0.2}}, {"single", {0.3}}},
+                     {"t & t", "step", "loss"});
   EXPECT_EQ(count(svg, "<polyline"), 2u);
   EXPECT_EQ(count(svg, "<circle"), 1u);
   EXPECT_NE(svg.find("worker &lt;0&gt;"), std::string::npos);
   EXPECT_NE(svg.find("t &amp; t"), std::string::npos);
 }
 
-
 TEST(Sources, AWebAddressBecomesALinkAndAnythingElseStaysText) {
   json r = synthetic_report();
-  r["cases"][0]["source"] = {{"title", "issue"}, {"author", "someone"}, {"document", ""},
+  r["cases"][0]["source"] = {{"title", "issue"},
+                             {"author", "someone"},
+                             {"document", ""},
                              {"url", "https://github.com/pytorch/pytorch/issues/1"}};
-  r["cases"][1]["source"] = {{"title", "other"}, {"author", "x"}, {"document", "001"},
-                             {"url", "javascript:alert(1)"}};
+  r["cases"][1]["source"] = {
+      {"title", "other"}, {"author", "x"}, {"document", "001"}, {"url", "javascript:alert(1)"}};
   const std::string html = make_html_reporter()->render(r);
-  EXPECT_NE(html.find("<a href=\"https://github.com/pytorch/pytorch/issues/1\">\u201cissue\u201d</a> by someone</dd>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<a href=\"https://github.com/pytorch/pytorch/issues/1\">\u201cissue\u201d</a> by "
+                "someone</dd>"),
+      std::string::npos);
   EXPECT_EQ(html.find("javascript:"), std::string::npos);
   EXPECT_NE(html.find("\u201cother\u201d by x (document 001)"), std::string::npos);
   const std::string md = make_markdown_reporter()->render(r);

@@ -181,7 +181,8 @@ TEST_F(RunFolders, ASecondRunIntoAFolderALiveRunHoldsIsRefused) {
 
   EXPECT_EQ(exit_code(first), 0) << slurp(dir_ / "first.log");
   const std::string first_log = slurp(dir_ / "first.log");
-  EXPECT_EQ(first_log.find("/bin/true"), std::string::npos) << "the other run's result: " << first_log;
+  EXPECT_EQ(first_log.find("/bin/true"), std::string::npos)
+      << "the other run's result: " << first_log;
   const auto report = nlohmann::json::parse(slurp(shared / "report.json"), nullptr, false);
   ASSERT_TRUE(report.is_object()) << slurp(shared / "report.json");
   EXPECT_EQ(report["run"]["argv"].back(), "2");
@@ -222,7 +223,9 @@ TEST_F(RunFolders, TheReportIsBuiltFromTheRunsOwnRecordsAlone) {
     // After a MiB of empty lines (which a reader skips): the run's log is not opened to append,
     // and what it writes later would overwrite lines put right at its end.
     std::ofstream log(shared / "run.jsonl", std::ios::app);
-    log << std::string(1 << 20, '\n') << R"({"type":"case","id":"intruder","title":"not this run's","variants":[]})" << "\n"
+    log << std::string(1 << 20, '\n')
+        << R"({"type":"case","id":"intruder","title":"not this run's","variants":[]})"
+        << "\n"
         << R"({"type":"variant","case":"exec","name":"exec","outcome":"crash","note":"not this run's","harness_error":true})"
         << "\n";
   }

@@ -154,7 +154,6 @@ INSTANTIATE_TEST_SUITE_P(EachTool, LiveStacks, ::testing::Values("eu-stack", "gd
                            return n;
                          });
 
-
 // CPython's gdb extension: each thread's Python frames by LWP, source lines kept, built-ins
 // named without their addresses, threads that run no Python left without frames.
 TEST(StackParsers, GdbPyBtFramesGoToTheirThreads) {
@@ -198,13 +197,15 @@ TEST(StackParsers, GdbPyBtSaysWhyThereAreNoPythonFrames) {
   std::vector<ThreadStack> threads(1);
   threads[0].tid = 7;
   std::string missing;
-  EXPECT_EQ(parse_gdb_py_backtraces("Thread 1 (Thread 0x1 (LWP 7)):\nUndefined command: \"py-bt\".  Try \"help\".\n",
-                                    threads, missing),
+  EXPECT_EQ(parse_gdb_py_backtraces(
+                "Thread 1 (Thread 0x1 (LWP 7)):\nUndefined command: \"py-bt\".  Try \"help\".\n",
+                threads, missing),
             0u);
   EXPECT_NE(missing.find("gdb extension is not installed"), std::string::npos) << missing;
-  EXPECT_EQ(parse_gdb_py_backtraces("Thread 1 (Thread 0x1 (LWP 7)):\nUnable to locate python frame\n",
-                                    threads, missing),
-            0u);
+  EXPECT_EQ(
+      parse_gdb_py_backtraces("Thread 1 (Thread 0x1 (LWP 7)):\nUnable to locate python frame\n",
+                              threads, missing),
+      0u);
   EXPECT_NE(missing.find("no Python frame"), std::string::npos) << missing;
 }
 

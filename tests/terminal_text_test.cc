@@ -12,7 +12,8 @@ namespace {
 using namespace std::string_literals;  // "...\0..."s keeps the NUL
 
 TEST(TerminalSafe, PlainTextNewlinesAndTabsAreKept) {
-  EXPECT_EQ(terminal_safe("step 2 of 2 failed\n\tat main.py:3\n"), "step 2 of 2 failed\n\tat main.py:3\n");
+  EXPECT_EQ(terminal_safe("step 2 of 2 failed\n\tat main.py:3\n"),
+            "step 2 of 2 failed\n\tat main.py:3\n");
   EXPECT_EQ(terminal_safe(""), "");
   EXPECT_EQ(terminal_safe("C:\\temp\\x1b"), "C:\\temp\\x1b") << "a backslash stays as it is";
 }
@@ -30,7 +31,10 @@ TEST(TerminalSafe, EscapeSequencesAreShownNotObeyed) {
 }
 
 TEST(TerminalSafe, C1ControlsAreShownByTheirUtf8Bytes) {
-  EXPECT_EQ(terminal_safe("a\xc2\x9b" "31mb"), "a\\xc2\\x9b31mb") << "U+009B, CSI";
+  EXPECT_EQ(terminal_safe("a\xc2\x9b"
+                          "31mb"),
+            "a\\xc2\\x9b31mb")
+      << "U+009B, CSI";
   EXPECT_EQ(terminal_safe("\xc2\x80\xc2\x9f"), "\\xc2\\x80\\xc2\\x9f") << "both ends of C1";
   EXPECT_EQ(terminal_safe("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
 }
@@ -41,10 +45,16 @@ TEST(TerminalSafe, ValidMultiByteUtf8IsKept) {
 }
 
 TEST(TerminalSafe, BytesOutsideValidUtf8AreShownAsBytes) {
-  EXPECT_EQ(terminal_safe("a\x9b" "b"), "a\\x9bb") << "a lone 0x9B is CSI to an 8-bit terminal";
+  EXPECT_EQ(terminal_safe("a\x9b"
+                          "b"),
+            "a\\x9bb")
+      << "a lone 0x9B is CSI to an 8-bit terminal";
   EXPECT_EQ(terminal_safe("\xff\xfe"), "\\xff\\xfe");
   EXPECT_EQ(terminal_safe("\xe3\x81"), "\\xe3\\x81") << "a sequence cut short";
-  EXPECT_EQ(terminal_safe("\xc2" "A\xc3\xa9"), "\\xc2A\xc3\xa9") << "what follows is read again";
+  EXPECT_EQ(terminal_safe("\xc2"
+                          "A\xc3\xa9"),
+            "\\xc2A\xc3\xa9")
+      << "what follows is read again";
 }
 
 }  // namespace

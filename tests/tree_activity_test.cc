@@ -9,10 +9,10 @@
 #endif
 
 #include <algorithm>
-#include <vector>
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -299,7 +299,8 @@ TEST(ProcessTree, FindsAGrandchildThatLeftTheGroupAndTheSession) {
   }
   KillAtEnd cleanup{{child}};
   pid_t grandchild = 0;
-  ASSERT_EQ(::read(ready[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+  ASSERT_EQ(::read(ready[0], &grandchild, sizeof grandchild),
+            static_cast<ssize_t>(sizeof grandchild));
   cleanup.pids.push_back(grandchild);
   ::close(ready[0]);
   ::close(ready[1]);

@@ -175,8 +175,7 @@ TEST(Plan, StartOrderIsHeavySpawnFirstLightOnesBetweenTheRestAndAWaitingOneAfter
             (std::vector<size_t>{1, 7, 6, 3, 2, 0, 5, 4}));
   // Only waiting ones: all of them, in turn.
   const std::vector<json> hangs = {{{"expected", "hang"}}, {{"expected", "hang"}}};
-  EXPECT_EQ(harness::start_order(hangs, {"native", "torch"}, load_s),
-            (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(harness::start_order(hangs, {"native", "torch"}, load_s), (std::vector<size_t>{1, 0}));
 }
 
 }  // namespace

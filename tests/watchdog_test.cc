@@ -59,7 +59,8 @@ class FakeControl : public TreeControl {
   void answer(const std::string& method) {
     Stacks s;
     s.method = method;
-    for (const auto& [pid, attach] : request->processes) s.threads.push_back({pid, pid, "", "S", "", "", {}, {}});
+    for (const auto& [pid, attach] : request->processes)
+      s.threads.push_back({pid, pid, "", "S", "", "", {}, {}});
     watchdog->stacks_in(s, now);
   }
   bool asked(const std::string& what) const {
@@ -221,7 +222,8 @@ TEST(Watchdog, AStarvedTreeAtItsDeadlineIsATimeoutThatSaysSo) {
   run.r.sent_sigterm = true;
   const auto c = classify(run.r, false);
   EXPECT_EQ(c.outcome, Outcome::kTimeout);
-  EXPECT_NE(c.message.find("starved when its 3.0 s deadline passed"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("starved when its 3.0 s deadline passed"), std::string::npos)
+      << c.message;
 }
 
 TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt) {
@@ -260,7 +262,8 @@ TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt
   run.w->exited(run.t);
   const auto c = classify(run.r, false);
   EXPECT_EQ(c.outcome, Outcome::kHang);
-  EXPECT_NE(c.message.find("pid 7 [worker] can never go on by itself"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("pid 7 [worker] can never go on by itself"), std::string::npos)
+      << c.message;
   EXPECT_NE(c.message.find("the rest of the tree kept working"), std::string::npos) << c.message;
 }
 
@@ -303,7 +306,8 @@ TEST(Watchdog, AStallsStacksTakenWhileTheTreeStayedStillAreTheHangs) {
   run.watch(3.5, still());
   ASSERT_TRUE(run.r.still_too_long);
   EXPECT_EQ(run.r.stacks.method, "gdb");
-  EXPECT_NE(run.r.stacks.note.find("the tree still ever since"), std::string::npos) << run.r.stacks.note;
+  EXPECT_NE(run.r.stacks.note.find("the tree still ever since"), std::string::npos)
+      << run.r.stacks.note;
   int takings = 0;
   for (const auto& c : run.control.calls) takings += c.rfind("stacks", 0) == 0;
   EXPECT_EQ(takings, 1) << "taken once, at the stall";
@@ -421,7 +425,8 @@ launch::TreeLook tree_at(Clock::time_point at,
     p.facts.start_time = 100;
     p.facts.state = 'S';
     p.facts.name = "p" + std::to_string(pid);
-    for (size_t i = 0; i < threads.size(); ++i) p.threads[pid * 100 + static_cast<int>(i)] = threads[i];
+    for (size_t i = 0; i < threads.size(); ++i)
+      p.threads[pid * 100 + static_cast<int>(i)] = threads[i];
     l.processes.emplace(pid, std::move(p));
   }
   return l;
@@ -515,7 +520,8 @@ TEST(StuckProcesses, APauseWithNoHandlerIsStuckAndTheTextSaysSo) {
   r.stuck = ProcessStall{7, 1, "worker", 1, /*pause=*/true, 1.0, 2.0, 0.5, false};
   const auto c = classify(r, false);
   EXPECT_EQ(c.outcome, Outcome::kHang);
-  EXPECT_NE(c.message.find("waited in pause() for 2.0 s, and it catches no signal"), std::string::npos)
+  EXPECT_NE(c.message.find("waited in pause() for 2.0 s, and it catches no signal"),
+            std::string::npos)
       << c.message;
 }
 
@@ -548,7 +554,6 @@ TEST(StuckProcesses, OurDebuggersVisitLeavesItStuckSinceBefore) {
 
 // ---- classify: what the facts come to ----------------------------------------------------
 
-
 TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
   struct Row {
     const char* what;
@@ -575,14 +580,19 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
   by_itself.sent_sigterm = false;
   by_itself.exit.code = 0;
   const std::vector<Row> rows = {
-      {"blocked at the deadline", called(true), Outcome::kHang, "blocked when its 5.0 s deadline passed"},
-      {"working at the deadline", called(false), Outcome::kTimeout, "still working when its 5.0 s deadline passed"},
-      {"starved at the deadline", starved, Outcome::kTimeout, "runnable but waiting for a CPU for 3.5 s"},
+      {"blocked at the deadline", called(true), Outcome::kHang,
+       "blocked when its 5.0 s deadline passed"},
+      {"working at the deadline", called(false), Outcome::kTimeout,
+       "still working when its 5.0 s deadline passed"},
+      {"starved at the deadline", starved, Outcome::kTimeout,
+       "runnable but waiting for a CPU for 3.5 s"},
       {"waiting a moment for a CPU", barely, Outcome::kTimeout, "still working when"},
       {"one process stuck at the deadline", stuck, Outcome::kHang, "a partial deadlock"},
       {"still for --hang-after", hang_after, Outcome::kHang, "past the 3.0 s a stall may last"},
-      {"stuck for --hang-after", stuck_too_long, Outcome::kHang, "pid 7 [python3] can never go on by itself"},
-      {"ended by itself once time was called", by_itself, Outcome::kOk, "before forkcheck signalled it"},
+      {"stuck for --hang-after", stuck_too_long, Outcome::kHang,
+       "pid 7 [python3] can never go on by itself"},
+      {"ended by itself once time was called", by_itself, Outcome::kOk,
+       "before forkcheck signalled it"},
   };
   for (const auto& row : rows) {
     const auto c = classify(row.r, false);

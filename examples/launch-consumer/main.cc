@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
   auto outcome = worker.join(std::chrono::seconds(30));
   if (!outcome) outcome = worker.terminate(std::chrono::seconds(1));
   const bool ok = outcome->status == launch::WorkerOutcome::Status::kOk;
-  std::printf("default     %s: %s\n", launch::to_string(by_default.method()),
-              ok ? ("ok: square " + outcome->result.at("square").dump()).c_str()
-                 : outcome->error.c_str());
+  std::printf(
+      "default     %s: %s\n", launch::to_string(by_default.method()),
+      ok ? ("ok: square " + outcome->result.at("square").dump()).c_str() : outcome->error.c_str());
   if (!ok) ++failures;
   return failures == 0 ? 0 : 1;
 }

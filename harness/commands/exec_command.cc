@@ -14,7 +14,8 @@
 namespace fc::harness {
 
 int exec_command(const ExecOptions& options) {
-  if (options.command.empty()) throw UsageError("exec: no command given (forkcheck exec -- CMD ARGS...)");
+  if (options.command.empty())
+    throw UsageError("exec: no command given (forkcheck exec -- CMD ARGS...)");
   SubjectCommand subject;
   subject.name = "exec";
   subject.argv = options.argv;

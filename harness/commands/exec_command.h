@@ -14,8 +14,8 @@ namespace fc::harness {
 struct ExecOptions {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
-  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
-  double timeout_s = 0;  // none: it runs until it ends (--timeout sets one)
+  std::filesystem::path out;         // empty: a new run folder (common/out_dir.h)
+  double timeout_s = 0;              // none: it runs until it ends (--timeout sets one)
   LiveOptions live;
 };
 

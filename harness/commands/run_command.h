@@ -14,7 +14,7 @@ struct RunOptions {
   std::vector<std::string> argv;      // the command line, for the report
   std::vector<std::string> case_ids;  // empty: every case
   std::string only;                   // a pattern on "case/variant"
-  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;          // empty: a new run folder (common/out_dir.h)
   double timeout_s = 60;
   int jobs = 1;
   bool zygote = true;  // fork variants from a preloaded zygote where the platform has one

@@ -16,8 +16,8 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/watch/fork_events.h"
 #include "harness/watch/fork_hazards.h"
-#include "harness/watch/python_forks.h"
 #include "harness/watch/preload.h"
+#include "harness/watch/python_forks.h"
 #include "harness/watch/watch_summary.h"
 
 namespace fc::harness {
@@ -66,7 +66,9 @@ std::string kinds_list() {
 // end, "error, its own exit status 3" or "hang, ended by forkcheck: killed by SIGTERM (...)".
 std::string program_failure(const SubjectResult& done) {
   if (done.classified.outcome == Outcome::kOk)
-    return done.descendants_failure.empty() ? "" : "the program exited 0, but " + done.descendants_failure;
+    return done.descendants_failure.empty()
+               ? ""
+               : "the program exited 0, but " + done.descendants_failure;
   const ExitStatus& e = done.result.exit;
   const Outcome o = done.classified.outcome;
   return std::string(to_string(o)) + ", " +

@@ -103,8 +103,9 @@ Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes)
     // Interrupted (Ctrl-C): no program is at fault, and the run ends without its catalog.
     if (r.interrupted_by != 0) break;
     if (!r.started || !r.exit.exited_ok() || r.out.truncated()) {
-      cat.errors.push_back(program + " --list: " +
-                           (r.started ? r.exit.describe() + " " + r.err.last_lines(2) : r.start_error));
+      cat.errors.push_back(
+          program + " --list: " +
+          (r.started ? r.exit.describe() + " " + r.err.last_lines(2) : r.start_error));
       continue;
     }
     auto j = nlohmann::json::parse(r.out.text(), nullptr, false);

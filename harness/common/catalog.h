@@ -11,8 +11,9 @@
 namespace fc::harness {
 
 struct Catalog {
-  nlohmann::json cases = nlohmann::json::array();  // each: id, title, source, ..., program, variants
-  std::vector<std::string> errors;                 // programs that could not list themselves
+  nlohmann::json cases =
+      nlohmann::json::array();                  // each: id, title, source, ..., program, variants
+  std::vector<std::string> errors;              // programs that could not list themselves
   std::map<std::string, std::string> left_out;  // case id -> why its entry was refused (in errors)
   // Seconds each program took to start and list itself: what loading it costs (libtorch's
   // static initialisation, above all), so what each of its exec'd workers will cost again.

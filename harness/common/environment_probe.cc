@@ -16,7 +16,8 @@ namespace fc::harness {
 namespace {
 
 // Runs `program --env` under the supervisor; the environment, or why there is none.
-nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygotes, std::string& why) {
+nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygotes,
+                   std::string& why) {
   LaunchSpec spec;
   if (zygotes) spec.zygote = zygotes->for_program(program);
   spec.argv = {program, "--env"};
@@ -29,7 +30,8 @@ nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygote
     why = name + " could not be started: " + r.start_error;
   } else if (!r.exit.exited_ok()) {
     why = name + " --env failed: " + r.exit.describe() + " " + r.err.last_lines(2);
-  } else if (!r.result || !r.result->contains("environment") || !(*r.result)["environment"].is_object()) {
+  } else if (!r.result || !r.result->contains("environment") ||
+             !(*r.result)["environment"].is_object()) {
     why = name + " --env sent no environment";
   } else {
     return (*r.result)["environment"];
@@ -44,7 +46,9 @@ nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with
   std::string torch_why, native_why;
   if (!with_libtorch) {
     nlohmann::json env = ask(programs.at(0), timeout_s, zygotes, native_why);
-    if (env.is_null()) return {{"error", "the native repro program could not report the environment: " + native_why}};
+    if (env.is_null())
+      return {
+          {"error", "the native repro program could not report the environment: " + native_why}};
     env["collected_by"]["note"] =
         "the native repro program, without libtorch: the program's own Python side (its torch "
         "and threads) is under \"python\"";
@@ -54,9 +58,12 @@ nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with
   if (!env.is_null()) return env;
   if (torch_why.rfind("forkcheck was interrupted", 0) == 0) return {{"error", torch_why}};
   env = ask(programs.at(0), timeout_s, zygotes, native_why);
-  if (env.is_null()) return {{"error", "no repro program could report the environment: " + torch_why + "; " + native_why}};
+  if (env.is_null())
+    return {{"error",
+             "no repro program could report the environment: " + torch_why + "; " + native_why}};
   // Without libtorch's facts, and the report says why.
-  env["collected_by"]["fallback"] = torch_why + "; these facts come from the native repro program instead";
+  env["collected_by"]["fallback"] =
+      torch_why + "; these facts come from the native repro program instead";
   return env;
 }
 

@@ -72,7 +72,8 @@ bool glob_match(std::string_view pattern, std::string_view text) {
         char lit = pc;
         size_t next = p + 1;
         if (pc == '\\') {
-          lit = p + 1 < pattern.size() ? pattern[p + 1] : '\0';  // a trailing backslash matches nothing
+          lit = p + 1 < pattern.size() ? pattern[p + 1]
+                                       : '\0';  // a trailing backslash matches nothing
           next = p + 2;
         }
         if (lit == text[t] && lit != '\0') {

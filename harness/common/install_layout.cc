@@ -79,8 +79,8 @@ namespace fc::harness {
 
 PartLookup find_python_bootstrap() {
   const fs::path bin = own_directory();
-  PartLookup lookup = first_existing("FORKCHECK_PY_BOOTSTRAP",
-                                     {bin / install_dirs::kDataFromBin / "python"});
+  PartLookup lookup =
+      first_existing("FORKCHECK_PY_BOOTSTRAP", {bin / install_dirs::kDataFromBin / "python"});
   // A folder without the bootstrap in it is not found.
   if (!lookup.found.empty() && !is_there(lookup.found / "sitecustomize.py")) lookup.found.clear();
   return lookup;

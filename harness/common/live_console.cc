@@ -49,7 +49,6 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-
 }  // namespace
 
 LiveConsole::LiveConsole(bool stream_output, bool status_line)
@@ -134,8 +133,8 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
       if (n.kind == StallNote::Kind::kProcess && n.process) {
         const ProcessStall& p = *n.process;
         note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
-             ": " + reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause) + "; " +
-             reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
+             ": " + reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause) +
+             "; " + reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
              (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
         break;
       }
@@ -146,8 +145,8 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
            fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " + fmt("%.1f s", n.window_s) +
            ")" + (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
            (n.process ? "; " + reports::stuck_process_text(n.process->pid, n.process->name,
-                                                            n.process->threads, n.process->stuck_s,
-                                                            n.process->pause)
+                                                           n.process->threads, n.process->stuck_s,
+                                                           n.process->pause)
                       : "") +
            (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
       break;
@@ -186,7 +185,8 @@ void LiveConsole::finish() {
 
 std::string LiveConsole::where_lines(const Stacks& stacks, std::size_t max_lines) {
   std::string out;
-  for (const auto& line : reports::where_it_waits(to_json(stacks), max_lines)) out += "  " + line + "\n";
+  for (const auto& line : reports::where_it_waits(to_json(stacks), max_lines))
+    out += "  " + line + "\n";
   return out;
 }
 

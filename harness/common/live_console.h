@@ -38,7 +38,7 @@ class LiveConsole {
   void flush_pending(int stream, bool all);
 
   bool stream_output_, status_line_, stdout_is_terminal_;
-  bool at_line_start_ = true;  // the terminal's cursor is at the start of a line
+  bool at_line_start_ = true;      // the terminal's cursor is at the start of a line
   bool stdout_line_open_ = false;  // the program's output on stdout ended without a newline
   bool status_shown_ = false;
   std::string status_text_;

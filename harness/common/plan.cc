@@ -75,10 +75,14 @@ std::vector<size_t> start_order(const std::vector<nlohmann::json>& variants,
   auto by_cost = [&](size_t a, size_t b) { return key(a) < key(b); };
   std::vector<size_t> heavy, light, hangs, sleepers;
   for (size_t i = 0; i < variants.size(); ++i) {
-    if (variants[i].value("expected", "") == "hang") hangs.push_back(i);
-    else if (waits(i) > 0) sleepers.push_back(i);
-    else if (heaviest > 0 && load(i) >= heaviest / 2) heavy.push_back(i);
-    else light.push_back(i);
+    if (variants[i].value("expected", "") == "hang")
+      hangs.push_back(i);
+    else if (waits(i) > 0)
+      sleepers.push_back(i);
+    else if (heaviest > 0 && load(i) >= heaviest / 2)
+      heavy.push_back(i);
+    else
+      light.push_back(i);
   }
   for (auto* list : {&heavy, &light, &hangs}) std::stable_sort(list->begin(), list->end(), by_cost);
   std::stable_sort(sleepers.begin(), sleepers.end(),

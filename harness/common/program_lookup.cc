@@ -10,7 +10,8 @@ namespace fc::harness {
 
 std::string resolve_command(const std::string& program, const std::string& subcommand) {
   if (program.empty())
-    throw UsageError(subcommand + ": no command given (forkcheck " + subcommand + " -- CMD ARGS...)");
+    throw UsageError(subcommand + ": no command given (forkcheck " + subcommand +
+                     " -- CMD ARGS...)");
   std::string path = program;
   if (!std::filesystem::path(program).has_parent_path()) {  // a bare name: look in PATH
     path = find_in_path(program);

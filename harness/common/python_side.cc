@@ -27,9 +27,10 @@ const json* main_process(const json& facts, int root_pid) {
 // torch as the bootstrap saw it (its torch event) in the probe's words.
 json torch_of(const json& t) {
   if (!t.is_object()) return {{"missing", "the program did not import torch"}};
-  json out = {{"version", member(t, "version")},
-              {"threads", {{"intra_op", member(t, "num_threads")},
-                           {"inter_op", member(t, "num_interop_threads")}}}};
+  json out = {
+      {"version", member(t, "version")},
+      {"threads",
+       {{"intra_op", member(t, "num_threads")}, {"inter_op", member(t, "num_interop_threads")}}}};
   if (member(t, "sharing_strategy").is_string()) out["sharing_strategy"] = t["sharing_strategy"];
   const json& info = member(t, "parallel_info");
   if (info.is_string()) {
@@ -37,10 +38,12 @@ json torch_of(const json& t) {
     const std::string text = info.get<std::string>();
     for (size_t at = 0; at < text.size();) {
       const size_t end = text.find('\n', at);
-      const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      const std::string line =
+          text.substr(at, end == std::string::npos ? std::string::npos : end - at);
       if (line.find("OpenMP") != std::string::npos && !out.contains("openmp")) out["openmp"] = line;
       if (line.rfind("ATen parallel backend", 0) == 0)
-        out["parallel_backend"] = line.substr(line.find(':') == std::string::npos ? 0 : line.find(':') + 2);
+        out["parallel_backend"] =
+            line.substr(line.find(':') == std::string::npos ? 0 : line.find(':') + 2);
       if (end == std::string::npos) break;
       at = end + 1;
     }
@@ -61,8 +64,9 @@ json program_python_environment(const json& facts, int root_pid, const std::stri
     return {{"asked", "the program itself"},
             {"interpreter", program},
             {"status", "failed"},
-            {"error", "its Python never reached forkcheck's bootstrap (started with -I, -E or -S, "
-                      "or its PYTHONPATH replaced): no Python facts"}};
+            {"error",
+             "its Python never reached forkcheck's bootstrap (started with -I, -E or -S, "
+             "or its PYTHONPATH replaced): no Python facts"}};
   }
   json out = {{"asked", "the program itself"},
               {"source", "bootstrap"},
@@ -70,7 +74,8 @@ json program_python_environment(const json& facts, int root_pid, const std::stri
               {"pid", member(*p, "pid")},
               {"python", member(*p, "python")},
               {"torch", torch_of(member(*p, "torch"))}};
-  if (member(*p, "start_method").is_string() && !member(*p, "start_method").get<std::string>().empty())
+  if (member(*p, "start_method").is_string() &&
+      !member(*p, "start_method").get<std::string>().empty())
     out["multiprocessing"] = {{"default_start_method", (*p)["start_method"]}};
   return out;
 }

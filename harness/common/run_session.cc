@@ -34,10 +34,14 @@ nlohmann::json base_record(const std::string& case_id, const nlohmann::json& pla
 }
 
 nlohmann::json process_stall_record(const ProcessStall& p) {
-  return {{"pid", p.pid},           {"ppid", p.ppid},
-          {"name", p.name},         {"threads", p.threads},
-          {"since_s", p.since_s},   {"stuck_s", p.stuck_s},
-          {"rest_cpu_share", p.rest_cpu_share}, {"rest_still", p.rest_still},
+  return {{"pid", p.pid},
+          {"ppid", p.ppid},
+          {"name", p.name},
+          {"threads", p.threads},
+          {"since_s", p.since_s},
+          {"stuck_s", p.stuck_s},
+          {"rest_cpu_share", p.rest_cpu_share},
+          {"rest_still", p.rest_still},
           {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
 }
 
@@ -46,22 +50,27 @@ nlohmann::json process_stall_record(const ProcessStall& p) {
 // that could never go on), what the watching measured (CPU, the longest still and starved
 // stretches, the run-queue wait), what was left and killed.
 nlohmann::json watchdog_record(const ChildResult& r) {
-  nlohmann::json w = {{"deadline_passed", r.deadline_passed}, {"sigterm", r.sent_sigterm},
-                      {"sigkill", r.sent_sigkill}, {"timeout_s", r.timeout_s},
+  nlohmann::json w = {{"deadline_passed", r.deadline_passed},
+                      {"sigterm", r.sent_sigterm},
+                      {"sigkill", r.sent_sigkill},
+                      {"timeout_s", r.timeout_s},
                       {"leftovers_killed", r.leftovers_killed},
                       {"leftovers_surviving", r.leftovers_surviving},
                       {"group_strangers", r.group_strangers},
-                      {"activity", {{"cpu_s", r.tree.cpu_s},
-                                    {"longest_still_s", r.tree.longest_still_s},
-                                    {"longest_starved_s", r.tree.longest_starved_s},
-                                    {"run_queue_s", r.tree.run_queue_s},
-                                    {"looks", r.tree.looks}}}};
+                      {"activity",
+                       {{"cpu_s", r.tree.cpu_s},
+                        {"longest_still_s", r.tree.longest_still_s},
+                        {"longest_starved_s", r.tree.longest_starved_s},
+                        {"run_queue_s", r.tree.run_queue_s},
+                        {"looks", r.tree.looks}}}};
   if (r.paused_s > 0) w["paused_s"] = r.paused_s;
   if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
   if (r.stuck_too_long) w["stuck_too_long"] = true;
   if (r.called_after_s >= 0) {
     const TreeFacts& t = r.tree;
-    w["tree"] = {{"state", t.blocked ? "blocked" : t.starved ? "starved" : "working"},
+    w["tree"] = {{"state", t.blocked   ? "blocked"
+                           : t.starved ? "starved"
+                                       : "working"},
                  {"starved_s", t.starved_s},
                  {"still_s", t.still_s},
                  {"window_s", t.window_s},
@@ -84,8 +93,10 @@ nlohmann::json watchdog_record(const ChildResult& r) {
 void add_stall(nlohmann::json& v, const ChildResult& r) {
   if (!r.stall) return;
   const StallNote& n = *r.stall;
-  nlohmann::json s = {{"after_s", n.after_s},       {"still_s", n.still_s},
-                      {"waiting_in", n.waiting_in}, {"processes", n.processes},
+  nlohmann::json s = {{"after_s", n.after_s},
+                      {"still_s", n.still_s},
+                      {"waiting_in", n.waiting_in},
+                      {"processes", n.processes},
                       {"threads", n.threads},
                       {"kind", n.kind == StallNote::Kind::kProcess ? "process" : "tree"}};
   if (n.process) s["process"] = process_stall_record(*n.process);
@@ -194,17 +205,20 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   v["exit"] = r.exit.to_json();
   v["stdout"] = r.out.text();
   v["stderr"] = r.err.text();
-  v["output_bytes"] = {{"stdout", r.out.total_bytes()}, {"stderr", r.err.total_bytes()},
+  v["output_bytes"] = {{"stdout", r.out.total_bytes()},
+                       {"stderr", r.err.total_bytes()},
                        {"truncated", r.out.truncated() || r.err.truncated()}};
   v["details"] = c.details;
   v["steps"] = r.steps;
   v["watchdog"] = watchdog_record(r);
   if (r.bad_channel_lines > 0)
-    v["protocol_error"] = {{"line", r.bad_channel_line}, {"why", r.bad_channel_why},
-                           {"lines", r.bad_channel_lines}};
+    v["protocol_error"] = {
+        {"line", r.bad_channel_line}, {"why", r.bad_channel_why}, {"lines", r.bad_channel_lines}};
   if (r.step_hang)
-    v["hang"] = {{"pid", r.step_hang->pid}, {"step", r.step_hang->step},
-                 {"within_s", r.step_hang->within_s}, {"waited_s", r.step_hang->waited_s}};
+    v["hang"] = {{"pid", r.step_hang->pid},
+                 {"step", r.step_hang->step},
+                 {"within_s", r.step_hang->within_s},
+                 {"waited_s", r.step_hang->waited_s}};
   add_stacks(v, r.stacks);
   add_stall(v, r);
   if (!r.python.is_null()) v["python"] = r.python;
@@ -257,7 +271,8 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   if (r.stall && r.stall->resumed_after_s < 0 && !r.stall_stacks.method.empty()) {
     Stacks stacks = r.stall_stacks;
     char when[96];
-    std::snprintf(when, sizeof when, "taken when the whole tree stalled at %.1f s, still since", r.stall->after_s);
+    std::snprintf(when, sizeof when, "taken when the whole tree stalled at %.1f s, still since",
+                  r.stall->after_s);
     stacks.note += (stacks.note.empty() ? "" : "; ") + std::string(when);
     add_stacks(v, stacks);
   } else {
@@ -304,9 +319,9 @@ void RunSession::append_variant(const nlohmann::json& v) {
 
 nlohmann::json RunSession::finish(bool interrupted) {
   nlohmann::json end = {{"type", "end"},
-               {"finished_at", now_iso8601()},
-               {"duration_s", monotonic_s() - started_},
-               {"interrupted", interrupted}};
+                        {"finished_at", now_iso8601()},
+                        {"duration_s", monotonic_s() - started_},
+                        {"interrupted", interrupted}};
   // The fold merges an end record's "environment" into the run's (reports/run_log.cc).
   if (!environment_more_.is_null()) end["environment"] = environment_more_;
   begin();

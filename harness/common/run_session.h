@@ -25,8 +25,8 @@ class RunSession {
   // `zygotes`, when given, serve the environment probe (see zygote.h).
   // `with_libtorch`: the environment from the torch repro program (the catalog's); false, from the
   // native one alone (a user's program: its Python side reports its own torch).
-  RunSession(const std::filesystem::path& out, nlohmann::json header, class Zygotes* zygotes = nullptr,
-             bool with_libtorch = true);
+  RunSession(const std::filesystem::path& out, nlohmann::json header,
+             class Zygotes* zygotes = nullptr, bool with_libtorch = true);
 
   // The run really starts: the files an earlier run left in the folder are removed and the run
   // log is written from here on. Once; finish() calls it when no one did.

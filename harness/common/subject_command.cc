@@ -1,15 +1,15 @@
 #include "harness/common/subject_command.h"
 
-#include "harness/common/live_console.h"
 #include "harness/common/catalog.h"
 #include "harness/common/install_layout.h"
 #include "harness/common/known_messages.h"
+#include "harness/common/live_console.h"
 #include "harness/common/python_side.h"
 #include "harness/common/run_session.h"
-#include "reports/python_view.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "reports/python_view.h"
 
 #include <cstdio>
 
@@ -55,10 +55,10 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
          {"role", "subject"},
          {"expected", "ok"},
          {"expected_why", "a program that works ends by itself with status 0"},
-         {"description", method.empty() ? shown
-                                        : shown + " (default start method " + method +
-                                              (subject.live.force_start_method ? ", forced" : "") +
-                                              ")"},
+         {"description", method.empty()
+                             ? shown
+                             : shown + " (default start method " + method +
+                                   (subject.live.force_start_method ? ", forced" : "") + ")"},
          {"skip_reason", ""}});
   nlohmann::json the_case = {
       {"id", subject.name},
@@ -70,16 +70,15 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       {"program", program},
       {"command", subject.command},
       {"variants", variants}};
-  RunSession session(
-      subject.out,
-      {{"command", subject.name},
-       {"argv", subject.argv},
-       {"options",
-        {{"timeout_s", subject.timeout_s},
-         {"hang_after_s", subject.live.hang_after_s},
-         {"start_method", subject.live.start_method},
-         {"force_start_method", subject.live.force_start_method}}}},
-      /*zygotes=*/nullptr, /*with_libtorch=*/false);
+  RunSession session(subject.out,
+                     {{"command", subject.name},
+                      {"argv", subject.argv},
+                      {"options",
+                       {{"timeout_s", subject.timeout_s},
+                        {"hang_after_s", subject.live.hang_after_s},
+                        {"start_method", subject.live.start_method},
+                        {"force_start_method", subject.live.force_start_method}}}},
+                     /*zygotes=*/nullptr, /*with_libtorch=*/false);
   session.add_case(the_case);
   if (subject.prints_after) session.defer_reports_line();
   session.set_total(variants.size());
@@ -101,7 +100,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     for (auto& e : start_method_env(methods[i], subject.live.force_start_method))
       spec.env.push_back(std::move(e));
     spec.timeout_s = subject.timeout_s;
-    spec.channel = false;  // no steps for a plain program
+    spec.channel = false;              // no steps for a plain program
     spec.stdin_passthrough = !matrix;  // a program that reads its input gets the caller's (once)
     spec.stacks_budget_s = kSubjectStacksBudgetS;
     spec.hang_after_s = subject.live.hang_after_s;
@@ -139,8 +138,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (failed) out.all_ok = false;
     if (failed && !interrupted()) {
       const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
-      const nlohmann::json explained =
-          explain_messages(load_catalog(repro_programs()).cases, said);
+      const nlohmann::json explained = explain_messages(load_catalog(repro_programs()).cases, said);
       if (!explained.empty()) out.classified.details["explained_by"] = explained;
     }
     if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);

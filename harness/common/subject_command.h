@@ -38,7 +38,6 @@ struct LiveOptions {
 std::vector<std::pair<std::string, std::string>> start_method_env(const std::string& method,
                                                                   bool force);
 
-
 struct SubjectCommand {
   std::string name;                  // the subcommand, also the case and variant id: "exec"
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
@@ -46,7 +45,8 @@ struct SubjectCommand {
   std::filesystem::path out = "forkcheck-report";
   double timeout_s = 0;  // none
   LiveOptions live;
-  bool prints_after = false;  // the command prints more after the run: it ends with the reports line
+  bool prints_after =
+      false;  // the command prints more after the run: it ends with the reports line
   std::vector<std::pair<std::string, std::string>> env;  // added to the command's environment
   // `matrix`: the command once per start method, each a variant named by it, one after the
   // other; empty: one variant named `name`, under live.start_method if set.
@@ -62,7 +62,7 @@ struct SubjectCommand {
 struct SubjectResult {
   ChildResult result;  // the last variant's
   Classified classified;
-  bool all_ok = true;  // every variant ok, and no process of any failed
+  bool all_ok = true;        // every variant ok, and no process of any failed
   bool interrupted = false;  // forkcheck was interrupted: the report is partial
   // "" or why a process of it crashed, raised or exited non-zero while the program exited 0
   // (reports/python_view.h): that fails the program too.

@@ -54,7 +54,9 @@ ProcessId current_process_id() { return ::getpid(); }
 nlohmann::json host_platform() {
   utsname u{};
   ::uname(&u);
-  return {{"os", u.sysname}, {"kernel", u.release}, {"machine", u.machine},
+  return {{"os", u.sysname},
+          {"kernel", u.release},
+          {"machine", u.machine},
           {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
@@ -81,7 +83,8 @@ bool native_binary(const unsigned char* b, size_t n) {
   if (n >= 4) {
     std::uint32_t magic;
     std::memcpy(&magic, b, sizeof magic);
-    for (std::uint32_t m : {0xfeedfaceu, 0xfeedfacfu, 0xcefaedfeu, 0xcffaedfeu, 0xcafebabeu, 0xbebafecau})
+    for (std::uint32_t m :
+         {0xfeedfaceu, 0xfeedfacfu, 0xcefaedfeu, 0xcffaedfeu, 0xcafebabeu, 0xbebafecau})
       if (magic == m) return true;
   }
 #endif

@@ -31,10 +31,14 @@ std::string machine() {
   SYSTEM_INFO si{};
   ::GetNativeSystemInfo(&si);
   switch (si.wProcessorArchitecture) {
-    case PROCESSOR_ARCHITECTURE_AMD64: return "x86_64";
-    case PROCESSOR_ARCHITECTURE_ARM64: return "arm64";
-    case PROCESSOR_ARCHITECTURE_INTEL: return "x86";
-    default: return "unknown";
+    case PROCESSOR_ARCHITECTURE_AMD64:
+      return "x86_64";
+    case PROCESSOR_ARCHITECTURE_ARM64:
+      return "arm64";
+    case PROCESSOR_ARCHITECTURE_INTEL:
+      return "x86";
+    default:
+      return "unknown";
   }
 }
 
@@ -53,7 +57,9 @@ std::filesystem::path executable_path() {
 ProcessId current_process_id() { return static_cast<ProcessId>(::GetCurrentProcessId()); }
 
 nlohmann::json host_platform() {
-  return {{"os", "Windows"}, {"kernel", kernel_version()}, {"machine", machine()},
+  return {{"os", "Windows"},
+          {"kernel", kernel_version()},
+          {"machine", machine()},
           {"cpus", ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)}};
 }
 

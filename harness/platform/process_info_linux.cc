@@ -18,7 +18,8 @@ struct Stat {
   uint64_t utime = 0, stime = 0;
 };
 
-// /proc/PID/stat: the command name is in parentheses and may hold spaces; fields follow the last ')'.
+// /proc/PID/stat: the command name is in parentheses and may hold spaces; fields follow the last
+// ')'.
 std::optional<Stat> read_stat(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string text;

@@ -5,7 +5,8 @@
 //                      the descendants it started: the live descendants of `pgid`, found through
 //                      parent ids in a Toolhelp snapshot. The supervisor itself asks its job
 //                      object instead, which no process can leave.
-//   processes_with_env, started_with_env  nothing: another process's environment can only be read from its PEB
+//   processes_with_env, started_with_env  nothing: another process's environment can only be read
+//   from its PEB
 //                      (NtQueryInformationProcess and ReadProcessMemory, an undocumented layout),
 //                      and the job object already holds every process a run started.
 #include <map>
@@ -27,7 +28,9 @@ Handle open_process(ProcessId pid) {
                               static_cast<DWORD>(pid)));
 }
 
-bool running(const Handle& process) { return ::WaitForSingleObject(process.get(), 0) == WAIT_TIMEOUT; }
+bool running(const Handle& process) {
+  return ::WaitForSingleObject(process.get(), 0) == WAIT_TIMEOUT;
+}
 
 uint64_t to_u64(const FILETIME& t) {
   return (static_cast<uint64_t>(t.dwHighDateTime) << 32) | t.dwLowDateTime;
@@ -61,8 +64,10 @@ std::vector<ProcessId> group_members(ProcessId pgid) {
   std::multimap<ProcessId, ProcessId> children;  // parent -> child
   PROCESSENTRY32W e{};
   e.dwSize = sizeof e;
-  for (BOOL ok = ::Process32FirstW(snapshot.get(), &e); ok; ok = ::Process32NextW(snapshot.get(), &e))
-    children.emplace(static_cast<ProcessId>(e.th32ParentProcessID), static_cast<ProcessId>(e.th32ProcessID));
+  for (BOOL ok = ::Process32FirstW(snapshot.get(), &e); ok;
+       ok = ::Process32NextW(snapshot.get(), &e))
+    children.emplace(static_cast<ProcessId>(e.th32ParentProcessID),
+                     static_cast<ProcessId>(e.th32ProcessID));
   // Parent ids are never updated and get reused: a "child" that started before its parent is
   // some older process whose parent had that id.
   std::vector<std::pair<ProcessId, uint64_t>> todo = {{pgid, leader_started}};

@@ -38,7 +38,7 @@ class Zygote {
                                  std::string& why);
 
  private:
-  [[maybe_unused]] ProcessId pid_ = -1;  // used on Linux only (zygote_linux.cc)
+  [[maybe_unused]] ProcessId pid_ = -1;            // used on Linux only (zygote_linux.cc)
   [[maybe_unused]] std::uint64_t start_time_ = 0;  // with pid_, names the zygote for good
   int sock_ = -1;
   std::string why_not_;

@@ -49,7 +49,8 @@ std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid) {
     if (std::regex_search(line, m, kThread)) {
       ThreadStack t;
       t.pid = pid;
-      t.tid = static_cast<int>(std::strtol(m[1].str().c_str(), nullptr, 10));  // no throw on 99999999999
+      t.tid = static_cast<int>(
+          std::strtol(m[1].str().c_str(), nullptr, 10));  // no throw on 99999999999
       threads.push_back(std::move(t));
     } else if (threads.empty()) {
       continue;

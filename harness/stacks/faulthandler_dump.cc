@@ -18,7 +18,8 @@
 namespace fc::harness {
 namespace {
 
-const std::regex kThread(R"(^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[(.*)\])? \(most recent call first\):)");
+const std::regex kThread(
+    R"(^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[(.*)\])? \(most recent call first\):)");
 const std::regex kFrame(R"re(^\s+File "(.*)", line (\d+) in (.*)$)re");
 const std::regex kFatal(R"(^Fatal Python error: (.*)$)");
 

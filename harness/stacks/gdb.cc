@@ -27,7 +27,8 @@ std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid) 
     if (std::regex_search(line, m, kThread)) {
       ThreadStack t;
       t.pid = pid;
-      t.tid = static_cast<int>(std::strtol(m[1].str().c_str(), nullptr, 10));  // no throw on 99999999999
+      t.tid = static_cast<int>(
+          std::strtol(m[1].str().c_str(), nullptr, 10));  // no throw on 99999999999
       t.name = m[2];
       threads.push_back(std::move(t));
     } else if (!threads.empty() && std::regex_search(line, m, kFrame)) {

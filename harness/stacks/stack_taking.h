@@ -34,7 +34,9 @@ class StackTaking {
   ProcessId target(size_t i) const { return targets_.at(i); }
   // What the OS said of the threads of each process before any debugger attached (a thread
   // under a debugger of ours is in ptrace_stop, which is not where the program waits).
-  const std::map<ProcessId, std::vector<ThreadStack>>& before_attach() const { return before_attach_; }
+  const std::map<ProcessId, std::vector<ThreadStack>>& before_attach() const {
+    return before_attach_;
+  }
 
   // Command `i` ended (or could not start) with `r`.
   void add_result(size_t i, const ChildResult& r);
@@ -53,7 +55,8 @@ class StackTaking {
   // The stacks: once complete(), or earlier (an interrupt, the budget spent: `why_short` says
   // which), with what /proc says of the processes whose debugger had not finished, and a note
   // naming them.
-  Stacks take(const std::string& why_short = "forkcheck was interrupted before the debugger finished");
+  Stacks take(
+      const std::string& why_short = "forkcheck was interrupted before the debugger finished");
 
  private:
   struct Command {

@@ -21,11 +21,18 @@ namespace {
 constexpr const char* kPyBtMarker = "==forkcheck: py-bt==";
 
 std::vector<std::string> gdb_argv(const std::string& path, pid_t pid, bool python) {
-  std::vector<std::string> argv = {path,         "-p", std::to_string(pid),
-                                   "-batch",     "-nx", "-q",
-                                   "-ex",        "set pagination off",
-                                   "-ex",        "set debuginfod enabled off",
-                                   "-ex",        "thread apply all bt"};
+  std::vector<std::string> argv = {path,
+                                   "-p",
+                                   std::to_string(pid),
+                                   "-batch",
+                                   "-nx",
+                                   "-q",
+                                   "-ex",
+                                   "set pagination off",
+                                   "-ex",
+                                   "set debuginfod enabled off",
+                                   "-ex",
+                                   "thread apply all bt"};
   if (python) {
     for (const std::string& c :
          {std::string("echo \\n") + kPyBtMarker + "\\n", std::string("thread apply all py-bt")}) {
@@ -36,8 +43,8 @@ std::vector<std::string> gdb_argv(const std::string& path, pid_t pid, bool pytho
   return argv;
 }
 
-std::vector<std::string> debugger_argv(const std::string& name, const std::string& path,
-                                       pid_t pid, bool source_lines) {
+std::vector<std::string> debugger_argv(const std::string& name, const std::string& path, pid_t pid,
+                                       bool source_lines) {
   if (name == "gdb") return gdb_argv(path, pid, false);
   if (!source_lines) return {path, "-m", "-n", "128", "-p", std::to_string(pid)};
   return {path, "-m", "-s", "-n", "128", "-p", std::to_string(pid)};
@@ -94,12 +101,16 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     stacks_.note = "no process was left to look at";
     return;
   }
-  const std::string eu = wanted == "auto" || wanted == "eu-stack" ? bp::search_path("eu-stack").string() : "";
-  const std::string gdb = wanted == "auto" || wanted == "gdb" ? bp::search_path("gdb").string() : "";
-  if (wanted == "proc") none_why_ = "FORKCHECK_STACKS=proc asked for no debugger";
+  const std::string eu =
+      wanted == "auto" || wanted == "eu-stack" ? bp::search_path("eu-stack").string() : "";
+  const std::string gdb =
+      wanted == "auto" || wanted == "gdb" ? bp::search_path("gdb").string() : "";
+  if (wanted == "proc")
+    none_why_ = "FORKCHECK_STACKS=proc asked for no debugger";
   else if (eu.empty() && gdb.empty())
-    none_why_ = wanted == "auto" ? "neither eu-stack (elfutils) nor gdb is installed"
-                                 : "FORKCHECK_STACKS=" + wanted + ": '" + wanted + "' is not installed";
+    none_why_ = wanted == "auto"
+                    ? "neither eu-stack (elfutils) nor gdb is installed"
+                    : "FORKCHECK_STACKS=" + wanted + ": '" + wanted + "' is not installed";
   // The OS's view of every thread, before anything attaches.
   for (const auto& [pid, attach] : request.processes) before_attach_[pid] = proc_threads(pid);
   for (const auto& [pid, attach] : request.processes) {
@@ -113,7 +124,8 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     if (attach == Attach::kNone) {
       refused_.push_back("pid " + std::to_string(pid) +
                          ": not attached to, it was not asleep (a debugger would have stopped it)");
-      if (is_python && !dumping) python_why_ = "a process that may be working is not stopped for gdb";
+      if (is_python && !dumping)
+        python_why_ = "a process that may be working is not stopped for gdb";
       continue;
     }
     if (!none_why_.empty()) {
@@ -134,16 +146,19 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
         if (!gdb_fits)
           python_why_ = budget;
         else if (attach != Attach::kLong)
-          python_why_ = "gdb would stop a process that is only asleep for seconds: not used before "
-                        "it is stuck or time is called";
+          python_why_ =
+              "gdb would stop a process that is only asleep for seconds: not used before "
+              "it is stuck or time is called";
         else if (gdb.empty())
           python_why_ = "gdb is not installed (Debian: apt install gdb python3-dbg)";
         else
           python_why_ = "CPython's gdb extension is not installed for " + interpreter +
                         " (Debian: apt install python3-dbg)";
       }
-      if (!eu.empty()) c.debugger = "eu-stack";
-      else if (attach == Attach::kLong || wanted == "gdb") c.debugger = "gdb";
+      if (!eu.empty())
+        c.debugger = "eu-stack";
+      else if (attach == Attach::kLong || wanted == "gdb")
+        c.debugger = "gdb";
       else {
         refused_.push_back("pid " + std::to_string(pid) +
                            ": eu-stack is not installed, and gdb would stop a process that is "
@@ -151,12 +166,14 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
         continue;
       }
     }
-    c.budget_s = attach == Attach::kBrief ? std::min(request.brief_s, request.budget_s) : request.budget_s;
+    c.budget_s =
+        attach == Attach::kBrief ? std::min(request.brief_s, request.budget_s) : request.budget_s;
     LaunchSpec spec;
     spec.argv = c.python ? gdb_argv(gdb, pid, true)
                          : debugger_argv(c.debugger, c.debugger == "gdb" ? gdb : eu, pid,
                                          request.source_lines);
-    spec.timeout_s = std::max(0.1, c.budget_s);  // less when it starts late: the supervisor sets what is left
+    spec.timeout_s =
+        std::max(0.1, c.budget_s);  // less when it starts late: the supervisor sets what is left
     spec.grace_s = 0.2;
     spec.channel = false;
     spec.capture_cap = 1u << 20;
@@ -207,7 +224,8 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
     if (time_was_called(r)) {
       char buf[160];
       std::snprintf(buf, sizeof buf,
-                    " did not finish within its %.1f s: killed, and the process released", c.budget_s);
+                    " did not finish within its %.1f s: killed, and the process released",
+                    c.budget_s);
       why = (c.python ? std::string("gdb (with py-bt)") : c.debugger) + buf;
     } else if (why.empty()) {
       why = c.debugger + " printed no frame (" + r.exit.describe() + ")";
@@ -255,8 +273,10 @@ static void merge_python_dump(std::vector<ThreadStack>& all, ProcessId pid, cons
       into = &all.back();
     }
     into->python = t.frames;
-    if (known != names.end() && !known->second.name.empty()) into->name = known->second.name;
-    else if (tid == pid && into->name.empty()) into->name = "MainThread";
+    if (known != names.end() && !known->second.name.empty())
+      into->name = known->second.name;
+    else if (tid == pid && into->name.empty())
+      into->name = "MainThread";
   }
 }
 
@@ -300,12 +320,13 @@ Stacks StackTaking::take(const std::string& why_short) {
       python_why_ = "pid " + silent.front() + (silent.size() > 1 ? " and others" : "") +
                     " did not answer forkcheck's signal in time";
     if (python_read_ < python_processes_)
-      stacks_.python_note += (python_read_ > 0 ? "; the others: " : "no Python frames for " + of +
-                                                                         ": ") +
-                             (python_why_.empty() ? "gdb did not finish" : python_why_);
+      stacks_.python_note +=
+          (python_read_ > 0 ? "; the others: " : "no Python frames for " + of + ": ") +
+          (python_why_.empty() ? "gdb did not finish" : python_why_);
   }
   if (stacks_.method.empty()) {
-    if (methods_.empty()) stacks_.method = "proc";
+    if (methods_.empty())
+      stacks_.method = "proc";
     else
       for (const auto& m : methods_) stacks_.method += (stacks_.method.empty() ? "" : "+") + m;
   }
@@ -314,8 +335,10 @@ Stacks StackTaking::take(const std::string& why_short) {
   // tens of KiB.
   constexpr size_t kNamed = 5;
   for (size_t i = 0; i < refused_.size() && i < kNamed; ++i)
-    stacks_.note += (i == 0 ? std::string(stacks_.note.empty() ? "" : "; ") + "no debugger's stacks for "
-                            : "; ") + refused_[i];
+    stacks_.note +=
+        (i == 0 ? std::string(stacks_.note.empty() ? "" : "; ") + "no debugger's stacks for "
+                : "; ") +
+        refused_[i];
   if (refused_.size() > kNamed)
     stacks_.note += "; and " + std::to_string(refused_.size() - kNamed) + " more processes";
   return std::move(stacks_);

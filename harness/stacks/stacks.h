@@ -23,7 +23,7 @@ struct StackFrame {
 
 // A frame of the Python code a thread runs (CPython's own view, from its gdb extension's py-bt).
 struct PyFrame {
-  std::string file;      // "/home/u/train.py"; "" for a built-in ("<built-in method acquire ...>")
+  std::string file;  // "/home/u/train.py"; "" for a built-in ("<built-in method acquire ...>")
   int line = 0;
   std::string function;  // "main", or the built-in's description
   std::string code;      // the source line, when gdb could read the file
@@ -33,8 +33,8 @@ struct ThreadStack {
   int pid = 0;
   int tid = 0;
   std::string name;
-  std::string state;  // from the OS: S (sleeping), R, D, T...
-  std::string wchan;  // the kernel function it waits in, from /proc (Linux only)
+  std::string state;    // from the OS: S (sleeping), R, D, T...
+  std::string wchan;    // the kernel function it waits in, from /proc (Linux only)
   std::string syscall;  // the system call it is blocked in ("futex", "wait4"), from /proc (Linux)
   std::vector<StackFrame> frames;
   std::vector<PyFrame> python;  // innermost first; empty unless a Python interpreter's thread
@@ -60,9 +60,9 @@ struct StacksRequest {
   // Every process to describe, and how far a debugger may go with it. A Python process whose
   // bootstrap answers (python_dumps below) gives its Python frames itself, whatever the Attach.
   std::map<ProcessId, Attach> processes;
-  bool ending = false;     // time was called: the tree is ended once they are in
-  double budget_s = 0;     // all of it, from now
-  double brief_s = 1.5;    // one brief attach, at most
+  bool ending = false;   // time was called: the tree is ended once they are in
+  double budget_s = 0;   // all of it, from now
+  double brief_s = 1.5;  // one brief attach, at most
   // Each frame's source file and line where there is debug information (eu-stack -s): what a
   // user's own program wants ("dead.c:5"); reading it costs eu-stack a tenth of a second more per
   // process, which the catalog's hangs, whose functions name them, do without.

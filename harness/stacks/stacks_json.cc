@@ -14,7 +14,7 @@ nlohmann::json to_json(const Stacks& s) {
     nlohmann::json frames = nlohmann::json::array();
     for (const auto& f : t.frames)
       frames.push_back(f.function + (f.where.empty() ? "" : " " + f.where));
-    nlohmann::json thread = {{"pid", t.pid},   {"tid", t.tid},     {"name", t.name},
+    nlohmann::json thread = {{"pid", t.pid},     {"tid", t.tid},     {"name", t.name},
                              {"state", t.state}, {"wchan", t.wchan}, {"frames", frames}};
     if (!t.syscall.empty()) thread["syscall"] = t.syscall;
     if (!t.python.empty()) {
@@ -38,12 +38,12 @@ nlohmann::json to_json(const Stacks& s) {
 std::string waiting_in(const std::vector<ThreadStack>& threads) {
   std::map<std::string, int> counts;
   for (const auto& t : threads) {
-    std::string what = !t.syscall.empty() ? t.syscall
-                       : !t.wchan.empty() ? t.wchan
-                       : t.state == "R"    ? "running"
+    std::string what = !t.syscall.empty()                 ? t.syscall
+                       : !t.wchan.empty()                 ? t.wchan
+                       : t.state == "R"                   ? "running"
                        : t.state == "T" || t.state == "t" ? "stopped"
-                       : t.state == "D"    ? "disk wait"
-                                           : "";
+                       : t.state == "D"                   ? "disk wait"
+                                                          : "";
     if (!what.empty()) ++counts[what];
   }
   std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());

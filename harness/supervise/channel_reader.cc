@@ -21,9 +21,12 @@ bool too_deep(const std::string& text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -93,8 +96,10 @@ void ChannelReader::feed(const char* data, size_t n, Clock::time_point now) {
   while ((pos = partial_.find('\n', from)) != std::string::npos) {
     // After the first bad line the child is a protocol-error whatever it says next: its lines are
     // only counted.
-    if (bad_lines_ > 0) ++bad_lines_;
-    else line(partial_.substr(start, pos - start), now);
+    if (bad_lines_ > 0)
+      ++bad_lines_;
+    else
+      line(partial_.substr(start, pos - start), now);
     start = from = pos + 1;
   }
   partial_.erase(0, start);
@@ -132,10 +137,12 @@ void ChannelReader::line(const std::string& text, Clock::time_point now) {
     s.step = j["step"].get<std::string>();
     s.within_s = j.contains("within_s") ? j["within_s"].get<double>() : 2.0;
     s.begun = now;
-    log_.push_back({{"event", ev == "step" ? "begin" : "end"}, {"pid", s.pid}, {"step", s.step},
-                    {"t_s", t}});
-    if (ev == "step") open_[{s.pid, s.step}] = s;
-    else open_.erase({s.pid, s.step});
+    log_.push_back(
+        {{"event", ev == "step" ? "begin" : "end"}, {"pid", s.pid}, {"step", s.step}, {"t_s", t}});
+    if (ev == "step")
+      open_[{s.pid, s.step}] = s;
+    else
+      open_.erase({s.pid, s.step});
   }
 }
 

@@ -42,7 +42,8 @@ constexpr Crash kCrashes[] = {
     {0xC0000142u, "STATUS_DLL_INIT_FAILED", "a DLL failed to initialise"},
     {0xC000013Au, "STATUS_CONTROL_C_EXIT", "ended by Ctrl-C"},
     {0xC0000374u, "STATUS_HEAP_CORRUPTION", "heap corruption"},
-    {0xC0000409u, "STATUS_STACK_BUFFER_OVERRUN", "fail-fast exit (a failed security check, or abort)"},
+    {0xC0000409u, "STATUS_STACK_BUFFER_OVERRUN",
+     "fail-fast exit (a failed security check, or abort)"},
     {0xC0000417u, "STATUS_INVALID_CRUNTIME_PARAMETER", "invalid parameter to a C runtime function"},
     {0xE06D7363u, "STATUS_CPP_EH_EXCEPTION", "unhandled C++ exception"},
 };
@@ -55,7 +56,9 @@ const Crash* known_crash(uint32_t code) {
 
 // An exception, not an exit code: a known one, or any NTSTATUS of error severity from the
 // system (0xC000xxxx); a program's own exit(-1) is 0xFFFFFFFF and stays an exit code.
-bool is_crash(uint32_t code) { return known_crash(code) != nullptr || (code & 0xFFFF0000u) == 0xC0000000u; }
+bool is_crash(uint32_t code) {
+  return known_crash(code) != nullptr || (code & 0xFFFF0000u) == 0xC0000000u;
+}
 
 std::string hex(uint32_t code) {
   char buf[16];
@@ -69,22 +72,32 @@ ExitStatus ExitStatus::from_wait_status(int status) {
   ExitStatus s;
   s.ended = true;
   const auto code = static_cast<uint32_t>(status);
-  if (is_crash(code)) s.signal = status;
-  else s.code = status;
+  if (is_crash(code))
+    s.signal = status;
+  else
+    s.code = status;
   return s;
 }
 
 std::string signal_name(int sig) {
   // forkcheck's own interruptions use the C runtime's signal numbers (interrupt_win32.cc).
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGTERM: return "SIGTERM";
-    case SIGBREAK: return "SIGBREAK";
-    case SIGABRT: return "SIGABRT";
-    default: break;
+    case SIGINT:
+      return "SIGINT";
+    case SIGILL:
+      return "SIGILL";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGBREAK:
+      return "SIGBREAK";
+    case SIGABRT:
+      return "SIGABRT";
+    default:
+      break;
   }
   const auto code = static_cast<uint32_t>(sig);
   if (const Crash* c = known_crash(code)) return c->name;
@@ -102,9 +115,9 @@ std::string ExitStatus::describe() const {
 }
 
 nlohmann::json ExitStatus::to_json() const {
-  nlohmann::json j = {{"code", signal == 0 && ended ? nlohmann::json(code) : nlohmann::json()},
-                      {"signal", signal == 0 ? nlohmann::json()
-                                             : nlohmann::json(static_cast<uint32_t>(signal))}};
+  nlohmann::json j = {
+      {"code", signal == 0 && ended ? nlohmann::json(code) : nlohmann::json()},
+      {"signal", signal == 0 ? nlohmann::json() : nlohmann::json(static_cast<uint32_t>(signal))}};
   if (signal != 0) {
     j["signal_name"] = signal_name(signal);  // the NTSTATUS's name: Windows has no signals
     j["core_dumped"] = false;

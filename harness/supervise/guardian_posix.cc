@@ -6,12 +6,12 @@
 
 #include <cerrno>
 #include <chrono>
-#include <string>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,7 +42,7 @@ struct Tracked {
   bool group_leader;
 };
 
-int g_sock = -1;           // forkcheck's end
+int g_sock = -1;            // forkcheck's end
 ProcessId g_guardian = -1;  // its pid, while it runs
 bool g_said_unguarded = false;
 
@@ -101,7 +101,8 @@ void sweep(std::map<ProcessId, Tracked>& tracked) {
     if (n != static_cast<ssize_t>(sizeof m) || m.op == kStop) break;
     if (m.op == kForget) {
       auto it = tracked.find(m.pid);
-      if (it != tracked.end() && (m.start_time == 0 || it->second.handle.start_time() == m.start_time))
+      if (it != tracked.end() &&
+          (m.start_time == 0 || it->second.handle.start_time() == m.start_time))
         tracked.erase(it);
     } else if (m.op == kTrackLeader || m.op == kTrackMember) {
       auto h = ProcessHandle::open(m.pid, m.start_time);
@@ -159,7 +160,7 @@ const std::string& run_token() {
 
 void start_guardian() {
   if (g_sock >= 0) return;
-  (void)run_token();  // fixed before the fork, so both sides agree
+  (void)run_token();   // fixed before the fork, so both sides agree
   Reaper::instance();  // its SIGCHLD handler is in place before the guardian can end
   launch::detail::Fd ours, theirs;
   try {

@@ -3,8 +3,8 @@
 #include <csignal>
 
 #include "harness/supervise/interrupt.h"
-#include "harness/supervise/reaper.h"
 #include "harness/supervise/own_process.h"
+#include "harness/supervise/reaper.h"
 
 namespace fc::harness {
 namespace {

@@ -24,12 +24,19 @@ constexpr DWORD kCloseGraceMs = 4000;
 BOOL WINAPI on_console_event(DWORD type) {
   int sig = 0;
   switch (type) {
-    case CTRL_C_EVENT: sig = SIGINT; break;
-    case CTRL_BREAK_EVENT: sig = SIGBREAK; break;
+    case CTRL_C_EVENT:
+      sig = SIGINT;
+      break;
+    case CTRL_BREAK_EVENT:
+      sig = SIGBREAK;
+      break;
     case CTRL_CLOSE_EVENT:
     case CTRL_LOGOFF_EVENT:
-    case CTRL_SHUTDOWN_EVENT: sig = SIGTERM; break;
-    default: return FALSE;
+    case CTRL_SHUTDOWN_EVENT:
+      sig = SIGTERM;
+      break;
+    default:
+      return FALSE;
   }
   int none = 0;
   g_signal.compare_exchange_strong(none, sig);

@@ -40,7 +40,9 @@ class JobTree {
   // token.
   bool claims(const launch::ProcessFacts& orphan) const;
   // Whether this process (pid and start time) was ever seen in the tree.
-  bool has_seen(ProcessId pid, std::uint64_t start_time) const { return seen_.count({pid, start_time}) > 0; }
+  bool has_seen(ProcessId pid, std::uint64_t start_time) const {
+    return seen_.count({pid, start_time}) > 0;
+  }
   void adopt(const launch::ProcessFacts& orphan);
 
   // Looks at the tree now: the change since the previous look (the first: none); a handle for

@@ -80,7 +80,8 @@ launch::TreeChange JobTree::look() {
 // Of the tree: seen in it, started with its token, or descended from a process seen in it (a
 // short-lived descendant that dropped the token between two looks).
 bool JobTree::of_tree(const launch::ProcessFacts& f) const {
-  if (seen_.count({f.pid, f.start_time}) || started_with_env(f.pid, kRunTokenVar, token_)) return true;
+  if (seen_.count({f.pid, f.start_time}) || started_with_env(f.pid, kRunTokenVar, token_))
+    return true;
   launch::ProcessId up = f.ppid;
   for (int depth = 0; depth < 64 && up > 1; ++depth) {
     auto a = launch::process_facts(up);

@@ -28,7 +28,7 @@ class Reaper {
   void unwatch(ProcessId pid);                // its status no longer wanted
   void hold(ProcessId pid);                   // watch(), and leave it unreaped until release()
   void release(ProcessId pid);                // reap a held child (once it has exited)
-  void reap() { reap_exited(false); }          // every exited child but the held ones
+  void reap() { reap_exited(false); }         // every exited child but the held ones
   std::optional<int> take(ProcessId pid);     // the raw wait status, once it exited
   static void wake_from_signal_handler();     // async-signal-safe: makes wake_fd() readable
   // Waits up to `wait_s` for a helper child of ours (pid and start time: a process it started

@@ -8,9 +8,9 @@
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <map>
 #include <set>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -114,10 +114,14 @@ namespace {
 // A wait status (as waitpid gives it) from what waitid said.
 int wait_status_of(const siginfo_t& info) {
   switch (info.si_code) {
-    case CLD_EXITED: return (info.si_status & 0xff) << 8;
-    case CLD_KILLED: return info.si_status & 0x7f;
-    case CLD_DUMPED: return (info.si_status & 0x7f) | 0x80;
-    default: return 0;
+    case CLD_EXITED:
+      return (info.si_status & 0xff) << 8;
+    case CLD_KILLED:
+      return info.si_status & 0x7f;
+    case CLD_DUMPED:
+      return (info.si_status & 0x7f) | 0x80;
+    default:
+      return 0;
   }
 }
 
@@ -132,7 +136,8 @@ std::optional<int> reap_one(pid_t pid) {
   const bool orphan = !g_watched.count(pid);
   std::uint64_t start_time = 0;
   if (orphan)
-    if (auto f = launch::process_facts(pid)) start_time = f->start_time;  // a zombie's stat is there
+    if (auto f = launch::process_facts(pid))
+      start_time = f->start_time;  // a zombie's stat is there
   int status = 0;
   rusage usage{};
   if (::wait4(pid, &status, WNOHANG, &usage) != pid) return std::nullopt;
@@ -141,7 +146,8 @@ std::optional<int> reap_one(pid_t pid) {
       return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull +
              static_cast<std::uint64_t>(t.tv_usec) * 1000ull;
     };
-    if (g_reaped.size() < 100000) g_reaped.push_back({pid, start_time, ns(usage.ru_utime) + ns(usage.ru_stime)});
+    if (g_reaped.size() < 100000)
+      g_reaped.push_back({pid, start_time, ns(usage.ru_utime) + ns(usage.ru_stime)});
   }
   return status;
 }

@@ -20,8 +20,10 @@ std::optional<StepHang> StepWatch::check(ChannelReader& channel,
   auto& steps = channel.open_steps();
   for (auto it = steps.begin(); it != steps.end();) {
     auto facts = launch::process_facts(it->second.pid);
-    if (!facts || facts->zombie()) it = steps.erase(it);
-    else ++it;
+    if (!facts || facts->zombie())
+      it = steps.erase(it);
+    else
+      ++it;
   }
   for (const auto& [key, s] : steps)
     if (now >= s.begun + seconds(s.within_s))

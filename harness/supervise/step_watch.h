@@ -22,9 +22,8 @@ class StepWatch {
   // The first hung step of `channel`, if any. Steps whose process is gone are dropped: whatever
   // happened to it is not a hang of that step.
   // `stuck`: a process of the tree has been stuck for a stall window.
-  static std::optional<StepHang> check(ChannelReader& channel,
-                                       const launch::TreeActivity& activity, bool stuck,
-                                       Clock::time_point now);
+  static std::optional<StepHang> check(ChannelReader& channel, const launch::TreeActivity& activity,
+                                       bool stuck, Clock::time_point now);
 
   // When a step's allowance next runs out (the tree is looked at every kLookEvery anyway);
   // `latest` when no step is open.

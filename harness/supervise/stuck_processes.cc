@@ -45,8 +45,10 @@ void StuckProcesses::look(const launch::TreeLook& before, const launch::TreeLook
     }
     if (s.words.size() != p.threads.size()) continue;
     // Stuck since the first look that found it so, as long as each thread waits where it did.
-    if (old != stuck_.end() && old->second.words == s.words) s.since = old->second.since;
-    else if (lenient) continue;
+    if (old != stuck_.end() && old->second.words == s.words)
+      s.since = old->second.since;
+    else if (lenient)
+      continue;
     found.emplace(pid, std::move(s));
   }
   stuck_ = std::move(found);

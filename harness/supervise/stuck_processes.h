@@ -31,8 +31,8 @@ struct StuckProcess {
   std::string name;
   std::size_t threads = 0;
   std::chrono::steady_clock::time_point since;  // the look before the first that found it so
-  std::vector<std::uint64_t> words;  // the futex word each thread waits on (0: a pause)
-  bool pause = false;                 // every thread waits in a pause with no handler
+  std::vector<std::uint64_t> words;             // the futex word each thread waits on (0: a pause)
+  bool pause = false;                           // every thread waits in a pause with no handler
 };
 
 class StuckProcesses {

@@ -62,7 +62,7 @@ struct StallNote {
   double still_s = 0;  // how long the tree (kTree) or the process (kProcess) had been still then
   std::string waiting_in;
   std::size_t processes = 0, threads = 0;
-  double resumed_after_s = -1;  // when it worked again; -1: it did not
+  double resumed_after_s = -1;               // when it worked again; -1: it did not
   double cpu_s_in_window = 0, window_s = 0;  // what "still" measured: CPU in the stall window
   bool first = true;  // the first stall (its stacks are taken); later ones are only said
   std::optional<ProcessStall> process;  // kProcess: which process; kTree: one stuck in it, if any
@@ -74,15 +74,15 @@ struct StallNote {
 struct LaunchSpec {
   std::vector<std::string> argv;  // argv[0]: the program (a path, or a name looked up in PATH)
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
-  double timeout_s = 60;          // the whole run; 0: no deadline (it runs until it ends)
-  double grace_s = 1.0;           // between SIGTERM and SIGKILL
-  size_t capture_cap = 64 * 1024; // head and tail kept of stdout and of stderr, each
-  bool channel = true;            // give the child FORKCHECK_CHANNEL_FD
+  double timeout_s = 60;           // the whole run; 0: no deadline (it runs until it ends)
+  double grace_s = 1.0;            // between SIGTERM and SIGKILL
+  size_t capture_cap = 64 * 1024;  // head and tail kept of stdout and of stderr, each
+  bool channel = true;             // give the child FORKCHECK_CHANNEL_FD
   // Give the child forkcheck's own stdin (exec, watch: a program that reads its input); else
   // /dev/null. A terminal is relayed through a pipe (the child runs in a process group of its
   // own, which may not read the terminal).
   bool stdin_passthrough = false;
-  bool collect_stacks = true;     // take the stacks of the tree before ending it
+  bool collect_stacks = true;  // take the stacks of the tree before ending it
   // The folder of the Python bootstrap (harness/python: its sitecustomize.py), put first on the
   // child's PYTHONPATH with a channel for it to talk on (python_channel.h); "" for none.
   std::string python_bootstrap;
@@ -127,11 +127,11 @@ struct StepHang {
 // What the supervisor saw of a child's tree when it called time (the deadline, or a stalled
 // step), or else when the child ended (launch/tree_activity.h has the rule).
 struct TreeFacts {
-  bool blocked = false;       // quiet through the stall window: a hang, not a timeout
-  double still_s = 0;         // how long the whole tree had been blocked
-  double window_s = 0;        // the span cpu_s_in_window covers (the stall window, or less)
+  bool blocked = false;  // quiet through the stall window: a hang, not a timeout
+  double still_s = 0;    // how long the whole tree had been blocked
+  double window_s = 0;   // the span cpu_s_in_window covers (the stall window, or less)
   double cpu_s_in_window = 0;
-  double cpu_s = 0;           // CPU the tree used while watched
+  double cpu_s = 0;  // CPU the tree used while watched
   double longest_still_s = 0;
   // Starvation: how long it had wanted a CPU without getting one (as of the call), the longest
   // such stretch, and the run-queue wait of all its threads (Linux; 0 elsewhere). `starved`: for
@@ -157,10 +157,11 @@ struct ChildResult {
   bool deadline_passed = false;
   std::optional<StepHang> step_hang;
   TreeFacts tree;  // as of the call (deadline or stall), else as of its end
-  double called_after_s = -1;  // when time was called (deadline or stall), from the start; -1: never
+  double called_after_s =
+      -1;  // when time was called (deadline or stall), from the start; -1: never
   bool sent_sigterm = false;
   bool sent_sigkill = false;
-  std::vector<int> leftovers_killed;  // processes of its tree still alive after it ended
+  std::vector<int> leftovers_killed;     // processes of its tree still alive after it ended
   std::vector<int> leftovers_surviving;  // of those, still alive after every round of SIGKILL
   std::vector<int> group_strangers;      // in its process group but not of its tree: spared
   // Time was called because the whole tree (or, with stuck_too_long, one process that can never
@@ -179,7 +180,7 @@ struct ChildResult {
   Stacks stall_stacks;             // its stacks, taken then, with the tree left running
   double starved_noted_s = 0;      // how long it had wanted a CPU when starvation was first said
   double paused_s = 0;             // forkcheck and the tree were stopped (Ctrl-Z) this long in all
-  int interrupted_by = 0;             // forkcheck was interrupted by this signal while it ran
+  int interrupted_by = 0;          // forkcheck was interrupted by this signal while it ran
   Capture out, err;
   std::optional<nlohmann::json> result;  // the case's result message, when one came
   nlohmann::json early_details = nlohmann::json::object();  // details sent before the result

@@ -105,7 +105,8 @@ class PipeReader {
     if (!thread_) return;
     stopping_ = true;
     // The read may not have begun when CancelSynchronousIo runs: cancel until the thread is gone.
-    while (::WaitForSingleObject(thread_.get(), 10) == WAIT_TIMEOUT) ::CancelSynchronousIo(thread_.get());
+    while (::WaitForSingleObject(thread_.get(), 10) == WAIT_TIMEOUT)
+      ::CancelSynchronousIo(thread_.get());
     thread_.reset();
   }
 
@@ -198,8 +199,10 @@ std::wstring environment_block(const LaunchSpec& spec, const std::string& token,
   };
   for (const auto& [k, v] : spec.env) set(k, v);
   set(kRunTokenVar, token);
-  if (channel != nullptr) set("FORKCHECK_CHANNEL_FD", std::to_string(reinterpret_cast<uintptr_t>(channel)));
-  else vars.erase(L"FORKCHECK_CHANNEL_FD");
+  if (channel != nullptr)
+    set("FORKCHECK_CHANNEL_FD", std::to_string(reinterpret_cast<uintptr_t>(channel)));
+  else
+    vars.erase(L"FORKCHECK_CHANNEL_FD");
   std::wstring out;
   for (const auto& [name, entry] : vars) {
     out += entry;
@@ -265,8 +268,8 @@ void look(Job& j, Clock::time_point now) {
   LookFacts f;
   f.at = now;
   f.change.cpu_ns = (cpu >= j.cpu_100ns ? cpu - j.cpu_100ns : 0) * 100;
-  f.change.membership_changed = info.TotalProcesses != j.processes_total ||
-                                info.ActiveProcesses != j.processes_active;
+  f.change.membership_changed =
+      info.TotalProcesses != j.processes_total || info.ActiveProcesses != j.processes_active;
   j.cpu_100ns = cpu;
   j.processes_total = info.TotalProcesses;
   j.processes_active = info.ActiveProcesses;
@@ -292,7 +295,8 @@ std::size_t thread_count(const std::vector<ProcessId>& pids) {
   THREADENTRY32 e{};
   e.dwSize = sizeof e;
   for (BOOL ok = ::Thread32First(snapshot.get(), &e); ok; ok = ::Thread32Next(snapshot.get(), &e))
-    if (std::find(pids.begin(), pids.end(), static_cast<ProcessId>(e.th32OwnerProcessID)) != pids.end())
+    if (std::find(pids.begin(), pids.end(), static_cast<ProcessId>(e.th32OwnerProcessID)) !=
+        pids.end())
       ++n;
   return n;
 }
@@ -357,13 +361,14 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
     return job;
   }
   auto fail = [&](const std::string& what) {
-    job->r.start_error = "cannot start '" + spec.argv[0] + "': " + what + ": " +
-                         win32::error_text(::GetLastError());
+    job->r.start_error =
+        "cannot start '" + spec.argv[0] + "': " + what + ": " + win32::error_text(::GetLastError());
     return std::move(job);
   };
 
   Pipe out, err, chan;
-  if (!make_pipe(out) || !make_pipe(err) || (spec.channel && !make_pipe(chan))) return fail("CreatePipe");
+  if (!make_pipe(out) || !make_pipe(err) || (spec.channel && !make_pipe(chan)))
+    return fail("CreatePipe");
   SECURITY_ATTRIBUTES inherit{static_cast<DWORD>(sizeof(SECURITY_ATTRIBUTES)), nullptr, TRUE};
   Handle null_in(::CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit,
                                OPEN_EXISTING, 0, nullptr));
@@ -379,8 +384,10 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   ::InitializeProcThreadAttributeList(nullptr, 1, 0, &attr_size);
   std::vector<unsigned char> attr_buf(attr_size);
   auto* attrs = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(attr_buf.data());
-  if (!::InitializeProcThreadAttributeList(attrs, 1, 0, &attr_size)) return fail("InitializeProcThreadAttributeList");
-  std::unique_ptr<std::remove_pointer_t<LPPROC_THREAD_ATTRIBUTE_LIST>, decltype(&::DeleteProcThreadAttributeList)>
+  if (!::InitializeProcThreadAttributeList(attrs, 1, 0, &attr_size))
+    return fail("InitializeProcThreadAttributeList");
+  std::unique_ptr<std::remove_pointer_t<LPPROC_THREAD_ATTRIBUTE_LIST>,
+                  decltype(&::DeleteProcThreadAttributeList)>
       attrs_guard(attrs, &::DeleteProcThreadAttributeList);
   if (!::UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherited.data(),
                                    inherited.size() * sizeof(HANDLE), nullptr, nullptr))
@@ -419,7 +426,8 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
   limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
   if (!job->job ||
-      !::SetInformationJobObject(job->job.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits) ||
+      !::SetInformationJobObject(job->job.get(), JobObjectExtendedLimitInformation, &limits,
+                                 sizeof limits) ||
       !::AssignProcessToJobObject(job->job.get(), job->process.get())) {
     // Never ran a single instruction of its own: end it before it does.
     const DWORD error = ::GetLastError();
@@ -434,13 +442,15 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   job->r.started = true;
   // The Python bootstrap talks on a Unix socket with an abstract name (Linux): not offered here.
   if (!spec.python_bootstrap.empty())
-    job->r.python_note = "the Python bootstrap is not offered on Windows: its channel is a Linux "
-                         "socket; Python frames come from no debugger here either";
+    job->r.python_note =
+        "the Python bootstrap is not offered on Windows: its channel is a Linux "
+        "socket; Python frames come from no debugger here either";
   // Our copies of the child's ends close here (the Pipe handles go out of scope), so each reader
   // sees EOF once the tree has closed its own.
   job->readers[0] = std::make_unique<PipeReader>(std::move(out.read), data_event);
   job->readers[1] = std::make_unique<PipeReader>(std::move(err.read), data_event);
-  if (spec.channel) job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
+  if (spec.channel)
+    job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
   for (int k = 0; k < 3; ++k) job->open[k] = job->readers[k] != nullptr;
   job->channel = std::make_unique<ChannelReader>(job->start);
   job->control = std::make_unique<WinControl>(*job);
@@ -457,9 +467,12 @@ void drain(Job& job, Clock::time_point now) {
     const bool eof = job.readers[k]->take(bytes);
     if (!bytes.empty()) {
       job.watchdog->output(now);  // the tree is doing something
-      if (k == 0) job.r.out.append(bytes.data(), bytes.size());
-      else if (k == 1) job.r.err.append(bytes.data(), bytes.size());
-      else job.channel->feed(bytes.data(), bytes.size(), now);
+      if (k == 0)
+        job.r.out.append(bytes.data(), bytes.size());
+      else if (k == 1)
+        job.r.err.append(bytes.data(), bytes.size());
+      else
+        job.channel->feed(bytes.data(), bytes.size(), now);
       if (k < 2 && job.spec->on_output) job.spec->on_output(k + 1, bytes.data(), bytes.size());
     }
     if (eof) job.open[k] = false;
@@ -515,9 +528,10 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     }
     // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
     // not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    auto busy = static_cast<size_t>(std::count_if(running.begin(), running.end(), [&](const auto& j) {
-      return j->watchdog->needs_cpu(*j->channel);
-    }));
+    auto busy =
+        static_cast<size_t>(std::count_if(running.begin(), running.end(), [&](const auto& j) {
+          return j->watchdog->needs_cpu(*j->channel);
+        }));
     while (may_start(busy, running.size(), max_jobs) && !pending.empty() && !interrupted()) {
       size_t i = pending.front();
       pending.pop_front();
@@ -536,10 +550,13 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     std::vector<HANDLE> handles = {wake, data.get()};
     bool unwatched = false;  // more children than one wait can hold: look at the rest often
     for (auto& j : running) {
-      wake_at = std::min(wake_at, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
+      wake_at =
+          std::min(wake_at, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
       if (j->ended_at) continue;
-      if (handles.size() < MAXIMUM_WAIT_OBJECTS) handles.push_back(j->process.get());
-      else unwatched = true;
+      if (handles.size() < MAXIMUM_WAIT_OBJECTS)
+        handles.push_back(j->process.get());
+      else
+        unwatched = true;
     }
     auto wait_ms = std::chrono::duration_cast<milliseconds>(wake_at - now).count();
     const auto ms = std::clamp<long long>(wait_ms + 1, 0, unwatched ? 50 : 1000);

@@ -69,8 +69,10 @@ json end_from_reap(const json& reap) {
 // The end of a child as it reported it itself (nobody waited for it, or not through libc).
 json end_from_child(const json& ev) {
   json end = {{"how", "exited"}, {"via", ev.value("how", "")}, {"seen_by", "child"}};
-  if (ev.contains("code")) end["code"] = ev["code"];
-  else end["note"] = "returned from main: the status is not known to the child";
+  if (ev.contains("code"))
+    end["code"] = ev["code"];
+  else
+    end["note"] = "returned from main: the status is not known to the child";
   return end;
 }
 
@@ -125,9 +127,10 @@ json pair_fork_events(const std::vector<json>& events, uint64_t start_ns) {
               {"command", f->value("cmd", "")},
               {"child", child},
               {"seq", f->value("seq", uint64_t{0})},
-              {"thread", {{"tid", f->value("tid", int64_t{0})},
-                          {"name", f->value("tname", "")},
-                          {"main", f->value("main", false)}}},
+              {"thread",
+               {{"tid", f->value("tid", int64_t{0})},
+                {"name", f->value("tname", "")},
+                {"main", f->value("main", false)}}},
               {"threads", f->value("threads", 0)},
               {"thread_list", f->value("thread_list", json::array())},
               {"runtimes", f->value("runtimes", json::array())},
@@ -176,12 +179,15 @@ json pair_fork_events(const std::vector<json>& events, uint64_t start_ns) {
       while (used < rit->second.size() && time_of(*rit->second[used]) < t) ++used;
       if (used < rit->second.size()) reap = rit->second[used++];
     }
-    if (reap) r["child_end"] = end_from_reap(*reap);
-    else if (child_end) r["child_end"] = end_from_child(*child_end);
+    if (reap)
+      r["child_end"] = end_from_reap(*reap);
+    else if (child_end)
+      r["child_end"] = end_from_child(*child_end);
     else
       r["child_end"] = {{"how", "unknown"},
-                        {"note", "its parent did not wait for it, and it did not exit through "
-                                 "libc before exec (killed, or still running at the end)"}};
+                        {"note",
+                         "its parent did not wait for it, and it did not exit through "
+                         "libc before exec (killed, or still running at the end)"}};
     out.push_back(std::move(r));
   }
   return out;

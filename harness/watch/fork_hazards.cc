@@ -111,10 +111,12 @@ json fork_hazards(const json& fork) {
          {"what", (site.empty() ? "" : site + " forked while ") +
                       plural(other_count, "other thread was", "other threads were") +
                       " running: " + names},
-         {"why", "the child has only the forking thread: whatever lock another thread held "
-                 "(malloc's, the loader's, a runtime's own) stays locked in the child for good"},
-         {"instead", "or fork before any thread starts (start a forkserver first), or join the "
-                     "threads before forking"}});
+         {"why",
+          "the child has only the forking thread: whatever lock another thread held "
+          "(malloc's, the loader's, a runtime's own) stays locked in the child for good"},
+         {"instead",
+          "or fork before any thread starts (start a forkserver first), or join the "
+          "threads before forking"}});
   }
   const json cuda = fork.value("cuda", json::object());
   if (cuda.value("initialised", false)) {
@@ -123,9 +125,11 @@ json fork_hazards(const json& fork) {
          {"runtime", "CUDA"},
          {"what", "CUDA was initialised in the parent (" +
                       plural(cuda.value("devices", size_t{0}), "device", "devices") + ")"},
-         {"why", "the CUDA driver does not survive fork: the child's first CUDA call fails with "
-                 "an initialization error"},
-         {"instead", "or initialise CUDA only in the workers, never in the parent before it forks"}});
+         {"why",
+          "the CUDA driver does not survive fork: the child's first CUDA call fails with "
+          "an initialization error"},
+         {"instead",
+          "or initialise CUDA only in the workers, never in the parent before it forks"}});
   }
   return hazards;
 }
@@ -196,13 +200,10 @@ json fork_totals(const json& forks) {
     for (const auto& x : h)
       if (x.contains("runtime")) runtimes.insert(x["runtime"].get<std::string>());
   }
-  return {{"forks", forks.size()},
-          {"hazardous", hazardous},
-          {"failing", hazardous - allowed},
-          {"allowed", allowed},
-          {"safe", forks.size() - hazardous},
-          {"exec", exec},
-          {"runtimes", runtimes}};
+  return {
+      {"forks", forks.size()}, {"hazardous", hazardous},           {"failing", hazardous - allowed},
+      {"allowed", allowed},    {"safe", forks.size() - hazardous}, {"exec", exec},
+      {"runtimes", runtimes}};
 }
 
 json hazard_findings(const json& forks) {

@@ -9,7 +9,7 @@
 
 namespace fc::harness {
 
-inline constexpr const char* kWatchDirVar = "FORKCHECK_WATCH_DIR";  // where the shim writes
+inline constexpr const char* kWatchDirVar = "FORKCHECK_WATCH_DIR";    // where the shim writes
 inline constexpr const char* kWatchShimVar = "FORKCHECK_WATCH_SHIM";  // overrides the search
 
 // The environment to add to the watched command: the loader's preload variable with the shim

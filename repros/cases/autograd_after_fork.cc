@@ -20,18 +20,21 @@ std::vector<fc::VariantSpec> variants() {
       "device thread for it and registers its pthread_atfork child handler, so the fork child's "
       "backward() hits libtorch's own TORCH_CHECK";
   return {
-      fc::hazard("fork", "fork", accel ? Outcome::kError : Outcome::kOk,
-       accel ? "an accelerator is present: autograd started device threads and armed its fork "
-               "check, so the fork child's backward() throws"
-             : "this libtorch has no non-CPU device: autograd ran on the calling thread, started "
-               "no device threads and armed no fork check, so the fork child trains fine (as the "
-               "Python original does on a CPU-only torch)",
-                 "the source's program: parent trains once, fork-started workers (2; the source "
-                 "has 5) train once"),
+      fc::hazard(
+          "fork", "fork", accel ? Outcome::kError : Outcome::kOk,
+          accel
+              ? "an accelerator is present: autograd started device threads and armed its fork "
+                "check, so the fork child's backward() throws"
+              : "this libtorch has no non-CPU device: autograd ran on the calling thread, started "
+                "no device threads and armed no fork check, so the fork child trains fine (as the "
+                "Python original does on a CPU-only torch)",
+          "the source's program: parent trains once, fork-started workers (2; the source "
+          "has 5) train once"),
       fc::hazard("fork-device-backend", "fork", Outcome::kError, stand_in_why,
                  "as `fork`, with a non-CPU device backend registered in the parent"),
-      fc::fix("spawn", "spawn", "a spawned worker is a fresh exec: its autograd engine never forked",
-              "as `fork-device-backend`, workers spawned (each registers the device backend itself)"),
+      fc::fix(
+          "spawn", "spawn", "a spawned worker is a fresh exec: its autograd engine never forked",
+          "as `fork-device-backend`, workers spawned (each registers the device backend itself)"),
       fc::fix("forkserver", "forkserver",
               "the server was forked before the parent's first backward(): its children inherit "
               "no autograd threads",

@@ -82,7 +82,9 @@ int accelerator_devices() { return real_accelerator_devices(); }
 
 CaseResult run_pool(const VariantSpec& variant, const PoolPlan& plan) {
   nlohmann::json details;
-  details["plan"] = {{"workers", plan.workers}, {"steps", plan.steps}, {"lr", plan.lr},
+  details["plan"] = {{"workers", plan.workers},
+                     {"steps", plan.steps},
+                     {"lr", plan.lr},
                      {"stand_in_device", plan.stand_in_device}};
   details["accelerator_devices"] = real_accelerator_devices();
   if (plan.stand_in_device) register_stand_in_device();

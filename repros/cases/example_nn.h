@@ -18,7 +18,7 @@ inline constexpr const char* kSourceSgdNote =
 
 struct PoolPlan {
   int workers = 5;
-  int steps = 1;        // training steps per worker (the source trains once)
+  int steps = 1;  // training steps per worker (the source trains once)
   // The source's optim.SGD(model.parameters()) names no lr, which torch refuses (ValueError: see
   // kSourceSgdNote): a small one, so that one step changes little.
   double lr = 1e-3;

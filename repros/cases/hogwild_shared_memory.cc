@@ -45,10 +45,10 @@ constexpr double kTolerance = 0.25;     // and within 25% of the single-process 
 
 // The segment every process maps. Zero-filled pages are valid zeros for the atomics and params.
 struct Shared {
-  fc::cases::ProcessMutex lock;       // guards the update in the `spawn-locked` variant
-  std::atomic<int> ready, go, done;   // start barrier and end count
-  std::atomic<long long> steps;       // SGD steps applied by all workers together
-  float params[kFeatures + 1];        // w, then b
+  fc::cases::ProcessMutex lock;      // guards the update in the `spawn-locked` variant
+  std::atomic<int> ready, go, done;  // start barrier and end count
+  std::atomic<long long> steps;      // SGD steps applied by all workers together
+  float params[kFeatures + 1];       // w, then b
 };
 static_assert(std::atomic<long long>::is_always_lock_free, "atomics must work across processes");
 
@@ -94,7 +94,8 @@ double sgd_step(torch::optim::SGD& opt, const torch::Tensor& p, const Data& d, i
 FORKCHECK_WORKER(hogwild_train) {
   const int index = payload.at("index").get<int>();
   // Every variant maps the segment: it also holds the start barrier and the step counter.
-  auto seg = fc::cases::SharedSegment::open(payload.at("segment").get<std::string>(), sizeof(Shared));
+  auto seg =
+      fc::cases::SharedSegment::open(payload.at("segment").get<std::string>(), sizeof(Shared));
   auto* sh = static_cast<Shared*>(seg.data());
   const bool shared = payload.at("shared").get<bool>(), locked = payload.at("locked").get<bool>();
   // Shared: a view of the segment (no copy). Not shared: this process's own copy of the
@@ -156,7 +157,9 @@ json single_process_baseline(const Data& d) {
       curve.push_back({j + 1, loss_of(p, d.x, d.y).item<double>()});
     }
   }
-  return {{"steps", total}, {"final_loss", curve.back()[1]}, {"full_loss_curve", curve},
+  return {{"steps", total},
+          {"final_loss", curve.back()[1]},
+          {"full_loss_curve", curve},
           {"full_loss_curve_columns", {"steps", "full_data_loss"}}};
 }
 
@@ -203,7 +206,9 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
 
   std::vector<json> payloads;
   for (int i = 0; i < kWorkers; ++i)
-    payloads.push_back({{"index", i}, {"segment", seg.name()}, {"shared", shared},
+    payloads.push_back({{"index", i},
+                        {"segment", seg.name()},
+                        {"shared", shared},
                         {"locked", locked},
                         {"params", std::vector<float>(sh->params, sh->params + kFeatures + 1)}});
   auto workers = fc::start_pool(variant, "hogwild_train", payloads);
@@ -251,9 +256,9 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
                 "the parent's full-data loss went %.4g -> %.4g with %d workers %s (single "
                 "process: %.4g, least-squares optimum %.4g)",
                 initial, final_loss, kWorkers,
-                !shared ? "training private copies"
-                        : locked ? "updating shared parameters under a lock"
-                                 : "updating shared parameters lock-free",
+                !shared  ? "training private copies"
+                : locked ? "updating shared parameters under a lock"
+                         : "updating shared parameters lock-free",
                 baseline, details["optimal_loss"].get<double>());
   r.message = msg;
   if (!went_down) {

@@ -26,8 +26,7 @@ namespace queue = fc::cases::record_queue;
 
 // Seconds on the steady clock (CLOCK_MONOTONIC on Linux): only differences are used.
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 FORKCHECK_WORKER(selfplay_writer) {

@@ -14,8 +14,9 @@ constexpr double kLr = 0.5;  // large enough that 60 steps show a clear descent 
 
 std::vector<fc::VariantSpec> variants() {
   return {
-      fc::fix("spawn", "spawn", "each worker is a fresh exec with its own autograd engine",
-              "parent (with the device backend) trains once; 5 spawned workers train 60 steps each"),
+      fc::fix(
+          "spawn", "spawn", "each worker is a fresh exec with its own autograd engine",
+          "parent (with the device backend) trains once; 5 spawned workers train 60 steps each"),
       fc::fix("forkserver", "forkserver",
               "workers are forked by a server started before the parent's first backward()",
               "as `spawn`, workers forked by the forkserver"),

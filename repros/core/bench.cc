@@ -58,9 +58,10 @@ nlohmann::json run(int repeat, const std::string& native_program) {
         auto o = w.join(std::chrono::seconds(60));
         if (!o || o->status != launch::WorkerOutcome::Status::kOk)
           throw std::runtime_error(std::string("bench worker ") + kind.worker + " under " +
-                                   launch::to_string(method) + " failed: " +
-                                   (o ? o->error : "no end within 60 s"));
-        latency.push_back(static_cast<double>(o->result.at("first_line_ns").get<long long>() - asked) / 1e6);
+                                   launch::to_string(method) +
+                                   " failed: " + (o ? o->error : "no end within 60 s"));
+        latency.push_back(
+            static_cast<double>(o->result.at("first_line_ns").get<long long>() - asked) / 1e6);
         // Only what this OS measures: no PSS on macOS or Windows, and then no samples (not 0).
         if (o->result.contains("rss_kib")) rss.push_back(o->result["rss_kib"]);
         if (o->result.contains("pss_kib")) pss.push_back(o->result["pss_kib"]);

@@ -42,14 +42,14 @@ nlohmann::json to_json(const VariantSpec& v) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, val] : v.env) env[k] = val;
   nlohmann::json j = {{"name", v.name},
-          {"program", v.program},
-          {"env", env},
-          {"start_method", v.start_method},
-          {"role", to_string(v.role)},
-          {"expected", to_string(v.skip_reason.empty() ? v.expected : Outcome::kSkip)},
-          {"expected_why", v.skip_reason.empty() ? v.expected_why : v.skip_reason},
-          {"description", v.description},
-          {"skip_reason", v.skip_reason}};
+                      {"program", v.program},
+                      {"env", env},
+                      {"start_method", v.start_method},
+                      {"role", to_string(v.role)},
+                      {"expected", to_string(v.skip_reason.empty() ? v.expected : Outcome::kSkip)},
+                      {"expected_why", v.skip_reason.empty() ? v.expected_why : v.skip_reason},
+                      {"description", v.description},
+                      {"skip_reason", v.skip_reason}};
   if (v.waits_s > 0) j["waits_s"] = v.waits_s;
   return j;
 }

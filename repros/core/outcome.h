@@ -17,13 +17,20 @@ enum class Outcome { kOk, kError, kCrash, kHang, kTimeout, kProtocolError, kSkip
 
 inline const char* to_string(Outcome o) {
   switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kError: return "error";
-    case Outcome::kCrash: return "crash";
-    case Outcome::kHang: return "hang";
-    case Outcome::kTimeout: return "timeout";
-    case Outcome::kProtocolError: return "protocol-error";
-    case Outcome::kSkip: return "skip";
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kError:
+      return "error";
+    case Outcome::kCrash:
+      return "crash";
+    case Outcome::kHang:
+      return "hang";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kProtocolError:
+      return "protocol-error";
+    case Outcome::kSkip:
+      return "skip";
   }
   return "?";
 }

@@ -15,8 +15,8 @@ namespace fc {
 
 struct PoolResult {
   Outcome outcome = Outcome::kOk;
-  std::string message;                                  // the first failure, or a summary
-  nlohmann::json workers = nlohmann::json::array();     // one entry per worker, in start order
+  std::string message;                               // the first failure, or a summary
+  nlohmann::json workers = nlohmann::json::array();  // one entry per worker, in start order
 };
 
 // Joins every worker within `deadline` (the whole pool). A worker killed by a signal makes the

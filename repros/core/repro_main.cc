@@ -15,8 +15,8 @@
 
 #include "core/bench.h"
 #include "core/case_registry.h"
-#include "core/end_process.h"
 #include "core/channel.h"
+#include "core/end_process.h"
 #include "core/environment.h"
 #include "core/start_state.h"
 #include "core/startup_cost.h"

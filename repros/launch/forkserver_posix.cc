@@ -101,7 +101,8 @@ class Server {
       return false;
     std::string name(h.name_len, '\0');
     std::string payload(static_cast<std::size_t>(h.payload_len), '\0');
-    if (detail::read_exact(control_fd_, name.data(), name.size()) != static_cast<ssize_t>(name.size()) ||
+    if (detail::read_exact(control_fd_, name.data(), name.size()) !=
+            static_cast<ssize_t>(name.size()) ||
         detail::read_exact(control_fd_, payload.data(), payload.size()) !=
             static_cast<ssize_t>(payload.size())) {
       return false;

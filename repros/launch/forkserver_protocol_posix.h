@@ -18,7 +18,7 @@ struct RequestHeader {
   std::uint64_t payload_len;
 };
 constexpr std::uint32_t kRequestMagic = 0x46434b31;  // "FCK1"
-constexpr std::uint32_t kMaxNameLen = 1u << 20;  // a sanity bound against a garbled stream
+constexpr std::uint32_t kMaxNameLen = 1u << 20;      // a sanity bound against a garbled stream
 
 struct StatusMessage {
   std::int32_t tag;

@@ -46,13 +46,14 @@ TreeLook look_at_tree(const std::vector<ProcessId>& roots) {
 
 TreeChange compare_looks(const TreeLook& before, const TreeLook& after) {
   TreeChange c;
-  const auto interval_ns = static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(after.at - before.at).count()));
+  const auto interval_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::nanoseconds>(after.at - before.at).count()));
   for (const auto& [pid, p] : after.processes) {
     auto was = before.processes.find(pid);
-    const bool same_process = was != before.processes.end() &&
-                              was->second.facts.start_time == p.facts.start_time;
-    if (!same_process || was->second.facts.zombie() != p.facts.zombie()) c.membership_changed = true;
+    const bool same_process =
+        was != before.processes.end() && was->second.facts.start_time == p.facts.start_time;
+    if (!same_process || was->second.facts.zombie() != p.facts.zombie())
+      c.membership_changed = true;
     for (const auto& [tid, t] : p.threads) {
       if (t.state == 'T' || t.state == 't') c.stopped = true;
       const TreeLook::Process* old = same_process ? &was->second : nullptr;

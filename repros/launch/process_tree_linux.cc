@@ -81,7 +81,8 @@ bool have_children_files() {
 bool private_anonymous_page(ProcessId pid, std::uint64_t address) {
   const long page = ::sysconf(_SC_PAGESIZE);
   if (page <= 0) return false;
-  const int fd = ::open(("/proc/" + std::to_string(pid) + "/pagemap").c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd =
+      ::open(("/proc/" + std::to_string(pid) + "/pagemap").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   std::uint64_t entry = 0;
   const off_t at = static_cast<off_t>(address / static_cast<std::uint64_t>(page) * sizeof entry);
@@ -185,9 +186,9 @@ std::map<int, ThreadFacts> thread_facts(ProcessId pid) {
       t.run_delay_ns = std::strtoull(end, nullptr, 10);
       t.run_delay_known = true;
     } else {
-      t.cpu_ns = (std::strtoull(f[14].c_str(), nullptr, 10) +
-                  std::strtoull(f[15].c_str(), nullptr, 10)) *
-                 (1000000000ull / static_cast<std::uint64_t>(kTicksPerSecond));
+      t.cpu_ns =
+          (std::strtoull(f[14].c_str(), nullptr, 10) + std::strtoull(f[15].c_str(), nullptr, 10)) *
+          (1000000000ull / static_cast<std::uint64_t>(kTicksPerSecond));
     }
     out[tid] = t;
   });
@@ -196,8 +197,8 @@ std::map<int, ThreadFacts> thread_facts(ProcessId pid) {
 
 std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
   // "NR ARG1 ... ARG6 SP PC" while blocked in a system call; "running", or "-1 SP PC" outside one.
-  const std::string text = read_small(
-      "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall", 256);
+  const std::string text =
+      read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall", 256);
   if (text.empty() || !(text[0] >= '0' && text[0] <= '9')) return std::nullopt;
   const char* p = text.c_str();
   char* end = nullptr;

@@ -14,11 +14,16 @@ namespace {
 
 char state_letter(uint32_t status) {
   switch (status) {
-    case SRUN: return 'R';
-    case SSLEEP: return 'S';
-    case SSTOP: return 'T';
-    case SZOMB: return 'Z';
-    default: return '?';
+    case SRUN:
+      return 'R';
+    case SSLEEP:
+      return 'S';
+    case SSTOP:
+      return 'T';
+    case SZOMB:
+      return 'Z';
+    default:
+      return '?';
   }
 }
 
@@ -42,11 +47,13 @@ std::vector<ProcessId> child_processes(ProcessId pid) {
   // It answers in pids; a buffer filled to the brim may have been too small: ask again, larger.
   std::vector<pid_t> pids(64);
   for (int attempt = 0; attempt < 6; ++attempt) {
-    const int n = ::proc_listchildpids(pid, pids.data(), static_cast<int>(pids.size() * sizeof(pid_t)));
+    const int n =
+        ::proc_listchildpids(pid, pids.data(), static_cast<int>(pids.size() * sizeof(pid_t)));
     if (n < 0) return {};
     if (static_cast<size_t>(n) < pids.size()) {
       pids.resize(static_cast<size_t>(n));
-      pids.erase(std::remove_if(pids.begin(), pids.end(), [](pid_t p) { return p <= 0; }), pids.end());
+      pids.erase(std::remove_if(pids.begin(), pids.end(), [](pid_t p) { return p <= 0; }),
+                 pids.end());
       return {pids.begin(), pids.end()};
     }
     pids.resize(pids.size() * 4);

@@ -40,7 +40,8 @@ void for_each_process(F f) {
   if (!snapshot) return;
   PROCESSENTRY32W e{};
   e.dwSize = sizeof e;
-  for (BOOL ok = ::Process32FirstW(snapshot.get(), &e); ok; ok = ::Process32NextW(snapshot.get(), &e))
+  for (BOOL ok = ::Process32FirstW(snapshot.get(), &e); ok;
+       ok = ::Process32NextW(snapshot.get(), &e))
     f(static_cast<ProcessId>(e.th32ProcessID), static_cast<ProcessId>(e.th32ParentProcessID));
 }
 

@@ -71,9 +71,9 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
   auto [payload_r, payload_w] = make_socketpair(SOCK_STREAM);
   auto [result_r, result_w] = make_pipe();
   const int keep[2] = {payload_r.get(), result_w.get()};
-  const std::vector<std::string> args = {kWorkerFlag,     name,
-                                         kPayloadFdFlag,  std::to_string(keep[0]),
-                                         kResultFdFlag,   std::to_string(keep[1])};
+  const std::vector<std::string> args = {kWorkerFlag,    name,
+                                         kPayloadFdFlag, std::to_string(keep[0]),
+                                         kResultFdFlag,  std::to_string(keep[1])};
 
   std::error_code ec;
   pid_t failed_pid = -1;
@@ -107,8 +107,7 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
     }
   }
   if (ec || pid <= 0) {
-    throw std::system_error(ec ? ec : std::make_error_code(std::errc::io_error),
-                            "spawn " + exe);
+    throw std::system_error(ec ? ec : std::make_error_code(std::errc::io_error), "spawn " + exe);
   }
 
   payload_r.reset();

@@ -157,10 +157,12 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
   si.lpAttributeList = attrs;
 
   std::wstring command_line;
-  auto handle_arg = [](const Handle& h) { return std::to_wstring(reinterpret_cast<uintptr_t>(h.get())); };
-  for (const std::wstring& arg : {exe, win32::widen(kWorkerFlag), win32::widen(name),
-                                  win32::widen(kPayloadFdFlag), handle_arg(payload_read),
-                                  win32::widen(kResultFdFlag), handle_arg(result_write)})
+  auto handle_arg = [](const Handle& h) {
+    return std::to_wstring(reinterpret_cast<uintptr_t>(h.get()));
+  };
+  for (const std::wstring& arg :
+       {exe, win32::widen(kWorkerFlag), win32::widen(name), win32::widen(kPayloadFdFlag),
+        handle_arg(payload_read), win32::widen(kResultFdFlag), handle_arg(result_write)})
     win32::append_argument(command_line, arg);
 
   PROCESS_INFORMATION pi{};

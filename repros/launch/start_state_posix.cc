@@ -35,8 +35,10 @@ void for_each_fd_from_3(F f) {
         int fd = 0;
         bool number = *name != '\0';
         for (const char* p = name; *p; ++p) {
-          if (*p < '0' || *p > '9') number = false;
-          else fd = fd * 10 + (*p - '0');
+          if (*p < '0' || *p > '9')
+            number = false;
+          else
+            fd = fd * 10 + (*p - '0');
         }
         if (number && fd >= 3 && fd != dir) f(fd);
         off += reclen;
@@ -115,8 +117,10 @@ void close_from_3(const int* keep, std::size_t n_keep) {
     more = false;
     for_each_fd_from_3([&](int fd) {
       if (kept(fd, keep, n_keep)) return;
-      if (n < sizeof fds / sizeof fds[0]) fds[n++] = fd;
-      else more = true;
+      if (n < sizeof fds / sizeof fds[0])
+        fds[n++] = fd;
+      else
+        more = true;
     });
     for (std::size_t i = 0; i < n; ++i) ::close(fds[i]);
   }

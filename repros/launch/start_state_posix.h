@@ -36,7 +36,7 @@ void close_from_3(const int* keep, std::size_t n_keep);
 // `keep` (marked close-on-exec; `keep` is left as it is).
 struct ChildStart {
   IgnoredSignals ignored;
-  std::uint64_t nofile = 0;  // the soft descriptor limit to set back (0: as it is)
+  std::uint64_t nofile = 0;     // the soft descriptor limit to set back (0: as it is)
   void apply(int keep) const {  // async-signal-safe
     reset_signals(ignored);
     restore_descriptor_limit(nofile);

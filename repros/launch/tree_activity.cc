@@ -20,8 +20,12 @@ void TreeActivity::look(Clock::time_point at, const TreeChange& change, bool hel
     return;
   }
   if (at < last_) at = last_;
-  Look l{last_, at, change.cpu_ns, change.membership_changed || pending_output_.has_value(),
-         change.wanted_cpu && !held, change.stopped && !held};
+  Look l{last_,
+         at,
+         change.cpu_ns,
+         change.membership_changed || pending_output_.has_value(),
+         change.wanted_cpu && !held,
+         change.stopped && !held};
   pending_output_.reset();
   const Clock::time_point from = last_;
   last_ = at;
@@ -63,7 +67,7 @@ TreeActivity::Clock::duration TreeActivity::starved_for() const {
 }
 
 TreeActivity::Clock::duration TreeActivity::covered(Clock::duration span, std::uint64_t& cpu,
-                                      bool& eventful) const {
+                                                    bool& eventful) const {
   cpu = 0;
   eventful = false;
   Clock::time_point from = last_;

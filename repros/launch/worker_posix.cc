@@ -31,7 +31,10 @@ std::string signal_text(int sig) {
 
 Worker::Impl::Impl(std::string name, StartMethod method, pid_t pid, Fd result_fd,
                    Clock::time_point started)
-    : name_(std::move(name)), method_(method), pid_(pid), started_(started),
+    : name_(std::move(name)),
+      method_(method),
+      pid_(pid),
+      started_(started),
       result_fd_(std::move(result_fd)) {
   detail::set_nonblocking(result_fd_.get());
 }
@@ -47,8 +50,8 @@ std::unique_ptr<Worker::Impl> Worker::Impl::for_child(std::string name, StartMet
 std::unique_ptr<Worker::Impl> Worker::Impl::for_forkserver(std::string name, pid_t pid,
                                                            Fd result_fd, Fd status_fd,
                                                            Clock::time_point started) {
-  std::unique_ptr<Impl> impl(new Impl(std::move(name), StartMethod::kForkserver, pid,
-                                      std::move(result_fd), started));
+  std::unique_ptr<Impl> impl(
+      new Impl(std::move(name), StartMethod::kForkserver, pid, std::move(result_fd), started));
   detail::set_nonblocking(status_fd.get());
   impl->status_fd_ = std::move(status_fd);
   return impl;

@@ -33,7 +33,10 @@ std::string hex(DWORD code) {
 
 Worker::Impl::Impl(std::string name, win32::Handle process, ProcessId pid,
                    win32::Handle result_read, Clock::time_point started)
-    : name_(std::move(name)), process_(std::move(process)), pid_(pid), started_(started),
+    : name_(std::move(name)),
+      process_(std::move(process)),
+      pid_(pid),
+      started_(started),
       result_(std::move(result_read)) {}
 
 Worker::Impl::~Impl() {

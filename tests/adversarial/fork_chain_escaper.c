@@ -17,7 +17,8 @@ static void burn(useconds_t us) {
   clock_gettime(CLOCK_MONOTONIC, &start);
   do {
     clock_gettime(CLOCK_MONOTONIC, &now);
-  } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < (long)us);
+  } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 <
+           (long)us);
 }
 
 int main(int argc, char** argv) {

@@ -159,9 +159,10 @@ int supervise_c(const char* program, const char* mode, pid_t c) {
   fc::harness::start_guardian();
   if (!set_last_pid(c - 1)) return 77;
   const bool linger = std::string(mode) == "linger";
-  ChildResult r = fc::harness::supervise(linger ? spec(program, {"orphan"}, 30)
-                                                : spec(program, {}, 2.5));
-  if (r.pid != c) return fail("the child got pid " + std::to_string(r.pid) + ", not " + std::to_string(c));
+  ChildResult r =
+      fc::harness::supervise(linger ? spec(program, {"orphan"}, 30) : spec(program, {}, 2.5));
+  if (r.pid != c)
+    return fail("the child got pid " + std::to_string(r.pid) + ", not " + std::to_string(c));
   if (linger) {
     const pid_t grandchild = std::atoi(r.out.text().c_str());
     if (grandchild <= 0 || alive(grandchild))
@@ -208,7 +209,8 @@ int decoy_scenario(const char* program, const std::string& mode) {
   int status = 0;
   ::waitpid(f, &status, 0);
   pid_t decoy = 0;
-  const bool placed = ::read(p[0], &decoy, sizeof decoy) == static_cast<ssize_t>(sizeof decoy) && decoy > 0;
+  const bool placed =
+      ::read(p[0], &decoy, sizeof decoy) == static_cast<ssize_t>(sizeof decoy) && decoy > 0;
   const pid_t decoys_child = placed && mode == "orphan" ? child_of(decoy) : 0;
   const bool decoy_lived = placed && alive(decoy);
   const bool child_lived = decoys_child == 0 || alive(decoys_child);
@@ -219,13 +221,17 @@ int decoy_scenario(const char* program, const std::string& mode) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("the supervisor's side failed");
   if (!placed) return fail("could not place the decoy");
   if (!decoy_lived) return fail("the decoy (pid " + std::to_string(decoy) + ") was killed");
-  if (!child_lived) return fail("the decoy's child (pid " + std::to_string(decoys_child) + ") was killed");
+  if (!child_lived)
+    return fail("the decoy's child (pid " + std::to_string(decoys_child) + ") was killed");
   if (mode == "linger") {
-    if (decoy == c) return fail("the decoy took the pid of a child the supervisor had not finished with");
-    std::printf("linger: pid %d was still held while its tree was ended; the decoy got pid %d and lived\n",
-                c, decoy);
+    if (decoy == c)
+      return fail("the decoy took the pid of a child the supervisor had not finished with");
+    std::printf(
+        "linger: pid %d was still held while its tree was ended; the decoy got pid %d and lived\n",
+        c, decoy);
   } else {
-    if (decoy != target || decoys_child == 0) return fail("the decoy did not take the orphan's pid");
+    if (decoy != target || decoys_child == 0)
+      return fail("the decoy did not take the orphan's pid");
     std::printf("orphan: decoy pid %d (the reaped orphan's) and its child %d lived\n", decoy,
                 decoys_child);
   }
@@ -244,16 +250,20 @@ int stale_scenario(const char* fault_child) {
   if (guardian == 0) return fail("no guardian found");
   ::kill(guardian, SIGKILL);
   while (alive(guardian)) std::this_thread::sleep_for(1ms);
-  fc::harness::supervise(spec(fault_child, {"exit", "0"}, 30));  // its reaping records the guardian's end
+  fc::harness::supervise(
+      spec(fault_child, {"exit", "0"}, 30));  // its reaping records the guardian's end
   if (!set_last_pid(guardian - 1)) return 77;
   const auto t0 = std::chrono::steady_clock::now();
   ChildResult r = fc::harness::supervise(spec(fault_child, {"sleep", "1"}, 30));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (r.pid != guardian) return fail("the child got pid " + std::to_string(r.pid) + ", not the guardian's " + std::to_string(guardian));
+  if (r.pid != guardian)
+    return fail("the child got pid " + std::to_string(r.pid) + ", not the guardian's " +
+                std::to_string(guardian));
   if (!r.exit.ended || r.exit.code != 0 || r.exit.signal != 0 || took < 0.9)
     return fail("the child was judged on another's end: " + r.exit.describe());
-  std::printf("stale: the child with the dead guardian's pid %d lived its %.1f s and ended by itself\n",
-              r.pid, took);
+  std::printf(
+      "stale: the child with the dead guardian's pid %d lived its %.1f s and ended by itself\n",
+      r.pid, took);
   return 0;
 }
 

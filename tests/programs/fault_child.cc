@@ -32,8 +32,8 @@
 //   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -130,7 +130,9 @@ int main(int argc, char** argv) {
     return std::atoi(arg);
   }
   if (mode == "control-bytes") {
-    static const char text[] = "abc\0def\n\x1b[31mred\xc2\x9b" "1m\n";
+    static const char text[] =
+        "abc\0def\n\x1b[31mred\xc2\x9b"
+        "1m\n";
     if (::write(2, text, sizeof text - 1) < 0) return 1;  // by length: the NUL goes out too
     return std::atoi(arg);
   }

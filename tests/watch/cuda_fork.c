@@ -8,16 +8,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) return 2;
-  void *driver = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+  void* driver = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
   if (!driver) {
     fprintf(stderr, "%s\n", dlerror());
     return 2;
   }
   if (argc > 2 && strcmp(argv[2], "init") == 0) {
     int (*cu_init)(unsigned) = 0;
-    void *sym = dlsym(driver, "cuInit");
+    void* sym = dlsym(driver, "cuInit");
     memcpy(&cu_init, &sym, sizeof sym);
     if (!cu_init || cu_init(0) != 0) return 2;
   }

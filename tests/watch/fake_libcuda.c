@@ -9,7 +9,7 @@ __attribute__((visibility("default"))) int cuInit(unsigned flags) {
   return 0;
 }
 
-__attribute__((visibility("default"))) int cuDeviceGetCount(int *count) {
+__attribute__((visibility("default"))) int cuDeviceGetCount(int* count) {
   if (!initialised) return 3;
   *count = 1;
   return 0;

@@ -20,15 +20,23 @@ using json = nlohmann::json;
 
 json fork_event(int pid, int child, uint64_t t, const std::string& img, uint64_t seq,
                 json threads = json::array({{{"tid", 100}, {"name", "main"}}})) {
-  return {{"ev", "fork"},     {"pid", pid},          {"t", t},
-          {"img", img},       {"seq", seq},          {"tid", 100},
-          {"tname", "main"},  {"main", true},        {"thread_list", threads},
-          {"threads", threads.size()}, {"runtimes", json::array()},
-          {"cuda", {{"loaded", false}}}, {"cmd", "prog"}, {"child", child}};
+  return {{"ev", "fork"},
+          {"pid", pid},
+          {"t", t},
+          {"img", img},
+          {"seq", seq},
+          {"tid", 100},
+          {"tname", "main"},
+          {"main", true},
+          {"thread_list", threads},
+          {"threads", threads.size()},
+          {"runtimes", json::array()},
+          {"cuda", {{"loaded", false}}},
+          {"cmd", "prog"},
+          {"child", child}};
 }
 
-json child_event(const std::string& ev, int pid, uint64_t t, const std::string& img,
-                 uint64_t seq) {
+json child_event(const std::string& ev, int pid, uint64_t t, const std::string& img, uint64_t seq) {
   return {{"ev", ev}, {"pid", pid}, {"t", t}, {"of_img", img}, {"of_seq", seq}};
 }
 
@@ -56,9 +64,10 @@ TEST(WatchEvents, ChildEventsFollowTheirForkEvenWhenThePidIsReused) {
 }
 
 TEST(WatchEvents, ASignalSeenByTheParentAndAnEndNobodySaw) {
-  std::vector<json> ev = {fork_event(10, 11, 100, "aa", 1), fork_event(10, 12, 110, "aa", 2),
-                          {{"ev", "reaped"}, {"pid", 10}, {"t", 300}, {"child", 11},
-                           {"signal", 11}, {"core", true}}};
+  std::vector<json> ev = {
+      fork_event(10, 11, 100, "aa", 1),
+      fork_event(10, 12, 110, "aa", 2),
+      {{"ev", "reaped"}, {"pid", 10}, {"t", 300}, {"child", 11}, {"signal", 11}, {"core", true}}};
   json forks = pair_fork_events(ev, 50);
   ASSERT_EQ(forks.size(), 2u);
   EXPECT_EQ(forks[0]["child_end"]["how"], "killed");
@@ -89,9 +98,10 @@ TEST(WatchHazards, ASingleThreadedForkIsSafe) {
 }
 
 TEST(WatchHazards, AnOpenMPPoolIsNamedByItsRuntime) {
-  json h = fork_hazards(paired(json::array({{{"tid", 100}, {"name", "main"}},
-                                            {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}},
-                                            {{"tid", 102}, {"name", "main"}, {"by", "libgomp.so.1"}}})));
+  json h =
+      fork_hazards(paired(json::array({{{"tid", 100}, {"name", "main"}},
+                                       {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}},
+                                       {{"tid", 102}, {"name", "main"}, {"by", "libgomp.so.1"}}})));
   ASSERT_EQ(h.size(), 1u) << h.dump(2);
   EXPECT_EQ(h[0]["kind"], "thread-pool");
   EXPECT_EQ(h[0]["runtime"], "libgomp");
@@ -126,10 +136,10 @@ TEST(WatchHazards, CudaCountsOnlyOnceInitialised) {
 }
 
 TEST(WatchHazards, TotalsNameTheRuntimes) {
-  json forks = json::array(
-      {paired(json::array({{{"tid", 100}, {"name", "main"}},
-                           {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}}})),
-       paired(json::array({{{"tid", 100}, {"name", "main"}}}))});
+  json forks =
+      json::array({paired(json::array({{{"tid", 100}, {"name", "main"}},
+                                       {{"tid", 101}, {"name", "main"}, {"by", "libgomp.so.1"}}})),
+                   paired(json::array({{{"tid", 100}, {"name", "main"}}}))});
   add_hazards(forks);
   json t = fork_totals(forks);
   EXPECT_EQ(t["forks"], 2);

@@ -27,15 +27,15 @@ static int fork_once(void) {
   return wait_for(c) == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "fork-once") == 0) return fork_once();
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return 99;
   self[n] = 0;
-  char *child_argv[] = {self, "fork-once", 0};
-  char *empty_env[] = {0};
-  char *scrubbed_env[] = {"FOO=bar", 0};
+  char* child_argv[] = {self, "fork-once", 0};
+  char* empty_env[] = {0};
+  char* scrubbed_env[] = {"FOO=bar", 0};
 
   pid_t p;
   if (posix_spawn(&p, self, 0, 0, child_argv, empty_env) != 0) return 99;

@@ -11,7 +11,7 @@
 
 static int wake[2];
 
-static void *sleeper(void *arg) {
+static void* sleeper(void* arg) {
   (void)arg;
   char c;
   while (read(wake[0], &c, 1) < 0) {
@@ -26,7 +26,7 @@ static int wait_for(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] == 'e') { /* exec-child */
     printf("exec'd child %s\n", argv[1]);
     return 0;
@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
 
   pid_t b = fork();
   if (b == 0) {
-    execl("/proc/self/exe", "watch_threaded_fork", "exec-child", (char *)0);
+    execl("/proc/self/exe", "watch_threaded_fork", "exec-child", (char*)0);
     _exit(127);
   }
   printf("fork and exec: child ended with %d\n", wait_for(b));

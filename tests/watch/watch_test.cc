@@ -366,9 +366,7 @@ TEST(Watch, CudaCountsOnceInitialised) {
   fs::remove_all(out);
 }
 
-bool python_has_torch() {
-  return run({"/usr/bin/python3", "-c", "import torch"}, 120).code == 0;
-}
+bool python_has_torch() { return run({"/usr/bin/python3", "-c", "import torch"}, 120).code == 0; }
 
 TEST(Watch, PythonMultiprocessingForkIsFlaggedSpawnIsNot) {
   if (!python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 has no torch (python3-torch)";

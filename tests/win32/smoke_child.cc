@@ -35,7 +35,8 @@ int start_sleeper(const char* self) {
   STARTUPINFOW si{};
   si.cb = sizeof si;
   PROCESS_INFORMATION pi{};
-  if (!::CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si, &pi))
+  if (!::CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &si,
+                        &pi))
     return 1;
   std::printf("grandchild %lu\n", static_cast<unsigned long>(pi.dwProcessId));
   std::fflush(stdout);

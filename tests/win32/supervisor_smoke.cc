@@ -27,7 +27,8 @@ using fc::smoke::check;
 using fc::smoke::contains;
 using fc::smoke::failures;
 
-LaunchSpec spec(const std::string& child, std::initializer_list<std::string> args, double timeout_s = 30) {
+LaunchSpec spec(const std::string& child, std::initializer_list<std::string> args,
+                double timeout_s = 30) {
   LaunchSpec s;
   s.argv = {child};
   s.argv.insert(s.argv.end(), args);
@@ -114,8 +115,8 @@ void supervisor_checks(const std::string& child) {
   r = fc::harness::supervise(spec(child, {"tree"}));
   unsigned long grandchild = 0;
   std::sscanf(r.out.text().c_str(), "grandchild %lu", &grandchild);
-  check(grandchild != 0 && !r.leftovers_killed.empty(), "tree: the grandchild left behind is killed",
-        r.out.text());
+  check(grandchild != 0 && !r.leftovers_killed.empty(),
+        "tree: the grandchild left behind is killed", r.out.text());
   check(grandchild != 0 && !alive(grandchild), "tree: and is gone");
 
   LaunchSpec flood = spec(child, {"flood", "4194304"});
@@ -130,16 +131,19 @@ void supervisor_checks(const std::string& child) {
 
   std::vector<LaunchSpec> many(6, spec(child, {"ok"}));
   int done = 0;
-  fc::harness::Supervisor().run(many, 3, [&](size_t, ChildResult&& x) { done += x.exit.exited_ok(); });
+  fc::harness::Supervisor().run(many, 3,
+                                [&](size_t, ChildResult&& x) { done += x.exit.exited_ok(); });
   check(done == 6, "six children, three at a time, all ok");
 }
 
 void launch_checks() {
-  launch::Worker w = launch::Launcher(launch::StartMethod::kSpawn).start("smoke_square", {{"x", 7}});
+  launch::Worker w =
+      launch::Launcher(launch::StartMethod::kSpawn).start("smoke_square", {{"x", 7}});
   auto o = w.join(std::chrono::seconds(30));
   check(o && o->status == launch::WorkerOutcome::Status::kOk && o->result == 49,
         "spawn: the worker ran and returned", o ? o->error : "still running");
-  launch::Worker t = launch::Launcher(launch::StartMethod::kSpawn).start("smoke_throws", nlohmann::json::object());
+  launch::Worker t =
+      launch::Launcher(launch::StartMethod::kSpawn).start("smoke_throws", nlohmann::json::object());
   o = t.join(std::chrono::seconds(30));
   check(o && o->status == launch::WorkerOutcome::Status::kError && o->error == "as asked",
         "spawn: the worker's exception comes back", o ? o->error : "still running");

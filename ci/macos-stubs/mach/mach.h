@@ -16,22 +16,24 @@ typedef uintptr_t vm_address_t;
 typedef uintptr_t vm_size_t;
 typedef uint64_t mach_vm_size_t;
 typedef int policy_t;
-struct time_value { integer_t seconds; integer_t microseconds; };
+struct time_value {
+  integer_t seconds;
+  integer_t microseconds;
+};
 typedef struct time_value time_value_t;
 #define KERN_SUCCESS 0
 #define MACH_TASK_BASIC_INFO 20 /* always 64-bit basic info */
 struct mach_task_basic_info {
-  mach_vm_size_t virtual_size;       /* virtual memory size (bytes) */
-  mach_vm_size_t resident_size;      /* resident memory size (bytes) */
-  mach_vm_size_t resident_size_max;  /* maximum resident memory size (bytes) */
-  time_value_t user_time;            /* total user run time for terminated threads */
-  time_value_t system_time;          /* total system run time for terminated threads */
-  policy_t policy;                   /* default policy for new threads */
-  integer_t suspend_count;           /* suspend count for task */
+  mach_vm_size_t virtual_size;      /* virtual memory size (bytes) */
+  mach_vm_size_t resident_size;     /* resident memory size (bytes) */
+  mach_vm_size_t resident_size_max; /* maximum resident memory size (bytes) */
+  time_value_t user_time;           /* total user run time for terminated threads */
+  time_value_t system_time;         /* total system run time for terminated threads */
+  policy_t policy;                  /* default policy for new threads */
+  integer_t suspend_count;          /* suspend count for task */
 };
 typedef struct mach_task_basic_info mach_task_basic_info_data_t;
-#define MACH_TASK_BASIC_INFO_COUNT \
-  (sizeof(mach_task_basic_info_data_t) / sizeof(natural_t))
+#define MACH_TASK_BASIC_INFO_COUNT (sizeof(mach_task_basic_info_data_t) / sizeof(natural_t))
 #ifdef __cplusplus
 extern "C" {
 #endif

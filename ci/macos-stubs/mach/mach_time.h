@@ -1,7 +1,7 @@
 // Stub of macOS's <mach/mach_time.h> (xnu osfmk/mach/mach_time.h): the types and calls used.
 #pragma once
-#include <stdint.h>
 #include <mach/mach.h>
+#include <stdint.h>
 struct mach_timebase_info {
   uint32_t numer;
   uint32_t denom;

@@ -2,7 +2,7 @@
 
 #include "watch_shim.h"
 
-void fc_child_event_begin(struct fc_line *l, const char *ev) {
+void fc_child_event_begin(struct fc_line* l, const char* ev) {
   fc_line_begin(l, ev);
   fc_line_field_i64(l, "ppid", fc_self.parent);
   fc_line_field_hex(l, "of_img", fc_self.parent_img);

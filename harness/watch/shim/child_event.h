@@ -6,6 +6,6 @@
 #include "event_line.h"
 
 /* {"ev":EV,"pid":..,"t":..,"ppid":..,"of_img":..,"of_seq":.. */
-void fc_child_event_begin(struct fc_line *l, const char *ev);
+void fc_child_event_begin(struct fc_line* l, const char* ev);
 
 #endif

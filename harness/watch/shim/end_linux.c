@@ -13,7 +13,7 @@
 #include "watch_shim.h"
 
 /* Out of line: the line's 8 KiB go on the stack only when there is something to write. */
-__attribute__((noinline)) static void write_end(const char *how, int code, int known) {
+__attribute__((noinline)) static void write_end(const char* how, int code, int known) {
   int saved = errno;
   fc_self.end_recorded = 1;
   struct fc_line l;
@@ -24,7 +24,7 @@ __attribute__((noinline)) static void write_end(const char *how, int code, int k
   errno = saved;
 }
 
-static void note_end(const char *how, int code, int known) {
+static void note_end(const char* how, int code, int known) {
   if (fc_cfg.active && fc_in_fork_child() && !fc_self.end_recorded) write_end(how, code, known);
 }
 
@@ -71,13 +71,15 @@ __attribute__((noinline)) static void note_reaped(pid_t child, int exited, int c
 
 static void note_status(pid_t child, int status) {
   if (child <= 0 || !fc_cfg.active) return;
-  if (WIFEXITED(status)) note_reaped(child, 1, WEXITSTATUS(status), 0, 0);
-  else if (WIFSIGNALED(status)) note_reaped(child, 0, 0, WTERMSIG(status), WCOREDUMP(status));
+  if (WIFEXITED(status))
+    note_reaped(child, 1, WEXITSTATUS(status), 0, 0);
+  else if (WIFSIGNALED(status))
+    note_reaped(child, 0, 0, WTERMSIG(status), WCOREDUMP(status));
 }
 
 /* Each wrapper waits into a status of its own, so that it sees the status even when the caller
  * passed NULL, and hands it back exactly where the real call would have. */
-FC_EXPORT pid_t waitpid(pid_t pid, int *status, int options) {
+FC_EXPORT pid_t waitpid(pid_t pid, int* status, int options) {
   int st = 0;
   pid_t r = FC_REAL(waitpid)(pid, &st, options);
   if (r > 0) {
@@ -89,7 +91,7 @@ FC_EXPORT pid_t waitpid(pid_t pid, int *status, int options) {
   return r;
 }
 
-FC_EXPORT pid_t wait(int *status) {
+FC_EXPORT pid_t wait(int* status) {
   int st = 0;
   pid_t r = FC_REAL(wait)(&st);
   if (r > 0) {
@@ -101,7 +103,7 @@ FC_EXPORT pid_t wait(int *status) {
   return r;
 }
 
-FC_EXPORT pid_t wait3(int *status, int options, struct rusage *usage) {
+FC_EXPORT pid_t wait3(int* status, int options, struct rusage* usage) {
   int st = 0;
   pid_t r = FC_REAL(wait3)(&st, options, usage);
   if (r > 0) {
@@ -113,7 +115,7 @@ FC_EXPORT pid_t wait3(int *status, int options, struct rusage *usage) {
   return r;
 }
 
-FC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage) {
+FC_EXPORT pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
   int st = 0;
   pid_t r = FC_REAL(wait4)(pid, &st, options, usage);
   if (r > 0) {
@@ -125,14 +127,15 @@ FC_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
   return r;
 }
 
-FC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options) {
+FC_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t* info, int options) {
   siginfo_t own;
-  siginfo_t *si = info ? info : &own;
+  siginfo_t* si = info ? info : &own;
   if (!info) own.si_pid = 0;
   int r = FC_REAL(waitid)(idtype, id, si, options);
   if (r == 0 && si->si_pid > 0) {
     int err = errno;
-    if (si->si_code == CLD_EXITED) note_reaped(si->si_pid, 1, si->si_status, 0, 0);
+    if (si->si_code == CLD_EXITED)
+      note_reaped(si->si_pid, 1, si->si_status, 0, 0);
     else if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED)
       note_reaped(si->si_pid, 0, 0, si->si_status, si->si_code == CLD_DUMPED);
     errno = err;

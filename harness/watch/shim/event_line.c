@@ -7,7 +7,7 @@
 
 #include "watch_shim.h"
 
-size_t fc_utoa(uint64_t v, char *buf) {
+size_t fc_utoa(uint64_t v, char* buf) {
   char tmp[20];
   size_t n = 0;
   do {
@@ -19,7 +19,7 @@ size_t fc_utoa(uint64_t v, char *buf) {
 }
 
 /* Leaves room for the closing "}\n". */
-static int fits(struct fc_line *l, size_t n) {
+static int fits(struct fc_line* l, size_t n) {
   if (l->overflow || l->len + n + 2 > FC_LINE_CAP) {
     l->overflow = 1;
     return 0;
@@ -27,26 +27,26 @@ static int fits(struct fc_line *l, size_t n) {
   return 1;
 }
 
-static void put(struct fc_line *l, const char *s, size_t n) {
+static void put(struct fc_line* l, const char* s, size_t n) {
   if (!fits(l, n)) return;
   memcpy(l->buf + l->len, s, n);
   l->len += n;
 }
 
-void fc_line_raw(struct fc_line *l, const char *s) { put(l, s, strlen(s)); }
+void fc_line_raw(struct fc_line* l, const char* s) { put(l, s, strlen(s)); }
 
-void fc_line_key(struct fc_line *l, const char *key) {
+void fc_line_key(struct fc_line* l, const char* key) {
   put(l, ",\"", 2);
   fc_line_raw(l, key);
   put(l, "\":", 2);
 }
 
-void fc_line_u64(struct fc_line *l, uint64_t v) {
+void fc_line_u64(struct fc_line* l, uint64_t v) {
   char b[20];
   put(l, b, fc_utoa(v, b));
 }
 
-void fc_line_i64(struct fc_line *l, int64_t v) {
+void fc_line_i64(struct fc_line* l, int64_t v) {
   if (v < 0) {
     put(l, "-", 1);
     fc_line_u64(l, (uint64_t)0 - (uint64_t)v);
@@ -55,7 +55,7 @@ void fc_line_i64(struct fc_line *l, int64_t v) {
   }
 }
 
-void fc_line_hex(struct fc_line *l, uint64_t v) {
+void fc_line_hex(struct fc_line* l, uint64_t v) {
   static const char digits[] = "0123456789abcdef";
   char b[18];
   b[0] = '"';
@@ -64,15 +64,16 @@ void fc_line_hex(struct fc_line *l, uint64_t v) {
   put(l, b, sizeof b);
 }
 
-void fc_line_bool(struct fc_line *l, int v) { fc_line_raw(l, v ? "true" : "false"); }
+void fc_line_bool(struct fc_line* l, int v) { fc_line_raw(l, v ? "true" : "false"); }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when it is not one. Strict
  * like the readers' parsers: no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
+static size_t utf8_len(const unsigned char* s, size_t n) {
   unsigned char c = s[0];
   size_t need;
   unsigned char lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) need = 1;
+  if (c >= 0xc2 && c <= 0xdf)
+    need = 1;
   else if (c >= 0xe0 && c <= 0xef) {
     need = 2;
     if (c == 0xe0) lo = 0xa0;
@@ -81,7 +82,8 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
     need = 3;
     if (c == 0xf0) lo = 0x90;
     if (c == 0xf4) hi = 0x8f;
-  } else return 0;
+  } else
+    return 0;
   if (n < need + 1) return 0;
   if (s[1] < lo || s[1] > hi) return 0;
   for (size_t i = 2; i <= need; ++i)
@@ -89,10 +91,10 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
   return need + 1;
 }
 
-void fc_line_str(struct fc_line *l, const char *s, size_t max) {
+void fc_line_str(struct fc_line* l, const char* s, size_t max) {
   static const char hex[] = "0123456789abcdef";
   put(l, "\"", 1);
-  const unsigned char *p = (const unsigned char *)s;
+  const unsigned char* p = (const unsigned char*)s;
   size_t n = 0;
   while (n < max && p[n] != 0) ++n;
   for (size_t i = 0; i < n;) {
@@ -106,7 +108,7 @@ void fc_line_str(struct fc_line *l, const char *s, size_t max) {
       put(l, e, 6);
       ++i;
     } else if (c < 0x80) {
-      put(l, (const char *)p + i, 1);
+      put(l, (const char*)p + i, 1);
       ++i;
     } else {
       size_t k = utf8_len(p + i, n - i);
@@ -114,7 +116,7 @@ void fc_line_str(struct fc_line *l, const char *s, size_t max) {
         put(l, "\\ufffd", 6);
         ++i;
       } else {
-        put(l, (const char *)p + i, k);
+        put(l, (const char*)p + i, k);
         i += k;
       }
     }
@@ -122,28 +124,28 @@ void fc_line_str(struct fc_line *l, const char *s, size_t max) {
   put(l, "\"", 1);
 }
 
-void fc_line_field_u64(struct fc_line *l, const char *key, uint64_t v) {
+void fc_line_field_u64(struct fc_line* l, const char* key, uint64_t v) {
   fc_line_key(l, key);
   fc_line_u64(l, v);
 }
-void fc_line_field_i64(struct fc_line *l, const char *key, int64_t v) {
+void fc_line_field_i64(struct fc_line* l, const char* key, int64_t v) {
   fc_line_key(l, key);
   fc_line_i64(l, v);
 }
-void fc_line_field_str(struct fc_line *l, const char *key, const char *s, size_t max) {
+void fc_line_field_str(struct fc_line* l, const char* key, const char* s, size_t max) {
   fc_line_key(l, key);
   fc_line_str(l, s, max);
 }
-void fc_line_field_hex(struct fc_line *l, const char *key, uint64_t v) {
+void fc_line_field_hex(struct fc_line* l, const char* key, uint64_t v) {
   fc_line_key(l, key);
   fc_line_hex(l, v);
 }
-void fc_line_field_bool(struct fc_line *l, const char *key, int v) {
+void fc_line_field_bool(struct fc_line* l, const char* key, int v) {
   fc_line_key(l, key);
   fc_line_bool(l, v);
 }
 
-void fc_line_begin(struct fc_line *l, const char *ev) {
+void fc_line_begin(struct fc_line* l, const char* ev) {
   l->len = 0;
   l->overflow = 0;
   size_t n = strlen(ev);
@@ -157,7 +159,7 @@ void fc_line_begin(struct fc_line *l, const char *ev) {
 }
 
 /* FORKCHECK_WATCH_DIR/<pid>.jsonl, NUL-terminated, into buf (at least 1100 bytes). */
-static void event_path(char *buf, pid_t pid) {
+static void event_path(char* buf, pid_t pid) {
   size_t n = strlen(fc_cfg.dir);
   memcpy(buf, fc_cfg.dir, n);
   buf[n++] = '/';
@@ -165,7 +167,7 @@ static void event_path(char *buf, pid_t pid) {
   memcpy(buf + n, ".jsonl", 7);
 }
 
-void fc_line_write(struct fc_line *l) {
+void fc_line_write(struct fc_line* l) {
   if (!fc_cfg.active) return;
   int saved = errno;
   if (l->overflow) {

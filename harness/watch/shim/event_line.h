@@ -17,28 +17,28 @@ struct fc_line {
 };
 
 /* {"ev":EV,"pid":PID,"t":MONOTONIC_NS */
-void fc_line_begin(struct fc_line *l, const char *ev);
-void fc_line_raw(struct fc_line *l, const char *s);
+void fc_line_begin(struct fc_line* l, const char* ev);
+void fc_line_raw(struct fc_line* l, const char* s);
 /* ,"KEY": */
-void fc_line_key(struct fc_line *l, const char *key);
+void fc_line_key(struct fc_line* l, const char* key);
 /* A JSON string from at most `max` bytes of `s` (stopping at NUL): escaped, invalid UTF-8
  * replaced, so that any reader's JSON parser accepts it. */
-void fc_line_str(struct fc_line *l, const char *s, size_t max);
-void fc_line_u64(struct fc_line *l, uint64_t v);
-void fc_line_i64(struct fc_line *l, int64_t v);
-void fc_line_hex(struct fc_line *l, uint64_t v); /* "0123abcd..." (quoted) */
-void fc_line_bool(struct fc_line *l, int v);
+void fc_line_str(struct fc_line* l, const char* s, size_t max);
+void fc_line_u64(struct fc_line* l, uint64_t v);
+void fc_line_i64(struct fc_line* l, int64_t v);
+void fc_line_hex(struct fc_line* l, uint64_t v); /* "0123abcd..." (quoted) */
+void fc_line_bool(struct fc_line* l, int v);
 /* Convenience: ,"KEY":value */
-void fc_line_field_u64(struct fc_line *l, const char *key, uint64_t v);
-void fc_line_field_i64(struct fc_line *l, const char *key, int64_t v);
-void fc_line_field_str(struct fc_line *l, const char *key, const char *s, size_t max);
-void fc_line_field_hex(struct fc_line *l, const char *key, uint64_t v);
-void fc_line_field_bool(struct fc_line *l, const char *key, int v);
+void fc_line_field_u64(struct fc_line* l, const char* key, uint64_t v);
+void fc_line_field_i64(struct fc_line* l, const char* key, int64_t v);
+void fc_line_field_str(struct fc_line* l, const char* key, const char* s, size_t max);
+void fc_line_field_hex(struct fc_line* l, const char* key, uint64_t v);
+void fc_line_field_bool(struct fc_line* l, const char* key, int v);
 
 /* Closes the object and appends the line to FORKCHECK_WATCH_DIR/<pid>.jsonl; errno is kept. */
-void fc_line_write(struct fc_line *l);
+void fc_line_write(struct fc_line* l);
 
 /* Decimal digits of v into buf (no NUL); returns the count. */
-size_t fc_utoa(uint64_t v, char *buf);
+size_t fc_utoa(uint64_t v, char* buf);
 
 #endif

@@ -14,8 +14,8 @@ struct fc_config fc_cfg;
 struct fc_self fc_self;
 
 /* dlsym returns an object pointer; copying it into a function pointer is POSIX's way. */
-static void load(void *slot, const char *name) {
-  void *p = dlsym(RTLD_NEXT, name);
+static void load(void* slot, const char* name) {
+  void* p = dlsym(RTLD_NEXT, name);
   memcpy(slot, &p, sizeof p);
 }
 
@@ -68,7 +68,7 @@ void fc_become_fork_child(pid_t parent, uint64_t parent_img, uint64_t seq) {
   fc_self.fork_child = 1;
 }
 
-static void copy_capped(char *dst, size_t cap, const char *src) {
+static void copy_capped(char* dst, size_t cap, const char* src) {
   size_t n = strlen(src);
   if (n >= cap) n = cap - 1;
   memcpy(dst, src, n);
@@ -95,13 +95,14 @@ __attribute__((constructor)) static void fc_init(void) { fc_ensure_init(); }
 
 static void init_once(void) {
   fc_resolve();
-  const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+  const unsigned char* r = (const unsigned char*)getauxval(AT_RANDOM);
   uint64_t img = 0;
   if (r) memcpy(&img, r + 8, sizeof img); /* the first half seeds the stack protector */
   fc_self.img = mix(img ^ (uint64_t)fc_getpid());
 
-  const char *dir = getenv(FC_DIR_VAR);
-  if (!dir || dir[0] != '/' || strlen(dir) >= sizeof fc_cfg.dir) return; /* inactive: pass through */
+  const char* dir = getenv(FC_DIR_VAR);
+  if (!dir || dir[0] != '/' || strlen(dir) >= sizeof fc_cfg.dir)
+    return; /* inactive: pass through */
   copy_capped(fc_cfg.dir, sizeof fc_cfg.dir, dir);
   memcpy(fc_cfg.dir_env, FC_DIR_VAR "=", sizeof FC_DIR_VAR); /* "NAME=", no NUL */
   copy_capped(fc_cfg.dir_env + sizeof FC_DIR_VAR, sizeof fc_cfg.dir_env - sizeof FC_DIR_VAR, dir);
@@ -111,7 +112,7 @@ static void init_once(void) {
   const size_t name = sizeof "LD_PRELOAD"; /* with the '=' that replaces the NUL */
   memcpy(fc_cfg.preload_env, "LD_PRELOAD=", name);
   copy_capped(fc_cfg.preload_env + name, sizeof fc_cfg.preload_env - name, self.dli_fname);
-  const char *bt = getenv("FORKCHECK_WATCH_BACKTRACE");
+  const char* bt = getenv("FORKCHECK_WATCH_BACKTRACE");
   fc_cfg.backtraces = !(bt && strcmp(bt, "0") == 0);
   fc_cfg.active = 1;
 }

@@ -11,11 +11,11 @@ struct fc_line;
  * (libgomp, libomp, libiomp5, OpenBLAS, MKL, BLIS, FlexiBLAS, TBB), plus libtorch_cpu.
  * CUDA counts as initialised when libcuda is mapped and cuDeviceGetCount succeeds: the driver
  * answers CUDA_ERROR_NOT_INITIALIZED until someone called cuInit, and asking changes nothing. */
-void fc_snapshot_runtimes(struct fc_line *l);
+void fc_snapshot_runtimes(struct fc_line* l);
 
 /* ,"cmd":"the command line","bt":["module!symbol+0x1f",...]
  * The backtrace (FORKCHECK_WATCH_BACKTRACE=0 turns it off) is of the forking thread, symbolised
  * with dladdr: exported symbols only, else module+offset for addr2line. */
-void fc_snapshot_where(struct fc_line *l);
+void fc_snapshot_where(struct fc_line* l);
 
 #endif

@@ -12,29 +12,29 @@
 
 /* Name prefixes of the runtimes that keep worker threads (threadpoolctl's list, plus TBB), and
  * libtorch_cpu, which is what brings them into a PyTorch program. */
-static const char *const kRuntimes[] = {
-    "libgomp",  "libomp",   "libiomp",   "libopenblas", "libmkl_rt", "libmkl_core",
-    "libmkl_gnu_thread", "libmkl_intel_thread", "libblis", "libflexiblas", "libtbb.",
-    "libtorch_cpu",
+static const char* const kRuntimes[] = {
+    "libgomp",   "libomp",       "libiomp",           "libopenblas",
+    "libmkl_rt", "libmkl_core",  "libmkl_gnu_thread", "libmkl_intel_thread",
+    "libblis",   "libflexiblas", "libtbb.",           "libtorch_cpu",
 };
 #define FC_MAX_RUNTIMES 16
 
 struct scan {
-  struct fc_line *l;
+  struct fc_line* l;
   int listed;
   char cuda_path[512];
 };
 
-static const char *base_name(const char *path) {
-  const char *b = strrchr(path, '/');
+static const char* base_name(const char* path) {
+  const char* b = strrchr(path, '/');
   return b ? b + 1 : path;
 }
 
-static int on_object(struct dl_phdr_info *info, size_t size, void *data) {
+static int on_object(struct dl_phdr_info* info, size_t size, void* data) {
   (void)size;
-  struct scan *s = data;
+  struct scan* s = data;
   if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
-  const char *base = base_name(info->dlpi_name);
+  const char* base = base_name(info->dlpi_name);
   if (strncmp(base, "libcuda.so", 10) == 0 && strlen(info->dlpi_name) < sizeof s->cuda_path)
     memcpy(s->cuda_path, info->dlpi_name, strlen(info->dlpi_name) + 1);
   for (size_t i = 0; i < sizeof kRuntimes / sizeof kRuntimes[0]; ++i) {
@@ -47,15 +47,15 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
-static void cuda_state(struct fc_line *l, const char *path) {
+static void cuda_state(struct fc_line* l, const char* path) {
   fc_line_key(l, "cuda");
   fc_line_raw(l, "{\"loaded\":");
   fc_line_bool(l, path[0] != 0);
   if (path[0]) {
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD); /* already mapped: no loading, no init */
-    int (*get_count)(int *) = 0;
+    void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD); /* already mapped: no loading, no init */
+    int (*get_count)(int*) = 0;
     if (h) {
-      void *p = dlsym(h, "cuDeviceGetCount");
+      void* p = dlsym(h, "cuDeviceGetCount");
       memcpy(&get_count, &p, sizeof p);
     }
     int devices = 0;
@@ -67,7 +67,7 @@ static void cuda_state(struct fc_line *l, const char *path) {
   fc_line_raw(l, "}");
 }
 
-void fc_snapshot_runtimes(struct fc_line *l) {
+void fc_snapshot_runtimes(struct fc_line* l) {
   struct scan s = {l, 0, {0}};
   fc_line_key(l, "runtimes");
   fc_line_raw(l, "[");
@@ -76,7 +76,7 @@ void fc_snapshot_runtimes(struct fc_line *l) {
   cuda_state(l, s.cuda_path);
 }
 
-static void command_line(struct fc_line *l) {
+static void command_line(struct fc_line* l) {
   char buf[512];
   int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
@@ -89,13 +89,13 @@ static void command_line(struct fc_line *l) {
   fc_line_field_str(l, "cmd", buf, sizeof buf);
 }
 
-static void frame(struct fc_line *l, void *addr, int first) {
+static void frame(struct fc_line* l, void* addr, int first) {
   Dl_info info;
   char text[160];
   size_t n = 0;
   text[0] = 0;
   if (dladdr(addr, &info) && info.dli_fname) {
-    const char *mod = info.dli_fname[0] ? base_name(info.dli_fname) : "(program)";
+    const char* mod = info.dli_fname[0] ? base_name(info.dli_fname) : "(program)";
     size_t m = strlen(mod);
     if (m > 60) m = 60;
     memcpy(text, mod, m);
@@ -125,16 +125,16 @@ static void frame(struct fc_line *l, void *addr, int first) {
   fc_line_str(l, n ? text : "?", sizeof text);
 }
 
-static int in_shim(void *addr) {
+static int in_shim(void* addr) {
   Dl_info info;
   return dladdr(addr, &info) && info.dli_fname &&
          strstr(base_name(info.dli_fname), FC_SHIM_NAME) != 0;
 }
 
-void fc_snapshot_where(struct fc_line *l) {
+void fc_snapshot_where(struct fc_line* l) {
   command_line(l);
   if (!fc_cfg.backtraces) return;
-  void *frames[16];
+  void* frames[16];
   int n = backtrace(frames, 16);
   fc_line_key(l, "bt");
   fc_line_raw(l, "[");
@@ -142,7 +142,7 @@ void fc_snapshot_where(struct fc_line *l) {
   for (int i = 0; i < n && shown < 8; ++i) {
     if (in_shim(frames[i])) continue;
     /* A return address points after the call: step back into it for the right line. */
-    frame(l, (char *)frames[i] - 1, shown == 0);
+    frame(l, (char*)frames[i] - 1, shown == 0);
     ++shown;
   }
   fc_line_raw(l, "]");

@@ -22,12 +22,12 @@ static char creators[FC_MAX_CREATORS][FC_CREATOR_LEN];
 static unsigned creator_count = 1;
 static char creator_lock;
 
-static const char *base_name(const char *path) {
-  const char *b = strrchr(path, '/');
+static const char* base_name(const char* path) {
+  const char* b = strrchr(path, '/');
   return b ? b + 1 : path;
 }
 
-static unsigned intern(const char *name) {
+static unsigned intern(const char* name) {
   while (__atomic_test_and_set(&creator_lock, __ATOMIC_ACQUIRE)) {
   }
   unsigned found = 0;
@@ -47,14 +47,14 @@ static unsigned intern(const char *name) {
 
 /* Libraries that only pass a thread start on (std::thread, libc itself): the creator that
  * matters is whoever called them. */
-static int is_pass_through(const char *base) {
+static int is_pass_through(const char* base) {
   return strncmp(base, "libstdc++", 9) == 0 || strncmp(base, "libc++", 6) == 0 ||
          strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libpthread", 10) == 0 ||
          strncmp(base, FC_SHIM_NAME, sizeof FC_SHIM_NAME - 1) == 0;
 }
 
 /* The library name of a code address; the main program's name when it is the program's. */
-static const char *library_of(void *addr, char *exe_buf, size_t exe_cap) {
+static const char* library_of(void* addr, char* exe_buf, size_t exe_cap) {
   Dl_info info;
   if (!dladdr(addr, &info) || !info.dli_fname) return 0;
   if (info.dli_fname[0] != 0) return base_name(info.dli_fname);
@@ -64,16 +64,16 @@ static const char *library_of(void *addr, char *exe_buf, size_t exe_cap) {
   return base_name(exe_buf);
 }
 
-static unsigned creator_of_call(void *ret_addr) {
+static unsigned creator_of_call(void* ret_addr) {
   char exe[512];
-  const char *lib = library_of(ret_addr, exe, sizeof exe);
+  const char* lib = library_of(ret_addr, exe, sizeof exe);
   if (lib && is_pass_through(lib)) {
     /* Only then the unwinder: std::thread's caller is a few frames up. */
-    void *frames[12];
+    void* frames[12];
     int n = backtrace(frames, 12);
     lib = 0;
     for (int i = 1; i < n && !lib; ++i) {
-      const char *l = library_of(frames[i], exe, sizeof exe);
+      const char* l = library_of(frames[i], exe, sizeof exe);
       if (l && !is_pass_through(l)) lib = l;
     }
   }
@@ -97,7 +97,7 @@ static void note_thread(pid_t tid, unsigned creator) {
   size_t home = ((uint32_t)tid * 2654435761u) % FC_TID_SLOTS;
   uint64_t word = pack(tid, creator);
   for (size_t i = 0; i < FC_PROBES; ++i) {
-    uint64_t *slot = &tid_slots[(home + i) % FC_TID_SLOTS];
+    uint64_t* slot = &tid_slots[(home + i) % FC_TID_SLOTS];
     uint64_t old = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (((old >> 48) != gen || (uint32_t)old == (uint32_t)tid) &&
         __atomic_compare_exchange_n(slot, &old, word, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -107,7 +107,7 @@ static void note_thread(pid_t tid, unsigned creator) {
   __atomic_store_n(&tid_slots[home], word, __ATOMIC_RELEASE);
 }
 
-const char *fc_thread_creator(pid_t tid) {
+const char* fc_thread_creator(pid_t tid) {
   uint64_t gen = __atomic_load_n(&generation, __ATOMIC_RELAXED) & 0xffff;
   size_t home = ((uint32_t)tid * 2654435761u) % FC_TID_SLOTS;
   for (size_t i = 0; i < FC_PROBES; ++i) {
@@ -120,28 +120,27 @@ const char *fc_thread_creator(pid_t tid) {
   return 0;
 }
 
-
 /* ---- the pthread_create wrapper: start records from a fixed pool, no allocation ---- */
 
 #define FC_STARTS 256
 struct fc_start {
   int busy;
   unsigned creator;
-  void *(*fn)(void *);
-  void *arg;
+  void* (*fn)(void*);
+  void* arg;
 };
 static struct fc_start starts[FC_STARTS];
 
-static void *fc_thread_main(void *p) {
-  struct fc_start *s = p;
-  void *(*fn)(void *) = s->fn;
-  void *arg = s->arg;
+static void* fc_thread_main(void* p) {
+  struct fc_start* s = p;
+  void* (*fn)(void*) = s->fn;
+  void* arg = s->arg;
   note_thread(fc_gettid(), s->creator);
   __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
   return fn(arg);
 }
 
-static struct fc_start *claim_start(void) {
+static struct fc_start* claim_start(void) {
   for (size_t i = 0; i < FC_STARTS; ++i) {
     int expected = 0;
     if (__atomic_compare_exchange_n(&starts[i].busy, &expected, 1, 0, __ATOMIC_ACQUIRE,
@@ -151,10 +150,9 @@ static struct fc_start *claim_start(void) {
   return 0;
 }
 
-FC_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                             void *(*fn)(void *), void *arg) {
-  int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
-      FC_REAL(pthread_create);
+FC_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*),
+                             void* arg) {
+  int (*real)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) = FC_REAL(pthread_create);
   int saved = errno;
   fc_ensure_init();
   if (!fc_cfg.active) {
@@ -162,7 +160,7 @@ FC_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     return real(thread, attr, fn, arg);
   }
   unsigned creator = creator_of_call(__builtin_return_address(0));
-  struct fc_start *s = creator ? claim_start() : 0;
+  struct fc_start* s = creator ? claim_start() : 0;
   errno = saved;
   if (!s) return real(thread, attr, fn, arg); /* unattributed, otherwise unchanged */
   s->creator = creator;
@@ -202,7 +200,7 @@ static void thread_name(pid_t tid, char name[17]) {
   if (name[r - 1] == '\n') name[r - 1] = 0;
 }
 
-static pid_t parse_tid(const char *s) {
+static pid_t parse_tid(const char* s) {
   pid_t v = 0;
   if (*s < '0' || *s > '9') return 0;
   for (; *s >= '0' && *s <= '9'; ++s) v = v * 10 + (*s - '0');
@@ -222,7 +220,7 @@ static void settle_thread_starts(void) {
   }
 }
 
-void fc_snapshot_threads(struct fc_line *l) {
+void fc_snapshot_threads(struct fc_line* l) {
   settle_thread_starts();
   pid_t self = fc_gettid(), pid = fc_getpid();
   char name[17];
@@ -241,7 +239,7 @@ void fc_snapshot_threads(struct fc_line *l) {
       long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
       if (n <= 0) break;
       for (long off = 0; off < n;) {
-        const struct dirent64 *d = (const struct dirent64 *)(const void *)(buf + off);
+        const struct dirent64* d = (const struct dirent64*)(const void*)(buf + off);
         off += d->d_reclen;
         pid_t tid = parse_tid(d->d_name);
         if (tid <= 0) continue;
@@ -252,7 +250,7 @@ void fc_snapshot_threads(struct fc_line *l) {
         fc_line_raw(l, "\"tid\":");
         fc_line_i64(l, tid);
         fc_line_field_str(l, "name", name, 16);
-        const char *by = fc_thread_creator(tid);
+        const char* by = fc_thread_creator(tid);
         if (by) fc_line_field_str(l, "by", by, FC_CREATOR_LEN);
         fc_line_raw(l, "}");
         ++listed;

@@ -30,22 +30,22 @@
  * the constructor, so that no wrapper has to call dlsym (which allocates) in a fork child. */
 struct fc_real_fns {
   pid_t (*fork)(void);
-  int (*execve)(const char *, char *const[], char *const[]);
-  int (*execvpe)(const char *, char *const[], char *const[]);
-  int (*fexecve)(int, char *const[], char *const[]);
-  int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                     const posix_spawnattr_t *, char *const[], char *const[]);
-  int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                      const posix_spawnattr_t *, char *const[], char *const[]);
-  pid_t (*waitpid)(pid_t, int *, int);
-  pid_t (*wait)(int *);
-  pid_t (*wait3)(int *, int, struct rusage *);
-  pid_t (*wait4)(pid_t, int *, int, struct rusage *);
-  int (*waitid)(idtype_t, id_t, siginfo_t *, int);
+  int (*execve)(const char*, char* const[], char* const[]);
+  int (*execvpe)(const char*, char* const[], char* const[]);
+  int (*fexecve)(int, char* const[], char* const[]);
+  int (*posix_spawn)(pid_t*, const char*, const posix_spawn_file_actions_t*,
+                     const posix_spawnattr_t*, char* const[], char* const[]);
+  int (*posix_spawnp)(pid_t*, const char*, const posix_spawn_file_actions_t*,
+                      const posix_spawnattr_t*, char* const[], char* const[]);
+  pid_t (*waitpid)(pid_t, int*, int);
+  pid_t (*wait)(int*);
+  pid_t (*wait3)(int*, int, struct rusage*);
+  pid_t (*wait4)(pid_t, int*, int, struct rusage*);
+  int (*waitid)(idtype_t, id_t, siginfo_t*, int);
   void (*exit)(int);
   void (*_exit)(int);
   void (*_Exit)(int);
-  int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 };
 extern struct fc_real_fns fc_real;
 void fc_resolve(void);
@@ -56,9 +56,9 @@ void fc_resolve(void);
 struct fc_config {
   int active; /* FORKCHECK_WATCH_DIR is set: record events and keep the variables in children */
   char dir[1024];
-  char dir_env[1100];   /* "FORKCHECK_WATCH_DIR=<dir>", added back to an exec'd environment */
+  char dir_env[1100];     /* "FORKCHECK_WATCH_DIR=<dir>", added back to an exec'd environment */
   char preload_env[1100]; /* "LD_PRELOAD=<this library>", added back to an exec'd environment */
-  int backtraces;       /* FORKCHECK_WATCH_BACKTRACE != "0" */
+  int backtraces;         /* FORKCHECK_WATCH_BACKTRACE != "0" */
 };
 extern struct fc_config fc_cfg;
 /* Loads fc_cfg unless done: the fork and pthread_create wrappers call it first. */
@@ -68,10 +68,10 @@ void fc_ensure_init(void);
 
 /* This process image, and the fork that made it, while it has not exec'd. */
 struct fc_self {
-  uint64_t img;      /* random per image (AT_RANDOM), re-derived in every fork child */
-  uint64_t forks;    /* forks this image has made: each fork's sequence number */
-  int fork_child;    /* made by a recorded fork, not exec'd since */
-  pid_t pid;         /* the fork child's pid: a vfork child shares this memory and is not it */
+  uint64_t img;   /* random per image (AT_RANDOM), re-derived in every fork child */
+  uint64_t forks; /* forks this image has made: each fork's sequence number */
+  int fork_child; /* made by a recorded fork, not exec'd since */
+  pid_t pid;      /* the fork child's pid: a vfork child shares this memory and is not it */
   pid_t parent;
   uint64_t parent_img, parent_seq;
   int end_recorded;
