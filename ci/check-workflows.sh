@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Validates every GitHub Actions workflow in .github/workflows/ against the workflow schema with
+# Validates every GitHub Actions workflow in .github/workflows/, and the composite action
+# action.yml at the top, against their schemas with
 # action-validator (@action-validator/cli from the npm registry, pinned; ci/install-node-tools.sh
 # puts it in .cache/npm/). Exit status 77 when npm is missing and the validator is not there.
 set -euo pipefail
@@ -16,7 +17,7 @@ fi
 
 status=0
 count=0
-for workflow in .github/workflows/*.yml .github/workflows/*.yaml; do
+for workflow in .github/workflows/*.yml .github/workflows/*.yaml action.yml; do
   [ -e "$workflow" ] || continue
   count=$((count + 1))
   if "$validator" "$workflow"; then
@@ -26,6 +27,10 @@ for workflow in .github/workflows/*.yml .github/workflows/*.yaml; do
     status=1
   fi
 done
+if [ ! -f action.yml ]; then
+  echo "no action.yml: the composite action is missing"
+  status=1
+fi
 if [ "$count" -eq 0 ]; then
   echo "no workflow found in .github/workflows/"
   exit 1
