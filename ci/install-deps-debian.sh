@@ -12,6 +12,7 @@ run_packages=(
   libpugixml-dev libutfcpp-dev   # reports: junit.xml, UTF-8 repair
   gdb elfutils                   # the stacks of a stuck tree (eu-stack, gdb)
   python3-dbg  # CPython's gdb extension and debug symbols: the Python frames of a stuck program
+  help2man     # forkcheck(1), made from forkcheck --help
 )
 test_packages=(
   libgtest-dev

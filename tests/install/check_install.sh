@@ -34,6 +34,15 @@ tree)
     fi
   done
   if grep -rlF "$build" "$moved/lib/cmake"; then fail "a CMake file names the build tree"; fi
+  # The manual page, from the help: every command in it, no build path in its usage lines.
+  if command -v help2man >/dev/null; then
+    page=$moved/share/man/man1/forkcheck.1
+    [ -f "$page" ] || fail "not installed: share/man/man1/forkcheck.1"
+    for c in all run list exec watch matrix bench env report diff; do
+      grep -q "^\.SS $c\$" "$page" || fail "forkcheck.1 has no section for $c"
+    done
+    if grep -qF "$build" "$page"; then fail "forkcheck.1 names the build tree"; fi
+  fi
   echo "installed into $work/prefix and moved to $moved"
   ;;
 all)

@@ -42,6 +42,10 @@ for f in usr/include/forkcheck/launch.h usr/lib/libforkcheck_launch.a \
          usr/lib/cmake/forkcheck/forkcheckTargets.cmake usr/share/doc/forkcheck-dev/copyright; do
   contents "$dev_deb" | grep -qx "$f" || fail "$(basename "$dev_deb") lacks $f"
 done
+if command -v help2man >/dev/null; then
+  contents "$tool_deb" | grep -qx usr/share/man/man1/forkcheck.1 ||
+    fail "$(basename "$tool_deb") lacks usr/share/man/man1/forkcheck.1"
+fi
 if contents "$tool_deb" | grep -E '^usr/(include|lib/cmake)/'; then fail "the tool package holds dev files"; fi
 if contents "$dev_deb" | grep -E '^usr/(bin|libexec)/'; then fail "the dev package holds programs"; fi
 
