@@ -160,10 +160,17 @@ Finding catalog_finding(const json& report) {
   const auto& cases = list(report, "cases");
   std::map<std::string, int> by_verdict;
   std::vector<std::string> off;
-  // Fix variants by start method: the safe methods' record is what the closing advice rests on.
+  // Fix variants by start method, for the record line.
   std::map<std::string, std::pair<size_t, size_t>> fixes;  // method -> (ok, ran)
-  // Hazards that failed as documented without fork: the advice must not promise spawn fixes them.
-  std::set<std::string> not_fork_hazards;
+  // The closing advice rests on cases whose hazard is fork's, by the catalog's naming: the
+  // variant named after a method is the case's own program under that method. A case counts
+  // when a fork hazard failed as documented, its plain "fork" variant (if any) is not a fix
+  // (graceful-shutdown's is: its hazard is not fork's), and its plain "spawn"/"forkserver"
+  // variants ran, all as fixes. Their record is those plain variants' alone.
+  std::vector<std::string> fork_cases;
+  size_t plain_ok = 0, plain_ran = 0;
+  // Cases whose plain spawn or forkserver variant failed as documented: spawn is no fix there.
+  std::vector<std::string> safe_fails;
   for (const auto& c : cases) {
     ++by_verdict[field(c, "verdict")];
     const std::string verdict = field(c, "verdict");
@@ -171,16 +178,37 @@ Finding catalog_finding(const json& report) {
     if (verdict != "reproduced" && verdict != "ok")
       off.push_back(field(c, "id") + ": " + verdict + " (" +
                     shorten(field(c, "verdict_reason"), 163) + ")");
+    bool fork_failed = false, plain_fork_is_fix = false, plain_safe_hazard = false,
+         plain_safe_failed = false;
+    size_t ok_here = 0, ran_here = 0;
     for (const auto& v : list(c, "variants")) {
-      const std::string method = field(v, "start_method");
-      if (field(v, "role") == "hazard" && (method == "spawn" || method == "forkserver") &&
-          field(v, "outcome") != "ok" && field(v, "outcome") == field(v, "expected"))
-        not_fork_hazards.insert(field(c, "id"));
-      if (field(v, "role") != "fix" || field(v, "outcome") == "skip") continue;
-      auto& [ok, ran] = fixes[field(v, "start_method")];
+      const std::string method = field(v, "start_method"), name = field(v, "name"),
+                        role = field(v, "role"), outcome = field(v, "outcome");
+      const bool as_documented =
+          outcome != "skip" && outcome == field(v, "expected") && !unfinished(v);
+      const bool plain_safe = name == "spawn" || name == "forkserver";
+      if (role == "hazard" && method == "fork" && as_documented && outcome != "ok")
+        fork_failed = true;
+      if (name == "fork" && role == "fix") plain_fork_is_fix = true;
+      if (plain_safe && role == "hazard") {
+        plain_safe_hazard = true;
+        if (as_documented && outcome != "ok") plain_safe_failed = true;
+      }
+      if (plain_safe && role == "fix" && outcome != "skip" && !unfinished(v)) {
+        ++ran_here;
+        if (outcome == "ok") ++ok_here;
+      }
+      if (role != "fix" || outcome == "skip") continue;
+      auto& [ok, ran] = fixes[method];
       ++ran;
-      if (field(v, "outcome") == "ok") ++ok;
+      if (outcome == "ok") ++ok;
     }
+    if (fork_failed && !plain_fork_is_fix && !plain_safe_hazard && ran_here > 0) {
+      fork_cases.push_back(field(c, "id"));
+      plain_ok += ok_here;
+      plain_ran += ran_here;
+    }
+    if (plain_safe_failed) safe_fails.push_back(field(c, "id"));
   }
   auto count = [&by_verdict](const char* v) {
     const auto it = by_verdict.find(v);
@@ -201,28 +229,31 @@ Finding catalog_finding(const json& report) {
     record += (record.empty() ? "" : ", ") + method + " " + std::to_string(r.first) + " of " +
               std::to_string(r.second);
   if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
-  size_t safe_ok = 0, safe_ran = 0;
-  for (const char* m : {"spawn", "forkserver"})
-    if (fixes.count(m)) {
-      safe_ok += fixes[m].first;
-      safe_ran += fixes[m].second;
-    }
-  if (safe_ran > 0 && safe_ok == safe_ran && count("reproduced") > 0) {
-    const int forks = count("reproduced") - static_cast<int>(not_fork_hazards.size());
-    f.fix = "start workers with spawn or forkserver rather than fork" +
-            std::string(not_fork_hazards.empty()
-                            ? ""
-                            : " where the hazard is fork's (" + std::to_string(forks) + " cases)") +
-            ": each of their " + std::to_string(safe_ran) +
-            " fix variants was ok in this run (each case's page has the fix for its hazard)";
-    if (!not_fork_hazards.empty()) {
-      std::string ids;
-      for (const auto& id : not_fork_hazards) ids += (ids.empty() ? "" : ", ") + id;
-      f.fix +=
-          "; " + std::to_string(not_fork_hazards.size()) +
-          " cases fail under spawn or forkserver too, as documented, and need their own fix: " +
-          ids;
-    }
+  auto joined = [](const std::vector<std::string>& ids) {
+    std::string out;
+    for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+    return out;
+  };
+  // Advice only where this run showed it: no fork case (a --only run of others), no advice on
+  // start methods.
+  const std::string own_fix =
+      safe_fails.empty()
+          ? ""
+          : std::to_string(safe_fails.size()) +
+                (safe_fails.size() == 1
+                     ? " case fails under spawn or forkserver as documented, and needs its own "
+                       "fix: "
+                     : " cases fail under spawn or forkserver as documented, and need their own "
+                       "fix: ") +
+                joined(safe_fails);
+  if (fork_cases.empty() && !own_fix.empty()) f.fix = own_fix + " (each case's page has it)";
+  if (!fork_cases.empty() && plain_ok == plain_ran) {
+    f.fix = "start workers with spawn or forkserver rather than fork where the hazard is fork's (" +
+            std::to_string(fork_cases.size()) + (fork_cases.size() == 1 ? " case: " : " cases: ") +
+            joined(fork_cases) + "): each of their " + std::to_string(plain_ran) +
+            " spawn and forkserver variants was ok in this run (each case's page has the fix for "
+            "its hazard)";
+    if (!own_fix.empty()) f.fix += "; " + own_fix;
   }
   return f;
 }

@@ -36,6 +36,12 @@ class TorchCases : public ::testing::Test {
     if (in) report_ = json::parse(in, nullptr, false);
   }
   static void TearDownTestSuite() { fs::remove_all(out_); }
+  // The three cases asked for, or every loop below would pass having checked nothing.
+  void SetUp() override {
+    ASSERT_TRUE(report_.is_object() && report_["cases"].is_array())
+        << "no report.json: " << stdout_;
+    ASSERT_EQ(report_["cases"].size(), 3u) << "cases are missing from the run";
+  }
 
   static const json& find_case(const std::string& id) {
     for (const auto& c : report_["cases"])
@@ -163,7 +169,9 @@ TEST_F(TorchCases, HogwildLossGoesDownCloseToTheSingleProcessRun) {
     // The curves: the parent's view over time, the baseline's, every worker's own.
     const json& curve = d["parent_loss_curve"];
     ASSERT_GE(curve.size(), 2u) << name;  // at least before and after; usually dozens
-    EXPECT_GT(curve.front()[2].get<double>(), curve.back()[2].get<double>());
+    // Where the parent's view ended, against where training began: not its first sample, which
+    // may come after the loss has converged already (scheduling decides).
+    EXPECT_LT(curve.back()[2].get<double>(), 0.05 * initial) << name;
     EXPECT_GE(d["single_process"]["full_loss_curve"].size(), 10u);
     EXPECT_EQ(d["steps_applied"], d["single_process"]["steps"]);
     ASSERT_EQ(d["workers"].size(), 2u);
@@ -188,6 +196,7 @@ TEST_F(TorchCases, HogwildPrivateCopiesNeverReachTheParent) {
   EXPECT_TRUE(contains(v["message"], "did not go down")) << v["message"];
   const json& d = v["details"];
   EXPECT_DOUBLE_EQ(d["final_loss"].get<double>(), d["initial_loss"].get<double>());
+  ASSERT_EQ(d["workers"].size(), 2u);
   for (const auto& w : d["workers"]) {  // while each worker's own copy did learn
     const json& losses = w["result"]["losses"];
     ASSERT_FALSE(losses.empty());

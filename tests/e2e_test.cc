@@ -39,6 +39,13 @@ class ForkcheckAll : public ::testing::Test {
     if (in) report_ = json::parse(in, nullptr, false);
   }
   static void TearDownTestSuite() { fs::remove_all(out_); }
+  // Every test loops over the report's cases: without them each loop would pass having checked
+  // nothing.
+  void SetUp() override {
+    ASSERT_TRUE(report_.is_object() && report_["cases"].is_array())
+        << "no report.json: " << stdout_;
+    ASSERT_GE(report_["cases"].size(), 17u) << "cases are missing from the run";
+  }
 
   static const json& find_case(const std::string& id) {
     for (const auto& c : report_["cases"])

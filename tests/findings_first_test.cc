@@ -210,24 +210,42 @@ TEST(CatalogFinding, TheAdviceNamesHazardsThatAreNotForks) {
                           {"expected", expected},
                           {"outcome", outcome}};
   };
-  nlohmann::json report = {
-      {"summary", {{"ok", true}}},
-      {"cases",
-       {c("gomp",
-          {v("fork", "fork", "hazard", "hang", "hang"), v("spawn", "spawn", "fix", "ok", "ok")}),
-        c("rng", {v("spawn-constant-seed", "spawn", "hazard", "error", "error"),
-                  v("forkserver", "forkserver", "fix", "ok", "ok")})}}};
+  // Each count differs: 1 case whose hazard is fork's with 2 plain spawn/forkserver variants
+  // (and 3 fixes in all), one whose plain fork is a fix (not fork's hazard), one that fails under
+  // plain spawn too, one with no fork hazard at all.
+  const nlohmann::json gomp = c(
+      "gomp", {v("fork", "fork", "hazard", "hang", "hang"), v("spawn", "spawn", "fix", "ok", "ok"),
+               v("forkserver", "forkserver", "fix", "ok", "ok"),
+               v("fork-pause", "fork", "fix", "ok", "ok")});
+  const nlohmann::json graceful =
+      c("graceful", {v("fork", "fork", "fix", "ok", "ok"), v("spawn", "spawn", "fix", "ok", "ok"),
+                     v("fork-join-no-deadline", "fork", "hazard", "hang", "hang")});
+  const nlohmann::json shm = c("shm", {v("fork", "fork", "hazard", "crash", "crash"),
+                                       v("spawn", "spawn", "hazard", "crash", "crash"),
+                                       v("fork-bigger-shm", "fork", "fix", "ok", "ok")});
+  const nlohmann::json hogwild =
+      c("hogwild", {v("spawn", "spawn", "fix", "ok", "ok"),
+                    v("private-copy", "forkserver", "hazard", "error", "error")});
+  nlohmann::json report = {{"summary", {{"ok", true}}}, {"cases", {gomp, graceful, shm, hogwild}}};
   Finding f = key_finding(report);
-  EXPECT_NE(f.fix.find("spawn or forkserver rather than fork"), std::string::npos) << f.fix;
-  EXPECT_NE(f.fix.find("where the hazard is fork's (1 cases)"), std::string::npos) << f.fix;
-  EXPECT_NE(f.fix.find("1 cases fail under spawn or forkserver too, as documented, and need their "
-                       "own fix: rng"),
-            std::string::npos)
-      << f.fix;
-  report["cases"].erase(1);
-  f = key_finding(report);
-  EXPECT_EQ(f.fix.find("own fix"), std::string::npos) << f.fix;
-  EXPECT_EQ(f.fix.find("where the hazard"), std::string::npos) << f.fix;
+  EXPECT_EQ(f.fix,
+            "start workers with spawn or forkserver rather than fork where the hazard is fork's (1 "
+            "case: gomp): each of their 2 spawn and forkserver variants was ok in this run (each "
+            "case's page has the fix for its hazard); 1 case fails under spawn or forkserver as "
+            "documented, and needs its own fix: shm");
+  // A run of only the cases whose hazard is not fork's (--only): no advice about fork at all.
+  report["cases"] = {graceful, hogwild};
+  EXPECT_EQ(key_finding(report).fix, "");
+  // Only a case that fails under spawn: its own fix, no advice on start methods.
+  report["cases"] = {shm, hogwild};
+  EXPECT_EQ(key_finding(report).fix,
+            "1 case fails under spawn or forkserver as documented, and needs its own fix: shm "
+            "(each case's page has it)");
+  // A plain spawn variant of a fork case that broke: no advice resting on it.
+  nlohmann::json broken = gomp;
+  broken["variants"][1]["outcome"] = "hang";
+  report["cases"] = {broken, shm};
+  EXPECT_EQ(key_finding(report).fix, "");
 }
 
 }  // namespace
