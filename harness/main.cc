@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")
       ->required();
 
-  // `forkcheck bench`: start-up cost per start method, beside Python's (harness/bench_command.cc).
+  // `forkcheck bench`: start-up cost per start method, beside Python's
+  // (harness/commands/bench_command.cc).
   fc::harness::BenchOptions bench_opt;
   bench_opt.argv = opt.argv;
   auto* bench = app.add_subcommand(
@@ -166,7 +167,8 @@ int main(int argc, char** argv) {
   bench->add_option("--repeat", bench_opt.repeat, "workers started per method (default 10)")
       ->check(CLI::Range(1, 1000));
 
-  // Reports and the environment fingerprint (harness/report_command.cc, environment_probe.cc).
+  // Reports and the environment fingerprint (harness/commands/report_command.cc,
+  // common/environment_probe.cc).
   fc::harness::ReportOptions report_opt;
   auto* report = app.add_subcommand("report", "render the reports again from a saved run");
   report->add_option("--from", report_opt.from, "a run log (run.jsonl) or a report.json")

@@ -1,6 +1,6 @@
-// The zygote (harness/zygote.h, repros/core/zygote_server.h): a forked copy must be what an exec
-// would have made, as far as the harness and the report can tell: our child, its own process
-// group, its own stdio, the job's run token where /proc shows it, its true exit status.
+// The zygote (harness/platform/zygote.h, repros/core/zygote_server.h): a forked copy must be what
+// an exec would have made, as far as the harness and the report can tell: our child, its own
+// process group, its own stdio, the job's run token where /proc shows it, its true exit status.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>

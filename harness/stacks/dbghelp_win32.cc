@@ -14,7 +14,7 @@
 #include "harness/platform/win32.h"
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/interrupt.h"
-// dbghelp.h and tlhelp32.h after windows.h (harness/win32.h), which they need.
+// dbghelp.h and tlhelp32.h after windows.h (harness/platform/win32.h), which they need.
 #include <dbghelp.h>
 #include <tlhelp32.h>
 

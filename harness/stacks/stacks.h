@@ -2,7 +2,7 @@
 // process, with function names. eu-stack or gdb where installed and allowed to attach; where both
 // are missing or attaching is refused (Yama ptrace_scope, no CAP_SYS_PTRACE), what the OS gives
 // (thread names, states, and on Linux wait channels: /proc; macOS: libproc), and the report says
-// why. Windows: dbghelp's StackWalk64 (stacks_win32.cc).
+// why. Windows: dbghelp's StackWalk64 (dbghelp_win32.cc).
 #pragma once
 
 #include <cstdint>
@@ -73,9 +73,12 @@ struct StacksRequest {
 // where libtorch is loaded): with less than this left, eu-stack's native frames are taken instead.
 inline constexpr double kGdbNeedsS = 2.0;
 
-// Every thread of `pids`, within about `time_limit_s` overall. Windows: stacks_win32.cc, from the
-// supervisor's loop; on POSIX the supervisor takes them beside its other children (stack_taking.h).
+#ifdef _WIN32
+// Every thread of `pids`, within about `time_limit_s` overall (dbghelp_win32.cc), from the
+// supervisor's loop. On POSIX the supervisor takes them beside its other children instead
+// (stack_taking.h).
 Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
+#endif
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.
 std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid);

@@ -1,7 +1,7 @@
 // The channel on Windows: FORKCHECK_CHANNEL_FD holds the decimal value of an inherited pipe
-// HANDLE (harness/supervisor_win32.cc). Spawned workers write to it too, so the handle is handed
-// on to every worker spawn starts (launch::inherit_in_spawned_workers), before any can start.
-// See channel_io.h.
+// HANDLE (harness/supervise/supervisor_win32.cc). Spawned workers write to it too, so the handle is
+// handed on to every worker spawn starts (launch::inherit_in_spawned_workers), before any can
+// start. See channel_io.h.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,8 @@
 // The one place forkcheck includes <windows.h> (as Catch2 does): lean, and without the min/max
-// macros that would break std::min and std::max. The harness includes it through harness/win32.h.
-// The toolchains' default target (Windows 10) has everything used: nested job objects (Windows 8)
-// and PROC_THREAD_ATTRIBUTE_HANDLE_LIST (Vista). Also the few helpers every _win32 file needs.
+// macros that would break std::min and std::max. The harness includes it through
+// harness/platform/win32.h. The toolchains' default target (Windows 10) has everything used: nested
+// job objects (Windows 8) and PROC_THREAD_ATTRIBUTE_HANDLE_LIST (Vista). Also the few helpers every
+// _win32 file needs.
 #pragma once
 
 #ifndef WIN32_LEAN_AND_MEAN

@@ -817,7 +817,7 @@ class BootstrapChecks:
         self.wait_for(lambda: len(self.forkcheck.connections) == 40, 30,
                       "two connections from each run with the bootstrap")
         # The figure is printed, not asserted: a busy machine makes any bound flaky. The bound
-        # (at most 50 ms and 20 MiB) is checked by ci/bench-python-bootstrap.sh.
+        # (at most 50 ms and 20 MiB) is checked by ci/bench-exec-cost.py.
 
     # torch
 
