@@ -101,8 +101,9 @@ consumer)
   generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   rm -rf "$work/consumer" "$work/too-new"
+  # C++11 asked for: forkcheck::launch must raise it to the C++17 its header needs by itself.
   cmake -S "$source_dir/examples/launch-consumer" -B "$work/consumer" "${generator[@]}" \
-    -DCMAKE_PREFIX_PATH="$moved" >"$work/consumer-configure.log" 2>&1 ||
+    -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_CXX_STANDARD=11 >"$work/consumer-configure.log" 2>&1 ||
     { cat "$work/consumer-configure.log"; fail "the example does not configure against $moved"; }
   cmake --build "$work/consumer" >"$work/consumer-build.log" 2>&1 ||
     { cat "$work/consumer-build.log"; fail "the example does not build"; }
