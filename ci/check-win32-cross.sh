@@ -11,7 +11,7 @@
 #      checked, with our warnings as errors, libtorch's headers as system headers;
 #   2. none of the files a Windows build compiles includes a POSIX header that MSVC lacks
 #      (mingw has some of them, so step 1 alone would not notice);
-#   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_NATIVE_ONLY=ON) of every translation unit of
+#   3. a cross build (ci/mingw-w64.cmake, FORKCHECK_PARTS=native) of every translation unit of
 #      the harness (forkcheck watch's and main.cc included) and of the reports, and forkcheck.exe
 #      and the native repro program forkcheck-repro.exe linked (OpenMP: mingw's libgomp);
 #   4. smoke programs linked from them (tests/win32/): supervisor_smoke (the job-object
@@ -241,7 +241,7 @@ echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers"
 # everything they link.
 build="$work/build"
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/mingw-w64.cmake" \
-       -DFORKCHECK_NATIVE_ONLY=ON -DFORKCHECK_HARNESS_ONLY=OFF -DCMAKE_BUILD_TYPE=Release \
+       -DFORKCHECK_PARTS=native -DCMAKE_BUILD_TYPE=Release \
        "${cmake_args[@]}" >"$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   fail "cross configure"

@@ -1,6 +1,6 @@
 # Cross-compiles forkcheck's torch-free part for Windows (x86_64) with Debian's mingw-w64, the
 # posix-threads flavour (std::thread and std::mutex need it). ci/check-win32-cross.sh uses it
-# with FORKCHECK_NATIVE_ONLY=ON; libraries come only from the mingw sysroot and from what that
+# with FORKCHECK_PARTS=native; libraries come only from the mingw sysroot and from what that
 # script hands in by <Package>_DIR, never from the host's /usr.
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
