@@ -54,7 +54,14 @@ std::string display(const nlohmann::json& v);
 // holds null there. Reports from elsewhere (an older forkcheck, a hand-edited file) may differ.
 std::string field(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
 
+// The one place durations, CPU times and counts are phrased (harness and reports alike):
 // "1.2 s", "35 ms".
 std::string format_seconds(double s);
+// A duration to a tenth of a second: "0.5 s", "12.0 s".
+std::string format_tenths(double s);
+// CPU time as a person reads it: "0.4 ms", "812 ms", "2.3 s".
+std::string format_cpu(double s);
+// "1 process", "3 processes".
+std::string counted(std::size_t n, std::string_view one, std::string_view many);
 
 }  // namespace fc::reports

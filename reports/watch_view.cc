@@ -39,10 +39,6 @@ std::string hazard_title(const json& h) {
 
 bool fails(const json& fork) { return !list(fork, "hazards").empty() && !is_true(fork, "allowed"); }
 
-std::string plural(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 std::string end_text(const json& end) {
   const std::string how = field(end, "how", "unknown");
   if (how == "exited") return end.contains("code") ? "exited " + field(end, "code") : "exited";
@@ -76,7 +72,8 @@ std::string watch_failure(const json& variant) {
     if (!is_true(f, "allowed"))
       kinds += (kinds.empty() ? "" : ", ") + field(f, "title", field(f, "kind", "?")) + " (" +
                finding_forks(f) + ")";
-  return plural(failing, "hazardous fork", "hazardous forks") + (kinds.empty() ? "" : ": " + kinds);
+  return counted(failing, "hazardous fork", "hazardous forks") +
+         (kinds.empty() ? "" : ": " + kinds);
 }
 
 std::vector<WatchRun> watch_runs(const json& report) {
@@ -174,7 +171,7 @@ std::string finding_forks(const json& finding) {
   std::string s;
   for (const auto& i : indices) s += (s.empty() ? "" : ", ") + display(i);
   const size_t forks = count_at(&finding, "forks");
-  if (s.empty()) return plural(forks, "fork", "forks");
+  if (s.empty()) return counted(forks, "fork", "forks");
   s = (indices.size() == 1 ? "fork " : "forks ") + s;
   if (forks > indices.size()) s += " and " + std::to_string(forks - indices.size()) + " more";
   return s;

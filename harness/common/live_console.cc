@@ -132,18 +132,20 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
     case StallNote::Event::kStalled:
       if (n.kind == StallNote::Kind::kProcess && n.process) {
         const ProcessStall& p = *n.process;
-        note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
-             ": " + reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause) +
-             "; " + reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
+        note(std::string(n.first ? "STALLED at " : "STALLED again at ") +
+             reports::format_tenths(n.after_s) + ": " +
+             reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause) + "; " +
+             reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
              (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
         break;
       }
-      note(std::string(n.first ? "STALLED at " : "STALLED again at ") + fmt("%.1f s", n.after_s) +
-           ": the whole tree (" + std::to_string(n.processes) + " process" +
-           (n.processes == 1 ? "" : "es") + ", " + std::to_string(n.threads) +
-           " threads) has used under 1% of a CPU for " + fmt("%.1f s", n.still_s) + " (" +
-           fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " + fmt("%.1f s", n.window_s) +
-           ")" + (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
+      note(std::string(n.first ? "STALLED at " : "STALLED again at ") +
+           reports::format_tenths(n.after_s) + ": the whole tree (" + std::to_string(n.processes) +
+           " process" + (n.processes == 1 ? "" : "es") + ", " + std::to_string(n.threads) +
+           " threads) has used under 1% of a CPU for " + reports::format_tenths(n.still_s) + " (" +
+           fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " +
+           reports::format_tenths(n.window_s) + ")" +
+           (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
            (n.process ? "; " + reports::stuck_process_text(n.process->pid, n.process->name,
                                                            n.process->threads, n.process->stuck_s,
                                                            n.process->pause)
@@ -151,7 +153,7 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
            (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
       break;
     case StallNote::Event::kStarved:
-      note("STARVED at " + fmt("%.1f s", n.after_s) + ": " +
+      note("STARVED at " + reports::format_tenths(n.after_s) + ": " +
            reports::starved_text(n.starved_s, n.load_average, n.cpus) +
            "; not a stall: waiting on");
       break;
@@ -166,8 +168,8 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
       break;
     }
     case StallNote::Event::kResumed:
-      note("working again at " + fmt("%.1f s", n.resumed_after_s) + " (stalled at " +
-           fmt("%.1f s", n.after_s) + ")");
+      note("working again at " + reports::format_tenths(n.resumed_after_s) + " (stalled at " +
+           reports::format_tenths(n.after_s) + ")");
       break;
   }
 }

@@ -2,38 +2,21 @@
 
 #include <cstdio>
 
+#include "reports/text.h"
 #include "reports/watchdog_text.h"
 
 namespace fc::harness {
 namespace {
 
-std::string fmt_s(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
-// CPU time as a person reads it: "0.4 ms", "812 ms", "2.3 s".
-std::string fmt_cpu(double s) {
-  char buf[32];
-  if (s < 0.01)
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
+using reports::counted;
+using reports::format_cpu;
+using reports::format_tenths;
 
 // "0.4 ms of CPU in the last 1.0 s; 3 processes, 7 threads waiting in futex (5), wait4 (2)"
 std::string tree_line(const TreeFacts& t) {
-  std::string s = fmt_cpu(t.cpu_s_in_window) + " of CPU in the last " + fmt_s(t.window_s) + "; " +
-                  plural(t.processes, "process", "processes") + ", " +
-                  plural(t.threads, "thread", "threads");
+  std::string s = format_cpu(t.cpu_s_in_window) + " of CPU in the last " +
+                  format_tenths(t.window_s) + "; " + counted(t.processes, "process", "processes") +
+                  ", " + counted(t.threads, "thread", "threads");
   if (!t.waiting_in.empty()) s += (t.blocked ? " waiting in " : ": ") + t.waiting_in;
   return s;
 }
@@ -67,43 +50,44 @@ std::string called_because(const ChildResult& r) {
   if (r.step_hang) {
     const auto& h = *r.step_hang;
     const std::string still = t.blocked || !r.stuck
-                                  ? ", the whole tree blocked for " + fmt_s(t.still_s)
+                                  ? ", the whole tree blocked for " + format_tenths(t.still_s)
                                   : ", " + stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck);
     return "pid " + std::to_string(h.pid) + " entered \"" + h.step +
-           "\" and did not come back within " + fmt_s(h.within_s) + still + " (" + tree_line(t) +
-           "; called after " + fmt_s(h.waited_s) + ")" + (t.blocked ? stuck : "");
+           "\" and did not come back within " + format_tenths(h.within_s) + still + " (" +
+           tree_line(t) + "; called after " + format_tenths(h.waited_s) + ")" +
+           (t.blocked ? stuck : "");
   }
   if (r.still_too_long)
-    return "the whole tree had been still for " + fmt_s(t.still_s) + ", past the " +
-           fmt_s(r.hang_after_s) + " a stall may last (--hang-after) (" + tree_line(t) +
-           "; called after " + fmt_s(r.called_after_s) + ")" + stuck;
+    return "the whole tree had been still for " + format_tenths(t.still_s) + ", past the " +
+           format_tenths(r.hang_after_s) + " a stall may last (--hang-after) (" + tree_line(t) +
+           "; called after " + format_tenths(r.called_after_s) + ")" + stuck;
   if (r.stuck_too_long && r.stuck)
-    return stuck_line(*r.stuck) + ", past the " + fmt_s(r.hang_after_s) +
+    return stuck_line(*r.stuck) + ", past the " + format_tenths(r.hang_after_s) +
            " a stall may last (--hang-after); " + rest_line(*r.stuck) + " (called after " +
-           fmt_s(r.called_after_s) + ")";
+           format_tenths(r.called_after_s) + ")";
   if (t.blocked)
-    return "blocked when its " + fmt_s(r.timeout_s) +
-           " deadline passed: the whole tree had been still for " + fmt_s(t.still_s) + " (" +
-           tree_line(t) + ")" + stuck;
+    return "blocked when its " + format_tenths(r.timeout_s) +
+           " deadline passed: the whole tree had been still for " + format_tenths(t.still_s) +
+           " (" + tree_line(t) + ")" + stuck;
   if (r.stuck)
-    return "blocked in part when its " + fmt_s(r.timeout_s) +
+    return "blocked in part when its " + format_tenths(r.timeout_s) +
            " deadline passed: " + stuck_line(*r.stuck) + ", while " + rest_line(*r.stuck) +
            ": a partial deadlock (" + tree_line(t) + ")";
   if (t.starved)
-    return "starved when its " + fmt_s(r.timeout_s) +
+    return "starved when its " + format_tenths(r.timeout_s) +
            " deadline passed: " + reports::starved_text(t.starved_s, -1, 0) + " (" + tree_line(t) +
            "): a timeout, not a hang";
-  return "still working when its " + fmt_s(r.timeout_s) + " deadline passed (" + tree_line(t) +
-         "): a timeout, not a hang";
+  return "still working when its " + format_tenths(r.timeout_s) + " deadline passed (" +
+         tree_line(t) + "): a timeout, not a hang";
 }
 
 // For a child that ended by itself after time was called, before forkcheck signalled it.
 std::string ended_by_itself(const ChildResult& r) {
   const std::string what = r.step_hang || r.still_too_long || r.stuck_too_long
                                ? "a stall was called on it"
-                               : "its " + fmt_s(r.timeout_s) + " deadline had passed";
-  return " (" + what + ", but it ended by itself " + fmt_s(r.duration_s - r.called_after_s) +
-         " later, before forkcheck signalled it)";
+                               : "its " + format_tenths(r.timeout_s) + " deadline had passed";
+  return " (" + what + ", but it ended by itself " +
+         format_tenths(r.duration_s - r.called_after_s) + " later, before forkcheck signalled it)";
 }
 
 // What the report must not hide: processes of the tree that outlived every SIGKILL, and strangers

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "reports/text.h"
+
 namespace fc::harness {
 namespace {
 
@@ -51,10 +53,6 @@ const Runtime* runtime_of(const std::string& library) {
   return nullptr;
 }
 
-std::string plural(size_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 }  // namespace
 
 json fork_hazards(const json& fork) {
@@ -88,13 +86,14 @@ json fork_hazards(const json& fork) {
 
   for (const auto& [r, n] : pools) {
     if (r->stops_at_fork) continue;
-    hazards.push_back({{"kind", "thread-pool"},
-                       {"runtime", r->name},
-                       {"threads", n},
-                       {"what", std::string(r->name) + ": " + r->pool + " was active (" +
-                                    plural(n, "worker thread", "worker threads") + " alive)"},
-                       {"why", r->why},
-                       {"instead", r->instead}});
+    hazards.push_back(
+        {{"kind", "thread-pool"},
+         {"runtime", r->name},
+         {"threads", n},
+         {"what", std::string(r->name) + ": " + r->pool + " was active (" +
+                      reports::counted(n, "worker thread", "worker threads") + " alive)"},
+         {"why", r->why},
+         {"instead", r->instead}});
   }
   const size_t other_count = others.size() + unlisted;
   if (other_count > 0) {
@@ -109,7 +108,7 @@ json fork_hazards(const json& fork) {
         {{"kind", "threads"},
          {"threads", other_count},
          {"what", (site.empty() ? "" : site + " forked while ") +
-                      plural(other_count, "other thread was", "other threads were") +
+                      reports::counted(other_count, "other thread was", "other threads were") +
                       " running: " + names},
          {"why",
           "the child has only the forking thread: whatever lock another thread held "
@@ -124,7 +123,8 @@ json fork_hazards(const json& fork) {
         {{"kind", "cuda"},
          {"runtime", "CUDA"},
          {"what", "CUDA was initialised in the parent (" +
-                      plural(cuda.value("devices", size_t{0}), "device", "devices") + ")"},
+                      reports::counted(cuda.value("devices", size_t{0}), "device", "devices") +
+                      ")"},
          {"why",
           "the CUDA driver does not survive fork: the child's first CUDA call fails with "
           "an initialization error"},
@@ -142,7 +142,8 @@ void add_hazards(json& forks) {
     for (const auto& t : f.value("thread_list", json::array()))
       if (const Runtime* r = runtime_of(t.value("by", "")); r && r->stops_at_fork) ++excused[r];
     for (const auto& [r, n] : excused)
-      notes.push_back(std::string(r->name) + ": " + plural(n, "pool thread", "pool threads") +
+      notes.push_back(std::string(r->name) + ": " +
+                      reports::counted(n, "pool thread", "pool threads") +
                       " not counted: it stops its pool in its own fork handler");
     if (f["cuda"].value("loaded", false) && !f["cuda"].value("initialised", false))
       notes.push_back("libcuda was loaded but CUDA not initialised: no CUDA hazard");
