@@ -33,36 +33,10 @@ using nlohmann::json;
 //   kernel, os     the kernel (namespaces, signals, SCM_RIGHTS), the OS (macOS-only cases)
 //   libc, compiler pthread mutexes at fork, __cxa_guard for function-local statics
 //   start-methods  which start methods exist here (a variant of a missing one is skipped)
-// Two more are linked by what changed, not by case: "timeout" (options.timeout_s) to a variant
+// Each case says which in its catalog entry (`environment_topics`, carried in the report); a
+// report from before that field links its cases to every topic (any may explain it). Two more
+// are linked by what changed, not by case: "timeout" (options.timeout_s) to a variant
 // that hung or timed out on either side, "forkcheck" (its version) to a changed expectation.
-const std::map<std::string, std::vector<std::string>>& case_topics() {
-  static const std::map<std::string, std::vector<std::string>> table = {
-      {"gomp-fork-hang", {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"}},
-      {"torch-omp-pool-hang",
-       {"torch-threads", "openmp", "omp-threads", "openmp-vars", "cpus", "libtorch",
-        "start-methods"}},
-      {"selfplay-pipeline",
-       {"torch-threads", "openmp", "omp-threads", "cpus", "libtorch", "start-methods"}},
-      {"tiny-nn-spawn", {"libtorch", "cuda", "torch-threads", "start-methods"}},
-      {"autograd-after-fork", {"cuda", "libtorch", "start-methods"}},
-      {"hogwild-shared-memory", {"shm", "torch-threads", "cpus", "libtorch", "start-methods"}},
-      {"cuda-before-fork", {"cuda", "libtorch", "start-methods"}},
-      {"objc-initialize-fork", {"os", "start-methods"}},
-      {"static-init-fork", {"libc", "compiler", "start-methods"}},
-      {"lock-held-at-fork", {"libc", "start-methods"}},
-      {"socket-handle-spawn", {"os", "kernel", "start-methods"}},
-      {"global-config-spawn", {"start-methods"}},
-      {"state-not-shared", {"start-methods"}},
-      {"worker-rng-duplication", {"start-methods"}},
-      {"graceful-shutdown", {"os", "kernel", "cpus", "start-methods"}},
-      // The case mounts a 4 MiB tmpfs of its own, in a mount namespace: whether the kernel grants
-      // one decides whether it runs at all; /dev/shm's size is what bites the user's program.
-      {"shm-bus-error", {"kernel", "shm", "os", "start-methods"}},
-      {"fd-passing-exhaustion", {"open-files", "kernel", "os", "start-methods"}},
-  };
-  return table;
-}
-
 // The user's own program (exec, watch): anything that bears on a fork may.
 const std::vector<std::string> kProgramTopics = {
     "program",    "openmp",   "omp-threads", "openmp-vars", "torch-threads", "cuda",         "shm",
@@ -257,16 +231,23 @@ std::pair<std::string, std::string> first_differing_lines(const std::string& a,
   return {da.empty() ? "(no such line)" : da, db.empty() ? "(no such line)" : db};
 }
 
-// The topics a change is linked to, each with its rank in the case's table (0: likeliest).
-std::map<std::string, size_t> topics_of(const CaseChange& c, bool program) {
+// The topics a case's change may be explained by, likeliest first: its catalog entry's, in B's
+// report or else A's; every topic for a report that predates them.
+std::vector<std::string> case_topics(const json& a, const json& b, const std::string& id) {
+  for (const json* r : {&b, &a})
+    if (const json* c = find_case(*r, id); c && member(*c, "environment_topics").is_array()) {
+      std::vector<std::string> topics;
+      for (const auto& t : (*c)["environment_topics"])
+        if (t.is_string()) topics.push_back(t.get<std::string>());
+      return topics;
+    }
+  return kProgramTopics;
+}
+
+// The topics a change is linked to, each with its rank in the case's list (0: likeliest).
+std::map<std::string, size_t> topics_of(const CaseChange& c, const std::vector<std::string>& list) {
   std::map<std::string, size_t> topics;
-  const auto& table = case_topics();
-  const auto it = table.find(c.case_id);
-  const std::vector<std::string>* list = program             ? &kProgramTopics
-                                         : it != table.end() ? &it->second
-                                                             : nullptr;
-  if (list)
-    for (size_t i = 0; i < list->size(); ++i) topics.emplace((*list)[i], i);
+  for (size_t i = 0; i < list.size(); ++i) topics.emplace(list[i], i);
   for (const auto& o : {c.a, c.b})
     if (o == "hang" || o == "timeout") topics["timeout"] = 0;
   if (!c.expected_a.empty() && !c.expected_b.empty() && c.expected_a != c.expected_b)
@@ -324,7 +305,7 @@ std::vector<EnvDifference> diff_environment(const json& a, const json& b,
     if (c.kind.rfind("only-in", 0) == 0 || c.case_id.empty()) continue;
     if (c.variant.empty() && cases_with_variant_changes.count(c.case_id)) continue;
     const std::string label = c.variant.empty() ? c.case_id : c.case_id + "/" + c.variant;
-    const auto topics = topics_of(c, program);
+    const auto topics = topics_of(c, program ? kProgramTopics : case_topics(a, b, c.case_id));
     for (size_t i = 0; i < found.size(); ++i) {
       const auto t = topics.find(found[i].topic);
       if (found[i].topic.empty() || t == topics.end()) continue;

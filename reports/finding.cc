@@ -165,7 +165,7 @@ Finding catalog_finding(const json& report) {
   // The closing advice rests on cases whose hazard is fork's, by the catalog's naming: the
   // variant named after a method is the case's own program under that method. A case counts
   // when a fork hazard failed as documented, its plain "fork" variant (if any) is not a fix
-  // (graceful-shutdown's is: its hazard is not fork's), and its plain "spawn"/"forkserver"
+  // (where it is, the hazard is not fork's), and its plain "spawn"/"forkserver"
   // variants ran, all as fixes. Their record is those plain variants' alone.
   std::vector<std::string> fork_cases;
   size_t plain_ok = 0, plain_ran = 0;

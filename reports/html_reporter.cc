@@ -484,10 +484,10 @@ std::string loss_chart(const json& c, const json& v) {
 
 // The tiny NN first: the source's own demo, where fork fails and spawn trains.
 std::string featured(const json& report) {
-  const json* c = find_case(report, kFeaturedCase);
+  const json* c = featured_case(report);
   if (!c) return "";
   std::string o = "<section class=\"featured\" id=\"featured\"><h2>" +
-                  h(str(*c, "title", kFeaturedCase)) + "</h2><p>" + rich(str(*c, "reported")) +
+                  h(str(*c, "title", str(*c, "id"))) + "</h2><p>" + rich(str(*c, "reported")) +
                   "</p><div class=\"grid2\"><div>";
   for (const auto& v : list(*c, "variants")) {
     if (str(v, "start_method") != "fork") continue;
@@ -616,7 +616,7 @@ std::string case_section(const json& c) {
   if (!str(c, "reported").empty())
     o += "<h3>What the source reported</h3><blockquote>" + rich(c["reported"]) + "</blockquote>";
   if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
-  if (id == kFeaturedCase)
+  if (member(c, "featured") == true)
     o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
   o += "<h3>Variants</h3>";
   for (const auto& v : list(c, "variants")) o += variant_block(c, v);

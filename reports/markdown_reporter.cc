@@ -213,9 +213,9 @@ std::vector<std::string> verdicts(const json& report, const Limits& lim) {
 }
 
 std::string featured(const json& report, const Limits& lim) {
-  const json* c = find_case(report, kFeaturedCase);
+  const json* c = featured_case(report);
   if (!c) return "";
-  std::string o = "## " + md_inline(field(*c, "title", kFeaturedCase)) + "\n\n";
+  std::string o = "## " + md_inline(field(*c, "title", field(*c, "id"))) + "\n\n";
   for (const auto& v : list(*c, "variants")) {
     o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) +
          "): " + md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) +

@@ -60,7 +60,7 @@ struct CaseChange {
 struct EnvDifference {
   std::string name;
   std::string a, b;
-  // The changed cases and variants ("gomp-fork-hang/fork") whose hazard depends on this fact
+  // The changed cases and variants ("a-case/fork") whose hazard depends on this fact
   // (environment_diff.cc's table): it may explain them. Empty: it differs, linked to no change.
   std::vector<std::string> may_explain;
 };

@@ -251,6 +251,12 @@ std::vector<std::string> catalog_errors(const nlohmann::json& report) {
   return errors;
 }
 
+const nlohmann::json* featured_case(const nlohmann::json& report) {
+  for (const auto& c : list(report, "cases"))
+    if (member(c, "featured") == true) return &c;
+  return nullptr;
+}
+
 const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id) {
   for (const auto& c : list(report, "cases"))
     if (field(c, "id") == id) return &c;

@@ -89,9 +89,10 @@ std::vector<std::string> catalog_errors(const nlohmann::json& report);
 inline constexpr const char* kCatalogErrorsHeadline =
     "cases are missing from this report: a repro program could not list them";
 
-// The case the reports feature first: the tiny NN trained by 5 workers.
-inline constexpr const char* kFeaturedCase = "tiny-nn-spawn";
 const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id);
+// The case the reports feature first, as the catalog marks it (`featured`: the tiny NN trained
+// by 5 workers); nullptr when the run has none.
+const nlohmann::json* featured_case(const nlohmann::json& report);
 
 // variant.details.workers, or an empty array.
 const nlohmann::json& workers(const nlohmann::json& variant);

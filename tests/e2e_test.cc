@@ -108,6 +108,19 @@ TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
   }
 }
 
+// What the reports need to know of a case comes with it, from its catalog entry: the facts that
+// may explain a change of it (forkcheck diff), and the one case the reports lead with.
+TEST_F(ForkcheckAll, EachCaseCarriesItsTopicsAndOneIsFeatured) {
+  size_t featured = 0;
+  for (const auto& c : report_["cases"]) {
+    ASSERT_TRUE(c.contains("environment_topics")) << c["id"];
+    EXPECT_FALSE(c["environment_topics"].empty()) << c["id"];
+    featured += c.value("featured", false) ? 1 : 0;
+  }
+  EXPECT_EQ(featured, 1u);
+  EXPECT_EQ(find_case("tiny-nn-spawn").value("featured", false), true);
+}
+
 // Every variant that ran says how its process was started; on Linux the ones that set no
 // environment were forked from their program's zygote, the others exec'd
 // (harness/platform/zygote.h).

@@ -69,16 +69,21 @@ json report(json cases, bool ok = true) {
           {"summary", {{"ok", ok}}}};
 }
 
-// gomp-fork-hang as it reproduces here: the hazard hangs, the fixes are ok.
+// gomp-fork-hang as it reproduces here: the hazard hangs, the fixes are ok. Its catalog entry
+// names the facts that may explain a change of it.
 json gomp(const std::string& fork = "hang", const std::string& spawn = "ok",
           const std::string& verdict = "reproduced") {
-  return a_case("gomp-fork-hang", verdict,
-                {variant("fork", "hazard", "hang", fork), variant("spawn", "fix", "ok", spawn)});
+  json c = a_case("gomp-fork-hang", verdict,
+                  {variant("fork", "hazard", "hang", fork), variant("spawn", "fix", "ok", spawn)});
+  c["environment_topics"] = {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"};
+  return c;
 }
 
 json shm(const std::string& fork = "crash") {
-  return a_case("shm-bus-error", "reproduced",
-                {variant("fork", "hazard", "crash", fork), variant("disk", "fix", "ok", "ok")});
+  json c = a_case("shm-bus-error", "reproduced",
+                  {variant("fork", "hazard", "crash", fork), variant("disk", "fix", "ok", "ok")});
+  c["environment_topics"] = {"kernel", "shm", "os", "start-methods"};
+  return c;
 }
 
 const CaseChange* find_change(const fc::reports::ReportDiff& d, const std::string& kind,
@@ -222,6 +227,20 @@ TEST(ReportDiff, AnEnvironmentDifferenceLinkedToAChangedCaseComesFirst) {
   EXPECT_EQ(d.environment[1].name, "options.jobs") << "then the rest in their own order";
   EXPECT_EQ(d.environment[2].name, "dev_shm.size");
   EXPECT_EQ(d.environment[2].b, "64 MiB");
+}
+
+// The facts a case's change may be explained by come from its catalog entry, in the report: a
+// case that names none (a report from before them) is linked to every fact.
+TEST(ReportDiff, ACasesTopicsComeFromItsCatalogEntry) {
+  json a = report({gomp()}), b = report({gomp("ok", "ok", "not-reproduced")});
+  b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;
+  auto d = fc::reports::diff_reports(a, b);
+  ASSERT_EQ(d.environment.size(), 1u);
+  EXPECT_TRUE(d.environment[0].may_explain.empty()) << "gomp-fork-hang names no shm";
+  for (json* r : {&a, &b}) (*r)["cases"][0].erase("environment_topics");
+  d = fc::reports::diff_reports(a, b);
+  ASSERT_EQ(d.environment.size(), 1u);
+  EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"gomp-fork-hang/fork"});
 }
 
 TEST(ReportDiff, AVariableSetOnOneSideOnlyDiffers) {

@@ -78,5 +78,7 @@ FORKCHECK_CASE(autograd_after_fork_case) {
        "the parent ran backward() before it forked: start workers with spawn or forkserver "
        "(multiprocessing.get_context(\"spawn\")), or fork before any backward()"},
   };
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"cuda", "libtorch", "start-methods"};
   return c;
 }

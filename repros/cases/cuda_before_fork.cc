@@ -184,5 +184,7 @@ FORKCHECK_CASE(cuda_before_fork_case) {
        "CUDA was initialised in the parent before it forked: start workers with spawn "
        "(torch.multiprocessing.set_start_method(\"spawn\")), or touch no CUDA before forking"},
   };
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"cuda", "libtorch", "start-methods"};
   return c;
 }

@@ -76,5 +76,7 @@ FORKCHECK_CASE(fd_passing_exhaustion_case) {
        "queues), each holds a descriptor: set_sharing_strategy('file_system'), or a higher "
        "ulimit -n"},
   };
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"open-files", "kernel", "os", "start-methods"};
   return c;
 }

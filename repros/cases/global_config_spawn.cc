@@ -138,5 +138,7 @@ FORKCHECK_CASE(global_config_spawn_case) {
        "a spawned worker re-imports the main module as __mp_main__, where what is defined under "
        "`if __name__ == \"__main__\":` does not exist: define the worker at module level"},
   };
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"start-methods"};
   return c;
 }

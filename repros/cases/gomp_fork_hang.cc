@@ -221,5 +221,7 @@ FORKCHECK_CASE(gomp_fork_hang_case) {
       "KMP_INIT_AT_FORK=FALSE";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"};
   return c;
 }

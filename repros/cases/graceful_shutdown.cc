@@ -160,5 +160,7 @@ FORKCHECK_CASE(graceful_shutdown_case) {
   c.platforms = "POSIX (signals); Windows has no SIGTERM to ignore";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"os", "kernel", "cpus", "start-methods"};
   return c;
 }

@@ -320,5 +320,7 @@ FORKCHECK_CASE(hogwild_shared_memory_case) {
   c.platforms = "all (POSIX shm_open + mmap; Windows named file mappings)";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"shm", "torch-threads", "cpus", "libtorch", "start-methods"};
   return c;
 }

@@ -58,5 +58,7 @@ FORKCHECK_CASE(objc_initialize_fork_case) {
   c.platforms = "macOS (Objective-C runtime)";
   c.variants = &variants;
   c.run = &fc::cases::objc_probe::run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"os", "start-methods"};
   return c;
 }

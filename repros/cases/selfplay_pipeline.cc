@@ -630,5 +630,8 @@ FORKCHECK_CASE(selfplay_pipeline_case) {
        "a TorchScript module cannot be pickled to a spawned worker: save it "
        "(torch.jit.save) and let each worker torch.jit.load it"},
   };
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"torch-threads", "openmp",   "omp-threads",
+                          "cpus",          "libtorch", "start-methods"};
   return c;
 }

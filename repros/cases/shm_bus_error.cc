@@ -84,5 +84,8 @@ FORKCHECK_CASE(shm_bus_error_case) {
        "/dev/shm is too small for the batches shared between processes: a bigger one "
        "(--shm-size), or fewer or smaller batches in flight"},
   };
+  // The case mounts a 4 MiB tmpfs of its own, in a mount namespace: whether the kernel grants
+  // one decides whether it runs at all; /dev/shm's size is what bites the user's program.
+  c.environment_topics = {"kernel", "shm", "os", "start-methods"};
   return c;
 }

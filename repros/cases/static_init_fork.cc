@@ -138,5 +138,7 @@ FORKCHECK_CASE(static_init_fork_case) {
       "runtime crashes instead (objc-initialize-fork)";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"libc", "compiler", "start-methods"};
   return c;
 }

@@ -70,5 +70,8 @@ FORKCHECK_CASE(tiny_nn_spawn_case) {
   c.platforms = "everywhere (spawn is the default on macOS and the only method on Windows)";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"libtorch", "cuda", "torch-threads", "start-methods"};
+  c.featured = true;  // the reports lead with its workers and their loss curves
   return c;
 }

@@ -199,5 +199,8 @@ FORKCHECK_CASE(torch_omp_pool_hang_case) {
   c.platforms = "Linux with GCC's libgomp (Debian's libtorch); any libtorch built with libgomp";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"torch-threads", "openmp",   "omp-threads",  "openmp-vars",
+                          "cpus",          "libtorch", "start-methods"};
   return c;
 }

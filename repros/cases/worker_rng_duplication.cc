@@ -225,5 +225,7 @@ FORKCHECK_CASE(worker_rng_duplication_case) {
       "fork: every POSIX system; the constant-seed variant: every platform (spawn included)";
   c.variants = &variants;
   c.run = &run;
+  // What in the environment may explain a change of its outcome (forkcheck diff).
+  c.environment_topics = {"start-methods"};
   return c;
 }

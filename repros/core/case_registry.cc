@@ -85,7 +85,9 @@ nlohmann::json catalog_json(const std::string& program) {
                      // starts the variants of the costliest program first.
                      {"program_libraries", startup_libraries()},
                      {"variants", variants},
-                     {"explains", explains}});
+                     {"explains", explains},
+                     {"environment_topics", c.environment_topics},
+                     {"featured", c.featured}});
   }
   return {{"cases", cases}};
 }

@@ -112,6 +112,11 @@ struct CaseDef {
   std::vector<VariantSpec> (*variants)() = nullptr;  // computed for this platform at --list time
   CaseResult (*run)(const VariantSpec& variant) = nullptr;
   std::vector<KnownMessage> explains;  // the error messages this case's failure shows as
+  // The environment facts that may explain a change of this case's outcome between two runs
+  // (forkcheck diff): topics of reports/environment_diff.cc (openmp, cpus, shm, libtorch, ...).
+  std::vector<std::string> environment_topics;
+  // The case the reports lead with (its workers' loss curves): one in the catalog.
+  bool featured = false;
 };
 
 bool register_case(CaseDef (*make)());

@@ -174,9 +174,10 @@ inline nlohmann::json synthetic_report() {
   json cases = json::array({
       make_case("gomp-fork-hang", "regression", json::array({hang, regression, harness_error})),
       make_case("autograd-after-fork", "not-reproduced", json::array({not_bitten, skipped})),
-      make_case("tiny-nn-spawn", "reproduced", json::array({spawn, fork})),
+      make_case("tiny-nn-spawn", "reproduced", json::array({spawn, fork})),  // featured below
       make_case("watchdog-outcomes", "regression", json::array({busy, channel, late})),
   });
+  cases[2]["featured"] = true;  // the case the reports lead with, as the catalog marks it
   json environment = {
       {"collected_by", {{"program", "/x/forkcheck-repro-torch"}, {"pid", 1}}},
       {"os",
