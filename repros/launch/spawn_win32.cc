@@ -166,9 +166,18 @@ std::unique_ptr<Worker::Impl> start_spawn(const std::string& name, const std::st
     win32::append_argument(command_line, arg);
 
   PROCESS_INFORMATION pi{};
-  if (!::CreateProcessW(exe.c_str(), command_line.data(), nullptr, nullptr, TRUE,
-                        EXTENDED_STARTUPINFO_PRESENT, nullptr, nullptr, &si.StartupInfo, &pi))
-    throw_last_error("spawn " + win32::narrow(exe));
+  // ERROR_INTERNAL_ERROR says nothing about the program or its arguments: a transient failure
+  // (wine returns it now and then under load). Tried again twice, a moment apart, before it is
+  // the worker's error; any other error is at once.
+  bool created = false;
+  for (int attempt = 0; attempt < 3 && !created; ++attempt) {
+    if (attempt > 0) ::Sleep(50);
+    created =
+        ::CreateProcessW(exe.c_str(), command_line.data(), nullptr, nullptr, TRUE,
+                         EXTENDED_STARTUPINFO_PRESENT, nullptr, nullptr, &si.StartupInfo, &pi) != 0;
+    if (!created && ::GetLastError() != ERROR_INTERNAL_ERROR) break;
+  }
+  if (!created) throw_last_error("spawn " + win32::narrow(exe));
   Handle process(pi.hProcess);
   ::CloseHandle(pi.hThread);
 
