@@ -1,14 +1,13 @@
 #include "harness/common/python_side.h"
 
+#include "reports/report_view.h"
+
 namespace fc::harness {
 namespace {
 
 using json = nlohmann::json;
 
-const json& member(const json& j, const char* key) {
-  static const json none;
-  return j.is_object() && j.contains(key) ? j[key] : none;
-}
+using reports::member;
 
 // The program's own Python process: the root, else the first process that started by exec.
 const json* main_process(const json& facts, int root_pid) {

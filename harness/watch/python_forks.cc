@@ -4,24 +4,15 @@
 #include <utility>
 
 #include "reports/python_view.h"
+#include "reports/report_view.h"
 
 namespace fc::harness {
 namespace {
 
 using json = nlohmann::json;
 
-const json& member(const json& j, const char* key) {
-  static const json none;
-  return j.is_object() && j.contains(key) ? j[key] : none;
-}
-
-// j[key] when it is an array, else an empty one: by reference, never a copy (a `cond ? j[key] :
-// json::array()` would copy, and pointers into the copy would dangle).
-const json& array_of(const json& j, const char* key) {
-  static const json empty = json::array();
-  const json& a = member(j, key);
-  return a.is_array() ? a : empty;
-}
+using reports::list;
+using reports::member;
 
 // "train.py:12": where a thread was started, from its started_at frame.
 std::string started_at(const json& thread) {
@@ -42,7 +33,7 @@ void add_python_sites(json& forks, const json& python_facts) {
     if (!member(p, "pid").is_number_integer()) continue;
     const int pid = p["pid"].get<int>();
     by_pid[pid] = &p;
-    for (const auto& f : array_of(p, "forks"))
+    for (const auto& f : list(p, "forks"))
       if (member(f, "seq").is_number_integer()) events[{pid, f["seq"].get<int>()}] = &f;
     if (member(p, "born") == "fork" && member(p, "ppid").is_number_integer() &&
         member(p, "fork_seq").is_number_integer())
@@ -69,7 +60,7 @@ void add_python_sites(json& forks, const json& python_facts) {
                  (member(*it, "code").is_string() ? ": " + (*it)["code"].get<std::string>() : "");
     json threads = json::array();
     std::map<long long, const json*> by_native;
-    for (const auto& t : array_of(event, "threads")) {
+    for (const auto& t : list(event, "threads")) {
       threads.push_back({{"name", member(t, "name")}, {"started_at", started_at(t)}});
       if (member(t, "native_id").is_number_integer())
         by_native[t["native_id"].get<long long>()] = &t;
