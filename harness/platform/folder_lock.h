@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "harness/platform/process_id.h"
 
@@ -31,5 +32,13 @@ struct FolderLock {
 // Takes the lock of `dir` (an existing folder) for the rest of this process's life; taking it
 // again in the same process holds it still. Never waits.
 FolderLock lock_folder(const std::filesystem::path& dir);
+
+// The key a folder's lock is held under in this process: its canonical path where it has one,
+// so that two spellings of one folder are one lock (both platforms' lock_folder use it).
+inline std::string folder_lock_key(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(dir, ec);
+  return (ec ? dir : canonical).string();
+}
 
 }  // namespace fc::harness

@@ -38,9 +38,7 @@ flock whole_file(short type) {
 FolderLock lock_folder(const fs::path& dir) {
   using Result = FolderLock::Result;
   FolderLock out;
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(dir, ec);
-  const std::string key = (ec ? dir : canonical).string();
+  const std::string key = folder_lock_key(dir);
   if (held_locks().count(key) != 0) {
     out.result = Result::kHeld;
     return out;
