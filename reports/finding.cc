@@ -58,29 +58,43 @@ const json& stacks_of(const json& v) {
   return none;
 }
 
+}  // namespace
+
+std::string stuck_kind(const json& stuck) {
+  if (field(stuck, "wait").rfind("pause", 0) == 0) return "pause";
+  return stuck.value("threads", 0) == 1 ? "lock" : "locks";
+}
+
+namespace {
+
 // A process that can never go on by itself (the watchdog's "stuck"): what that means, and the
 // usual way out. One thread waiting on a lock no other thread of its process can release either
 // holds it already, or was forked while another thread held it; several threads of a process
-// waiting so wait for each other.
-std::string stuck_fix(const json& stuck) {
+// waiting so wait for each other. `shown_by`: the catalog's case whose failure shows so.
+std::string stuck_fix(const json& stuck, const std::string& shown_by) {
   const std::string pid = "pid " + std::to_string(stuck.value("pid", 0));
-  if (field(stuck, "wait").rfind("pause", 0) == 0)
+  const std::string page = shown_by.empty() ? "" : " (forkcheck list " + shown_by + ")";
+  const std::string kind = stuck_kind(stuck);
+  if (kind == "pause")
     return pid +
            " waits in pause() and catches no signal: only a signal that kills it ends the "
            "wait. Whoever waits for it must not wait without a deadline: join it with a "
-           "timeout, then kill it (forkcheck list graceful-shutdown)";
-  if (stuck.value("threads", 0) == 1)
+           "timeout, then kill it" +
+           page;
+  if (kind == "lock")
     return pid +
            " waits for a lock that no other thread of its process can release: either its "
            "one thread holds it already (a lock that is not reentrant, taken twice), or "
            "the process was forked while another thread held it (a logging handler, an "
            "allocator, a queue's feeder: fork copies the lock, not its owner). For the "
            "latter, start workers with spawn or forkserver, or fork before any thread "
-           "starts (forkcheck list lock-held-at-fork)";
+           "starts" +
+           page;
   return pid +
          "'s threads all wait on locks private to the process, each for another: a "
          "deadlock inside it (take the locks in one order), or locks copied locked by a "
-         "fork (forkcheck list lock-held-at-fork)";
+         "fork" +
+         page;
 }
 
 Finding subject_finding(const json& c, const json& v) {
@@ -150,7 +164,7 @@ Finding subject_finding(const json& c, const json& v) {
              stuck_in_libgomp(stacks)) {
     f.fix = kGompFix;
   } else if (const json& stuck = member(member(v, "watchdog"), "stuck"); stuck.is_object()) {
-    f.fix = stuck_fix(stuck);
+    f.fix = stuck_fix(stuck, field(member(v, "details"), "stuck_shown_by"));
   }
   return f;
 }

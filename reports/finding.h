@@ -25,6 +25,11 @@ Finding key_finding(const nlohmann::json& report);
 // "pid 12 python3: train.py:13 in main" (Python frames), else the first native frames.
 std::vector<std::string> where_it_waits(const nlohmann::json& stacks, size_t max);
 
+// What kind of wait a stuck process (the watchdog's "stuck" record) is in, as a catalog case's
+// `shows_as` names it without its "stuck:" prefix: "pause" (pause() with no handler), "lock" (one
+// thread on a lock no other thread can release), "locks" (its threads on each other's locks).
+std::string stuck_kind(const nlohmann::json& stuck);
+
 // Whether any frame of `stacks` is in libgomp (GNU OpenMP).
 bool stuck_in_libgomp(const nlohmann::json& stacks);
 

@@ -85,8 +85,7 @@ std::string environment_section(const json& env) {
   if (!risks.empty()) {
     o += "\n**Risks in this environment:**\n\n";
     for (const auto& r : risks)
-      o += "- " + md_inline(field(r, "note")) + ": " + md_inline(cap_text(field(r, "why"), 240)) +
-           "\n";
+      o += "- " + md_inline(field(r, "note")) + ": " + md_inline(cap_text(risk_why(r), 280)) + "\n";
   }
   return o + "\n";
 }

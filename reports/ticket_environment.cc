@@ -82,6 +82,11 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
+std::string risk_why(const json& risk) {
+  const std::string shown_by = field(risk, "case");
+  return field(risk, "why") + (shown_by.empty() ? "" : " (forkcheck list " + shown_by + ")");
+}
+
 json environment_risks(const json& env) {
   json risks = json::array();
   const json& machine = at(env, "machine");
@@ -177,7 +182,7 @@ json environment_risks(const json& env) {
         "(libgomp) with " +
             whole(*intra) + " threads",
         "workers forked after a parallel torch op in the parent can hang in their own first one "
-        "(libgomp's thread pool does not survive fork; forkcheck run torch-omp-pool-hang): "
+        "(libgomp's thread pool does not survive fork): "
         "use spawn or forkserver");
   return risks;
 }

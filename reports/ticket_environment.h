@@ -34,7 +34,13 @@ inline constexpr std::uint64_t kLowOpenFiles = 4096;
 //   threads-over-quota the same above the cgroup's CPU quota (when under the mask)
 //   fork-with-cuda     multiprocessing's default start method is fork and torch sees CUDA
 //   fork-with-openmp   the default is fork and torch runs parallel ops on libgomp, 2+ threads
+// A risk may carry "case": the catalog's case whose failure it risks (its `shows_as` names
+// "risk:ID"), set by the harness where it has the catalog at hand
+// (harness/common/known_messages.h); risk_why() shows it as the case's page.
 nlohmann::json environment_risks(const nlohmann::json& env);
+
+// A risk's why, with the page of its catalog case when the risk carries one.
+std::string risk_why(const nlohmann::json& risk);
 
 // env["python"] as rows: Python, torch, torch threads, torch CUDA, numpy, start method, hint.
 std::vector<EnvRow> python_rows(const nlohmann::json& env);

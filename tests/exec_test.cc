@@ -124,6 +124,21 @@ TEST_F(Exec, DeadlockIsAHangWhoseStacksNameBothStuckFunctions) {
   }
 }
 
+// A process stuck on a lock only it could release, beside a parent that computes: the Fix names
+// the catalog case whose failure shows that wait, from the case's own `shows_as`, not from a
+// table in reports/.
+TEST_F(Exec, AStuckProcessPointsToTheCaseWhoseFailureShowsTheSameWait) {
+  const int code = exec({"--timeout", "6"}, {"stuck-child-busy"});
+  EXPECT_EQ(code, 1) << stdout_ << stderr_;
+  ASSERT_TRUE(v_.is_object()) << stdout_ << stderr_;
+  ASSERT_TRUE(v_["watchdog"].contains("stuck")) << v_.dump(1);
+  EXPECT_EQ(v_["watchdog"]["stuck"].value("threads", 0), 1);
+  EXPECT_EQ(v_["details"].value("stuck_shown_by", ""), "lock-held-at-fork") << v_["details"];
+  const std::string issue = slurp(out_ / "issue.md");
+  EXPECT_TRUE(contains(issue, "fork before any thread starts (forkcheck list lock-held-at-fork)"))
+      << issue;
+}
+
 // How the kernel ends `fault_child ARGS...` run directly by this process: the wait status that
 // tells whether this system dumps a core for it (ulimit -c, core_pattern).
 int direct_wait_status(const std::vector<std::string>& args) {

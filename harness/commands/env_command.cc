@@ -89,7 +89,7 @@ int print_environment(const EnvOptions& options) {
   if (risks.empty()) std::printf("  none in what was measured\n");
   for (const auto& r : risks) {
     std::printf("  ! %s\n", reports::terminal_safe(reports::field(r, "note")).c_str());
-    std::printf("    %s\n", reports::terminal_safe(reports::field(r, "why")).c_str());
+    std::printf("    %s\n", reports::terminal_safe(reports::risk_why(r)).c_str());
   }
   std::printf(
       "(libraries mapped, libtorch's parallel info and build settings: forkcheck env --json)\n");

@@ -45,6 +45,7 @@ int run_cases(const RunOptions& options) {
                         {"zygote", options.zygote}}},
                       {"catalog_errors", cat.errors}},
                      &zygotes);
+  session.know_cases(cat.cases);
   struct Planned {
     std::string case_id;
     nlohmann::json variant;

@@ -21,6 +21,26 @@ nlohmann::json explain_messages(const nlohmann::json& catalog_cases, const std::
   return found;
 }
 
+std::string case_showing(const nlohmann::json& catalog_cases, const std::string& sign) {
+  if (!catalog_cases.is_array()) return "";
+  for (const auto& c : catalog_cases) {
+    if (!c.is_object() || !c.contains("shows_as") || !c["shows_as"].is_array()) continue;
+    for (const auto& s : c["shows_as"])
+      if (s.is_string() && s.get<std::string>() == sign && c.contains("id") && c["id"].is_string())
+        return c["id"].get<std::string>();
+  }
+  return "";
+}
+
+void name_risk_cases(nlohmann::json& risks, const nlohmann::json& catalog_cases) {
+  if (!risks.is_array()) return;
+  for (auto& r : risks) {
+    if (!r.is_object() || !r.contains("id") || !r["id"].is_string()) continue;
+    if (auto id = case_showing(catalog_cases, "risk:" + r["id"].get<std::string>()); !id.empty())
+      r["case"] = id;
+  }
+}
+
 std::string failure_text(const std::string& stderr_text, const nlohmann::json& python,
                          const std::string& how_it_ended) {
   std::string text = stderr_text + "\n" + how_it_ended + "\n";

@@ -14,6 +14,14 @@ namespace fc::harness {
 // catalog's order: [{"case", "title", "pattern", "fix"}].
 nlohmann::json explain_messages(const nlohmann::json& catalog_cases, const std::string& text);
 
+// The first case of `catalog_cases` whose `shows_as` holds `sign` ("stuck:lock",
+// "risk:fork-with-openmp"); "" when none does.
+std::string case_showing(const nlohmann::json& catalog_cases, const std::string& sign);
+
+// Each risk of `risks` (reports::environment_risks) that a case of `catalog_cases` shows as
+// ("risk:ID") gets that case's id as "case", so that its line points to the case's page.
+void name_risk_cases(nlohmann::json& risks, const nlohmann::json& catalog_cases);
+
 // What a program said of its failure, for explain_messages: its stderr, the exceptions and
 // crashes its Python processes reported (ChildResult::python), and how it ended.
 std::string failure_text(const std::string& stderr_text, const nlohmann::json& python,

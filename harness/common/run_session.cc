@@ -6,6 +6,7 @@
 
 #include "harness/common/console_style.h"
 #include "harness/common/environment_probe.h"
+#include "harness/common/known_messages.h"
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
 #include "harness/version.h"
@@ -31,18 +32,6 @@ nlohmann::json base_record(const std::string& case_id, const nlohmann::json& pla
   v["type"] = "variant";
   v["case"] = case_id;
   return v;
-}
-
-nlohmann::json process_stall_record(const ProcessStall& p) {
-  return {{"pid", p.pid},
-          {"ppid", p.ppid},
-          {"name", p.name},
-          {"threads", p.threads},
-          {"since_s", p.since_s},
-          {"stuck_s", p.stuck_s},
-          {"rest_cpu_share", p.rest_cpu_share},
-          {"rest_still", p.rest_still},
-          {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
 }
 
 // What the watchdog saw and did: whether the deadline passed, what it sent, what the tree was
@@ -129,6 +118,18 @@ void print_finding(const nlohmann::json& report) {
 
 }  // namespace
 
+nlohmann::json process_stall_record(const ProcessStall& p) {
+  return {{"pid", p.pid},
+          {"ppid", p.ppid},
+          {"name", p.name},
+          {"threads", p.threads},
+          {"since_s", p.since_s},
+          {"stuck_s", p.stuck_s},
+          {"rest_cpu_share", p.rest_cpu_share},
+          {"rest_still", p.rest_still},
+          {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
+}
+
 void print_reports_line(const std::filesystem::path& out) {
   const std::string text = "reports: " + reports::terminal_safe((out / "issue.md").string()) +
                            " (to paste into a ticket), report.html, report.json\n";
@@ -184,7 +185,16 @@ void RunSession::add_environment(const nlohmann::json& more) {
     environment_[k] = v;
     environment_more_[k] = v;
   }
-  environment_["risks"] = environment_more_["risks"] = reports::environment_risks(environment_);
+  nlohmann::json risks = reports::environment_risks(environment_);
+  name_risk_cases(risks, catalog_cases_);
+  environment_["risks"] = environment_more_["risks"] = risks;
+}
+
+void RunSession::know_cases(const nlohmann::json& catalog_cases) {
+  catalog_cases_ = catalog_cases;
+  nlohmann::json risks = environment_.value("risks", nlohmann::json::array());
+  name_risk_cases(risks, catalog_cases_);
+  if (risks != environment_["risks"]) environment_["risks"] = environment_more_["risks"] = risks;
 }
 
 void RunSession::add_case(const nlohmann::json& planned_case) {

@@ -47,6 +47,10 @@ class RunSession {
   // end; the risk notes are drawn again from the whole.
   void add_environment(const nlohmann::json& more);
 
+  // The catalog's cases, once the command has them: the environment's risks that a case shows as
+  // name it (known_messages.h name_risk_cases), now and when add_environment draws them again.
+  void know_cases(const nlohmann::json& catalog_cases);
+
   // A command that prints more after finish() prints the reports line itself, last.
   void defer_reports_line() { reports_line_last_ = false; }
 
@@ -65,9 +69,13 @@ class RunSession {
   bool reports_line_last_ = true;
   nlohmann::json environment_;       // as the header recorded it
   nlohmann::json environment_more_;  // add_environment's, for the end record
+  nlohmann::json catalog_cases_;     // know_cases'
 };
 
 std::string now_iso8601();
+
+// A stuck or stalled process as the run log records it (the watchdog's "stuck").
+nlohmann::json process_stall_record(const ProcessStall& p);
 
 // The last line a run prints: where its reports are.
 void print_reports_line(const std::filesystem::path& out);

@@ -9,6 +9,7 @@
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "reports/finding.h"
 #include "reports/python_view.h"
 
 #include <cstdio>
@@ -138,8 +139,16 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (failed) out.all_ok = false;
     if (failed && !interrupted()) {
       const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
-      const nlohmann::json explained = explain_messages(load_catalog(repro_programs()).cases, said);
+      const nlohmann::json cases = load_catalog(repro_programs()).cases;
+      session.know_cases(cases);
+      const nlohmann::json explained = explain_messages(cases, said);
       if (!explained.empty()) out.classified.details["explained_by"] = explained;
+      // A process stuck for good: the case whose failure shows the same wait.
+      if (r.stuck)
+        if (const std::string id =
+                case_showing(cases, "stuck:" + reports::stuck_kind(process_stall_record(*r.stuck)));
+            !id.empty())
+          out.classified.details["stuck_shown_by"] = id;
     }
     if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
     session.add_result(subject.name, variant, r, out.classified);

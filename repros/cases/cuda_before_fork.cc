@@ -186,5 +186,6 @@ FORKCHECK_CASE(cuda_before_fork_case) {
   };
   // What in the environment may explain a change of its outcome (forkcheck diff).
   c.environment_topics = {"cuda", "libtorch", "start-methods"};
+  c.shows_as = {"risk:fork-with-cuda"};
   return c;
 }

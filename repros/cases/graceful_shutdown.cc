@@ -162,5 +162,6 @@ FORKCHECK_CASE(graceful_shutdown_case) {
   c.run = &run;
   // What in the environment may explain a change of its outcome (forkcheck diff).
   c.environment_topics = {"os", "kernel", "cpus", "start-methods"};
+  c.shows_as = {"stuck:pause"};
   return c;
 }

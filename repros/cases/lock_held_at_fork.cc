@@ -190,5 +190,6 @@ FORKCHECK_CASE(lock_held_at_fork_case) {
   c.run = &run;
   // What in the environment may explain a change of its outcome (forkcheck diff).
   c.environment_topics = {"libc", "start-methods"};
+  c.shows_as = {"stuck:lock", "stuck:locks"};
   return c;
 }

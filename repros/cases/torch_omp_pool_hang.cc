@@ -202,5 +202,6 @@ FORKCHECK_CASE(torch_omp_pool_hang_case) {
   // What in the environment may explain a change of its outcome (forkcheck diff).
   c.environment_topics = {"torch-threads", "openmp",   "omp-threads",  "openmp-vars",
                           "cpus",          "libtorch", "start-methods"};
+  c.shows_as = {"risk:fork-with-openmp"};
   return c;
 }

@@ -87,7 +87,8 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"variants", variants},
                      {"explains", explains},
                      {"environment_topics", c.environment_topics},
-                     {"featured", c.featured}});
+                     {"featured", c.featured},
+                     {"shows_as", c.shows_as}});
   }
   return {{"cases", cases}};
 }

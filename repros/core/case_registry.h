@@ -117,6 +117,11 @@ struct CaseDef {
   std::vector<std::string> environment_topics;
   // The case the reports lead with (its workers' loss curves): one in the catalog.
   bool featured = false;
+  // What this case's failure shows as besides its messages, so that forkcheck can point a user's
+  // program that shows it to this case: a stuck process's wait ("stuck:pause", "stuck:lock",
+  // "stuck:locks": reports/finding.h stuck_kind) or an environment risk ("risk:fork-with-openmp":
+  // reports/ticket_environment.h environment_risks).
+  std::vector<std::string> shows_as;
 };
 
 bool register_case(CaseDef (*make)());
