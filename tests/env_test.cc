@@ -1,6 +1,6 @@
-// `forkcheck env` for a bug ticket (issue 18, item 6): the Python side through the interpreter
-// asked for, what forkcheck measures of the machine, and the risk notes those facts call for.
-// The risk rules on made-up facts first, then the forkcheck executable from the outside.
+// `forkcheck env` for a bug ticket (issue 18, item 6), from the outside: the Python side through
+// the interpreter asked for, what forkcheck measures of the machine, and the risk notes those
+// facts call for (the rules themselves: reports/ticket_environment_test.cc).
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,119 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// --- the risk rules, on facts made up for each ----------------------------------------------
-
-std::vector<std::string> risk_ids(const json& env) {
-  std::vector<std::string> ids;
-  for (const auto& r : fc::reports::environment_risks(env)) {
-    EXPECT_FALSE(r.value("note", "").empty()) << r;
-    EXPECT_FALSE(r.value("why", "").empty()) << r;
-    EXPECT_EQ(r.value("why", "").find('\n'), std::string::npos) << "one line: " << r;
-    ids.push_back(r.value("id", ""));
-  }
-  return ids;
-}
-
-bool has(const std::vector<std::string>& ids, const std::string& id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
-
-// A roomy machine: nothing to note.
-json roomy() {
-  return {{"machine",
-           {{"os", "Linux"},
-            {"dev_shm",
-             {{"path", "/dev/shm"}, {"size_bytes", 16ull << 30}, {"free_bytes", 15ull << 30}}},
-            {"open_files", {{"soft", 65536}, {"hard", 65536}}},
-            {"cpus", {{"online", 8}, {"affinity", 8}, {"cgroup_quota", nullptr}}},
-            {"variables", json::object()}}},
-          {"python",
-           {{"status", "ok"},
-            {"multiprocessing", {{"default_start_method", "spawn"}}},
-            {"torch",
-             {{"version", "2.3.0"},
-              {"threads", {{"intra_op", 8}, {"inter_op", 8}}},
-              {"parallel_backend", "OpenMP"},
-              {"openmp_runtimes", {"libgomp.so.1"}},
-              {"sharing_strategy", "file_descriptor"},
-              {"cuda", {{"available", false}}}}}}}};
-}
-
-TEST(EnvRisks, NoneWhenNothingCallsForOne) {
-  EXPECT_TRUE(risk_ids(roomy()).empty());
-  // Nothing measured, nothing said.
-  EXPECT_TRUE(risk_ids(json::object()).empty());
-  EXPECT_TRUE(risk_ids(json{{"python", {{"status", "no-python"}}}}).empty());
-}
-
-TEST(EnvRisks, DockersDefaultShmIsTooSmall) {
-  json env = roomy();
-  env["machine"]["dev_shm"] = {
-      {"path", "/dev/shm"}, {"size_bytes", 64ull << 20}, {"free_bytes", 64ull << 20}};
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"dev-shm-small"});
-  EXPECT_NE(fc::reports::environment_risks(env)[0]["note"].get<std::string>().find("64 MiB"),
-            std::string::npos);
-  env["machine"]["dev_shm"]["size_bytes"] = fc::reports::kSmallShmBytes;
-  env["machine"]["dev_shm"]["free_bytes"] = fc::reports::kSmallShmBytes / 4;
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"dev-shm-full"});
-  env["machine"]["dev_shm"] = {{"path", "/dev/shm"}, {"absent", "No such file or directory"}};
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"dev-shm-absent"});
-  env["machine"]["os"] = "Darwin";  // macOS has no /dev/shm, and torch needs none there
-  EXPECT_TRUE(risk_ids(env).empty());
-}
-
-TEST(EnvRisks, LowOpenFilesLimit) {
-  json env = roomy();
-  env["machine"]["open_files"]["soft"] = 1024;
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"open-files-low"});
-  env["machine"]["open_files"]["soft"] = fc::reports::kLowOpenFiles;
-  EXPECT_TRUE(risk_ids(env).empty());
-  // With the file_system strategy measured, torch holds no descriptor per tensor.
-  env["machine"]["open_files"]["soft"] = 1024;
-  env["python"]["torch"]["sharing_strategy"] = "file_system";
-  EXPECT_TRUE(risk_ids(env).empty());
-}
-
-TEST(EnvRisks, ThreadsOverTheCpusInTheAffinityMask) {
-  json env = roomy();
-  env["machine"]["cpus"]["affinity"] = 2;
-  env["machine"]["variables"]["OMP_NUM_THREADS"] = "64";
-  env["python"]["torch"]["threads"]["intra_op"] = 64;
-  const auto risks = fc::reports::environment_risks(env);
-  ASSERT_EQ(risk_ids(env), std::vector<std::string>{"threads-over-cpus"});
-  const std::string note = risks[0]["note"];
-  EXPECT_NE(note.find("OMP_NUM_THREADS=64"), std::string::npos) << note;
-  EXPECT_NE(note.find("2 CPUs in the affinity mask"), std::string::npos) << note;
-  // A nested list counts by its first level; as many threads as CPUs is fine.
-  env = roomy();
-  env["machine"]["variables"]["OMP_NUM_THREADS"] = "8,2";
-  EXPECT_TRUE(risk_ids(env).empty());
-  env["machine"]["variables"]["MKL_NUM_THREADS"] = "9";
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"threads-over-cpus"});
-}
-
-TEST(EnvRisks, ThreadsOverTheCgroupQuota) {
-  json env = roomy();
-  env["machine"]["cpus"]["cgroup_quota"] = 1.5;
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"threads-over-quota"});
-  env["python"]["torch"]["threads"]["intra_op"] = 2;
-  EXPECT_TRUE(risk_ids(env).empty());
-}
-
-TEST(EnvRisks, ForkAsTheDefaultWithCudaOrGnuOpenMp) {
-  json env = roomy();
-  env["python"]["multiprocessing"]["default_start_method"] = "fork";
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"fork-with-openmp"});
-  env["python"]["torch"]["cuda"]["available"] = true;
-  EXPECT_TRUE(has(risk_ids(env), "fork-with-cuda"));
-  // One intra-op thread, or another OpenMP runtime: no libgomp pool to break.
-  env["python"]["torch"]["threads"]["intra_op"] = 1;
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"fork-with-cuda"});
-  env["python"]["torch"]["threads"]["intra_op"] = 8;
-  env["python"]["torch"]["openmp_runtimes"] = {"libiomp5.so"};
-  EXPECT_EQ(risk_ids(env), std::vector<std::string>{"fork-with-cuda"});
-}
 
 // --- forkcheck env from the outside ---------------------------------------------------------
 

@@ -1,39 +1,13 @@
-# The reports (issue 4): reporters on a synthetic report, then a real run's reports: validated
-# against reports/report.schema.json, rendered again by `forkcheck report --from`, and drawn by
-# headless Chromium.
+# The reports (issue 4) of a real run: validated against reports/report.schema.json, rendered
+# again by `forkcheck report --from`, and drawn by headless Chromium. (The reporters on made-up
+# runs are unit tests beside them: reports/CMakeLists.txt.)
 find_package(pugixml REQUIRED)
-
-# Unit tests: no run, no child processes: every OS.
-add_executable(reporters_test ${CMAKE_CURRENT_LIST_DIR}/reporters_test.cc
-                              ${CMAKE_CURRENT_LIST_DIR}/issue_report_test.cc
-                              ${CMAKE_CURRENT_LIST_DIR}/findings_first_test.cc
-                              ${CMAKE_CURRENT_LIST_DIR}/report_diff_test.cc)
-target_include_directories(reporters_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-# The schema in the source tree (a path from __FILE__ is relative under ccache's base_dir).
-target_compile_definitions(reporters_test PRIVATE
-                           FC_REPORT_SCHEMA="${PROJECT_SOURCE_DIR}/reports/report.schema.json")
-target_link_libraries(reporters_test PRIVATE fc_reports pugixml::pugixml GTest::gtest_main forkcheck_warnings)
-gtest_discover_tests(reporters_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 120 ${FC_TEST_PROPS}
-                     DISCOVERY_TIMEOUT 60)
-
-# What a child printed, made safe for a terminal (terminal_safe): every OS.
-add_executable(terminal_text_test ${CMAKE_CURRENT_LIST_DIR}/terminal_text_test.cc)
-target_link_libraries(terminal_text_test PRIVATE fc_reports GTest::gtest_main forkcheck_warnings)
-gtest_discover_tests(terminal_text_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 60 ${FC_TEST_PROPS}
-                     DISCOVERY_TIMEOUT 60)
 
 # The rest runs forkcheck and reads what it wrote; the tests of it are POSIX programs (unistd),
 # so not on Windows. Linux alone has Debian's python3-jsonschema and chromium.
 if(WIN32)
   return()
 endif()
-
-# The run's files on disk: no write through a planted symlink, atomic replacement, an earlier
-# run's files removed (symlinks: POSIX).
-add_executable(report_files_test ${CMAKE_CURRENT_LIST_DIR}/report_files_test.cc)
-target_link_libraries(report_files_test PRIVATE fc_reports GTest::gtest_main forkcheck_warnings)
-gtest_discover_tests(report_files_test TEST_PREFIX "reports." PROPERTIES TIMEOUT 60 ${FC_TEST_PROPS}
-                     DISCOVERY_TIMEOUT 60)
 
 # One real run, shared by the tests below (a ctest fixture): the hang case and the tiny NN.
 set(FC_REAL_REPORT_DIR ${CMAKE_CURRENT_BINARY_DIR}/real-report)

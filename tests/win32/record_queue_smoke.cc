@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "../record_queue_check.h"
+#include "../support/record_queue_check.h"
 #include "cases/loopback.h"
 #include "cases/record_queue.h"
 #include "launch/win32.h"

@@ -136,7 +136,7 @@ TEST_F(Html, EscapesTextFromTheRun) {
 
 TEST_F(Html, MatrixHasARowPerCaseAndACellPerVariant) {
   EXPECT_NE(html_.find("<table class=\"matrix\">"), std::string::npos);
-  for (const char* id : {"gomp-fork-hang", "autograd-after-fork", "tiny-nn-spawn"})
+  for (const char* id : {"hang-case", "unbitten-case", "curves-case"})
     EXPECT_NE(html_.find("data-case=\"" + std::string(id) + "\""), std::string::npos) << id;
   EXPECT_NE(html_.find("hang \u2713 expected hang"), std::string::npos);
   EXPECT_NE(html_.find("crash \u2717 expected ok"), std::string::npos);
@@ -146,7 +146,7 @@ TEST_F(Html, MatrixHasARowPerCaseAndACellPerVariant) {
 TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
   const size_t featured = html_.find("id=\"featured\"");
   ASSERT_NE(featured, std::string::npos);
-  EXPECT_LT(featured, html_.find("id=\"case-gomp-fork-hang\""));
+  EXPECT_LT(featured, html_.find("id=\"case-hang-case\""));
   EXPECT_GT(featured, html_.find("id=\"matrix\""));
   const std::string section = html_.substr(featured, html_.find("</section>", featured) - featured);
   EXPECT_EQ(count(section, "<polyline"), 5u);
@@ -215,7 +215,7 @@ TEST_F(Junit, OneSuitePerCaseOneTestcasePerVariant) {
     ++suites;
   }
   EXPECT_EQ(suites, 4u);
-  auto t = testcase("gomp-fork-hang", "fork");
+  auto t = testcase("hang-case", "fork");
   ASSERT_TRUE(t);
   EXPECT_DOUBLE_EQ(t.attribute("time").as_double(), 1.25);
 }
@@ -237,21 +237,21 @@ TEST_F(Junit, FailuresExactlyWhereTheOutcomeDiffers) {
   EXPECT_EQ(failures,
             4);  // the regression, the hazard that did not bite, the timeout, the protocol error
   EXPECT_EQ(errors, 1);  // the harness error
-  auto reg = testcase("gomp-fork-hang", "spawn").child("failure");
+  auto reg = testcase("hang-case", "spawn").child("failure");
   EXPECT_STREQ(reg.attribute("type").value(), "crash");
   EXPECT_NE(std::string(reg.attribute("message").value()).find("regression"), std::string::npos);
   EXPECT_NE(std::string(reg.text().get()).find("killed by SIGSEGV </failure><injected/>"),
             std::string::npos)
       << "the message in the body too, escaped";
-  EXPECT_STREQ(testcase("gomp-fork-hang", "forkserver").child("error").attribute("type").value(),
+  EXPECT_STREQ(testcase("hang-case", "forkserver").child("error").attribute("type").value(),
                "error");
-  auto not_bitten = testcase("autograd-after-fork", "fork-plain").child("failure");
+  auto not_bitten = testcase("unbitten-case", "fork-plain").child("failure");
   EXPECT_NE(std::string(not_bitten.text().get()).find("did not bite"), std::string::npos);
 }
 
 TEST_F(Junit, ExpectedSkipsAreSkippedWithTheReason) {
   ASSERT_TRUE(parsed_);
-  auto t = testcase("autograd-after-fork", "macos-only");
+  auto t = testcase("unbitten-case", "macos-only");
   ASSERT_TRUE(t.child("skipped"));
   EXPECT_STREQ(t.child("skipped").attribute("message").value(), "needs macOS");
   EXPECT_FALSE(t.child("failure"));
@@ -259,10 +259,10 @@ TEST_F(Junit, ExpectedSkipsAreSkippedWithTheReason) {
 
 TEST_F(Junit, OutputsGoToSystemOutAndSystemErr) {
   ASSERT_TRUE(parsed_);
-  EXPECT_NE(std::string(testcase("gomp-fork-hang", "fork").child("system-out").text().get())
+  EXPECT_NE(std::string(testcase("hang-case", "fork").child("system-out").text().get())
                 .find("<b>tags</b>"),
             std::string::npos);
-  EXPECT_NE(std::string(testcase("gomp-fork-hang", "spawn").child("system-err").text().get())
+  EXPECT_NE(std::string(testcase("hang-case", "spawn").child("system-err").text().get())
                 .find("invalid utf-8"),
             std::string::npos);
 }
@@ -275,10 +275,8 @@ TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
   EXPECT_NE(md.find("## Verdicts"), std::string::npos);
   EXPECT_NE(md.find("regression: the fixed behaviour broke"), std::string::npos);
   EXPECT_NE(md.find("train finished"), std::string::npos);
-  EXPECT_NE(
-      md.find(
-          "<details><summary><b>gomp-fork-hang</b>: regression: title of gomp-fork-hang &lt;i&gt;"),
-      std::string::npos)
+  EXPECT_NE(md.find("<details><summary><b>hang-case</b>: regression: title of hang-case &lt;i&gt;"),
+            std::string::npos)
       << "HTML-escaped in the HTML block";
   EXPECT_NE(md.find("## Environment"), std::string::npos);
   EXPECT_NE(md.find("1.13.0"), std::string::npos);
@@ -581,7 +579,7 @@ const json& variant_named(const json& report, const std::string& case_id, const 
 
 TEST(ReportView, TreeFactsInOneLine) {
   const json r = synthetic_report();
-  EXPECT_EQ(tree_facts(variant_named(r, "gomp-fork-hang", "fork")), kBlocked);
+  EXPECT_EQ(tree_facts(variant_named(r, "hang-case", "fork")), kBlocked);
   EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "fork-busy")), kWorking);
   EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "forkserver-late")), kLate);
   EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "spawn-channel")), "")
@@ -718,7 +716,7 @@ TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
   EXPECT_NE(
       std::string(late.child("system-out").text().get()).find(std::string("ended: ") + kByItself),
       std::string::npos);
-  const std::string hang_out = tc["gomp-fork-hang/fork"].child("system-out").text().get();
+  const std::string hang_out = tc["hang-case/fork"].child("system-out").text().get();
   EXPECT_NE(hang_out.find(std::string("process tree: ") + kBlocked), std::string::npos) << hang_out;
   EXPECT_NE(hang_out.find("[S futex_do_wait] in syscall futex"), std::string::npos) << hang_out;
 }

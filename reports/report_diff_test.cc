@@ -69,18 +69,18 @@ json report(json cases, bool ok = true) {
           {"summary", {{"ok", ok}}}};
 }
 
-// gomp-fork-hang as it reproduces here: the hazard hangs, the fixes are ok. Its catalog entry
+// hang-case as it reproduces here: the hazard hangs, the fixes are ok. Its catalog entry
 // names the facts that may explain a change of it.
 json gomp(const std::string& fork = "hang", const std::string& spawn = "ok",
           const std::string& verdict = "reproduced") {
-  json c = a_case("gomp-fork-hang", verdict,
+  json c = a_case("hang-case", verdict,
                   {variant("fork", "hazard", "hang", fork), variant("spawn", "fix", "ok", spawn)});
   c["environment_topics"] = {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"};
   return c;
 }
 
 json shm(const std::string& fork = "crash") {
-  json c = a_case("shm-bus-error", "reproduced",
+  json c = a_case("shm-case", "reproduced",
                   {variant("fork", "hazard", "crash", fork), variant("disk", "fix", "ok", "ok")});
   c["environment_topics"] = {"kernel", "shm", "os", "start-methods"};
   return c;
@@ -107,7 +107,7 @@ TEST(ReportDiff, AFixThatBrokeIsARegressionNamingTheCaseAndVariant) {
       report({gomp(), shm()}), report({gomp("hang", "hang", "regression"), shm()}, false));
   EXPECT_TRUE(d.regressed);
   ASSERT_FALSE(d.changes.empty());
-  EXPECT_EQ(d.changes[0].case_id, "gomp-fork-hang");
+  EXPECT_EQ(d.changes[0].case_id, "hang-case");
   const CaseChange* v = find_change(d, "outcome", "spawn");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->effect, Effect::kRegression);
@@ -128,7 +128,7 @@ TEST(ReportDiff, AVerdictTurnedFailingIsARegression) {
   const auto d = fc::reports::diff_reports(report({gomp(), shm()}), b);
   EXPECT_TRUE(d.regressed);
   ASSERT_EQ(d.changes.size(), 1u);
-  EXPECT_EQ(d.changes[0].case_id, "shm-bus-error");
+  EXPECT_EQ(d.changes[0].case_id, "shm-case");
   EXPECT_EQ(d.changes[0].effect, Effect::kRegression);
 }
 
@@ -181,10 +181,10 @@ TEST(ReportDiff, CasesAndVariantsInOneReportOnlyAreCoverage) {
   EXPECT_FALSE(d.regressed);
   const CaseChange* only_a = find_change(d, "only-in-a", "forkserver");
   ASSERT_NE(only_a, nullptr);
-  EXPECT_EQ(only_a->case_id, "gomp-fork-hang");
+  EXPECT_EQ(only_a->case_id, "hang-case");
   const CaseChange* only_b = find_change(d, "only-in-b");
   ASSERT_NE(only_b, nullptr);
-  EXPECT_EQ(only_b->case_id, "shm-bus-error");
+  EXPECT_EQ(only_b->case_id, "shm-case");
   EXPECT_EQ(d.count(Effect::kCoverage), 2u);
 }
 
@@ -200,12 +200,12 @@ TEST(ReportDiff, ARunNoLongerOkIsARegressionEvenWithoutACase) {
 }
 
 TEST(ReportDiff, TheWorstCaseComesFirst) {
-  // shm-bus-error only changed (its hazard no longer crashes); gomp-fork-hang regressed after it.
+  // shm-case only changed (its hazard no longer crashes); hang-case regressed after it.
   const auto d = fc::reports::diff_reports(
       report({shm(), gomp()}), report({shm("ok"), gomp("hang", "error", "regression")}));
   ASSERT_GE(d.changes.size(), 3u);
-  EXPECT_EQ(d.changes[0].case_id, "gomp-fork-hang");
-  EXPECT_EQ(d.changes.back().case_id, "shm-bus-error");
+  EXPECT_EQ(d.changes[0].case_id, "hang-case");
+  EXPECT_EQ(d.changes.back().case_id, "shm-case");
 }
 
 // The likely cause first: of three differences, the one linked to the changed case leads, even
@@ -213,17 +213,17 @@ TEST(ReportDiff, TheWorstCaseComesFirst) {
 TEST(ReportDiff, AnEnvironmentDifferenceLinkedToAChangedCaseComesFirst) {
   json a = report({gomp(), shm()}), b = report({gomp("ok", "ok", "not-reproduced"), shm()});
   b["run"]["options"]["jobs"] = 16;  // unlinked, listed early
-  b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;  // shm-bus-error's
-  b["run"]["environment"]["threads"]["omp_get_max_threads"] = 8;             // gomp-fork-hang's
+  b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;  // shm-case's
+  b["run"]["environment"]["threads"]["omp_get_max_threads"] = 8;             // hang-case's
   const auto d = fc::reports::diff_reports(a, b);
   ASSERT_EQ(d.environment.size(), 3u);
   EXPECT_EQ(d.environment[0].name, "threads.omp_get_max_threads");
   EXPECT_EQ(d.environment[0].a, "1");
   EXPECT_EQ(d.environment[0].b, "8");
-  EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"gomp-fork-hang/fork"});
+  EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"hang-case/fork"});
   for (size_t i = 1; i < 3; ++i)
     EXPECT_TRUE(d.environment[i].may_explain.empty())
-        << d.environment[i].name << ": shm-bus-error did not change";
+        << d.environment[i].name << ": shm-case did not change";
   EXPECT_EQ(d.environment[1].name, "options.jobs") << "then the rest in their own order";
   EXPECT_EQ(d.environment[2].name, "dev_shm.size");
   EXPECT_EQ(d.environment[2].b, "64 MiB");
@@ -236,11 +236,11 @@ TEST(ReportDiff, ACasesTopicsComeFromItsCatalogEntry) {
   b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;
   auto d = fc::reports::diff_reports(a, b);
   ASSERT_EQ(d.environment.size(), 1u);
-  EXPECT_TRUE(d.environment[0].may_explain.empty()) << "gomp-fork-hang names no shm";
+  EXPECT_TRUE(d.environment[0].may_explain.empty()) << "hang-case names no shm";
   for (json* r : {&a, &b}) (*r)["cases"][0].erase("environment_topics");
   d = fc::reports::diff_reports(a, b);
   ASSERT_EQ(d.environment.size(), 1u);
-  EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"gomp-fork-hang/fork"});
+  EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"hang-case/fork"});
 }
 
 TEST(ReportDiff, AVariableSetOnOneSideOnlyDiffers) {
@@ -351,10 +351,10 @@ TEST(ReportDiff, JsonHasBothSidesTheChangesAndTheEnvironment) {
   EXPECT_EQ(j["b"]["command"], "run");
   EXPECT_EQ(j["regressed"], true);
   EXPECT_EQ(j["identical"], false);
-  EXPECT_EQ(j["changes"][0]["case"], "gomp-fork-hang");
+  EXPECT_EQ(j["changes"][0]["case"], "hang-case");
   EXPECT_EQ(j["changes"][0]["effect"], "regression");
   EXPECT_EQ(j["environment"][0]["name"], "openmp_runtimes");
-  EXPECT_EQ(j["environment"][0]["may_explain"][0], "gomp-fork-hang/spawn");
+  EXPECT_EQ(j["environment"][0]["may_explain"][0], "hang-case/spawn");
   EXPECT_EQ(j["counts"]["environment"], 1);
 }
 

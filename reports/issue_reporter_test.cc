@@ -114,14 +114,14 @@ TEST(KeyFinding, NativeWaitsAreNamedByTheProgramsOwnFunctions) {
 TEST(KeyFinding, ASkippedCaseSaysWhy) {
   json r = testing::synthetic_report();
   r["cases"].push_back(
-      {{"id", "cuda-before-fork"},
+      {{"id", "skipped-case"},
        {"verdict", "skipped"},
        {"verdict_reason", "no CUDA driver: libcuda.so.1 not found"},
        {"variants", json::array({variant("fork", "fork", "hazard", "skip", "skip", "no CUDA")})}});
   const Finding f = key_finding(r);
   bool said = false;
   for (const auto& fact : f.facts)
-    said = said || fact == "cuda-before-fork: skipped (no CUDA driver: libcuda.so.1 not found)";
+    said = said || fact == "skipped-case: skipped (no CUDA driver: libcuda.so.1 not found)";
   EXPECT_TRUE(said);
 }
 

@@ -172,9 +172,9 @@ inline nlohmann::json synthetic_report() {
         {"variants", std::move(variants)}};
   };
   json cases = json::array({
-      make_case("gomp-fork-hang", "regression", json::array({hang, regression, harness_error})),
-      make_case("autograd-after-fork", "not-reproduced", json::array({not_bitten, skipped})),
-      make_case("tiny-nn-spawn", "reproduced", json::array({spawn, fork})),  // featured below
+      make_case("hang-case", "regression", json::array({hang, regression, harness_error})),
+      make_case("unbitten-case", "not-reproduced", json::array({not_bitten, skipped})),
+      make_case("curves-case", "reproduced", json::array({spawn, fork})),  // featured below
       make_case("watchdog-outcomes", "regression", json::array({busy, channel, late})),
   });
   cases[2]["featured"] = true;  // the case the reports lead with, as the catalog marks it
