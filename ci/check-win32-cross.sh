@@ -137,7 +137,7 @@ torch_files() {
 
 # The files a Windows build compiles: the harness and its watch side, the reports, the start-method
 # library, the repro core and the native cases; not the _posix/_linux/_mac ones, not the shim, not
-# the torch program's.
+# the torch program's, not the unit tests beside them.
 windows_files() {
   local torch
   torch=" $(torch_files | tr '\n' ' ') "
@@ -147,6 +147,8 @@ windows_files() {
     case $f in
       *_posix.* | *_linux.* | *_mac.*) ;;
       repros/launch/boost_process_v1.h) ;;  # Boost.Process: POSIX files only
+      # Unit tests beside their units (GoogleTest, built by CMake where they run).
+      *_test.cc | *_test_workers.* | repros/launch/launch_no_init_main.cc) ;;
       *) [[ $torch == *" $f "* ]] || echo "$f" ;;
     esac
   done
