@@ -32,10 +32,11 @@ sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/harness/version.h"
 sed 's/@[A-Za-z_]*@/0/g' harness/install_dirs.h.in > "$gen/harness/install_dirs.h"
 
 mapfile -t files < <(
-  for f in harness/*.cc harness/*/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc; do
+  for f in harness/*.cc harness/*/*.cc repros/launch/*.cc repros/core/*.cc repros/cases/*.cc \
+           repros/cases/support/*.cc; do
     case $f in
-      *_linux.cc | *_win32.cc) ;;
-      repros/cases/objc_probe_other.cc) ;;  # macOS builds objc_probe_mac.cc instead
+      *_linux.cc | *_win32.cc | *_test.cc | *_test_workers.cc | */launch_no_init_main.cc) ;;
+      repros/cases/support/objc_probe_other.cc) ;;  # macOS builds objc_probe_mac.cc instead
       *_mac.cc | *_posix.cc | *_other.cc) echo "$f" ;;
       *) if grep -q "__APPLE__" "$f"; then echo "$f"; fi ;;
     esac

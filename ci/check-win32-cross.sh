@@ -129,7 +129,7 @@ fail() {
 # libtorch's headers); step 1b checks them.
 torch_files() {
   sed -n '/^add_library(fc_repro_torch_objects OBJECT/,/)/p' repros/cases/CMakeLists.txt |
-    grep -o '[a-z_0-9]*\.cc' | while read -r cc; do
+    grep -o '[a-z_0-9/]*\.cc' | while read -r cc; do
       echo "repros/cases/$cc"
       if [ -e "repros/cases/${cc%.cc}.h" ]; then echo "repros/cases/${cc%.cc}.h"; fi
     done
@@ -143,7 +143,7 @@ windows_files() {
   torch=" $(torch_files | tr '\n' ' ') "
   for f in harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
            repros/launch/*.h repros/launch/*.cc repros/core/*.h repros/core/*.cc \
-           repros/cases/*.h repros/cases/*.cc; do
+           repros/cases/*.h repros/cases/*.cc repros/cases/support/*.h repros/cases/support/*.cc; do
     case $f in
       *_posix.* | *_linux.* | *_mac.*) ;;
       repros/launch/boost_process_v1.h) ;;  # Boost.Process: POSIX files only
@@ -287,11 +287,11 @@ if [ $failed -eq 0 ]; then
             "$build/reports/libfc_reports.a" "$work/libfc_launch.a" -ldbghelp -o "$work/supervisor_smoke.exe" &&
      "$cxx" "${link[@]}" tests/win32/repro_smoke.cc "$work/libfc_harness.a" \
             "$build/reports/libfc_reports.a" "$work/libfc_launch.a" -ldbghelp -o "$work/repro_smoke.exe" &&
-     "$cxx" "${link[@]}" tests/win32/shared_lock_smoke.cc repros/cases/shared_lock_win32.cc \
-            repros/cases/shared_memory_win32.cc "$build/repros/core/libfc_repro_core.a" \
+     "$cxx" "${link[@]}" tests/win32/shared_lock_smoke.cc repros/cases/support/shared_lock_win32.cc \
+            repros/cases/support/shared_memory_win32.cc "$build/repros/core/libfc_repro_core.a" \
             "$work/libfc_launch.a" -o "$work/shared_lock_smoke.exe" &&
-     "$cxx" "${link[@]}" tests/win32/record_queue_smoke.cc repros/cases/record_queue.cc \
-            repros/cases/loopback_win32.cc "$work/libfc_launch.a" -lws2_32 \
+     "$cxx" "${link[@]}" tests/win32/record_queue_smoke.cc repros/cases/support/record_queue.cc \
+            repros/cases/support/loopback_win32.cc "$work/libfc_launch.a" -lws2_32 \
             -o "$work/record_queue_smoke.exe"; then
     echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe, shared_lock_smoke.exe," \
          "record_queue_smoke.exe"

@@ -2,7 +2,7 @@
 // backward() and libtorch refuses: "Unable to handle autograd's threading in combination with
 // fork-based multiprocessing". The check is armed only when autograd created device threads, i.e.
 // when a non-CPU device exists; on a CPU-only libtorch the fork child trains fine, and we say so.
-#include "cases/example_nn.h"
+#include "cases/support/example_nn.h"
 
 namespace {
 

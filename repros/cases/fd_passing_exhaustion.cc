@@ -4,7 +4,7 @@
 // holds RLIMIT_NOFILE of them, the next descriptor cannot be installed: the kernel delivers the
 // message without it and sets MSG_CTRUNC, and multiprocessing's recvfds raises "received 0 items
 // of ancdata". The platform part: fd_passing_exhaustion_linux.cc.
-#include "cases/fd_passing_exhaustion.h"
+#include "cases/support/fd_passing_exhaustion.h"
 
 #include <string>
 #include <vector>

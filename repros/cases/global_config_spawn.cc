@@ -87,10 +87,12 @@ std::vector<fc::VariantSpec> variants() {
       "config's constructor set (ROOT), as Python's spawn/forkserver re-import __main__ as "
       "__mp_main__";
   return {
-      fc::hazard("fork", "fork", Outcome::kOk,
-                 "a fork child is a copy of the parent's memory after setup(): it sees all four "
-                 "keys (the source's fork output shows them)",
-                 "setup() in the parent's main, 4 fork workers read the config"),
+      fc::hazard(
+          "fork", "fork", Outcome::kOk,
+          "a fork child is a copy of the parent's memory after setup(): it sees all four "
+          "keys (the source's fork output prints the parent's config object, at the parent's "
+          "address, in every worker)",
+          "setup() in the parent's main, 4 fork workers read the config"),
       fc::hazard("spawn", "spawn", Outcome::kError, lost,
                  "setup() in the parent's main, 4 spawn workers read the config"),
       fc::hazard("forkserver", "forkserver", Outcome::kError,

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "cases/termination.h"
+#include "cases/support/termination.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"

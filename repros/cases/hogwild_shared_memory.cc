@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "cases/shared_memory.h"
+#include "cases/support/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"

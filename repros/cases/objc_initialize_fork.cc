@@ -7,7 +7,7 @@
 // Only Apple platforms have that runtime (the probe: objc_probe_mac.cc); elsewhere the variants
 // are skipped (objc_probe_other.cc) and static-init-fork shows the same hazard (one-time
 // initialisation interrupted by fork) in C++.
-#include "cases/objc_probe.h"
+#include "cases/support/objc_probe.h"
 #include "core/case_registry.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // Docker's default 64 MiB, the files outgrow it and a worker dies of SIGBUS ("bus error"). Here
 // the shm directory is a 4 MiB tmpfs mounted for the variant alone, the workers need 6 MiB.
 // The platform part (mount namespace, storage files): shm_bus_error_linux.cc.
-#include "cases/shm_bus_error.h"
+#include "cases/support/shm_bus_error.h"
 
 #include <string>
 #include <vector>

@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
-#include "cases/handle_serializers.h"
-#include "cases/loopback.h"
-#include "cases/os_handle.h"
+#include "cases/support/handle_serializers.h"
+#include "cases/support/loopback.h"
+#include "cases/support/os_handle.h"
 #include "core/case_registry.h"
 #include "core/pool.h"
 #include "launch/launch.h"

@@ -97,8 +97,9 @@ std::vector<fc::VariantSpec> variants() {
       fc::hazard("fork", "fork", Outcome::kHang,
                  "libstdc++'s __cxa_guard_acquire waits on a futex for the initialising thread to "
                  "finish; fork() copied the guard's in-progress state but not that thread",
-                 "a second thread is inside the static's initialiser at fork; the child uses the "
-                 "static"),
+                 "a second thread is inside the static's initialiser at fork, held there until "
+                 "the parent has forked (standing for slow work: in a real program the fork lands "
+                 "there by chance); the child uses the static"),
       fc::fix("spawn", "spawn",
               "a fresh exec has its own, untouched guard: the worker runs the initialiser itself",
               "same parent; the worker is a fresh exec"),
@@ -107,9 +108,12 @@ std::vector<fc::VariantSpec> variants() {
               "is untouched",
               "same parent; the worker is forked by a server started before any thread"),
       fc::fix("fork-init-in-atfork", "fork",
-              "a pthread_atfork prepare handler touches the static, which waits until the "
-              "initialisation is complete before fork() runs: the child inherits a finished guard",
-              "as `fork`, with a prepare handler that initialises the static before fork"),
+              "a pthread_atfork prepare handler ends the initialiser's hold (standing for the slow "
+              "work finishing by itself), then touches the static, which waits on the guard until "
+              "the initialising thread has finished, before fork() runs: the child inherits a "
+              "finished guard",
+              "as `fork`, with a prepare handler that ends the hold and initialises the static "
+              "before fork"),
   };
 }
 
@@ -132,7 +136,9 @@ FORKCHECK_CASE(static_init_fork_case) {
       "__cxa_guard_acquire/__cxa_guard_release). While one thread runs the initialiser, others "
       "wait on the guard (a futex in libstdc++). fork() copies the guard's in-progress state into "
       "the child without the thread that would complete it, so the child's first use of the "
-      "static waits forever.";
+      "static waits forever. This program holds its initialiser open until the parent has "
+      "forked, so that the fork lands inside it every time; in a real program it lands there when "
+      "the initialiser is slow (loading a model, a device library) and the timing is unlucky.";
   c.platforms =
       "any POSIX system with threads (Linux/libstdc++ verified); the macOS Objective-C "
       "runtime crashes instead (objc-initialize-fork)";

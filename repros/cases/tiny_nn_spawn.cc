@@ -3,7 +3,7 @@
 // beside the fork variant that fails with libtorch's autograd error.
 #include <string>
 
-#include "cases/example_nn.h"
+#include "cases/support/example_nn.h"
 
 namespace {
 

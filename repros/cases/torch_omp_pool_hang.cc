@@ -120,8 +120,10 @@ fc::VariantSpec fork_variant(std::string name, int threads, const std::string& r
     why = "libtorch's default here is " + count +
           ": at::parallel_for runs every op inline on the "
           "calling thread, so the parent starts no OpenMP team and a fork child has none to "
-          "inherit. The hazard needs a team: the source's Linux server had more cores (the `fork` "
-          "variant forces 2 threads to show it)";
+          "inherit. The hazard needs a team, which libtorch starts by default where it counts 2 "
+          "cores or "
+          "more, or where OMP_NUM_THREADS asks for 2 or more "
+          "(the `fork` variant forces 2 threads to show it)";
   } else if (runtime == "libgomp (GNU)") {
     expected = Outcome::kHang;
     why = "the parent's sum() of 512x512 with " + count + " runs an OpenMP region, so " + runtime +

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cases/record_queue.h"
+#include "cases/support/record_queue.h"
 
 namespace fc::cases::record_queue::testing {
 

@@ -1,6 +1,6 @@
-// Smoke test of selfplay-pipeline's queue on Windows (repros/cases/record_queue.cc over Winsock,
-// cross-built by ci/check-win32-cross.sh and run under wine), with actors in processes started
-// the Windows way:
+// Smoke test of selfplay-pipeline's queue on Windows (repros/cases/support/record_queue.cc over
+// Winsock, cross-built by ci/check-win32-cross.sh and run under wine), with actors in processes
+// started the Windows way:
 //   1. two actors started before the writer exists wait for its port file, connect, and send 20
 //      messages each (every fifth 1 MiB): the writer gets all 40, whole and in each actor's order,
 //      and both ends;
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "../support/record_queue_check.h"
-#include "cases/loopback.h"
-#include "cases/record_queue.h"
+#include "cases/support/loopback.h"
+#include "cases/support/record_queue.h"
 #include "launch/win32.h"
 #include "smoke_check.h"
 #include "smoke_process.h"

@@ -1,6 +1,7 @@
-// Smoke test of the torch cases' cross-process lock on Windows (repros/cases/shared_lock_win32.cc,
-// cross-built by ci/check-win32-cross.sh and run under wine): a lock word in a named segment,
-// taken and released across processes started the Windows way.
+// Smoke test of the torch cases' cross-process lock on Windows
+// (repros/cases/support/shared_lock_win32.cc, cross-built by ci/check-win32-cross.sh and run under
+// wine): a lock word in a named segment, taken and released across processes started the Windows
+// way.
 //   1. taken and released in one process;
 //   2. held here, a second process waiting for it gives up at its 1 s deadline and names the
 //      holder;
@@ -16,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cases/shared_memory.h"
+#include "cases/support/shared_memory.h"
 #include "smoke_check.h"
 #include "smoke_process.h"
 
