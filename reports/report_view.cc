@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "reports/text.h"
+#include "reports/whose_torch.h"
 
 namespace fc::reports {
 namespace {
@@ -333,7 +334,9 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
                     " usable by this process");
   if (env.contains("libtorch") && env["libtorch"].is_object()) {
     const auto& t = env["libtorch"];
-    add("libtorch", display(t.value("version", nlohmann::json("?"))) + " (OpenMP " +
+    const std::string library = field(catalog_libtorch(env), "library");
+    add("libtorch", display(t.value("version", nlohmann::json("?"))) +
+                        (library.empty() ? "" : " at " + library) + " (OpenMP " +
                         yes_no(t.value("has_openmp", nlohmann::json())) + ", MKL " +
                         yes_no(t.value("has_mkl", nlohmann::json())) + ", MKL-DNN " +
                         yes_no(t.value("has_mkldnn", nlohmann::json())) + ", LAPACK " +
@@ -342,6 +345,9 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
   } else {
     add("libtorch", "not loaded by the program that collected this");
   }
+  // The Python torch found beside it (forkcheck all, run): the same libtorch, or another one.
+  if (env.contains("python_torch"))
+    add("Python torch", python_torch_sentence(catalog_libtorch(env), env["python_torch"]));
   if (env.contains("openmp_runtimes"))
     add("OpenMP runtime(s) loaded",
         env["openmp_runtimes"].empty() ? "none" : join(env["openmp_runtimes"], "; "));

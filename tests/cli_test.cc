@@ -271,6 +271,27 @@ TEST(Cli, ListJsonHasTheCases) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
 }
 
+// Whose torch: the libtorch the torch cases run against, as the torch program says (the file it
+// maps), and the Python torch found beside it, in --json and in the text's closing lines.
+TEST(Cli, ListSaysWhichLibtorchTheTorchCasesRunAgainst) {
+  auto r = forkcheck({"list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j["libtorch"].is_object()) << j["libtorch"];
+  const std::string library = j["libtorch"].value("library", "");
+  EXPECT_NE(library.find("libtorch_cpu"), std::string::npos) << library;
+  EXPECT_TRUE(fs::exists(library)) << library;
+  EXPECT_FALSE(j["libtorch"].value("version", "").empty());
+  ASSERT_TRUE(j["python_torch"].is_object());
+  EXPECT_FALSE(j["python_torch"].value("status", "").empty()) << j["python_torch"];
+  auto text = forkcheck({"list"});
+  EXPECT_NE(text.out.find("whose torch\n  libtorch: " + j["libtorch"].value("version", "") + " (" +
+                          library + "): the torch cases run against it"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\n  Python: "), std::string::npos) << text.out;
+}
+
 // `forkcheck list CASE`: a page with everything the catalog says of the case, every variant
 // with what it does and why its expectation holds here.
 TEST(Cli, ListOfACaseIsItsPage) {

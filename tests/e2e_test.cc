@@ -110,6 +110,19 @@ TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
 
 // What the reports need to know of a case comes with it, from its catalog entry: the facts that
 // may explain a change of it (forkcheck diff), and the one case the reports lead with.
+// Whose torch: the run records the Python torch beside the libtorch the cases ran against, and
+// issue.md says both.
+TEST_F(ForkcheckAll, TheReportSaysWhoseTorchTheCatalogRanAgainst) {
+  const auto& env = report_["run"]["environment"];
+  ASSERT_TRUE(env.contains("python_torch")) << env.dump(1).substr(0, 2000);
+  EXPECT_FALSE(env["python_torch"].value("status", "").empty());
+  std::ifstream issue(out_ / "issue.md", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(issue)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("- libtorch: "), std::string::npos) << text;
+  EXPECT_NE(text.find("libtorch\\_cpu"), std::string::npos) << "the file, not only a version";
+  EXPECT_NE(text.find("- Python torch: "), std::string::npos) << text;
+}
+
 TEST_F(ForkcheckAll, EachCaseCarriesItsTopicsAndOneIsFeatured) {
   size_t featured = 0;
   for (const auto& c : report_["cases"]) {

@@ -6,6 +6,8 @@
 #                     and run against it; a newer version than installed refused
 #   package.deb       cpack's two .debs: contents, Depends, run unpacked (and installed with
 #                     dpkg when FORKCHECK_TEST_DEB_INSTALL=1, as ci/run-tests.sh sets as root)
+#   install.torch_from_python  FORKCHECK_TORCH_FROM_PYTHON configured: a wheel-like package used,
+#                     this machine's Python torch used or refused saying why, no torch refused
 # Linux: the tests use bash, readelf and, for the package, Debian's dpkg tools.
 set(fc_install_work ${CMAKE_BINARY_DIR}/install-test)
 set(fc_install_script ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.sh)
@@ -22,3 +24,8 @@ add_test(NAME package.deb COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check
                                   ${CMAKE_BINARY_DIR} ${CMAKE_BINARY_DIR}/package-test
                                   ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.deb PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 ${FC_TEST_PROPS})
+
+add_test(NAME install.torch_from_python
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_torch_from_python.sh
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/torch-from-python-test ${Torch_DIR})
+set_tests_properties(install.torch_from_python PROPERTIES TIMEOUT 300 ${FC_TEST_PROPS})

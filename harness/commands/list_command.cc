@@ -10,8 +10,10 @@
 #include "harness/common/catalog.h"
 #include "harness/common/did_you_mean.h"
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/python_torch.h"
 #include "harness/common/usage_error.h"
 #include "reports/text.h"
+#include "reports/whose_torch.h"
 
 namespace fc::harness {
 
@@ -89,31 +91,46 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
     }
     return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
   }
+  // Whose torch: the libtorch the torch cases run against, and the Python torch found beside it.
+  const nlohmann::json python_torch = find_python_torch();
   if (as_json) {
-    const nlohmann::json out = {{"cases", cat.cases}, {"errors", cat.errors}};
+    const nlohmann::json out = {{"cases", cat.cases},
+                                {"errors", cat.errors},
+                                {"libtorch", cat.libtorch},
+                                {"python_torch", python_torch}};
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
   }
   // Columns as wide as their longest entry (variant names run to 28 characters).
-  int name_w = 4, method_w = 4;
-  for (const auto& c : cat.cases)
+  int id_w = 22, name_w = 4, method_w = 4;
+  for (const auto& c : cat.cases) {
+    id_w = std::max(id_w, static_cast<int>(c.value("id", "").size()));
     for (const auto& v : c["variants"]) {
       name_w = std::max(name_w, static_cast<int>(v.value("name", "").size()));
       method_w = std::max(method_w, static_cast<int>(v.value("start_method", "").size()));
     }
+  }
   for (const auto& c : cat.cases) {
-    std::printf("%-22s %s\n", c.value("id", "").c_str(), c.value("title", "").c_str());
+    std::printf("%-*s %s\n", id_w, c.value("id", "").c_str(), c.value("title", "").c_str());
     // A seed document by its number; a public report by its address.
     const std::string doc = c["source"].value("document", "");
     const std::string where = doc.empty() ? c["source"].value("url", "") : doc;
-    std::printf("%-22s source %s: %s (%s); applies to: %s\n", "", where.c_str(),
+    std::printf("%-*s source %s: %s (%s); applies to: %s\n", id_w, "", where.c_str(),
                 c["source"].value("title", "").c_str(), c["source"].value("author", "").c_str(),
                 c.value("platforms", "").c_str());
     for (const auto& v : c["variants"])
-      std::printf("%-22s   %-*s %-*s %-6s expects %s\n", "", name_w, v.value("name", "").c_str(),
-                  method_w, v.value("start_method", "").c_str(), v.value("role", "").c_str(),
-                  v.value("expected", "").c_str());
+      std::printf("%-*s   %-*s %-*s %-6s expects %s\n", id_w, "", name_w,
+                  v.value("name", "").c_str(), method_w, v.value("start_method", "").c_str(),
+                  v.value("role", "").c_str(), v.value("expected", "").c_str());
   }
+  std::printf("\nwhose torch\n  libtorch: %s\n",
+              cat.libtorch.is_object()
+                  ? (reports::libtorch_text(cat.libtorch) +
+                     ": the torch cases run against it (the one forkcheck was built with)")
+                        .c_str()
+                  : "none: this forkcheck was built without its torch program");
+  if (const std::string p = reports::python_torch_sentence(cat.libtorch, python_torch); !p.empty())
+    std::printf("  Python: %s\n", reports::terminal_safe(p).c_str());
   return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
 }
 

@@ -11,6 +11,7 @@
 #include "harness/common/exit_status_codes.h"
 #include "harness/common/out_dir.h"
 #include "harness/common/plan.h"
+#include "harness/common/python_torch.h"
 #include "harness/common/run_session.h"
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
@@ -46,6 +47,9 @@ int run_cases(const RunOptions& options) {
                       {"catalog_errors", cat.errors}},
                      &zygotes);
   session.know_cases(cat.cases);
+  // Whose torch the catalog speaks of: the Python torch a user's program would import, beside the
+  // libtorch the torch cases run against (found without importing torch: milliseconds).
+  session.add_environment({{"python_torch", find_python_torch()}});
   struct Planned {
     std::string case_id;
     nlohmann::json variant;

@@ -118,6 +118,10 @@ Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes)
                            json_kind(j["cases"]) + ", not an array");
       continue;
     }
+    // The program's own facts: which libtorch its torch cases run against (an object or nothing).
+    if (j.contains("program_facts") && j["program_facts"].is_object() &&
+        j["program_facts"].contains("libtorch") && j["program_facts"]["libtorch"].is_object())
+      cat.libtorch = j["program_facts"]["libtorch"];
     // Each case checked before anything reads it: one that is not as forkcheck reads it is left
     // out, named, and the run goes on with the others.
     for (std::size_t i = 0; i < j["cases"].size(); ++i) {

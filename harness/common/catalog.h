@@ -18,6 +18,9 @@ struct Catalog {
   // Seconds each program took to start and list itself: what loading it costs (libtorch's
   // static initialisation, above all), so what each of its exec'd workers will cost again.
   std::map<std::string, double> load_s;
+  // The libtorch the torch cases run against, as the torch program says: {"version", "library"
+  // (the real path of its libtorch_cpu)}; null without a torch program.
+  nlohmann::json libtorch;
 };
 
 // The repro programs: in $FORKCHECK_REPRO_DIR, beside this executable (build tree), or in

@@ -22,6 +22,18 @@ bool register_case(CaseDef (*make)()) {
   return true;
 }
 
+namespace {
+std::vector<ProgramFacts>& program_facts() {
+  static std::vector<ProgramFacts> f;
+  return f;
+}
+}  // namespace
+
+bool register_program_facts(ProgramFacts add) {
+  program_facts().push_back(add);
+  return true;
+}
+
 const std::vector<CaseDef>& all_cases() {
   static const std::vector<CaseDef> cases = [] {
     std::vector<CaseDef> v;
@@ -90,7 +102,9 @@ nlohmann::json catalog_json(const std::string& program) {
                      {"featured", c.featured},
                      {"shows_as", c.shows_as}});
   }
-  return {{"cases", cases}};
+  nlohmann::json facts = nlohmann::json::object();
+  for (auto* add : program_facts()) add(facts);
+  return {{"cases", cases}, {"program_facts", facts}};
 }
 
 }  // namespace fc

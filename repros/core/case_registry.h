@@ -125,6 +125,12 @@ struct CaseDef {
 };
 
 bool register_case(CaseDef (*make)());
+
+// Facts about the program itself that its catalog carries beside the cases ("program_facts"): the
+// torch program says which libtorch it runs against (forkcheck list shows it). Registered at
+// static-initialisation time, like cases.
+using ProgramFacts = void (*)(nlohmann::json& facts);
+bool register_program_facts(ProgramFacts add);
 const std::vector<CaseDef>& all_cases();
 const CaseDef* find_case(const std::string& id);
 

@@ -5,9 +5,42 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#ifndef _WIN32
+#include <dlfcn.h>
+#endif
+
+#include <cstdlib>
+#include <string>
+
+#include "core/case_registry.h"
 #include "core/environment.h"
 
 namespace {
+
+// The real path of the libtorch_cpu this program runs with (the file at::get_num_threads is in),
+// or "" where the platform does not say.
+std::string libtorch_cpu_path() {
+#ifndef _WIN32
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) == 0 || !info.dli_fname)
+    return "";
+  if (char* real = ::realpath(info.dli_fname, nullptr)) {
+    std::string path = real;
+    std::free(real);
+    return path;
+  }
+  return info.dli_fname;
+#else
+  return "";
+#endif
+}
+
+// forkcheck list says which libtorch the torch cases run against.
+void add_libtorch_program_facts(nlohmann::json& facts) {
+  facts["libtorch"] = {{"version", TORCH_VERSION}, {"library", libtorch_cpu_path()}};
+}
+[[maybe_unused]] const bool registered_facts =
+    fc::register_program_facts(&add_libtorch_program_facts);
 
 int torch_intra_op_threads() { return at::get_num_threads(); }
 [[maybe_unused]] const bool registered_intra_op =
