@@ -48,7 +48,7 @@ for f in "${files[@]}"; do
   case $f in *_mac.cc | *_posix.cc) werror=(-Werror) ;; esac
   if ! "$cxx" -std=c++17 -fsyntax-only ${werror[@]+"${werror[@]}"} "${warnings[@]}" \
          -U__linux__ -U__gnu_linux__ -Ulinux -D__APPLE__ -D__MACH__ \
-         -isystem "$root/ci/macos-stubs" -I"$root" -I"$root/repros" -I"$gen" "$f"; then
+         -isystem "$root/ci/macos-stubs" -I"$root" -I"$root/include" -I"$root/repros" -I"$gen" "$f"; then
     echo "FAIL: $f"
     failed=1
   fi

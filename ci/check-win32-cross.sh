@@ -141,7 +141,7 @@ torch_files() {
 windows_files() {
   local torch
   torch=" $(torch_files | tr '\n' ' ') "
-  for f in harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
+  for f in include/forkcheck/*.h harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
            repros/launch/*.h repros/launch/*.cc repros/core/*.h repros/core/*.cc \
            repros/cases/*.h repros/cases/*.cc repros/cases/support/*.h repros/cases/support/*.cc; do
     case $f in
@@ -160,7 +160,7 @@ mkdir -p "$gen"
 sed 's/@[A-Za-z_]*@/0/g' harness/version.h.in > "$gen/version.h"
 sed 's/@[A-Za-z_]*@/0/g' harness/install_dirs.h.in > "$gen/install_dirs.h"
 syntax() {  # FILE: a source, or a header compiled on its own
-  local f=$1 args=(-std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -I"$root"
+  local f=$1 args=(-std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -I"$root" -I"$root/include"
                    -I"$root/repros" -I"$work/generated" -isystem "$inc"
                    -isystem "$pugixml_src/src")
   case $f in
@@ -209,7 +209,7 @@ tinc="$work/torch-include"
 rm -rf "$tinc"
 syntax_torch() {  # FILE: a torch program source
   "$cxx" -std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -DNDEBUG \
-    -DC10_BUILD_MAIN_LIB -DCAFFE2_BUILD_MAIN_LIB -I"$root" -I"$root/repros" \
+    -DC10_BUILD_MAIN_LIB -DCAFFE2_BUILD_MAIN_LIB -I"$root" -I"$root/include" -I"$root/repros" \
     -I"$work/generated" -isystem "$inc" -isystem "$tinc" \
     -isystem "$tinc/torch/csrc/api/include" "$root/$1"
 }
@@ -280,7 +280,7 @@ if [ $failed -eq 0 ]; then
     mapfile -t members < <(printf '%s\n' "${objects[@]}" | grep "/fc_$lib\.dir/")
     (cd "$build" && "$ar" rcs "$work/libfc_$lib.a" "${members[@]}")
   done
-  link=(-std=c++17 -O1 -static -Werror "${warnings[@]}" -I"$root" -I"$root/repros"
+  link=(-std=c++17 -O1 -static -Werror "${warnings[@]}" -I"$root" -I"$root/include" -I"$root/repros"
         -I"$work/generated" -isystem "$inc")
   if "$cxx" "${link[@]}" tests/win32/smoke_child.cc -o "$work/smoke_child.exe" &&
      "$cxx" "${link[@]}" tests/win32/supervisor_smoke.cc "$work/libfc_harness.a" \

@@ -48,9 +48,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 set_target_properties(fc_launch PROPERTIES OUTPUT_NAME forkcheck_launch EXPORT_NAME launch)
 add_library(forkcheck::launch ALIAS fc_launch)
 install(TARGETS fc_launch EXPORT forkcheckTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/repros/launch/launch.h
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+install(FILES ${PROJECT_SOURCE_DIR}/include/forkcheck/launch.h
         DESTINATION ${FORKCHECK_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(EXPORT forkcheckTargets NAMESPACE forkcheck:: DESTINATION ${FORKCHECK_INSTALL_CMAKEDIR}
         COMPONENT dev)

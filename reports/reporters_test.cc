@@ -13,13 +13,13 @@
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
+#include "core/outcome.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/run_log.h"
 #include "reports/svg_line_chart.h"
 #include "reports/synthetic_report.h"
 #include "reports/text.h"
-#include "repros/core/outcome.h"
 
 namespace fc::reports {
 namespace {

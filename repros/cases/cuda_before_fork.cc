@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <string>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/environment_platform.h"
 #include "core/libraries.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

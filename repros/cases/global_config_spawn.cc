@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

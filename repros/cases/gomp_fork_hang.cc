@@ -14,11 +14,11 @@
 #include <filesystem>
 #include <string>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/libraries.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 // Which OpenMP runtime this program was linked against, as the file name of its library starts

@@ -21,11 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "cases/support/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

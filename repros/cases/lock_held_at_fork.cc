@@ -21,10 +21,10 @@
 #include <string>
 #include <thread>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "cases/support/record_queue.h"
 #include "cases/support/scratch_dir.h"
 #include "cases/support/scripted_net.h"
@@ -48,7 +49,6 @@
 #include "core/channel.h"
 #include "core/environment.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

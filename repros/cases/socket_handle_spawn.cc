@@ -26,12 +26,12 @@
 #include <utility>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "cases/support/handle_serializers.h"
 #include "cases/support/loopback.h"
 #include "cases/support/os_handle.h"
 #include "core/case_registry.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/pool.h"
 #include "core/shared_segment.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

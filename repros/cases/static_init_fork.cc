@@ -12,10 +12,10 @@
 #include <mutex>
 #include <thread>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/environment.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

@@ -31,13 +31,13 @@
 #include <utility>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "cases/support/scratch_dir.h"
 #include "cases/support/scripted_net.h"
 #include "cases/support/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <forkcheck/launch.h>
 #include "core/startup_cost.h"
-#include "launch/launch.h"
 
 namespace fc {
 namespace {

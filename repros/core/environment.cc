@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/environment_platform.h"
 #include "core/libraries.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace fc {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <forkcheck/launch.h>
 #include "core/case_registry.h"
-#include "launch/launch.h"
 
 namespace fc {
 

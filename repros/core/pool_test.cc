@@ -19,8 +19,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <forkcheck/launch.h>
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "own_cpu.h"
 
 namespace fc {

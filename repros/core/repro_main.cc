@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/bench.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
@@ -21,7 +22,6 @@
 #include "core/start_state.h"
 #include "core/startup_cost.h"
 #include "core/zygote_server.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

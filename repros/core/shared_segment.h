@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 FORKCHECK_WORKER(answer) { return 42; }
 

@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/launch_test_workers.h"
 #include "own_cpu.h"
 

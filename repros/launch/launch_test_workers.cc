@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::launch::test_workers {
 

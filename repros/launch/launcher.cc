@@ -3,7 +3,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/start_methods.h"
 #include "launch/worker_impl.h"
 

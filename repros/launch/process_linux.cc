@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/process.h"
 
 namespace fc::launch {

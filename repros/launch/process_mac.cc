@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/process.h"
 
 namespace fc::launch {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::launch {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/process.h"
 #include "launch/spawn_inherit_win32.h"
 #include "launch/win32.h"

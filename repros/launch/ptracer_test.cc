@@ -26,8 +26,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <forkcheck/launch.h>
 #include "launch/boost_process_v1.h"
-#include "launch/launch.h"
 #include "launch/ptracer.h"
 
 namespace {

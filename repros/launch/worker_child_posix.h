@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::launch::detail {
 

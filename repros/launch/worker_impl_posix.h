@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "launch/fdio_posix.h"
-#include "launch/launch.h"
 
 namespace fc::launch {
 

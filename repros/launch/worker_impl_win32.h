@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 #include "launch/win32.h"
 
 namespace fc::launch {

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::launch {
 namespace {

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <forkcheck/launch.h>
 #include "harness/supervise/classify.h"
 #include "harness/supervise/supervisor.h"
-#include "launch/launch.h"
 #include "launch/win32.h"
 #include "smoke_check.h"
 

@@ -2,8 +2,8 @@
 // (so the measurement is of a worker that really has libtorch) and reports its memory.
 #include <torch/torch.h>
 
+#include <forkcheck/launch.h>
 #include "core/bench.h"
-#include "launch/launch.h"
 
 FORKCHECK_WORKER(bench_torch) {
   long long t = fc::bench::monotonic_ns();

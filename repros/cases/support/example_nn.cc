@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "cases/support/stand_in_device.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace fc::example_nn {

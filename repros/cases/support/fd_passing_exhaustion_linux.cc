@@ -25,9 +25,9 @@
 #include <system_error>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace fc::cases::fd_passing_exhaustion {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::cases::handle_payload {
 namespace {

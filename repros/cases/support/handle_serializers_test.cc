@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <forkcheck/launch.h>
 #include "cases/support/handle_serializers.h"
-#include "launch/launch.h"
 
 namespace {
 

@@ -16,11 +16,11 @@
 #include <sstream>
 #include <thread>
 
+#include <forkcheck/launch.h>
 #include "cases/support/objc_probe.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 
 namespace fc::cases::objc_probe {
 namespace {

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <forkcheck/launch.h>
 #include "cases/support/record_queue.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace {

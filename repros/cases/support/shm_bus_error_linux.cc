@@ -28,9 +28,9 @@
 #include <system_error>
 #include <vector>
 
+#include <forkcheck/launch.h>
 #include "core/channel.h"
 #include "core/pool.h"
-#include "launch/launch.h"
 #include "launch/process.h"
 
 namespace fc::cases::shm_bus_error {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "launch/launch.h"
+#include <forkcheck/launch.h>
 
 namespace fc::cases::termination {
 
