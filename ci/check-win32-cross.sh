@@ -140,6 +140,7 @@ torch_files() {
 # the torch program's, not the unit tests beside them.
 windows_files() {
   local torch
+  shopt -s nullglob  # a folder may hold no header of its own (repros/cases/ holds cases only)
   torch=" $(torch_files | tr '\n' ' ') "
   for f in include/forkcheck/*.h harness/*.cc harness/*/*.h harness/*/*.cc reports/*.h reports/*.cc \
            repros/launch/*.h repros/launch/*.cc repros/core/*.h repros/core/*.cc \
