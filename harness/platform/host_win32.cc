@@ -10,39 +10,6 @@
 #include "harness/platform/win32.h"
 
 namespace fc::harness {
-namespace {
-
-// The real Windows version: GetVersionEx answers what the program's manifest claims to support,
-// RtlGetVersion (ntdll, always loaded) does not.
-std::string kernel_version() {
-  using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);
-  HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
-  auto fn = ntdll ? reinterpret_cast<RtlGetVersionFn>(
-                        reinterpret_cast<void*>(::GetProcAddress(ntdll, "RtlGetVersion")))
-                  : nullptr;
-  OSVERSIONINFOW v{};
-  v.dwOSVersionInfoSize = sizeof v;
-  if (fn == nullptr || fn(&v) != 0) return "unknown";
-  return std::to_string(v.dwMajorVersion) + "." + std::to_string(v.dwMinorVersion) + "." +
-         std::to_string(v.dwBuildNumber);
-}
-
-std::string machine() {
-  SYSTEM_INFO si{};
-  ::GetNativeSystemInfo(&si);
-  switch (si.wProcessorArchitecture) {
-    case PROCESSOR_ARCHITECTURE_AMD64:
-      return "x86_64";
-    case PROCESSOR_ARCHITECTURE_ARM64:
-      return "arm64";
-    case PROCESSOR_ARCHITECTURE_INTEL:
-      return "x86";
-    default:
-      return "unknown";
-  }
-}
-
-}  // namespace
 
 std::filesystem::path executable_path() {
   std::wstring buf(MAX_PATH, L'\0');
@@ -58,8 +25,8 @@ ProcessId current_process_id() { return static_cast<ProcessId>(::GetCurrentProce
 
 nlohmann::json host_platform() {
   return {{"os", "Windows"},
-          {"kernel", kernel_version()},
-          {"machine", machine()},
+          {"kernel", launch::win32::windows_version()},
+          {"machine", launch::win32::native_machine()},
           {"cpus", ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)}};
 }
 

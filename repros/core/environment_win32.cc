@@ -8,57 +8,13 @@
 #include "launch/win32.h"
 
 namespace fc::environment_platform {
-namespace {
-
-struct Version {
-  unsigned long major = 0, minor = 0, build = 0;
-  bool known = false;
-};
-
-Version windows_version() {
-  // RTL_OSVERSIONINFOW by another name: OSVERSIONINFOW has the same layout.
-  using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);
-  Version v;
-  HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
-  if (ntdll == nullptr) return v;
-  auto get = reinterpret_cast<RtlGetVersionFn>(
-      reinterpret_cast<void*>(::GetProcAddress(ntdll, "RtlGetVersion")));
-  OSVERSIONINFOW info{};
-  info.dwOSVersionInfoSize = sizeof info;
-  if (get == nullptr || get(&info) != 0) return v;
-  v.major = info.dwMajorVersion;
-  v.minor = info.dwMinorVersion;
-  v.build = info.dwBuildNumber;
-  v.known = true;
-  return v;
-}
-
-std::string machine() {
-  SYSTEM_INFO si{};
-  ::GetNativeSystemInfo(&si);
-  switch (si.wProcessorArchitecture) {
-    case PROCESSOR_ARCHITECTURE_AMD64:
-      return "x86_64";
-    case PROCESSOR_ARCHITECTURE_ARM64:
-      return "arm64";
-    case PROCESSOR_ARCHITECTURE_INTEL:
-      return "x86";
-    default:
-      return "unknown";
-  }
-}
-
-}  // namespace
 
 nlohmann::json os_facts() {
-  const Version v = windows_version();
-  const std::string number = v.known ? std::to_string(v.major) + "." + std::to_string(v.minor) +
-                                           "." + std::to_string(v.build)
-                                     : "unknown";
+  const std::string number = launch::win32::windows_version();
   return {{"name", "Windows " + number},
           {"sysname", "Windows"},
           {"kernel", number},
-          {"machine", machine()}};
+          {"machine", launch::win32::native_machine()}};
 }
 
 nlohmann::json libc_facts() {

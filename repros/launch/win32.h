@@ -49,6 +49,39 @@ class Handle {
 };
 
 // UTF-8 <-> UTF-16: forkcheck speaks UTF-8, the W functions UTF-16.
+// The real Windows version, "10.0.19045", or "unknown": GetVersionEx answers what the program's
+// manifest claims to support, RtlGetVersion (ntdll, always loaded) does not. The harness's
+// platform facts and the repro programs' environment both say it.
+inline std::string windows_version() {
+  // RTL_OSVERSIONINFOW by another name: OSVERSIONINFOW has the same layout.
+  using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);
+  HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
+  auto get = ntdll ? reinterpret_cast<RtlGetVersionFn>(
+                         reinterpret_cast<void*>(::GetProcAddress(ntdll, "RtlGetVersion")))
+                   : nullptr;
+  OSVERSIONINFOW info{};
+  info.dwOSVersionInfoSize = sizeof info;
+  if (get == nullptr || get(&info) != 0) return "unknown";
+  return std::to_string(info.dwMajorVersion) + "." + std::to_string(info.dwMinorVersion) + "." +
+         std::to_string(info.dwBuildNumber);
+}
+
+// The machine's architecture as uname(2) names it elsewhere: x86_64, arm64, x86.
+inline std::string native_machine() {
+  SYSTEM_INFO si{};
+  ::GetNativeSystemInfo(&si);
+  switch (si.wProcessorArchitecture) {
+    case PROCESSOR_ARCHITECTURE_AMD64:
+      return "x86_64";
+    case PROCESSOR_ARCHITECTURE_ARM64:
+      return "arm64";
+    case PROCESSOR_ARCHITECTURE_INTEL:
+      return "x86";
+    default:
+      return "unknown";
+  }
+}
+
 inline std::wstring widen(const std::string& utf8) {
   if (utf8.empty()) return {};
   const int n =
