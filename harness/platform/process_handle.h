@@ -42,7 +42,4 @@ class ProcessHandle {
   int pidfd_ = -1;
 };
 
-// Whether this system gives pidfds (the guardian and the tests say which way they run).
-bool have_pidfds();
-
 }  // namespace fc::harness

@@ -35,16 +35,6 @@ bool same_process(ProcessId pid, std::uint64_t start_time) {
 
 }  // namespace
 
-bool have_pidfds() {
-  static const bool have = [] {
-    const int fd = pidfd_open_raw(::getpid());
-    if (fd < 0) return false;
-    ::close(fd);
-    return true;
-  }();
-  return have;
-}
-
 std::optional<ProcessHandle> ProcessHandle::open(ProcessId pid, std::uint64_t start_time) {
   if (pid <= 0) return std::nullopt;
   const int fd = pidfd_open_raw(pid);

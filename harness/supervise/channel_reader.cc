@@ -78,7 +78,6 @@ std::string check(const nlohmann::json& j, const std::string& ev) {
 }  // namespace
 
 void ChannelReader::feed(const char* data, size_t n, Clock::time_point now) {
-  last_line_at_ = now;
   // The rest of a line already found too long: dropped up to its newline.
   if (skipping_) {
     const char* nl = static_cast<const char*>(std::memchr(data, '\n', n));

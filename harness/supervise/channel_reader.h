@@ -41,8 +41,6 @@ class ChannelReader {
   // The first bad line (control bytes escaped, at most 1 KiB) and what was wrong with it.
   const std::string& bad_line() const { return bad_line_; }
   const std::string& bad_why() const { return bad_why_; }
-  // When a line last came: the tree is doing something.
-  std::optional<Clock::time_point> last_line_at() const { return last_line_at_; }
 
  private:
   void line(const std::string& text, Clock::time_point now);
@@ -56,7 +54,6 @@ class ChannelReader {
   nlohmann::json log_ = nlohmann::json::array();
   size_t bad_lines_ = 0;
   std::string bad_line_, bad_why_;
-  std::optional<Clock::time_point> last_line_at_;
   bool skipping_ = false;  // in the rest of a line found too long
 };
 

@@ -123,7 +123,6 @@ class Watchdog {
   // Whether it needs a CPU slot now (Supervisor::run's --jobs): not while parked in a step with
   // its tree quiet, nor while it is being ended.
   bool needs_cpu(const ChannelReader& channel) const;
-  bool taking_stacks() const { return taking_; }
   // Time was called, or the child ended: looks no longer feed the verdict.
   bool settled() const { return phase_ != Phase::kWatching || exited_; }
   // The end of the run: what the watching measured, into the result.

@@ -48,10 +48,4 @@ enum class Role { kHazard, kFix };
 
 inline const char* to_string(Role r) { return r == Role::kHazard ? "hazard" : "fix"; }
 
-inline std::optional<Role> parse_role(std::string_view s) {
-  if (s == "hazard") return Role::kHazard;
-  if (s == "fix") return Role::kFix;
-  return std::nullopt;
-}
-
 }  // namespace fc
