@@ -23,6 +23,7 @@ test_packages=(
   dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts
   clang-format                             # tests: the C and C++ sources in their own style
+  clang-tidy                               # tests: the sources a commit changed, .clang-tidy's checks
   strace                                   # tests: every worker names forkcheck its ptracer
 )
 packages=("${run_packages[@]}")

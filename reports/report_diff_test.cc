@@ -277,7 +277,7 @@ TEST(ReportDiff, FieldsAnOlderReportLacksAreUnknownNotDifferent) {
 }
 
 TEST(ReportDiff, ReportsOfAnotherSchemaOrNoReportAreRefusedWithTheReason) {
-  auto why = [](json r) { return fc::reports::unreadable_report(r); };
+  auto why = [](const json& r) { return fc::reports::unreadable_report(r); };
   json r = report({gomp()});
   EXPECT_NE(why(json::array()).find("not a JSON object"), std::string::npos);
   json no_version = r;

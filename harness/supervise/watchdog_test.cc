@@ -2,6 +2,7 @@
 // started, no clock is waited on, each rule holds or fails in milliseconds. A fake TreeControl
 // records what the watchdog asked for.
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -115,7 +116,7 @@ struct Watched {
   void watch(double seconds, const TreeChange& each,
              const std::map<launch::ProcessId, StuckProcess>& stuck = {},
              const std::set<launch::ProcessId>& asleep = {}) {
-    for (int i = 0; i < static_cast<int>(seconds / 0.25 + 0.5); ++i) {
+    for (int i = 0; i < static_cast<int>(std::lround(seconds / 0.25)); ++i) {
       t += 250ms;
       control.now = t;
       if (w->settled()) {
@@ -416,7 +417,7 @@ ChildResult called(bool blocked) {
 // ---- StuckProcesses: which processes can never go on ------------------------------------
 
 launch::TreeLook tree_at(Clock::time_point at,
-                         std::map<int, std::vector<launch::ThreadFacts>> processes) {
+                         const std::map<int, std::vector<launch::ThreadFacts>>& processes) {
   launch::TreeLook l;
   l.at = at;
   for (auto& [pid, threads] : processes) {

@@ -38,11 +38,11 @@ struct Driver {
   std::string load_error;  // set: the driver could not be loaded
 };
 
+// A driver entry point by name; the first one missing says so in `error`.
 template <typename Fn>
-bool bind(void* lib, const std::string& file, const char* name, Fn& fn, std::string& error) {
+void bind_symbol(void* lib, const std::string& file, const char* name, Fn& fn, std::string& error) {
   fn = fc::libraries::as_function<Fn>(fc::libraries::symbol(lib, name));
   if (!fn && error.empty()) error = file + " lacks " + name;
-  return fn != nullptr;
 }
 
 // Loads (once per process) the driver; load_error says why not.
@@ -61,13 +61,13 @@ const Driver& driver() {
       r.load_error = file + " not found (" + error + ")";
       return r;
     }
-    bind(lib, file, "cuInit", r.cuInit, r.load_error);
-    bind(lib, file, "cuDriverGetVersion", r.cuDriverGetVersion, r.load_error);
-    bind(lib, file, "cuDeviceGetCount", r.cuDeviceGetCount, r.load_error);
-    bind(lib, file, "cuDeviceGet", r.cuDeviceGet, r.load_error);
-    bind(lib, file, "cuCtxCreate_v2", r.cuCtxCreate_v2, r.load_error);
-    bind(lib, file, "cuGetErrorName", r.cuGetErrorName, r.load_error);
-    bind(lib, file, "cuGetErrorString", r.cuGetErrorString, r.load_error);
+    bind_symbol(lib, file, "cuInit", r.cuInit, r.load_error);
+    bind_symbol(lib, file, "cuDriverGetVersion", r.cuDriverGetVersion, r.load_error);
+    bind_symbol(lib, file, "cuDeviceGetCount", r.cuDeviceGetCount, r.load_error);
+    bind_symbol(lib, file, "cuDeviceGet", r.cuDeviceGet, r.load_error);
+    bind_symbol(lib, file, "cuCtxCreate_v2", r.cuCtxCreate_v2, r.load_error);
+    bind_symbol(lib, file, "cuGetErrorName", r.cuGetErrorName, r.load_error);
+    bind_symbol(lib, file, "cuGetErrorString", r.cuGetErrorString, r.load_error);
     return r;
   }();
   return d;

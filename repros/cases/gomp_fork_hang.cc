@@ -97,7 +97,8 @@ FORKCHECK_WORKER(gomp_child_region) {
 fc::CaseResult run(const fc::VariantSpec& variant) {
   nlohmann::json details;
   // The runtime the variant claims must be the one loaded, or its outcome says nothing.
-  const std::string claimed = variant.program == kLibompProgram ? "libomp" : FC_OPENMP_RUNTIME;
+  std::string claimed = FC_OPENMP_RUNTIME;
+  if (variant.program == kLibompProgram) claimed = "libomp";
   details["openmp_runtime_claimed"] = claimed;
   details["openmp_runtime_built_for"] = FC_OPENMP_RUNTIME;
   details["openmp_runtimes_loaded"] = loaded_openmp_runtimes();

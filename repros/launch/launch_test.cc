@@ -312,6 +312,7 @@ TEST_P(LaunchTest, JoinAnyCountsAWorkerThatEndedBeforeAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
   EXPECT_TRUE(join_any({}, kLong).empty()) << "nothing to wait for: at once";
   Worker moved = std::move(w);
+  // NOLINTNEXTLINE(bugprone-use-after-move): a moved-from worker is what is tested
   EXPECT_THROW(join_any({&w}, 0ms), std::logic_error);
   EXPECT_THROW(join_any({nullptr}, 0ms), std::logic_error);
 }
@@ -397,7 +398,7 @@ TEST_P(LaunchTest, PayloadThatCannotTravel) {
 TEST_P(LaunchTest, MovedWorkerIsStillJoinable) {
   Worker a = launcher().start("echo", 1);
   Worker b = std::move(a);
-  EXPECT_EQ(a.pid(), -1);
+  EXPECT_EQ(a.pid(), -1);  // NOLINT(bugprone-use-after-move): a moved-from worker's pid
   auto out = b.join(kLong);
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(out->status, Status::kOk) << out->error;

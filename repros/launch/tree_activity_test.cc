@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -30,7 +31,7 @@ constexpr std::uint64_t kMs = 1000000;  // ns
 // Looks every 250 ms from `t` for `seconds`, each with `cpu_ns`; returns the time of the last.
 Clock::time_point feed(TreeActivity& a, Clock::time_point t, double seconds,
                        std::uint64_t cpu_ns = 0) {
-  const int n = static_cast<int>(seconds / 0.25 + 0.5);
+  const int n = static_cast<int>(std::lround(seconds / 0.25));
   for (int i = 0; i < n; ++i) {
     t += 250ms;
     a.look(t, cpu_ns, false);
@@ -331,7 +332,7 @@ TEST(ProcessTree, ThreadCpuTimeMovesForABusyThreadAndNotForASleepingOne) {
     const long long from = thread_cpu_ns();
     while (!stop) {
       x = x + 1;
-      if (!spent && thread_cpu_ns() - from >= static_cast<long long>(150 * kMs)) spent = true;
+      if (!spent && thread_cpu_ns() - from >= 150 * static_cast<long long>(kMs)) spent = true;
     }
   });
   std::thread sleeper([&] {

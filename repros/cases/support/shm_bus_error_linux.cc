@@ -301,7 +301,8 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
     }
     const json& end = pool.workers[static_cast<size_t>(w)];
     if (end.value("status", "") != "crash" || last < 0) continue;
-    const json& at = storages[static_cast<size_t>(w * kStorages + last)];
+    const json& at = storages[static_cast<size_t>(w) * static_cast<size_t>(kStorages) +
+                              static_cast<size_t>(last)];
     const long long hole = at["first_hole"].get<long long>();
     const long long page = ::sysconf(_SC_PAGESIZE);
     // Filled in order, so its pages end where the write that could not be backed was.
