@@ -137,7 +137,9 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run the named cases");
   run->add_option("cases", opt.case_ids, "case ids (forkcheck list)")->required();
   add_run_options(run);
-  auto* list = app.add_subcommand("list", "the cases, where each comes from, where it applies");
+  auto* list = app.add_subcommand(
+      "list",
+      "the cases, where each comes from, where it applies, and whose torch they run against");
   bool list_json = false;
   std::vector<std::string> list_ids;
   list->add_flag("--json", list_json, "print them as JSON");

@@ -329,6 +329,40 @@ TEST(Cli, ListOrRunOfAMisspeltCaseNamesTheClosest) {
   }
 }
 
+// The help, the man page (made from it) and the docs agree: every command --help lists has its
+// line in docs/commands.md's table, which the README points to, and no line there names a
+// command the help does not have.
+TEST(Cli, DocsListEveryCommandTheHelpDoesAndNoOther) {
+  const auto top = forkcheck({"--help"});
+  ASSERT_EQ(top.code, 0);
+  std::vector<std::string> commands;
+  std::istringstream lines(top.out.substr(top.out.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    if (name != "help") commands.push_back(name);
+  }
+  ASSERT_GE(commands.size(), 10u) << top.out;
+  std::ifstream in(std::string(FC_SOURCE_DIR) + "/docs/commands.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string table = doc.substr(0, doc.find("```", doc.find("```") + 3));
+  for (const auto& c : commands)
+    EXPECT_NE(table.find("\nforkcheck " + c + " "), std::string::npos)
+        << c << " in docs/commands.md";
+  std::istringstream doc_lines(table);
+  while (std::getline(doc_lines, line))
+    if (line.rfind("forkcheck ", 0) == 0) {
+      const std::string name = line.substr(10, line.find(' ', 10) - 10);
+      EXPECT_NE(std::find(commands.begin(), commands.end(), name), commands.end())
+          << "docs/commands.md names " << name << ", which --help does not list";
+    }
+  std::ifstream readme_in(std::string(FC_SOURCE_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(readme_in)),
+                           std::istreambuf_iterator<char>());
+  EXPECT_NE(readme.find("docs/commands.md"), std::string::npos);
+}
+
 // `forkcheck help` and `forkcheck help COMMAND` print exactly what --help does, on stdout, exit 0.
 TEST(Cli, HelpIsDashDashHelp) {
   const auto top = forkcheck({"--help"});
