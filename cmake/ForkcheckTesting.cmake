@@ -34,6 +34,9 @@ function(fc_unit_test name)
     set(main GTest::gtest_main)
   endif()
   target_link_libraries(${name} PRIVATE ${T_LINK} ${main} forkcheck_warnings)
+  # Under FORKCHECK_SANITIZE the test's own code is instrumented too, and knows it
+  # (__SANITIZE_ADDRESS__): a test that cannot run under ASan skips itself only if it does.
+  target_compile_options(${name} PRIVATE ${FORKCHECK_SANITIZER_FLAGS})
   if(T_DEFINITIONS)
     target_compile_definitions(${name} PRIVATE ${T_DEFINITIONS})
   endif()
