@@ -9,10 +9,11 @@
 #   repros/core        core/ and launch/ (fc_repro_core links fc_launch)
 #   repros/cases       cases/, core/, launch/ (the repro programs link fc_repro_core)
 #   reports            reports/; launch/win32.h (Windows: fc_reports links fc_launch there, for
-#                      its one <windows.h>); core/outcome.h (the header-only vocabulary of
-#                      outcomes both sides agree on)
+#                      its one <windows.h>); core/outcome.h and core/quantity_text.h (the
+#                      header-only vocabulary of outcomes, and the one way durations, CPU times
+#                      and counts are written, both sides agree on)
 #   harness            harness/, reports/, launch/ (fc_harness links fc_reports and fc_launch);
-#                      core/outcome.h, as above
+#                      core/outcome.h and core/quantity_text.h, as above
 # Fails naming each include that crosses a layer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,8 +36,8 @@ check include/forkcheck 'NOTHING$'
 check repros/launch 'launch/|forkcheck/'
 check repros/core 'core/|launch/|forkcheck/'
 check repros/cases 'cases/|core/|launch/|forkcheck/'
-check reports 'reports/|launch/win32\.h$|core/outcome\.h$'
-check harness 'harness/|reports/|launch/|forkcheck/|core/outcome\.h$'
+check reports 'reports/|launch/win32\.h$|core/(outcome|quantity_text)\.h$'
+check harness 'harness/|reports/|launch/|forkcheck/|core/(outcome|quantity_text)\.h$'
 if [ "$checked" -lt 100 ]; then
   echo "only $checked files found: the check would pass on anything" >&2
   exit 1

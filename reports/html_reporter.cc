@@ -16,6 +16,7 @@
 #include "reports/svg_line_chart.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::reports {
 namespace {
@@ -231,8 +232,7 @@ std::string verdict_badge(const json& c) {
 std::string hazards_tag(const json& v) {
   const size_t n = watch_failing(v);
   if (n == 0) return "";
-  return "<span class=\"hz\">" + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s") +
-         "</span>";
+  return "<span class=\"hz\">" + counted(n, "hazardous fork", "hazardous forks") + "</span>";
 }
 
 // exec, watch, matrix: processes of the program that failed while it exited 0 fail it too.
@@ -240,8 +240,7 @@ std::string failed_tag(const json& v) {
   if (str(v, "role") != "subject") return "";
   const size_t n = failed_descendants(v).size();
   if (n == 0) return "";
-  return "<span class=\"hz\">" + std::to_string(n) + " process" + (n == 1 ? "" : "es") +
-         " of it failed</span>";
+  return "<span class=\"hz\">" + counted(n, "process", "processes") + " of it failed</span>";
 }
 
 std::string cell(const json& v) {
@@ -577,8 +576,6 @@ std::string variant_block(const json& c, const json& v) {
          h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
   if (const std::string tree = tree_facts(v); !tree.empty())
     o += "<dt>process tree</dt><dd class=\"tree\">" + h(tree) + "</dd>";
-  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
-    o += "<dt>ended</dt><dd class=\"exited-by-itself\">" + h(by_itself) + "</dd>";
   if (const json* pe = protocol_error(v))
     o += "<dt>protocol error</dt><dd>" + h(str(*pe, "why")) + "<pre class=\"protocol-line\">" +
          h(cap_text(str(*pe, "line"), kProtocolLineCap)) + "</pre></dd>";

@@ -23,6 +23,7 @@
 #include "reports/reporter.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::reports {
 namespace {
@@ -87,8 +88,6 @@ std::string watchdog_text(const json& v) {
     text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") +
             field(v["hang"], "step") + " (pid " + field(v["hang"], "pid") + ")\n";
   if (const std::string tree = tree_facts(v); !tree.empty()) text += "process tree: " + tree + "\n";
-  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
-    text += "ended: " + by_itself + "\n";
   if (const json* pe = protocol_error(v))
     text += "protocol error: " + field(*pe, "why") +
             "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";
@@ -179,9 +178,15 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
   std::string out = field(v, "stdout");
-  // A failure's body has the watchdog's facts and the stacks already.
-  if (const std::string facts =
-          matched(v) || unfinished(v) ? watchdog_text(v) + stacks_text(v) : "";
+  // A failure's body has the watchdog's facts and the stacks already. A pass on which time was
+  // called (it ended by itself after its deadline) says so in its message: shown, as nowhere else.
+  const bool time_called = member(member(v, "watchdog"), "tree").is_object();
+  if (const std::string facts = matched(v) || unfinished(v)
+                                    ? (matched(v) && time_called && !field(v, "message").empty()
+                                           ? "message: " + field(v, "message") + "\n"
+                                           : "") +
+                                          watchdog_text(v) + stacks_text(v)
+                                    : "";
       !facts.empty())
     out += (out.empty() || out.back() == '\n' ? "" : "\n") + facts;
   if (!out.empty()) text_child(tc, "system-out", out);

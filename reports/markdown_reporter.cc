@@ -13,6 +13,7 @@
 #include "reports/reporter.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::reports {
 namespace {
@@ -171,7 +172,7 @@ std::string cell_text(const json& v) {
   std::string t =
       "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
   if (const size_t n = watch_failing(v); n > 0)
-    t += " \u26d4 " + std::to_string(n) + " hazardous fork" + (n == 1 ? "" : "s");
+    t += " \u26d4 " + counted(n, "hazardous fork", "hazardous forks");
   return mismatched(v) ? t + " \u26a0\ufe0f" : t;
 }
 
@@ -271,8 +272,6 @@ std::string variant_details(const json& v, const Limits& lim) {
          ")\n";
   if (const std::string tree = tree_facts(v); !tree.empty())
     o += "- process tree: " + md_inline(tree) + "\n";
-  if (const std::string by_itself = exited_by_itself(v); !by_itself.empty())
-    o += "- ended: " + md_inline(by_itself) + "\n";
   if (const json* pe = protocol_error(v))
     o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" +
          md_code_block(cap_text(field(*pe, "line"), lim.message));

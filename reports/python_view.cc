@@ -151,8 +151,7 @@ std::string traceback_text(const PythonError& e, size_t max_bytes) {
   std::string text = "Traceback (most recent call last):\n";
   size_t run = 0;
   auto flush = [&] {
-    if (run)
-      text += "  ... " + std::to_string(run) + " frame" + (run == 1 ? "" : "s") + " in libraries\n";
+    if (run) text += "  ... " + counted(run, "frame", "frames") + " in libraries\n";
     run = 0;
   };
   for (const auto& f : e.frames) {

@@ -34,28 +34,6 @@ bool flag(const nlohmann::json* obj, const char* key) {
   return it != obj->end() && it->is_boolean() && it->get<bool>();
 }
 
-const nlohmann::json* number_at(const nlohmann::json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_number() ? &*it : nullptr;
-}
-
-// A blocked tree's CPU time is often well under a millisecond: shown to a tenth of one, where
-// format_seconds() would round it to "0 ms" and hide the difference from none at all.
-std::string cpu_time(double s) {
-  if (s <= 0) return "0 ms";
-  if (s < 0.00005) return "under 0.1 ms";
-  if (s >= 0.01) return format_seconds(s);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", s * 1000.0);
-  return buf;
-}
-
-// "1 process", "3 processes".
-std::string how_many(const nlohmann::json& n, const char* one, const char* many) {
-  const bool single = n.is_number_integer() && n.get<long long>() == 1;
-  return display(n) + " " + (single ? one : many);
-}
-
 }  // namespace
 
 const nlohmann::json& list(const nlohmann::json& obj, const char* key) {
@@ -131,51 +109,6 @@ std::string mismatch_meaning(const nlohmann::json& v) {
   return "the hazard did not show as documented here: " + what;
 }
 
-std::string tree_facts(const nlohmann::json& v) {
-  const nlohmann::json* watchdog = object_at(v, "watchdog");
-  const nlohmann::json* tree = watchdog ? object_at(*watchdog, "tree") : nullptr;
-  if (!tree) return "";
-  const std::string state = field(*tree, "state", "unknown");
-  std::string line;
-  if (state == "blocked") {
-    line = "blocked";
-    if (const auto* still = number_at(*tree, "still_s"))
-      line += " for " + format_seconds(still->get<double>());
-  } else if (state == "working") {
-    // "at the deadline" only where one passed: a tree may be seen working when it ends by itself.
-    const bool at_deadline = field(v, "outcome") == "timeout" || flag(watchdog, "deadline_passed");
-    line = at_deadline ? "still working at the deadline" : "working when last looked at";
-  } else {
-    line = "state of the tree unknown";
-  }
-  std::vector<std::string> facts;
-  if (const auto* cpu = number_at(*tree, "cpu_s_in_window")) {
-    std::string f = cpu_time(cpu->get<double>()) + " of CPU";
-    if (const auto* window = number_at(*tree, "window_s"))
-      f += " in the last " + format_seconds(window->get<double>());
-    facts.push_back(std::move(f));
-  }
-  if (const auto* n = number_at(*tree, "processes"))
-    facts.push_back(how_many(*n, "process", "processes"));
-  if (const auto* n = number_at(*tree, "threads"))
-    facts.push_back(how_many(*n, "thread", "threads"));
-  for (size_t i = 0; i < facts.size(); ++i) line += (i == 0 ? ": " : ", ") + facts[i];
-  // What the threads were waiting in, from /proc: "futex (5), wait4 (2)".
-  const std::string waits = field(*tree, "waiting_in");
-  if (!waits.empty()) line += (state == "blocked" ? " waiting in " : "; in ") + waits;
-  return line;
-}
-
-std::string exited_by_itself(const nlohmann::json& v) {
-  const nlohmann::json* watchdog = object_at(v, "watchdog");
-  if (!flag(watchdog, "exited_by_itself")) return "";
-  // It is set only once the deadline passed or a stall was called: without the one, the other.
-  return std::string(flag(watchdog, "deadline_passed") ? "the deadline passed"
-                                                       : "a stall was called") +
-         ", but it exited by itself before forkcheck signalled it: the outcome is that of its own "
-         "exit";
-}
-
 const nlohmann::json* protocol_error(const nlohmann::json& v) {
   return object_at(v, "protocol_error");
 }
@@ -185,7 +118,7 @@ std::string stacks_title(const nlohmann::json& v) {
   if (outcome == "hang") return "stacks of the hung process tree";
   if (outcome == "timeout")
     return "stacks of the process tree at the deadline, while it was still working";
-  if (!exited_by_itself(v).empty())
+  if (flag(object_at(v, "watchdog"), "exited_by_itself"))
     return "stacks of the process tree, taken before it exited by itself";
   return "stacks of the process tree";
 }

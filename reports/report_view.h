@@ -52,17 +52,6 @@ std::string outcome_meaning(const std::string& outcome);
 // ending "expected hang, observed timeout (the deadline passed while ...)".
 std::string mismatch_meaning(const nlohmann::json& variant);
 
-// What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
-// same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
-// threads waiting in futex (5), wait4 (2)", "still working at the deadline: 812 ms of CPU in the
-// last 1.0 s, 2 processes, 5 threads; in running (1), futex (4)". "" when the variant has no
-// such record.
-std::string tree_facts(const nlohmann::json& variant);
-
-// When variant.watchdog.exited_by_itself: that the child ended on its own after the watchdog had
-// called time and before forkcheck signalled it, so that its outcome is its own exit's. Else "".
-std::string exited_by_itself(const nlohmann::json& variant);
-
 // variant.protocol_error ({line, why}: what the child sent on its channel that is not a forkcheck
 // message), or nullptr.
 const nlohmann::json* protocol_error(const nlohmann::json& variant);

@@ -193,34 +193,4 @@ std::string field(const nlohmann::json& obj, const char* key, const std::string&
   return obj.is_object() && obj.contains(key) && !obj[key].is_null() ? display(obj[key]) : fallback;
 }
 
-std::string format_tenths(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
-std::string format_cpu(double s) {
-  char buf[32];
-  if (s < 0.01)
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
-std::string counted(std::size_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
-
-std::string format_seconds(double s) {
-  char buf[32];
-  if (s < 1.0)
-    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
 }  // namespace fc::reports

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/quantity_text.h"
+
 namespace fc::reports {
 
 // Invalid UTF-8 sequences replaced by U+FFFD.
@@ -54,14 +56,11 @@ std::string display(const nlohmann::json& v);
 // holds null there. Reports from elsewhere (an older forkcheck, a hand-edited file) may differ.
 std::string field(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
 
-// The one place durations, CPU times and counts are phrased (harness and reports alike):
-// "1.2 s", "35 ms".
-std::string format_seconds(double s);
-// A duration to a tenth of a second: "0.5 s", "12.0 s".
-std::string format_tenths(double s);
-// CPU time as a person reads it: "0.4 ms", "812 ms", "2.3 s".
-std::string format_cpu(double s);
-// "1 process", "3 processes".
-std::string counted(std::size_t n, std::string_view one, std::string_view many);
+// The one way durations, CPU times and counts are written (core/quantity_text.h, which the repro
+// programs use too): "35 ms", "0.5 s", "0.4 ms" of CPU, "3 processes".
+using fc::counted;
+using fc::format_cpu;
+using fc::format_seconds;
+using fc::format_tenths;
 
 }  // namespace fc::reports

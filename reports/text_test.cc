@@ -1,5 +1,6 @@
-// terminal_safe() (reports/text.h): what a child printed, made safe to show on a terminal. No
-// control byte reaches it raw, a NUL does not cut the text short, valid UTF-8 is kept.
+// reports/text.h: terminal_safe(), what a child printed made safe to show on a terminal (no
+// control byte reaches it raw, a NUL does not cut the text short, valid UTF-8 is kept); and the
+// one formatter of durations, CPU times and counts, each rule at its edges.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -55,6 +56,37 @@ TEST(TerminalSafe, BytesOutsideValidUtf8AreShownAsBytes) {
                           "A\xc3\xa9"),
             "\\xc2A\xc3\xa9")
       << "what follows is read again";
+}
+
+TEST(Formatters, DurationsCpuAndCountsAtTheEdgesOfEachRule) {
+  struct Row {
+    std::string got, want;
+  };
+  const Row rows[] = {
+      {format_seconds(0), "0 ms"},
+      {format_seconds(0.0349), "35 ms"},
+      {format_seconds(0.9994), "999 ms"},
+      {format_seconds(0.9996), "1.0 s"},
+      {format_seconds(1.0), "1.0 s"},
+      {format_seconds(12.34), "12.3 s"},
+      {format_tenths(0.04), "0.0 s"},
+      {format_tenths(0.45), "0.5 s"},
+      {format_tenths(30), "30.0 s"},
+      // CPU: none, a trace that would round to none, tenths of a ms, whole ms, seconds.
+      {format_cpu(0), "0 ms"},
+      {format_cpu(-1e-9), "0 ms"},
+      {format_cpu(0.00003), "under 0.1 ms"},
+      {format_cpu(0.00042), "0.4 ms"},
+      {format_cpu(0.0099), "9.9 ms"},
+      {format_cpu(0.009999), "10 ms"},
+      {format_cpu(0.812), "812 ms"},
+      {format_cpu(0.9996), "1.0 s"},
+      {format_cpu(2.34), "2.3 s"},
+      {counted(0, "process", "processes"), "0 processes"},
+      {counted(1, "process", "processes"), "1 process"},
+      {counted(7, "thread", "threads"), "7 threads"},
+  };
+  for (const auto& r : rows) EXPECT_EQ(r.got, r.want);
 }
 
 }  // namespace

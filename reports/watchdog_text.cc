@@ -1,10 +1,47 @@
 #include "reports/watchdog_text.h"
 
 #include <cstdio>
+#include <vector>
 
+#include "reports/report_view.h"
 #include "reports/text.h"
 
 namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+double number(const json& obj, const char* key, double fallback = 0) {
+  const json& n = member(obj, key);
+  return n.is_number() ? n.get<double>() : fallback;
+}
+
+bool is_true(const json& obj, const char* key) {
+  const json& b = member(obj, key);
+  return b.is_boolean() && b.get<bool>();
+}
+
+std::string stuck_text(const json& stuck) {
+  return stuck_process_text(static_cast<int>(number(stuck, "pid")), field(stuck, "name"),
+                            static_cast<std::size_t>(number(stuck, "threads")),
+                            number(stuck, "stuck_s"), field(stuck, "wait").rfind("pause", 0) == 0);
+}
+
+std::string rest_text(const json& stuck) {
+  return rest_of_tree_text(is_true(stuck, "rest_still"), number(stuck, "rest_cpu_share"));
+}
+
+std::string called_after(const json& w) {
+  return "(called after " + format_tenths(number(w, "called_after_s")) + ")";
+}
+
+std::string pid_list(const json& pids) {
+  std::string s;
+  for (const auto& p : pids) s += (s.empty() ? "" : ", ") + display(p);
+  return s;
+}
+
+}  // namespace
 
 std::string stuck_process_text(int pid, const std::string& name, std::size_t threads,
                                double stuck_s, bool pause) {
@@ -37,6 +74,122 @@ std::string starved_text(double starved_s, double load_average, unsigned cpus) {
     s += buf;
   }
   return s;
+}
+
+std::string time_called_text(const json& w, const json& hang) {
+  const json& tree = member(w, "tree");
+  const std::string state = field(tree, "state");
+  const bool blocked = state == "blocked";
+  const json& stuck = member(w, "stuck");
+  const bool has_stuck = stuck.is_object();
+  const std::string why = field(w, "called_for");
+  const std::string still_for = format_tenths(number(tree, "still_s"));
+  const std::string deadline = format_tenths(number(w, "timeout_s"));
+  const std::string hang_after =
+      "the " + format_tenths(number(w, "hang_after_s")) + " a stall may last (--hang-after)";
+  if (why == "step" && hang.is_object()) {
+    const std::string how = blocked || !has_stuck
+                                ? ", the whole tree blocked for " + still_for
+                                : ", " + stuck_text(stuck) + ", while " + rest_text(stuck);
+    return "pid " + field(hang, "pid") + " entered \"" + field(hang, "step") +
+           "\" and did not come back within " + format_tenths(number(hang, "within_s")) + how +
+           " (called after " + format_tenths(number(hang, "waited_s")) + ")" +
+           (blocked && has_stuck ? "; " + stuck_text(stuck) : "");
+  }
+  if (why == "stall")
+    return "the whole tree had been still for " + still_for + ", past " + hang_after + " " +
+           called_after(w) + (has_stuck ? "; " + stuck_text(stuck) : "");
+  if (why == "stuck" && has_stuck)
+    return stuck_text(stuck) + ", past " + hang_after + "; " + rest_text(stuck) + " " +
+           called_after(w);
+  if (blocked)
+    return "blocked when its " + deadline + " deadline passed: the whole tree had been still for " +
+           still_for + (has_stuck ? "; " + stuck_text(stuck) : "");
+  if (has_stuck)
+    return "blocked in part when its " + deadline + " deadline passed: " + stuck_text(stuck) +
+           ", while " + rest_text(stuck) + ": a partial deadlock";
+  if (state == "starved")
+    return "starved when its " + deadline +
+           " deadline passed: " + starved_text(number(tree, "starved_s"), -1, 0) +
+           ": a timeout, not a hang";
+  return "still working when its " + deadline + " deadline passed: a timeout, not a hang";
+}
+
+std::string escalation_text(const json& w) {
+  const bool term = is_true(w, "sigterm"), kill = is_true(w, "sigkill");
+#ifdef _WIN32
+  // No signals on Windows: the polite request is Ctrl-Break, the end TerminateJobObject.
+  if (kill && term) return "; Ctrl-Break was not enough, its job object was terminated";
+  if (kill) return "; its job object was terminated";
+  if (term) return "; Ctrl-Break ended it";
+#else
+  if (kill) return "; SIGTERM was not enough, SIGKILL ended it";
+  if (term) return "; SIGTERM ended it";
+#endif
+  return "";
+}
+
+std::string survivors_text(const json& w) {
+  std::string out;
+  if (const json& left = list(w, "leftovers_surviving"); !left.empty())
+    out += "; still alive after every SIGKILL: pid " + pid_list(left);
+  if (const json& strangers = list(w, "group_strangers"); !strangers.empty())
+    out += "; pid " + pid_list(strangers) +
+           " joined its process group from outside its tree and was spared (the group was not "
+           "signalled as a whole)";
+  return out;
+}
+
+std::string ended_by_itself_text(const json& w) {
+  if (!is_true(w, "exited_by_itself")) return "";
+  const std::string why = field(w, "called_for");
+  const std::string what =
+      why == "step" || why == "stall" || why == "stuck" ? "a stall was called on it"
+      : why == "start-failures"
+          ? "forkcheck was ending it for its processes' failures at start"
+          : "its " + format_tenths(number(w, "timeout_s")) + " deadline had passed";
+  const json& later = member(w, "deadline_to_end_s");
+  return " (" + what + ", but it ended by itself" +
+         (later.is_number() ? " " + format_tenths(later.get<double>()) + " later" : "") +
+         ", before forkcheck signalled it: the outcome is that of its own end)";
+}
+
+std::string tree_facts(const json& v) {
+  const json& watchdog = member(v, "watchdog");
+  const json& tree = member(watchdog, "tree");
+  if (!tree.is_object()) return "";
+  const std::string state = field(tree, "state", "unknown");
+  std::string line;
+  if (state == "blocked") {
+    line = "blocked";
+    if (member(tree, "still_s").is_number())
+      line += " for " + format_tenths(number(tree, "still_s"));
+  } else if (state == "working" || state == "starved") {
+    // "at the deadline" only where one passed: a tree may be seen working when it ends by itself.
+    const bool at_deadline =
+        field(v, "outcome") == "timeout" || is_true(watchdog, "deadline_passed");
+    line = state == "starved" ? "starved (wanting a CPU, getting next to none)"
+           : at_deadline      ? "still working at the deadline"
+                              : "working when last looked at";
+  } else {
+    line = "state of the tree unknown";
+  }
+  std::vector<std::string> facts;
+  if (member(tree, "cpu_s_in_window").is_number()) {
+    std::string f = format_cpu(number(tree, "cpu_s_in_window")) + " of CPU";
+    if (member(tree, "window_s").is_number())
+      f += " in the last " + format_tenths(number(tree, "window_s"));
+    facts.push_back(std::move(f));
+  }
+  if (const json& n = member(tree, "processes"); n.is_number())
+    facts.push_back(counted(static_cast<std::size_t>(n.get<double>()), "process", "processes"));
+  if (const json& n = member(tree, "threads"); n.is_number())
+    facts.push_back(counted(static_cast<std::size_t>(n.get<double>()), "thread", "threads"));
+  for (size_t i = 0; i < facts.size(); ++i) line += (i == 0 ? ": " : ", ") + facts[i];
+  // What the threads were waiting in, from /proc: "futex (5), wait4 (2)".
+  const std::string waits = field(tree, "waiting_in");
+  if (!waits.empty()) line += (state == "blocked" ? " waiting in " : "; in ") + waits;
+  return line;
 }
 
 }  // namespace fc::reports

@@ -1,10 +1,13 @@
 // The watchdog's facts in words, phrased here once for the terminal (live notes, the closing
-// finding) and every report: a process that can never go on, what the rest of its tree did,
-// starvation.
+// finding), the run log's message and every report: why time was called on a child and what
+// ending it took, what its process tree was doing then, a process that can never go on, what the
+// rest of its tree did, starvation. Each fact is said in one of these, never in two.
 #pragma once
 
 #include <cstddef>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace fc::reports {
 
@@ -20,5 +23,32 @@ std::string rest_of_tree_text(bool still, double cpu_share);
 // "runnable but waiting for a CPU for 8.1 s: the machine is overloaded (load average 20.3 on 2
 // CPUs)"; the load left out when unknown (load_average < 0).
 std::string starved_text(double starved_s, double load_average, unsigned cpus);
+
+// Why forkcheck called time on a child it then ended, from the variant's "watchdog" and "hang"
+// records: "blocked when its 5.0 s deadline passed: the whole tree had been still for 3.9 s",
+// "pid 12 entered \"join\" and did not come back within 2.0 s, the whole tree blocked for 1.0 s
+// (called after 2.5 s)", "still working when its 2.0 s deadline passed: a timeout, not a hang".
+// What the tree was doing then (CPU, processes, threads, waits) is tree_facts()'s to say.
+std::string time_called_text(const nlohmann::json& watchdog, const nlohmann::json& hang);
+
+// What ending it took: "; SIGTERM ended it", "; SIGTERM was not enough, SIGKILL ended it" (on
+// Windows, Ctrl-Break and its job object); "" when nothing was sent.
+std::string escalation_text(const nlohmann::json& watchdog);
+
+// What the report must not hide: "; still alive after every SIGKILL: pid 7", "; pid 9 joined its
+// process group from outside its tree and was spared (...)"; "" when neither.
+std::string survivors_text(const nlohmann::json& watchdog);
+
+// For a child that ended by itself after time was called, before forkcheck signalled it:
+// " (its 5.0 s deadline had passed, but it ended by itself 0.2 s later, before forkcheck
+// signalled it: the outcome is that of its own end)"; "" otherwise.
+std::string ended_by_itself_text(const nlohmann::json& watchdog);
+
+// What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
+// same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
+// threads waiting in futex (5), wait4 (2)", "still working at the deadline: 812 ms of CPU in the
+// last 1.0 s, 2 processes, 5 threads; in running (1), futex (4)". "" when the variant has no
+// such record.
+std::string tree_facts(const nlohmann::json& variant);
 
 }  // namespace fc::reports

@@ -168,7 +168,7 @@ TEST(EnvCli, PythonThatHangsTimesOutAndSaysWhere) {
   auto r = forkcheck({"env", "--python", fake.path.string(), "--timeout", "2"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_LT(r.seconds, 60) << "no hang";
-  EXPECT_TRUE(contains(r.out, "the probe timed out after 2 s while importing torch")) << r.out;
+  EXPECT_TRUE(contains(r.out, "the probe timed out after 2.0 s while importing torch")) << r.out;
   EXPECT_TRUE(contains(r.out, "Machine (measured by forkcheck)")) << r.out;
 }
 

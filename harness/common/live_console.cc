@@ -109,8 +109,8 @@ void LiveConsole::output(int stream, const char* data, std::size_t n) {
 void LiveConsole::status(const LiveStatus& s) {
   if (!status_line_) return;
   std::string text = "\r\033[Kforkcheck: " + fmt("%.0f s", s.elapsed_s) + ", " +
-                     std::to_string(s.processes) + " process" + (s.processes == 1 ? "" : "es") +
-                     ", CPU " + fmt("%.2f", s.cpu_share);
+                     reports::counted(s.processes, "process", "processes") + ", CPU " +
+                     fmt("%.2f", s.cpu_share);
   if (s.still_s >= 1) text += ", still for " + fmt("%.0f s", s.still_s);
   if (s.starved_s >= 1) text += ", waiting for a CPU for " + fmt("%.0f s", s.starved_s);
   status_text_ = text;
@@ -140,11 +140,11 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
         break;
       }
       note(std::string(n.first ? "STALLED at " : "STALLED again at ") +
-           reports::format_tenths(n.after_s) + ": the whole tree (" + std::to_string(n.processes) +
-           " process" + (n.processes == 1 ? "" : "es") + ", " + std::to_string(n.threads) +
-           " threads) has used under 1% of a CPU for " + reports::format_tenths(n.still_s) + " (" +
-           fmt("%.1f ms", n.cpu_s_in_window * 1e3) + " in the last " +
-           reports::format_tenths(n.window_s) + ")" +
+           reports::format_tenths(n.after_s) + ": the whole tree (" +
+           reports::counted(n.processes, "process", "processes") + ", " +
+           reports::counted(n.threads, "thread", "threads") + ") has used under 1% of a CPU for " +
+           reports::format_tenths(n.still_s) + " (" + reports::format_cpu(n.cpu_s_in_window) +
+           " in the last " + reports::format_tenths(n.window_s) + ")" +
            (n.waiting_in.empty() ? "" : ", waiting in " + n.waiting_in) +
            (n.process ? "; " + reports::stuck_process_text(n.process->pid, n.process->name,
                                                            n.process->threads, n.process->stuck_s,

@@ -1,7 +1,6 @@
 #include "harness/common/python_probe.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/supervisor.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -180,12 +180,6 @@ std::string last_marked(const std::string& out, const std::string& marker, bool&
   return value;
 }
 
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, s == std::floor(s) ? "%.0f s" : "%.1f s", s);
-  return buf;
-}
-
 ChildResult run_python(const std::string& interpreter, const char* script, double timeout_s) {
   LaunchSpec spec;
   spec.argv = {interpreter, "-c", script};
@@ -281,7 +275,7 @@ nlohmann::json probe_python(const PythonProbeOptions& options) {
       result["error"] = "the probe could not start: " + first_line(r.start_error);
     } else if (r.deadline_passed) {
       result["status"] = "timed-out";
-      result["error"] = "the probe timed out after " + seconds(options.timeout_s) +
+      result["error"] = "the probe timed out after " + reports::format_tenths(options.timeout_s) +
                         (stepped ? " while " + step : " before it printed anything");
     } else if (facts.is_object()) {
       result["status"] = "ok";

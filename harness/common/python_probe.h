@@ -29,7 +29,7 @@ struct PythonProbeOptions {
 //   "interpreter":  the program started (the path PATH gave)
 //   "status":       "ok" | "no-python" (none on PATH) | "failed" (it could not start, exited
 //                   badly or printed no result) | "timed-out" (past timeout_s)
-//   "error":        when not ok, why, in one line ("timed out after 30 s while importing torch")
+//   "error":        when not ok, why, in one line ("timed out after 30.0 s while importing torch")
 //   "python":       {"version", "implementation", "executable" (sys.executable), "prefix",
 //                    "debug_build"}
 //   "multiprocessing": {"default_start_method", "start_methods"} or {"error"}

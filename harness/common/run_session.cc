@@ -9,6 +9,7 @@
 #include "harness/common/known_messages.h"
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
+#include "harness/supervise/watchdog_record.h"
 #include "harness/version.h"
 #include "reports/finding.h"
 #include "reports/report_view.h"
@@ -32,49 +33,6 @@ nlohmann::json base_record(const std::string& case_id, const nlohmann::json& pla
   v["type"] = "variant";
   v["case"] = case_id;
   return v;
-}
-
-// What the watchdog saw and did: whether the deadline passed, what it sent, what the tree was
-// doing when time was called (state, CPU in the last stall window, who waited in what, a process
-// that could never go on), what the watching measured (CPU, the longest still and starved
-// stretches, the run-queue wait), what was left and killed.
-nlohmann::json watchdog_record(const ChildResult& r) {
-  nlohmann::json w = {{"deadline_passed", r.deadline_passed},
-                      {"sigterm", r.sent_sigterm},
-                      {"sigkill", r.sent_sigkill},
-                      {"timeout_s", r.timeout_s},
-                      {"leftovers_killed", r.leftovers_killed},
-                      {"leftovers_surviving", r.leftovers_surviving},
-                      {"group_strangers", r.group_strangers},
-                      {"activity",
-                       {{"cpu_s", r.tree.cpu_s},
-                        {"longest_still_s", r.tree.longest_still_s},
-                        {"longest_starved_s", r.tree.longest_starved_s},
-                        {"run_queue_s", r.tree.run_queue_s},
-                        {"looks", r.tree.looks}}}};
-  if (r.paused_s > 0) w["paused_s"] = r.paused_s;
-  if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
-  if (r.stuck_too_long) w["stuck_too_long"] = true;
-  if (r.called_after_s >= 0) {
-    const TreeFacts& t = r.tree;
-    w["tree"] = {{"state", t.blocked   ? "blocked"
-                           : t.starved ? "starved"
-                                       : "working"},
-                 {"starved_s", t.starved_s},
-                 {"still_s", t.still_s},
-                 {"window_s", t.window_s},
-                 {"cpu_s_in_window", t.cpu_s_in_window},
-                 {"cpu_s", t.cpu_s},
-                 {"processes", t.processes},
-                 {"threads", t.threads},
-                 {"longest_still_s", t.longest_still_s},
-                 {"looks", t.looks},
-                 {"waiting_in", t.waiting_in}};
-    w["called_after_s"] = r.called_after_s;
-    w["deadline_to_end_s"] = r.duration_s - r.called_after_s;
-    if (exited_by_itself(r)) w["exited_by_itself"] = true;
-  }
-  return w;
 }
 
 // A stall seen while the tree was left running (exec, watch): when, what it waited in, and the
@@ -117,18 +75,6 @@ void print_finding(const nlohmann::json& report) {
 }
 
 }  // namespace
-
-nlohmann::json process_stall_record(const ProcessStall& p) {
-  return {{"pid", p.pid},
-          {"ppid", p.ppid},
-          {"name", p.name},
-          {"threads", p.threads},
-          {"since_s", p.since_s},
-          {"stuck_s", p.stuck_s},
-          {"rest_cpu_share", p.rest_cpu_share},
-          {"rest_still", p.rest_still},
-          {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
-}
 
 void print_reports_line(const std::filesystem::path& out) {
   const std::string text = "reports: " + reports::terminal_safe((out / "issue.md").string()) +
@@ -224,11 +170,7 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   if (r.bad_channel_lines > 0)
     v["protocol_error"] = {
         {"line", r.bad_channel_line}, {"why", r.bad_channel_why}, {"lines", r.bad_channel_lines}};
-  if (r.step_hang)
-    v["hang"] = {{"pid", r.step_hang->pid},
-                 {"step", r.step_hang->step},
-                 {"within_s", r.step_hang->within_s},
-                 {"waited_s", r.step_hang->waited_s}};
+  if (r.step_hang) v["hang"] = step_hang_record(r);
   add_stacks(v, r.stacks);
   add_stall(v, r);
   if (!r.python.is_null()) v["python"] = r.python;
@@ -256,17 +198,14 @@ void RunSession::add_skip(const std::string& case_id, const nlohmann::json& plan
 void RunSession::add_interrupted(const std::string& case_id, const nlohmann::json& planned,
                                  const ChildResult& r) {
   nlohmann::json v = base_record(case_id, planned);
-  char buf[160];
-  if (r.started)
-    std::snprintf(buf, sizeof buf,
-                  "not finished: forkcheck was interrupted by %s after %.1f s and killed it",
-                  signal_name(r.interrupted_by).c_str(), r.duration_s);
-  else
-    std::snprintf(buf, sizeof buf, "not run: forkcheck was interrupted by %s before it started",
-                  signal_name(r.interrupted_by).c_str());
+  const std::string by = "forkcheck was interrupted by " + signal_name(r.interrupted_by);
+  const std::string message = r.started
+                                  ? "not finished: " + by + " after " +
+                                        reports::format_tenths(r.duration_s) + " and killed it"
+                                  : "not run: " + by + " before it started";
   // Neither as expected nor not (reports/report_view.h: unfinished): a skip, never a regression.
   v["outcome"] = "skip";
-  v["message"] = buf;
+  v["message"] = message;
   v["interrupted"] = true;
   if (!r.started) v["not_run"] = true;
   v["duration_s"] = r.duration_s;
@@ -280,10 +219,9 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   // never worked again after it (else they are the past's, kept under "stall" only).
   if (r.stall && r.stall->resumed_after_s < 0 && !r.stall_stacks.method.empty()) {
     Stacks stacks = r.stall_stacks;
-    char when[96];
-    std::snprintf(when, sizeof when, "taken when the whole tree stalled at %.1f s, still since",
-                  r.stall->after_s);
-    stacks.note += (stacks.note.empty() ? "" : "; ") + std::string(when);
+    stacks.note += (stacks.note.empty() ? "" : "; ") +
+                   std::string("taken when the whole tree stalled at ") +
+                   reports::format_tenths(r.stall->after_s) + ", still since";
     add_stacks(v, stacks);
   } else {
     v["stacks"] = nlohmann::json::array();

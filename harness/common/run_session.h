@@ -74,9 +74,6 @@ class RunSession {
 
 std::string now_iso8601();
 
-// A stuck or stalled process as the run log records it (the watchdog's "stuck").
-nlohmann::json process_stall_record(const ProcessStall& p);
-
 // The last line a run prints: where its reports are.
 void print_reports_line(const std::filesystem::path& out);
 

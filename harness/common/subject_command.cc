@@ -9,6 +9,7 @@
 #include "harness/platform/host.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/watchdog_record.h"
 #include "reports/finding.h"
 #include "reports/python_view.h"
 

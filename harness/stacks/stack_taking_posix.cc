@@ -13,6 +13,7 @@
 #include "harness/stacks/stack_taking.h"
 #include "harness/supervise/classify.h"
 #include "launch/boost_process_v1.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -139,10 +140,9 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
       c.python = true;
     } else {
       if (is_python && !dumping) {
-        char budget[160];
-        std::snprintf(budget, sizeof budget,
-                      "gdb reads Python frames in seconds, and %.1f s were left for stacks",
-                      request.budget_s);
+        const std::string budget = "gdb reads Python frames in seconds, and " +
+                                   reports::format_tenths(request.budget_s) +
+                                   " were left for stacks";
         if (!gdb_fits)
           python_why_ = budget;
         else if (attach != Attach::kLong)
@@ -222,11 +222,9 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
     // say why, and fall back to what the OS said of the process before it attached.
     std::string why = r.started ? r.err.last_lines(2) : r.start_error;
     if (time_was_called(r)) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf,
-                    " did not finish within its %.1f s: killed, and the process released",
-                    c.budget_s);
-      why = (c.python ? std::string("gdb (with py-bt)") : c.debugger) + buf;
+      why = (c.python ? std::string("gdb (with py-bt)") : c.debugger) +
+            " did not finish within its " + reports::format_tenths(c.budget_s) +
+            ": killed, and the process released";
     } else if (why.empty()) {
       why = c.debugger + " printed no frame (" + r.exit.describe() + ")";
     } else {
@@ -306,8 +304,8 @@ Stacks StackTaking::take(const std::string& why_short) {
   python_read_ += dumped;
   if (dumped > 0) methods_.insert("faulthandler");
   if (python_processes_ > 0) {
-    const std::string of = std::to_string(python_processes_) + " Python process" +
-                           (python_processes_ == 1 ? "" : "es");
+    const std::string of =
+        reports::counted(python_processes_, "Python process", "Python processes");
     if (dumped > 0)
       stacks_.python_note = "Python frames of " + std::to_string(dumped) + " of " + of +
                             " from the program itself (faulthandler, on forkcheck's signal: "

@@ -5,6 +5,7 @@
 
 #include "harness/platform/host.h"
 #include "harness/supervise/step_watch.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
@@ -140,12 +141,10 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
       control_.stop_stacks(exited_ ? "the program ended before the debugger finished"
                                    : "forkcheck was interrupted before the debugger finished");
     else if (taking_ && now >= stacks_until_) {
-      char why[128];
-      std::snprintf(why, sizeof why,
-                    "the stacks budget left once time was called (%.1f s) was spent before its "
-                    "debugger finished",
-                    secs(stacks_until_ - (start_ + seconds(r_.called_after_s))));
-      control_.stop_stacks(why);
+      control_.stop_stacks(
+          "the stacks budget left once time was called (" +
+          reports::format_tenths(secs(stacks_until_ - (start_ + seconds(r_.called_after_s)))) +
+          ") was spent before its debugger finished");
     }
     if (!taking_)
       end(now, std::min(spec_.grace_s, interrupted_ ? WatchdogTimes::kGraceOnInterruptS

@@ -92,9 +92,9 @@ void hazardous(std::string& out, const json& f, size_t index) {
 }  // namespace
 
 std::string watch_headline(const json& totals) {
-  std::string s = "watch: " + std::to_string(totals.value("forks", 0)) + " fork" +
-                  (totals.value("forks", 0) == 1 ? "" : "s") + ", " +
-                  std::to_string(totals.value("hazardous", 0)) + " hazardous";
+  std::string s =
+      "watch: " + reports::counted(totals.value("forks", std::size_t{0}), "fork", "forks") + ", " +
+      std::to_string(totals.value("hazardous", 0)) + " hazardous";
   std::string names;
   for (const auto& r : totals.value("runtimes", json::array()))
     names += (names.empty() ? "" : ", ") + r.get<std::string>();
@@ -122,7 +122,7 @@ std::string watch_judgement(const json& totals, const json& findings, int exit_s
     }
   }
   const std::string status = " (exit status " + std::to_string(exit_status) + ")";
-  const std::string forks = std::to_string(failing) + " hazardous fork" + (failing == 1 ? "" : "s");
+  const std::string forks = reports::counted(failing, "hazardous fork", "hazardous forks");
   // The verdict word is painted after the text is escaped: escaping would show the colour's
   // escape sequence as text.
   const std::string head = "\nforkcheck watch: ";
@@ -139,9 +139,9 @@ std::string watch_judgement(const json& totals, const json& findings, int exit_s
   }
   if (allowed > 0)
     return head + paint(Style::kGood, "ok") +
-           reports::terminal_safe(": " + std::to_string(allowed) + " hazardous fork" +
-                                  (allowed == 1 ? "" : "s") + ", every one of a kind allowed (" +
-                                  allowed_kinds + ")" + status + "\n");
+           reports::terminal_safe(
+               ": " + reports::counted(allowed, "hazardous fork", "hazardous forks") +
+               ", every one of a kind allowed (" + allowed_kinds + ")" + status + "\n");
   return head + paint(Style::kGood, "ok") + ": no hazardous fork" + status + "\n";
 }
 

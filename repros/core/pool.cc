@@ -1,6 +1,7 @@
 #include "core/pool.h"
 
 #include "core/channel.h"
+#include "core/quantity_text.h"
 
 #include "launch/process.h"
 #include "launch/process_tree.h"
@@ -17,26 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string signal_name(int sig) { return "SIG" + launch::signal_abbrev(sig); }
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-
-// CPU time as a person reads it: "0.0 ms", "4.2 ms", "0.98 s".
-std::string cpu_text(double s) {
-  char buf[32];
-  if (s < 0.1)
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-
-std::string count_text(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 // "worker 1 (pid 4242, fork)"
 std::string who(size_t index, const launch::Worker& w) {
@@ -114,18 +95,18 @@ struct TreeWatch {
             {"looks", activity.looks()}};
   }
 
-  // "blocked for 18.75 s (0.0 ms of CPU in the last 1.00 s; 1 process, 1 thread)"
+  // "blocked for 18.8 s (0 ms of CPU in the last 1.0 s; 1 process, 1 thread)"
   std::string text() const {
     const double window = std::chrono::duration<double>(activity.window()).count();
     std::string t =
         activity.blocked()
             ? "blocked for " +
-                  seconds_text(std::chrono::duration<double>(activity.still_for()).count())
+                  format_tenths(std::chrono::duration<double>(activity.still_for()).count())
             : std::string("still working");
-    return t + " (" + cpu_text(static_cast<double>(activity.cpu_in_window_ns()) / 1e9) +
-           " of CPU in the last " + seconds_text(window) + "; " +
-           count_text(last.processes.size(), "process", "processes") + ", " +
-           count_text(last.thread_count(), "thread", "threads") + ")";
+    return t + " (" + format_cpu(static_cast<double>(activity.cpu_in_window_ns()) / 1e9) +
+           " of CPU in the last " + format_tenths(window) + "; " +
+           counted(last.processes.size(), "process", "processes") + ", " +
+           counted(last.thread_count(), "thread", "threads") + ")";
   }
 };
 
@@ -260,7 +241,7 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
     if (s.outcome.status == launch::WorkerOutcome::Status::kCrash && r.outcome != Outcome::kCrash) {
       r.outcome = Outcome::kCrash;
       r.message = who(i, workers[i]) + " " + describe_end(s.outcome) + ", " +
-                  seconds_text(after_start(i)) + " after the pool started";
+                  format_seconds(after_start(i)) + " after the pool started";
     } else if (s.outcome.status == launch::WorkerOutcome::Status::kError &&
                r.outcome == Outcome::kOk) {
       r.outcome = Outcome::kError;
@@ -268,17 +249,17 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
     }
   }
   if (!unfinished.empty()) {
-    const std::string counted = std::to_string(unfinished.size()) + " of " +
-                                count_text(n, "worker", "workers") +
-                                " had not ended at the pool's deadline (" +
-                                seconds_text(std::chrono::duration<double>(deadline).count()) +
-                                "): " + std::to_string(blocked) + " blocked, " +
-                                std::to_string(working) + " still working" + unfinished_text;
+    const std::string left = std::to_string(unfinished.size()) + " of " +
+                             counted(n, "worker", "workers") +
+                             " had not ended at the pool's deadline (" +
+                             format_tenths(std::chrono::duration<double>(deadline).count()) +
+                             "): " + std::to_string(blocked) + " blocked, " +
+                             std::to_string(working) + " still working" + unfinished_text;
     if (r.outcome == Outcome::kOk) {
       r.outcome = working > 0 ? Outcome::kTimeout : Outcome::kHang;
-      r.message = counted;
+      r.message = left;
     } else {
-      r.message += "; and " + counted;
+      r.message += "; and " + left;
     }
   }
   if (r.outcome == Outcome::kOk)

@@ -130,9 +130,14 @@ inline nlohmann::json synthetic_report() {
                          "the channel carried a line that is not a message");
   channel["protocol_error"] = {{"line", "{\"type\":\"step\" <junk> & \\x01 | pipes"},
                                {"why", "not JSON: <unterminated> object"}};
-  // A fix that ended on its own after its deadline, before forkcheck signalled it.
-  json late = variant("forkserver-late", "forkserver", "fix", "ok", "ok", "finished, late");
+  // A fix that ended on its own after its deadline, before forkcheck signalled it: its message
+  // is its own, and then what the harness adds of the watchdog (reports::ended_by_itself_text).
+  json late = variant("forkserver-late", "forkserver", "fix", "ok", "ok",
+                      "finished, late (its 60.0 s deadline had passed, but it ended by itself "
+                      "0.1 s later, before forkcheck signalled it: the outcome is that of its own "
+                      "end)");
   late["watchdog"] = {{"deadline_passed", true},
+                      {"called_for", "deadline"},
                       {"sigterm", false},
                       {"sigkill", false},
                       {"timeout_s", 60.0},

@@ -1,0 +1,82 @@
+#include "harness/supervise/watchdog_record.h"
+
+#include "harness/supervise/classify.h"
+
+namespace fc::harness {
+namespace {
+
+// Why the watchdog called time, first reason first: the order classify() judges them in.
+const char* called_for(const ChildResult& r) {
+  if (r.step_hang) return "step";
+  if (r.still_too_long) return "stall";
+  if (r.stuck_too_long) return "stuck";
+  if (!r.failing_at_start.empty()) return "start-failures";
+  if (r.deadline_passed) return "deadline";
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json process_stall_record(const ProcessStall& p) {
+  return {{"pid", p.pid},
+          {"ppid", p.ppid},
+          {"name", p.name},
+          {"threads", p.threads},
+          {"since_s", p.since_s},
+          {"stuck_s", p.stuck_s},
+          {"rest_cpu_share", p.rest_cpu_share},
+          {"rest_still", p.rest_still},
+          {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
+}
+
+nlohmann::json watchdog_record(const ChildResult& r) {
+  nlohmann::json w = {{"deadline_passed", r.deadline_passed},
+                      {"sigterm", r.sent_sigterm},
+                      {"sigkill", r.sent_sigkill},
+                      {"timeout_s", r.timeout_s},
+                      {"leftovers_killed", r.leftovers_killed},
+                      {"leftovers_surviving", r.leftovers_surviving},
+                      {"group_strangers", r.group_strangers},
+                      {"activity",
+                       {{"cpu_s", r.tree.cpu_s},
+                        {"longest_still_s", r.tree.longest_still_s},
+                        {"longest_starved_s", r.tree.longest_starved_s},
+                        {"run_queue_s", r.tree.run_queue_s},
+                        {"looks", r.tree.looks}}}};
+  if (r.hang_after_s > 0) w["hang_after_s"] = r.hang_after_s;
+  if (time_was_called(r))
+    if (const char* why = called_for(r)) w["called_for"] = why;
+  if (r.paused_s > 0) w["paused_s"] = r.paused_s;
+  if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
+  if (r.stuck_too_long) w["stuck_too_long"] = true;
+  if (exited_by_itself(r)) w["exited_by_itself"] = true;
+  if (r.called_after_s >= 0) {
+    const TreeFacts& t = r.tree;
+    w["tree"] = {{"state", t.blocked   ? "blocked"
+                           : t.starved ? "starved"
+                                       : "working"},
+                 {"starved_s", t.starved_s},
+                 {"still_s", t.still_s},
+                 {"window_s", t.window_s},
+                 {"cpu_s_in_window", t.cpu_s_in_window},
+                 {"cpu_s", t.cpu_s},
+                 {"processes", t.processes},
+                 {"threads", t.threads},
+                 {"longest_still_s", t.longest_still_s},
+                 {"looks", t.looks},
+                 {"waiting_in", t.waiting_in}};
+    w["called_after_s"] = r.called_after_s;
+    w["deadline_to_end_s"] = r.duration_s - r.called_after_s;
+  }
+  return w;
+}
+
+nlohmann::json step_hang_record(const ChildResult& r) {
+  if (!r.step_hang) return nullptr;
+  return {{"pid", r.step_hang->pid},
+          {"step", r.step_hang->step},
+          {"within_s", r.step_hang->within_s},
+          {"waited_s", r.step_hang->waited_s}};
+}
+
+}  // namespace fc::harness
