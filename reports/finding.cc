@@ -117,10 +117,14 @@ Finding subject_finding(const json& c, const json& v) {
                  ": crash: " + field(v, "message").substr(0, field(v, "message").find(';')) +
                  " at " + line;
   } else {
-    // The message's first clause: its parenthesised facts are in the report, not the headline.
+    // The message's first clause: its parenthesised facts are in the report, not the headline,
+    // and so, where time was called, is what followed its why (a stuck process, the signals).
     std::string message = field(v, "message");
     if (const auto paren = message.find(" ("); paren != std::string::npos && paren >= 20)
       message.resize(paren);
+    if (const auto semi = message.find("; ");
+        semi != std::string::npos && (outcome == "hang" || outcome == "timeout"))
+      message.resize(semi);
     message = shorten(message, 203);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
     if (outcome == "ok" && !descendants_failure(v).empty())

@@ -48,6 +48,36 @@ json exec_report(const std::string& outcome) {
           {"summary", {{"cases", 1}, {"variants", 1}, {"ok", outcome == "ok"}}}};
 }
 
+// The headline is the why of a hang or timeout: its first clause, what followed it (a stuck
+// process, the signals) and the parenthesised facts left to the report.
+TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {
+  struct Row {
+    const char* outcome;
+    std::string message, headline;
+  };
+  const Row rows[] = {
+      {"hang",
+       "blocked when its 20.0 s deadline passed: the whole tree had been still for 18.0 s; pid 7 "
+       "[python3] can never go on by itself: its one thread has waited on a futex private to it, "
+       "with no timeout, for 18.0 s (nothing but a signal could wake it); SIGTERM ended it",
+       "exec: hang: blocked when its 20.0 s deadline passed: the whole tree had been still for "
+       "18.0 s"},
+      {"timeout",
+       "still working when its 2.0 s deadline passed: a timeout, not a hang; SIGTERM "
+       "ended it",
+       "exec: timeout: still working when its 2.0 s deadline passed: a timeout, not a hang"},
+      {"hang",
+       "the whole tree had been still for 3.0 s, past the 3.0 s a stall may last (--hang-after) "
+       "(called after 3.1 s); SIGTERM ended it",
+       "exec: hang: the whole tree had been still for 3.0 s, past the 3.0 s a stall may last"},
+  };
+  for (const auto& r : rows) {
+    json report = exec_report(r.outcome);
+    report["cases"][0]["variants"][0]["message"] = r.message;
+    EXPECT_EQ(key_finding(report).headline, r.headline) << r.message;
+  }
+}
+
 // --- report.html -------------------------------------------------------------------------------
 
 TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
