@@ -108,8 +108,6 @@ TEST_F(ForkcheckAll, EveryVariantHasTheRequiredFields) {
   }
 }
 
-// What the reports need to know of a case comes with it, from its catalog entry: the facts that
-// may explain a change of it (forkcheck diff), and the one case the reports lead with.
 // Whose torch: the run records the Python torch beside the libtorch the cases ran against, and
 // issue.md says both.
 TEST_F(ForkcheckAll, TheReportSaysWhoseTorchTheCatalogRanAgainst) {
@@ -123,6 +121,8 @@ TEST_F(ForkcheckAll, TheReportSaysWhoseTorchTheCatalogRanAgainst) {
   EXPECT_NE(text.find("- Python torch: "), std::string::npos) << text;
 }
 
+// What the reports need to know of a case comes with it, from its catalog entry: the facts that
+// may explain a change of it (forkcheck diff), and the one case the reports lead with.
 TEST_F(ForkcheckAll, EachCaseCarriesItsTopicsAndOneIsFeatured) {
   size_t featured = 0;
   for (const auto& c : report_["cases"]) {
