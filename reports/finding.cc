@@ -9,6 +9,7 @@
 #include "reports/start_method_reasons.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::reports {
 namespace {
@@ -138,6 +139,11 @@ Finding subject_finding(const json& c, const json& v) {
                         ": " + d.how + (d.where.empty() ? "" : " at " + d.where));
   const json& stacks = stacks_of(v);
   for (const auto& line : where_it_waits(stacks, 8)) f.facts.push_back(line);
+  // What the tree was doing when time was called: the message says why, this line what (its
+  // CPU, its processes and threads, what they waited in), the same line as in every report.
+  if (outcome == "hang" || outcome == "timeout")
+    if (const std::string tree = tree_facts(v); !tree.empty())
+      f.facts.push_back("process tree: " + tree);
   if (v.contains("stall") && v["stall"].is_object() && outcome != "hang") {
     const json& s = v["stall"];
     f.facts.push_back(

@@ -2,6 +2,7 @@
 // (CAUTION) when something failed and green (NOTE) otherwise, its fix on a line of its own, and
 // never cut from summary.md. The catalog's Markdown-style `inline code` shown as <code> in the
 // HTML, escaped first: a backticked tag stays text.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -76,6 +77,30 @@ TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {
     report["cases"][0]["variants"][0]["message"] = r.message;
     EXPECT_EQ(key_finding(report).headline, r.headline) << r.message;
   }
+}
+
+// What the tree was doing when time was called is a fact of the finding (the terminal, issue.md),
+// the same line the other reports show; a program that ended ok has none.
+TEST(KeyFinding, AHangSaysWhatItsTreeWasDoing) {
+  json report = exec_report("hang");
+  report["cases"][0]["variants"][0]["watchdog"] = {{"tree",
+                                                    {{"state", "blocked"},
+                                                     {"still_s", 28.0},
+                                                     {"window_s", 1.0},
+                                                     {"cpu_s_in_window", 0.0004},
+                                                     {"processes", 3},
+                                                     {"threads", 7},
+                                                     {"waiting_in", "futex (6), wait4 (1)"}}}};
+  const auto facts = key_finding(report).facts;
+  const std::string line =
+      "process tree: blocked for 28.0 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7 threads "
+      "waiting in futex (6), wait4 (1)";
+  EXPECT_NE(std::find(facts.begin(), facts.end(), line), facts.end());
+  EXPECT_NE(make_issue_reporter()->render(report).find("- process tree: blocked for 28.0 s"),
+            std::string::npos);
+  report["cases"][0]["variants"][0]["outcome"] = "ok";
+  for (const auto& fact : key_finding(report).facts)
+    EXPECT_EQ(fact.rfind("process tree:", 0), std::string::npos) << fact;
 }
 
 // --- report.html -------------------------------------------------------------------------------

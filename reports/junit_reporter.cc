@@ -178,11 +178,11 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
   std::string out = field(v, "stdout");
-  // A failure's body has the watchdog's facts and the stacks already. A pass on which time was
-  // called (it ended by itself after its deadline) says so in its message: shown, as nowhere else.
-  const bool time_called = member(member(v, "watchdog"), "tree").is_object();
+  // A failure's body has the watchdog's facts and the stacks already. A pass that ended by itself
+  // after time was called says so in its message alone: shown.
+  const bool by_itself = member(member(v, "watchdog"), "exited_by_itself") == true;
   if (const std::string facts = matched(v) || unfinished(v)
-                                    ? (matched(v) && time_called && !field(v, "message").empty()
+                                    ? (matched(v) && by_itself && !field(v, "message").empty()
                                            ? "message: " + field(v, "message") + "\n"
                                            : "") +
                                           watchdog_text(v) + stacks_text(v)

@@ -90,7 +90,7 @@ std::string time_called_text(const json& w, const json& hang) {
   if (why == "step" && hang.is_object()) {
     const std::string how = blocked || !has_stuck
                                 ? ", the whole tree blocked for " + still_for
-                                : ", " + stuck_text(stuck) + ", while " + rest_text(stuck);
+                                : "; " + stuck_text(stuck) + ", while " + rest_text(stuck);
     return "pid " + field(hang, "pid") + " entered \"" + field(hang, "step") +
            "\" and did not come back within " + format_tenths(number(hang, "within_s")) + how +
            " (called after " + format_tenths(number(hang, "waited_s")) + ")" +

@@ -82,7 +82,7 @@ TEST(WatchdogText, EachReasonTimeWasCalledHasItsSentence) {
        "pid 12 entered \"join\" and did not come back within 2.0 s, the whole tree blocked for "
        "1.0 s (called after 2.5 s)"},
       {"a step stuck in one process while the rest works", step_beside_work, step,
-       "pid 12 entered \"join\" and did not come back within 2.0 s, " + stuck_words +
+       "pid 12 entered \"join\" and did not come back within 2.0 s; " + stuck_words +
            ", while the rest of the tree kept working (98% of a CPU) (called after 2.5 s)"},
       {"a step, the whole tree still and one process stuck", step_all_still, step,
        "pid 12 entered \"join\" and did not come back within 2.0 s, the whole tree blocked for "

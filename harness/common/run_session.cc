@@ -17,6 +17,7 @@
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
 #include "reports/watch_view.h"
+#include "reports/watchdog_text.h"
 
 namespace fc::harness {
 namespace {
@@ -259,7 +260,11 @@ void RunSession::append_variant(const nlohmann::json& v) {
       m = hazards + (m.empty() ? "" : "; " + m);  // first: a long message is cut
     m = reports::shorten(m, 303);
     // Written by length: a NUL the child printed must not end the line there.
-    const std::string line = "        " + reports::terminal_safe(m) + "\n";
+    std::string line = "        " + reports::terminal_safe(m) + "\n";
+    // Where time was called, what the tree was doing then (the message says why).
+    if (const std::string tree = reports::tree_facts(v);
+        !tree.empty() && (v["outcome"] == "hang" || v["outcome"] == "timeout"))
+      line += "        process tree: " + reports::terminal_safe(tree) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);
   }
   std::fflush(stdout);

@@ -205,7 +205,7 @@ PoolResult join_pool(std::vector<launch::Worker>& workers, std::chrono::millisec
 
   PoolResult r;
   size_t blocked = 0, working = 0;
-  std::string unfinished_text;  // "worker 0 (pid 4242, fork) blocked for 18.75 s (...); ..."
+  std::string unfinished_text;  // "worker 0 (pid 4242, fork) blocked for 18.8 s (...); ..."
   constexpr size_t kNamedAtMost = 4;
   for (size_t i = 0; i < n; ++i) {
     const Seen& s = *seen[i];
