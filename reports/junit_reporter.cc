@@ -125,7 +125,7 @@ std::string command_label(const json& c) {
     if (w.is_string()) words.push_back(w.get<std::string>());
   if (words.empty()) return field(c, "id", "?");
   auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
-  const std::string program = base(words[0]);
+  std::string program = base(words[0]);  // not const: returned, it is moved
   if (program.rfind("python", 0) != 0) return program;
   for (size_t i = 1; i < words.size(); ++i) {
     if (words[i] == "-m" && i + 1 < words.size()) return "-m " + words[i + 1];
