@@ -195,7 +195,66 @@ json own_frames(const json& process, const json& frames) {
   return kept;
 }
 
+namespace {
+
+// When a process of the tree was last seen alive by the Python side (its events connection
+// closed), else when its parent learnt of its end; -1 when neither is known.
+double ended_at_s(const json& variant, int pid) {
+  if (const json* p = process_by_pid(variant, pid); p && member(*p, "gone_s").is_number())
+    return member(*p, "gone_s").get<double>();
+  for (const auto& p : list(member(variant, "python"), "processes"))
+    for (const auto& c : list(p, "child_exits"))
+      if (member(c, "pid") == pid && member(c, "at_s").is_number())
+        return member(c, "at_s").get<double>();
+  return -1;
+}
+
+// forkcheck's last look signal to `pid` when its death by a signal came within
+// died_after_look's window of it, else nullptr.
+const json* look_before_death(const json& variant, int pid) {
+  constexpr double kWindowS = 2.0;  // harness/supervise/watchdog_record.h: kDeathAfterLookS
+  const double ended = ended_at_s(variant, pid);
+  if (ended < 0) return nullptr;
+  for (const auto& l : list(member(variant, "watchdog"), "look_signals"))
+    if (member(l, "pid") == pid && member(l, "at_s").is_number()) {
+      const double after = ended - l["at_s"].get<double>();
+      if (after >= 0 && after <= kWindowS) return &l;
+    }
+  return nullptr;
+}
+
+bool died_of_a_signal(const DescendantEnd& d) {
+  return starts_with(d.how, "killed by") || starts_with(d.how, "crashed");
+}
+
+std::vector<DescendantEnd> ended_descendants(const json& variant);
+
+}  // namespace
+
 std::vector<DescendantEnd> failed_descendants(const json& variant) {
+  std::vector<DescendantEnd> out;
+  for (auto& d : ended_descendants(variant))
+    if (!(died_of_a_signal(d) && look_before_death(variant, d.pid))) out.push_back(std::move(d));
+  return out;
+}
+
+std::string deaths_after_look_text(const json& variant) {
+  std::string s;
+  for (const auto& d : ended_descendants(variant)) {
+    const json* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
+    if (!look) continue;
+    const double after = ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>();
+    s += (s.empty() ? "" : "; ") + std::string("pid ") + std::to_string(d.pid) +
+         (d.what.empty() ? "" : " " + d.what) + " " + d.how + " " + format_seconds(after) +
+         " after forkcheck " + field(*look, "what") +
+         ": forkcheck may have caused it, so it is not counted as the program's failure";
+  }
+  return s;
+}
+
+namespace {
+
+std::vector<DescendantEnd> ended_descendants(const json& variant) {
   std::vector<DescendantEnd> out;
   const json* main = main_python_process(variant);
   const int main_pid =
@@ -252,6 +311,8 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
   }
   return out;
 }
+
+}  // namespace
 
 std::string own_start_method_choice(const json& variant) {
   for (const auto& p : list(member(variant, "python"), "processes"))

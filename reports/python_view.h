@@ -63,7 +63,14 @@ struct DescendantEnd {
   std::string how;    // "killed by SIGSEGV", "exit status 1", "raised ValueError: bad row"
   std::string where;  // "worker.py:12 in work": its exception's or crash's deepest user frame
 };
+// A process that died of a signal within 2 s of forkcheck signalling it to look at it (asked it
+// for its stacks, attached a debugger) is not among them: forkcheck may have caused it.
 std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
+
+// Those processes: "pid 4243 Process-2 (work) killed by SIGSEGV 100 ms after forkcheck asked one
+// of its threads for its stack: forkcheck may have caused it, so it is not counted as the
+// program's failure"; "" when there is none.
+std::string deaths_after_look_text(const nlohmann::json& variant);
 
 // Where the program named its own start method (get_context, set_start_method), as told by the
 // bootstrap: "the program names its own start method: fork at train.py:9 in <module> (kept ...)";

@@ -67,17 +67,19 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
     // A worker that crashed or raised, while the program exited 0, fails it too: its work was
     // not done, whatever the program's own exit says.
     const std::string descendants = descendants_failure(v);
+    const std::string looked = deaths_after_look_text(v);
+    const std::string also = looked.empty() ? "" : "; " + looked;
     if (v.value("outcome", "") == "ok") {
-      if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "")};
+      if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "") + also};
       if (hazards.empty())
-        return {"failed", "the program exited 0, but " + descendants + " (exit status 1)"};
+        return {"failed", "the program exited 0, but " + descendants + " (exit status 1)" + also};
       return {"failed", "the program ended ok, but made " + hazards +
                             (descendants.empty() ? "" : "; " + descendants) +
-                            " (forkcheck watch fails: exit status 1)"};
+                            " (forkcheck watch fails: exit status 1)" + also};
     }
     return {"failed", v.value("outcome", "") + ": " + v.value("message", "") +
                           (hazards.empty() ? "" : "; it also made " + hazards) +
-                          (descendants.empty() ? "" : "; " + descendants)};
+                          (descendants.empty() ? "" : "; " + descendants) + also};
   }
   for (const auto& v : variants) {
     const std::string outcome = v.value("outcome", "");

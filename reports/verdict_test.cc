@@ -194,5 +194,47 @@ TEST(Verdict, AHazardOkHereWithAnotherLeftOutIsPartialNotNotReproduced) {
             "fork did not run; partial run: not selected: fork");
 }
 
+// A worker killed by a signal 0.1 s after forkcheck asked it for its stacks may have been killed
+// by the asking: said so, and not counted against the program; the same death 3 s after is the
+// program's own failure.
+TEST(Verdict, AWorkerDeadJustAfterForkcheckLookedIsNotTheProgramsFailure) {
+  auto subject = [](double died_at_s) {
+    using nlohmann::json;
+    json look = json::object();
+    look["pid"] = 42;
+    look["what"] = "asked one of its threads for its stack";
+    look["at_s"] = 5.0;
+    json exit = json::object();
+    exit["pid"] = 42;
+    exit["returncode"] = -11;
+    exit["signal"] = "SIGSEGV";
+    exit["name"] = "ForkPoolWorker-1";
+    exit["at_s"] = died_at_s + 0.5;
+    json parent = json::object();
+    parent["pid"] = 41;
+    parent["born"] = "exec";
+    parent["child_exits"] = json::array({exit});
+    json worker = json::object();
+    worker["pid"] = 42;
+    worker["born"] = "fork";
+    worker["gone_s"] = died_at_s;
+    json s = v("exec", "subject", "", "ok");
+    s["message"] = "exited 0";
+    s["watchdog"]["look_signals"] = json::array({look});
+    s["python"]["processes"] = json::array({parent, worker});
+    return s;
+  };
+  auto soon = reports::case_verdict(nlohmann::json::array({subject(5.1)}));
+  EXPECT_EQ(soon.verdict, "ok") << soon.reason;
+  EXPECT_NE(
+      soon.reason.find("pid 42 ForkPoolWorker-1 killed by SIGSEGV 100 ms after forkcheck "
+                       "asked one of its threads for its stack: forkcheck may have caused it"),
+      std::string::npos)
+      << soon.reason;
+  auto later = reports::case_verdict(nlohmann::json::array({subject(8.0)}));
+  EXPECT_EQ(later.verdict, "failed") << later.reason;
+  EXPECT_EQ(later.reason.find("forkcheck may have caused it"), std::string::npos) << later.reason;
+}
+
 }  // namespace
 }  // namespace fc

@@ -154,6 +154,14 @@ std::string ended_by_itself_text(const json& w) {
          ", before forkcheck signalled it: the outcome is that of its own end)";
 }
 
+std::string died_after_look_text(const json& w) {
+  const json& d = member(w, "died_after_look");
+  if (!d.is_object()) return "";
+  return field(d, "how", "killed by a signal") + " " + format_seconds(number(d, "after_s")) +
+         " after forkcheck " + field(d, "what", "looked at it") +
+         ": forkcheck may have caused it, so it is not said to be the program's own crash";
+}
+
 std::string tree_facts(const json& v) {
   const json& watchdog = member(v, "watchdog");
   const json& tree = member(watchdog, "tree");

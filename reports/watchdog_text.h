@@ -44,6 +44,12 @@ std::string survivors_text(const nlohmann::json& watchdog);
 // signalled it: the outcome is that of its own end)"; "" otherwise.
 std::string ended_by_itself_text(const nlohmann::json& watchdog);
 
+// A child dead of a signal just after forkcheck signalled it to look at it (watchdog
+// "died_after_look"): "killed by SIGSEGV (Segmentation fault) 120 ms after forkcheck asked one of
+// its threads for its stack: forkcheck may have caused it, so it is not said to be the program's
+// own crash"; "" when there is no such record.
+std::string died_after_look_text(const nlohmann::json& watchdog);
+
 // What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
 // same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
 // threads waiting in futex (5), wait4 (2)", "still working at the deadline: 812 ms of CPU in the

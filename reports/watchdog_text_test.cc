@@ -134,6 +134,19 @@ TEST(WatchdogText, EndingSurvivorsAndAnEndOfItsOwn) {
       << "no made-up delay where none was recorded";
 }
 
+TEST(WatchdogText, ADeathJustAfterForkcheckLookedIsNotCalledTheProgramsOwn) {
+  EXPECT_EQ(died_after_look_text(json::object()), "");
+  const json w = {{"died_after_look",
+                   {{"pid", 7},
+                    {"what", "asked its main thread for every thread's stack"},
+                    {"after_s", 0.12},
+                    {"how", "killed by SIGSEGV (Segmentation fault)"}}}};
+  EXPECT_EQ(died_after_look_text(w),
+            "killed by SIGSEGV (Segmentation fault) 120 ms after forkcheck asked its main thread "
+            "for every thread's stack: forkcheck may have caused it, so it is not said to be the "
+            "program's own crash");
+}
+
 TEST(WatchdogText, TreeFactsSayEachStateOnce) {
   json v = {{"outcome", "timeout"}, {"watchdog", watchdog("deadline", "starved")}};
   EXPECT_EQ(tree_facts(v),

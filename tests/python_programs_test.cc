@@ -4,6 +4,10 @@
 // worker waits on, the fork's line and the threads beside it by their Python names, a crash's
 // line, a spawned worker's crash under a parent that exits 0, and the catalog's fix for a known
 // message. Each interpreter that is missing is skipped, saying why.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,6 +20,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/supervise/python_channel.h"
+#include "harness/supervise/python_stacks_ask_posix.h"
 #include "read_text.h"
 #include "run_forkcheck.h"
 
@@ -139,12 +145,119 @@ TEST_P(PythonPrograms, AHungPoolWorkersLineComesFromTheProgramWithoutADebugger) 
       << v_["stall"].dump(1);
   EXPECT_TRUE(has_frame(v_["stacks"], program("hung_pool.py"), line, "work"))
       << v_["stacks"].dump(1);
-  EXPECT_TRUE(contains(v_.value("stacks_python_note", ""), "from the program itself (faulthandler"))
+  EXPECT_TRUE(contains(v_.value("stacks_python_note", ""), "from the program itself (each thread"))
       << v_.value("stacks_python_note", "");
   // Said while it ran, on forkcheck's stderr: the worker's line.
   EXPECT_TRUE(contains(r.err, "hung_pool.py:" + std::to_string(line) + " in work")) << r.err;
   std::fprintf(stderr, "    %s: the stall (and its Python lines) said %.2f s after the start\n",
                GetParam().label.c_str(), v_["stall"].value("after_s", -1.0));
+}
+
+// forkcheck's own way of asking for stacks (harness/supervise/python_stacks_ask.h, as the
+// supervisor drives it), a hundred times over, on a program whose five threads never stop running
+// Python code: it never dies of being asked, and every ask gets a stack back.
+TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlwaysAnswers) {
+  using fc::harness::PythonChannel;
+  using fc::harness::PythonStacksAsk;
+  std::string why;
+  auto channel = PythonChannel::open("ask-test-" + std::to_string(::getpid()), why);
+  ASSERT_TRUE(channel) << why;
+  const std::string python = GetParam().path, busy = program("busy_threads.py").string();
+  const std::string env_path = std::string("PYTHONPATH=") + FC_PYTHON_BOOTSTRAP;
+  const std::string env_channel = "FORKCHECK_PY_CHANNEL=" + channel->address();
+  const std::string env_dump =
+      "FORKCHECK_PY_SIGNAL=" + std::to_string(PythonChannel::dump_signal());
+  const std::string env_stacks =
+      "FORKCHECK_PY_STACKS_SIGNAL=" + std::to_string(PythonChannel::stacks_signal());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    const char* env[] = {env_path.c_str(),   env_channel.c_str(),  env_dump.c_str(),
+                         env_stacks.c_str(), "PATH=/usr/bin:/bin", nullptr};
+    ::execle(python.c_str(), python.c_str(), busy.c_str(), "600", nullptr, env);
+    ::_exit(127);
+  }
+  auto pump = [&](int ms) {
+    std::vector<pollfd> fds = {{channel->listen_fd(), POLLIN, 0}};
+    for (int fd : channel->connection_fds()) fds.push_back({fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), ms);
+    const auto now = PythonStacksAsk::Clock::now();
+    channel->accept_ready(now);
+    for (int fd : channel->connection_fds()) channel->read_ready(fd, now);
+  };
+  auto alive = [&] { return ::waitpid(child, nullptr, WNOHANG) == 0; };
+  // Its hello and its four threads told (the main thread is in the hello).
+  for (int i = 0; i < 60000 / 10; ++i) {
+    const auto offer = channel->offer(child);
+    if (offer && offer->python_tids.size() >= 5) break;
+    ASSERT_TRUE(alive()) << "the program ended before its threads were told";
+    pump(10);
+  }
+  ASSERT_TRUE(channel->offer(child) && channel->offer(child)->python_tids.size() >= 5);
+  size_t by_main = 0, by_thread = 0, threads_read = 0;
+  for (int ask_no = 1; ask_no <= 100; ++ask_no) {
+    PythonStacksAsk ask(
+        fc::harness::ask_offer(*channel->offer(child)),
+        fc::harness::look_for_ask(child, fc::harness::ask_offer(*channel->offer(child)), *channel,
+                                  PythonStacksAsk::Clock::now()));
+    while (!ask.done()) {
+      const auto look =
+          fc::harness::look_for_ask(child, ask.offer(), *channel, PythonStacksAsk::Clock::now());
+      const auto act = ask.step(look);
+      if (act.kind != PythonStacksAsk::Act::Kind::kNothing)
+        ask.sent(act, fc::harness::send_for_ask(child, act), look);
+      else
+        pump(5);
+    }
+    const fc::harness::PyDump dump = fc::harness::dump_of_ask(ask, *channel, child);
+    size_t with_frames = 0;
+    for (const auto& t : dump.threads) with_frames += t.frames.empty() ? 0 : 1;
+    std::string unread;
+    for (const auto& u : fc::harness::unread_of_ask(ask, *channel, child)) unread += "\n  " + u;
+    ASSERT_TRUE(alive()) << "the program died at ask " << ask_no << unread;
+    ASSERT_GT(with_frames, 0u) << "ask " << ask_no << " got no stack back" << unread;
+    (ask.main_answered() ? by_main : by_thread) += 1;
+    threads_read += with_frames;
+  }
+  int status = 0;
+  ::kill(child, SIGKILL);
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+  std::fprintf(stderr,
+               "    %s: 100 asks answered: %zu by the main thread for every thread, %zu thread by "
+               "thread; %zu thread stacks read in all\n",
+               GetParam().label.c_str(), by_main, by_thread, threads_read);
+}
+
+// The pythonspeed.com "Pool full of sharks" program under exec: a worker stuck on a logging lock
+// copied at fork, beside a parent whose threads keep logging. forkcheck asks every process for
+// its stacks at the stall and again when it calls the hang: the parent never dies of it, and the
+// end is the hang, with the worker's line.
+TEST_P(PythonPrograms, APoolFullOfSharksEndsAsAHangWithTheWorkersLineAndTheParentAlive) {
+  const auto r = run("exec", "pool_full_of_sharks.py", {"--hang-after", "4", "--timeout", "120"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "hang") << v_.value("message", "");
+  EXPECT_FALSE(v_["watchdog"].contains("died_after_look")) << v_["watchdog"].dump(1);
+  const int line = line_of(program("pool_full_of_sharks.py"), "blocked");
+  EXPECT_TRUE(
+      has_frame(v_["stacks"], program("pool_full_of_sharks.py"), line, "runs_in_subprocess"))
+      << v_["stacks"].dump(1);
+}
+
+// A program that dies when asked for its stacks (its own handler kills it): the death is said to
+// follow forkcheck's request, the outcome is forkcheck's error, never the program's crash.
+TEST_P(PythonPrograms, ADeathRightAfterForkcheckAskedIsNotCalledTheProgramsCrash) {
+  const auto r = run("exec", "dies_when_asked.py", {"--timeout", "3"});
+  EXPECT_NE(v_.value("outcome", ""), "crash") << v_.value("message", "");
+  EXPECT_EQ(v_.value("outcome", ""), "error") << v_.value("message", "");
+  EXPECT_TRUE(v_.value("harness_error", false)) << v_.dump(1);
+  EXPECT_TRUE(contains(v_.value("message", ""),
+                       "after forkcheck asked its main thread for every thread's stack: "
+                       "forkcheck may have caused it"))
+      << v_.value("message", "");
+  EXPECT_TRUE(contains(r.out + r.err, "forkcheck may have caused it")) << r.out << r.err;
 }
 
 TEST_P(PythonPrograms, WatchNamesTheForksLineAndTheThreadBesideIt) {

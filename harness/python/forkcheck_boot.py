@@ -5,13 +5,27 @@ connections to forkcheck's channel (FORKCHECK_PY_CHANNEL), again in every forked
 
 - "events": one JSON object per line: hello, thread, fork, exception, child_exit, torch,
   start_method, exit (and argv on Python 3.6, whose sys.argv comes after the hello);
-- "dumps": after its hello line, what faulthandler writes: every thread's Python stack when
-  forkcheck sends FORKCHECK_PY_SIGNAL, and a crash's Python stack.
+- "dumps": its hello line, with a copy of an anonymous file (memfd, or O_TMPFILE) that
+  faulthandler writes into: one thread's own Python stack when forkcheck sends
+  FORKCHECK_PY_SIGNAL to that thread (tgkill), and a crash's Python stack. A file, since
+  faulthandler of 3.6 to 3.8 writes one character at a time, and a non-blocking socket refuses
+  the rest of a stack after a few hundred of those (each write costs a buffer of its own); where
+  no such file can be made, faulthandler writes to the connection itself.
+
+Stacks on demand are read only where reading them is safe while the program runs: a thread's own
+frames by that thread (faulthandler with all_threads=False: nothing else changes them while it
+is in the handler; forkcheck asks only threads it sees asleep, one at a time), and every
+thread's frames by the main thread under the GIL (sys._current_frames(), in a Python-level
+handler of FORKCHECK_PY_STACKS_SIGNAL, answered as a "stacks" event at the main thread's next
+bytecode). Never faulthandler's all-threads dump, which reads other threads' frames without the
+GIL while they run and change them: made for a process that is dying, it can crash one that is
+not.
 
 It also gives multiprocessing the default start method FORKCHECK_START_METHOD (and, with
 FORKCHECK_FORCE_START_METHOD=1, imposes it on the program's own choices).
 
-The program must not notice it: no output, no thread, no signal handler but faulthandler's, a few
+The program must not notice it: no output, no thread, no signal handler but faulthandler's and
+the stacks handler (installed with SA_RESTART: it interrupts no system call), a few
 milliseconds at start (so only modules that cost next to nothing are imported here; json,
 socket, threading and sysconfig each cost several), no exception of ours ever reaching it, and
 no frame of ours in the tracebacks it prints (but where a call we wrap fails by itself: a
@@ -39,13 +53,17 @@ _START_METHODS = ("fork", "spawn", "forkserver")
 
 _address = None  # the channel's address, for a forked child's own connections
 _events = None  # the events _Channel
-_dumps = None  # the dumps socket; faulthandler holds only its file descriptor
+_dumps = None  # the dumps connection
 _dumps_identity = None
+_dump_target = None  # the descriptor faulthandler writes to: a file, or the connection's
+_dump_target_identity = None
 _dump_signal = None
+_stacks_signal = None
 _crash_dumps = None
 _fork_counter = itertools.count(1)
 _forking = {}  # thread ident -> (seq, thread name) of the fork that thread is making
 _main_ident = None
+_main_native_id = None
 _told_main_exception = None
 _argv_pending = False  # Python 3.6 sets sys.argv only after site.py
 _torch_told = False
@@ -75,6 +93,7 @@ class _Channel:
         self._identity = sock and _identity(sock.fileno())
         self._lock = _thread.allocate_lock()
         self._sender = None  # ident of the thread inside send()
+        self._deferred = []  # lines a signal handler of ours gave while its thread was in send()
 
     def _ours(self):
         return self._sock is not None and _identity(self._sock.fileno()) == self._identity
@@ -85,15 +104,24 @@ class _Channel:
             return
         me = _thread.get_ident()
         if self._sender == me:
-            return  # a signal handler of the program re-entered us mid-send: drop, not deadlock
+            # A signal handler (the program's, or our stacks answer) re-entered us mid-send:
+            # sent once the line under way is whole, never waiting on our own lock.
+            self._deferred.append(line)
+            return
         if not self._lock.acquire(True, _LOCK_TIMEOUT_S):
             return
         self._sender = me
         try:
             self._send_whole(line)
         finally:
-            self._sender = None
+            # Released before _sender is cleared: a handler between the two defers its line,
+            # and a handler after them sends its own.
             self._lock.release()
+            self._sender = None
+        if self._deferred:
+            lines, self._deferred = self._deferred, []
+            for deferred in lines:
+                self.send(deferred)
 
     def _send_whole(self, line):
         try:
@@ -308,19 +336,48 @@ def _connect():
         return None
 
 
-def _open_dumps():
-    """The dumps connection, its hello sent, non-blocking so that a dump forkcheck does not read
-    is cut short rather than hanging a signal handler."""
-    sock = _connect()
-    if sock is not None:
+def _dump_file():
+    """An anonymous file for faulthandler to write into, close-on-exec, or None."""
+    memfd_create = getattr(os, "memfd_create", None)  # 3.8, Linux
+    if memfd_create is not None:
         try:
-            sock.sendall(_line({"ev": "hello", "role": "dumps", "pid": os.getpid()}),
-                         _MSG_NOSIGNAL)
-            sock.setblocking(False)
+            return memfd_create("forkcheck-dumps", getattr(os, "MFD_CLOEXEC", 1))
         except OSError:
-            sock.close()
-            sock = None
-    return sock
+            pass
+    o_tmpfile = getattr(os, "O_TMPFILE", None)  # Linux
+    if o_tmpfile is not None:
+        for folder in ("/dev/shm", "/tmp"):
+            try:
+                return os.open(folder, o_tmpfile | os.O_RDWR, 0o600)  # forkcheck reads it
+            except OSError:
+                pass
+    return None
+
+
+def _open_dumps():
+    """The dumps connection, its hello sent with a copy of faulthandler's file (SCM_RIGHTS), and
+    the descriptor faulthandler is to write to: that file, else the connection itself, made
+    non-blocking so that a dump forkcheck does not read is cut short rather than hanging a signal
+    handler. (None, None) when forkcheck cannot be reached."""
+    sock = _connect()
+    if sock is None:
+        return None, None
+    target = _dump_file()
+    hello = _line({"ev": "hello", "role": "dumps", "pid": os.getpid(), "file": target is not None})
+    try:
+        if target is not None:
+            rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", target))]
+            if sock.sendmsg([hello], rights, _MSG_NOSIGNAL) != len(hello):
+                raise OSError("the dumps hello went in part")
+        else:
+            sock.sendall(hello, _MSG_NOSIGNAL)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        if target is not None:
+            os.close(target)
+        return None, None
+    return sock, target if target is not None else sock.fileno()
 
 
 def _open_events():
@@ -362,6 +419,7 @@ def _hello(born, thread_name, fork_seq=None):
         argv=getattr(sys, "argv", None),
         cwd=_cwd(),
         dump_signal=_dump_signal,
+        stacks_signal=_stacks_signal,
         crash_dumps=_crash_dumps,
         paths=_paths(),
         start_method=_start_method(),
@@ -408,42 +466,97 @@ def _tell_argv():
 
 
 def _serve_dumps():
-    """faulthandler writes to the dumps connection: stacks on forkcheck's signal and a crash's
-    stack, unless the program enabled faulthandler before us (-X faulthandler,
-    PYTHONFAULTHANDLER): its crash stacks then go where it said."""
+    """faulthandler writes to the dumps connection: a thread's own stack when forkcheck signals
+    that thread, and a crash's stack, unless the program enabled faulthandler before us
+    (-X faulthandler, PYTHONFAULTHANDLER): its crash stacks then go where it said."""
     global _dump_signal, _crash_dumps
     try:
         signal_number = int(os.environ["FORKCHECK_PY_SIGNAL"])
         # Chained to a handler the process already has; never to the default action, which
         # for a real-time signal is to die.
         chain = _signal.getsignal(signal_number) not in (_signal.SIG_DFL, _signal.SIG_IGN)
-        faulthandler.register(signal_number, file=_dumps, all_threads=True, chain=chain)
+        # all_threads=False: the thread that gets the signal writes its own frames, which
+        # nothing else can change while it is in the handler (never other threads' frames).
+        faulthandler.register(signal_number, file=_dump_target, all_threads=False, chain=chain)
         _dump_signal = signal_number
     except (KeyError, ValueError, OSError, RuntimeError):
         pass  # no signal given, or not one that can be caught
     if faulthandler.is_enabled():
         _crash_dumps = "program"
     else:
-        faulthandler.enable(file=_dumps, all_threads=True)
+        faulthandler.enable(file=_dump_target, all_threads=True)
         _crash_dumps = "dumps"
+
+
+def _serve_stacks():
+    """Every thread's stack, taken by the main thread under the GIL when forkcheck sends
+    FORKCHECK_PY_STACKS_SIGNAL: a Python-level handler, so it runs between two bytecodes, where
+    sys._current_frames() is safe whatever the other threads do. SA_RESTART (siginterrupt
+    False): the signal interrupts no system call of the program; a main thread asleep in one
+    answers when it next runs Python (forkcheck asks only one that it sees running)."""
+    global _stacks_signal
+    try:
+        signal_number = int(os.environ["FORKCHECK_PY_STACKS_SIGNAL"])
+        if _signal.getsignal(signal_number) not in (_signal.SIG_DFL, None):
+            return  # the program's own (or ignored): left alone
+        _signal.signal(signal_number, _answer_stacks)
+        _signal.siginterrupt(signal_number, False)
+        _stacks_signal = signal_number
+    except (KeyError, ValueError, OSError, RuntimeError):
+        pass  # none given, not one that can be caught, or not the main thread
+
+
+def _answer_stacks(signal_number, frame):
+    try:
+        _send_stacks()
+    except Exception:
+        pass  # never into the program
+
+
+def _send_stacks():
+    threading = sys.modules.get("threading")
+    known = {}
+    if threading is not None:
+        # A plain dict read under the GIL: no lock of threading's is taken here, since the
+        # program may hold one at the instant it was interrupted.
+        for thread in list(getattr(threading, "_active", {}).values()):
+            known[thread.ident] = thread
+    threads = []
+    for ident, top in sys._current_frames().items():
+        thread = known.get(ident)
+        if thread is not None:
+            name, native_id = thread.name, _native_id_of(thread)
+        elif ident == _main_ident:
+            name, native_id = "MainThread", _main_native_id
+        else:
+            name, native_id = None, None
+        entry = {"ident": ident, "name": name, "native_id": native_id}
+        entry["frames"] = _capped(_stack(top), entry)
+        threads.append(entry)
+    _emit("stacks", threads=threads)
 
 
 def start():
     """Connects to forkcheck and installs the hooks; a channel that cannot be reached leaves the
     process as it was."""
-    global _address, _events, _dumps, _dumps_identity, _main_ident, _argv_pending
+    global _address, _events, _dumps, _dumps_identity, _dump_target, _dump_target_identity
+    global _main_ident, _main_native_id, _argv_pending
     _address = _channel_address(os.environ["FORKCHECK_PY_CHANNEL"])
-    events, _dumps = _open_events(), _open_dumps()
-    if events is None or _dumps is None:
-        for sock in (events, _dumps):
-            if sock is not None:
-                sock.close()
+    events = _open_events()
+    dumps, target = _open_dumps() if events is not None else (None, None)
+    if dumps is None:
+        if events is not None:
+            events.close()
         return
+    _dumps, _dump_target = dumps, target
     _events = _Channel(events)
     _dumps_identity = _identity(_dumps.fileno())
+    _dump_target_identity = _identity(_dump_target)
     _main_ident = _thread.get_ident()
+    _main_native_id = _own_native_id()
     _argv_pending = not hasattr(sys, "argv")
     _serve_dumps()
+    _serve_stacks()
     _hello("exec", "MainThread")
     _watch_forks()
     _watch_main_thread_and_exit()
@@ -498,11 +611,12 @@ def _after_fork_in_child():
     """The child gets its own connections before it says anything: it must never write on its
     parent's, and our lock may have been copied held by a thread the child does not have (so
     may threading's own, until its after-fork hook, which may come after ours, renews them)."""
-    global _events, _fork_counter, _main_ident
+    global _events, _fork_counter, _main_ident, _main_native_id
     fork_seq, thread_name = _forking.get(_thread.get_ident(), (None, None))
     _forking.clear()
     _fork_counter = itertools.count(1)
     _main_ident = _thread.get_ident()
+    _main_native_id = _own_native_id()
     inherited, _events = _events, _Channel(_open_events())
     inherited.release()
     _adopt_dumps()
@@ -510,20 +624,31 @@ def _after_fork_in_child():
 
 
 def _adopt_dumps():
-    """Puts the child's own dumps connection under the inherited descriptor, which faulthandler
-    writes to, whoever registered it (/dev/null when forkcheck cannot be reached). A descriptor
-    the program closed, and may have reused, stays its own."""
-    global _dumps_identity
-    if _identity(_dumps.fileno()) != _dumps_identity:
-        return
-    own = _open_dumps()
-    replacement = own.fileno() if own is not None else os.open(os.devnull, os.O_WRONLY)
-    os.dup2(replacement, _dumps.fileno(), inheritable=False)
-    _dumps_identity = _identity(_dumps.fileno())
+    """The child's own dumps connection and file, each under the inherited descriptor (the one
+    faulthandler writes to, whoever registered it; /dev/null when forkcheck cannot be reached),
+    so that the child never writes into its parent's. A descriptor the program closed, and may
+    have reused, stays its own."""
+    global _dumps_identity, _dump_target_identity
+    own, own_target = _open_dumps()
+    separate = _dump_target != _dumps.fileno()  # a file, beside the connection
+    if separate and _identity(_dump_target) == _dump_target_identity:
+        replacement = own_target if own is not None else os.open(os.devnull, os.O_WRONLY)
+        os.dup2(replacement, _dump_target, inheritable=False)
+        _dump_target_identity = _identity(_dump_target)
+        if own is None or own_target != own.fileno():
+            os.close(replacement)
+    elif own is not None and own_target != own.fileno():
+        os.close(own_target)
+    if _identity(_dumps.fileno()) == _dumps_identity:
+        replacement = own.fileno() if own is not None else os.open(os.devnull, os.O_WRONLY)
+        os.dup2(replacement, _dumps.fileno(), inheritable=False)
+        _dumps_identity = _identity(_dumps.fileno())
+        if not separate:
+            _dump_target_identity = _dumps_identity
+        if own is None:
+            os.close(replacement)
     if own is not None:
         own.close()
-    else:
-        os.close(replacement)
 
 
 def _forking_call(fork):

@@ -8,7 +8,9 @@
 //   Current thread 0x00007f2e91a6b740 (most recent call first):
 //     File "train.py", line 40 in <module>
 // A thread's ident is CPython's (pthread_self), not the OS's thread id; later versions may add a
-// thread's name in brackets after it.
+// thread's name in brackets after it. One thread's own dump (all_threads=False) has no ident:
+//   Stack (most recent call first):
+//     File "train.py", line 12 in flush
 #include <cstdlib>
 #include <regex>
 #include <sstream>
@@ -20,6 +22,7 @@ namespace {
 
 const std::regex kThread(
     R"(^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[(.*)\])? \(most recent call first\):)");
+const std::regex kOwnStack(R"(^Stack \(most recent call first\):)");
 const std::regex kFrame(R"re(^\s+File "(.*)", line (\d+) in (.*)$)re");
 const std::regex kFatal(R"(^Fatal Python error: (.*)$)");
 
@@ -42,6 +45,13 @@ PyDump parse_faulthandler_dump(const std::string& text) {
       t.current = m[1] == "Current thread";
       t.ident = std::strtoull(m[2].str().c_str(), nullptr, 16);
       t.name = m[3];
+      dump.threads.push_back(std::move(t));
+      current = &dump.threads.back();
+      continue;
+    }
+    if (std::regex_search(line, m, kOwnStack)) {
+      PyDumpThread t;
+      t.current = true;
       dump.threads.push_back(std::move(t));
       current = &dump.threads.back();
       continue;

@@ -40,14 +40,16 @@ class StackTaking {
 
   // Command `i` ended (or could not start) with `r`.
   void add_result(size_t i, const ChildResult& r);
-  // What `pid`'s faulthandler wrote when asked ("" when it did not answer in time), and its
-  // threads by CPython's ident (OS thread id and name, from the bootstrap's thread events).
+  // What `pid` answered when asked for its Python stacks (python_stacks_ask.h; no thread when it
+  // did not answer), its threads by CPython's ident (OS thread id and name, from the bootstrap's
+  // thread events), and a line for each thread whose stack it could not read, saying why.
   struct PyThreadName {
     int native_id = 0;
     std::string name;
   };
-  void add_python_dump(ProcessId pid, const std::string& text,
-                       const std::map<std::uint64_t, PyThreadName>& threads);
+  void add_python_dump(ProcessId pid, PyDump dump,
+                       const std::map<std::uint64_t, PyThreadName>& threads,
+                       std::vector<std::string> unread = {});
   const std::set<ProcessId>& python_dumping() const { return python_dumping_; }
 
   bool complete() const { return pending_ == 0 && dumps_pending_ == 0; }
@@ -79,9 +81,10 @@ class StackTaking {
   std::set<ProcessId> python_dumping_;
   size_t dumps_pending_ = 0;
   struct Dump {
-    std::string text;
+    PyDump dump;
     std::map<std::uint64_t, PyThreadName> threads;
   };
+  std::vector<std::string> unread_;  // threads whose Python stacks were not read, and why
   std::map<ProcessId, Dump> dumps_;  // by process, merged into the threads in take()
   Stacks stacks_;
 };

@@ -240,10 +240,13 @@ void StackTaking::add_result(size_t i, const ChildResult& r) {
   --pending_;
 }
 
-void StackTaking::add_python_dump(ProcessId pid, const std::string& text,
-                                  const std::map<std::uint64_t, PyThreadName>& threads) {
+void StackTaking::add_python_dump(ProcessId pid, PyDump dump,
+                                  const std::map<std::uint64_t, PyThreadName>& threads,
+                                  std::vector<std::string> unread) {
   if (!python_dumping_.count(pid) || dumps_.count(pid)) return;
-  dumps_[pid] = Dump{text, threads};
+  dumps_[pid] = Dump{std::move(dump), threads};
+  unread_.insert(unread_.end(), std::make_move_iterator(unread.begin()),
+                 std::make_move_iterator(unread.end()));
   --dumps_pending_;
 }
 
@@ -257,7 +260,12 @@ static void merge_python_dump(std::vector<ThreadStack>& all, ProcessId pid, cons
     if (!names.count(t.ident)) ++unplaced_main;
   for (const auto& t : dump.threads) {
     auto known = names.find(t.ident);
-    int tid = known != names.end() ? known->second.native_id : 0;
+    if (t.tid != 0 && (known == names.end() || known->second.native_id != t.tid)) {
+      known = names.end();  // asked by its OS id: its name, if told, is found by that
+      for (auto n = names.begin(); n != names.end(); ++n)
+        if (n->second.native_id == t.tid) known = n;
+    }
+    int tid = t.tid != 0 ? t.tid : known != names.end() ? known->second.native_id : 0;
     // One thread it did not name: the main thread (the one the bootstrap never saw start).
     if (tid == 0 && known == names.end() && unplaced_main == 1) tid = pid;
     ThreadStack* into = nullptr;
@@ -273,6 +281,8 @@ static void merge_python_dump(std::vector<ThreadStack>& all, ProcessId pid, cons
     into->python = t.frames;
     if (known != names.end() && !known->second.name.empty())
       into->name = known->second.name;
+    else if (!t.name.empty())
+      into->name = t.name;
     else if (tid == pid && into->name.empty())
       into->name = "MainThread";
   }
@@ -292,13 +302,12 @@ Stacks StackTaking::take(const std::string& why_short) {
   std::vector<std::string> silent;
   for (ProcessId pid : python_dumping_) {
     auto d = dumps_.find(pid);
-    const PyDump dump = d == dumps_.end() ? PyDump() : parse_faulthandler_dump(d->second.text);
-    if (dump.threads.empty()) {
+    if (d == dumps_.end() || d->second.dump.threads.empty()) {
       silent.push_back(std::to_string(pid));
       continue;
     }
     ++dumped;
-    merge_python_dump(stacks_.threads, pid, dump, d->second.threads);
+    merge_python_dump(stacks_.threads, pid, d->second.dump, d->second.threads);
   }
   dumps_pending_ = 0;
   python_read_ += dumped;
@@ -308,15 +317,23 @@ Stacks StackTaking::take(const std::string& why_short) {
         reports::counted(python_processes_, "Python process", "Python processes");
     if (dumped > 0)
       stacks_.python_note = "Python frames of " + std::to_string(dumped) + " of " + of +
-                            " from the program itself (faulthandler, on forkcheck's signal: "
-                            "nothing was stopped)";
+                            " from the program itself (each thread asked on its own, or the "
+                            "main thread for all under the GIL: nothing was stopped)";
     if (python_read_ > dumped)
       stacks_.python_note += std::string(stacks_.python_note.empty() ? "" : "; ") +
                              "Python frames of " + std::to_string(python_read_ - dumped) +
                              " read with gdb and CPython's gdb extension (py-bt)";
     if (!silent.empty() && python_why_.empty())
       python_why_ = "pid " + silent.front() + (silent.size() > 1 ? " and others" : "") +
-                    " did not answer forkcheck's signal in time";
+                    " did not answer in time";
+    // The threads not read, the first few (a tree of hundreds must not make a note of KiBs).
+    constexpr size_t kUnreadNamed = 4;
+    for (size_t i = 0; i < unread_.size() && i < kUnreadNamed; ++i)
+      stacks_.python_note += std::string(stacks_.python_note.empty() ? "" : "; ") +
+                             (i == 0 ? "not read: " : "") + unread_[i];
+    if (unread_.size() > kUnreadNamed)
+      stacks_.python_note +=
+          "; and " + reports::counted(unread_.size() - kUnreadNamed, "thread", "threads") + " more";
     if (python_read_ < python_processes_)
       stacks_.python_note +=
           (python_read_ > 0 ? "; the others: " : "no Python frames for " + of + ": ") +

@@ -97,9 +97,10 @@ std::string python_interpreter(ProcessId pid);
 // them), by CPython's thread ident; `fatal` is the fatal error it reported ("Segmentation fault"),
 // or "" for a dump on demand.
 struct PyDumpThread {
-  std::uint64_t ident = 0;
-  bool current = false;  // the thread that received the signal
-  std::string name;      // when the dump names it (later CPythons)
+  std::uint64_t ident = 0;  // CPython's (pthread_self); 0 in a one-thread dump
+  int tid = 0;              // the OS thread id, where it is known (forkcheck asked that thread)
+  bool current = false;     // the thread that received the signal
+  std::string name;         // when the dump names it (later CPythons)
   std::vector<PyFrame> frames;
 };
 struct PyDump {

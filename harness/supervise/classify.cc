@@ -51,6 +51,17 @@ Classified classify(const ChildResult& r, bool expect_result) {
   // Otherwise the child's own end: it exited, or died of a signal that was not ours.
   const std::string note =
       reports::ended_by_itself_text(watchdog) + reports::survivors_text(watchdog);
+  // Dead of a signal just after forkcheck signalled it to look at it: never said to be the
+  // program's own crash, since forkcheck's look may have caused it.
+  if (watchdog.contains("died_after_look")) {
+    c.outcome = Outcome::kError;
+    c.harness_error = true;
+    c.message = reports::died_after_look_text(watchdog);
+    std::string tail = r.err.last_lines(3);
+    if (!tail.empty()) c.message += "; last output: " + tail;
+    c.details["died_after_look"] = watchdog["died_after_look"];
+    return c;
+  }
   if (r.exit.signal != 0) {
     c.outcome = Outcome::kCrash;
     c.message = r.exit.describe();

@@ -1,10 +1,12 @@
 // The Python side's channel: a Unix stream socket that the bootstrap forkcheck puts into every
 // Python process of a tree (harness/python/forkcheck_boot.py) connects to twice, once for events
-// (JSON lines: hello, thread, fork, exception, child_exit, torch, start_method, exit) and once for
-// dumps (what faulthandler writes: every thread's Python stack on FORKCHECK_PY_SIGNAL, and at a
-// fatal signal). The supervisor accepts and reads as its loop polls; this keeps what each
-// process said, checked field by field (a line that is not what the protocol says is dropped,
-// never believed), and the facts a report needs as JSON. POSIX only.
+// (JSON lines: hello, thread, fork, exception, child_exit, torch, start_method, exit, and stacks:
+// every thread's stack, taken by the main thread on the stacks signal) and once for dumps (its
+// hello passes a file, SCM_RIGHTS, that faulthandler writes into: one thread's own Python stack
+// when forkcheck sends that thread the dump signal, and every thread's at a fatal signal; where
+// the process could make no such file, faulthandler writes to the connection itself). The supervisor accepts and reads as its loop
+// polls; this keeps what each process said, checked field by field (a line that is not what the
+// protocol says is dropped, never believed), and the facts a report needs as JSON. POSIX only.
 #pragma once
 
 #include <chrono>
@@ -31,9 +33,12 @@ class PythonChannel {
   PythonChannel(const PythonChannel&) = delete;
   PythonChannel& operator=(const PythonChannel&) = delete;
 
-  // FORKCHECK_PY_CHANNEL's value, and the signal the bootstrap dumps its stacks on.
+  // FORKCHECK_PY_CHANNEL's value; the signal a thread answers with its own stack on
+  // (FORKCHECK_PY_SIGNAL, sent to one thread), and the one the main thread answers with every
+  // thread's (FORKCHECK_PY_STACKS_SIGNAL).
   const std::string& address() const { return address_; }
   static int dump_signal();
+  static int stacks_signal();
 
   // What the supervisor polls: the listening socket, then every open connection.
   int listen_fd() const { return listen_fd_; }
@@ -41,13 +46,27 @@ class PythonChannel {
   void accept_ready(Clock::time_point now);
   void read_ready(int fd, Clock::time_point now);
 
-  // Stacks on demand: whether `pid` can dump (its dumps connection is open and it registered the
-  // signal); mark where its next dump begins (call just before sending the signal); whether the
-  // dump has come (text, then `quiet` without more); the dump's text.
-  bool can_dump(int pid) const;
-  void dump_requested(int pid, Clock::time_point now);
-  bool dump_in(int pid, Clock::time_point now, Clock::duration quiet) const;
-  std::string dump_text(int pid) const;
+  // Stacks on demand (python_stacks_ask.h). What `pid` offers: its main thread's OS id and its
+  // Python threads' (as it told them), the stacks signal handled, the dump signal registered with
+  // its dumps connection open.
+  struct Offer {
+    int main_tid = 0;
+    std::vector<int> python_tids;
+    bool stacks_signal = false, dump_signal = false;
+  };
+  std::optional<Offer> offer(int pid) const;
+  // Reads what `pid`'s connections and dump file hold now, without waiting; drain_all: every
+  // process's (before facts(), so that a crash's dump written at the end is in).
+  void drain(int pid, Clock::time_point now);
+  void drain_all(Clock::time_point now);
+  // Its dumps stream: how much so far, when the last bytes came, a part of it.
+  std::size_t dump_size(int pid) const;
+  Clock::time_point dump_last(int pid) const;
+  std::string dump_slice(int pid, std::size_t from, std::size_t to) const;
+  // Its "stacks" answers: how many so far, and the last one's threads as sent (ident,
+  // native_id, name, frames outermost first).
+  std::size_t stacks_answers(int pid) const;
+  nlohmann::json last_stacks(int pid) const;
 
   // Everything the tree's Python processes said, for the run log (reports/ phrases it):
   // {"processes": [{pid, ppid, born, fork_seq, python, argv, paths, threads, forks, exceptions,
@@ -73,10 +92,12 @@ class PythonChannel {
     enum class Role { kUnknown, kEvents, kDumps } role = Role::kUnknown;
     std::string partial;
     Clock::time_point last_data;
+    int passed_fd = -1;  // a descriptor that came with its first bytes (the dumps hello's file)
   };
   struct Process;
   void line(Connection& c, const std::string& text, Clock::time_point now);
-  void dump_bytes(Connection& c, const char* data, size_t n, Clock::time_point now);
+  void dump_bytes(Process& p, const char* data, size_t n, Clock::time_point now);
+  void read_dump_file(Process& p, Clock::time_point now);
   void close_connection(Connection& c);
   Process& process(int pid, Clock::time_point now);
 

@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/exit_status.h"
@@ -93,10 +95,14 @@ struct PythonChannel::Process {
        start_methods = json::array();
   json torch = nullptr, exit = nullptr;
   bool events_open = false, dumps_open = false;
+  int dump_file = -1;  // the file its faulthandler writes into, when it passed one
+  off_t dump_file_read = 0;
   std::string dumps;
-  std::size_t dump_from = 0;
-  bool dump_asked = false;
+  std::size_t dumps_base = 0;  // where `dumps` begins in the stream (its oldest part let go)
   Clock::time_point dump_last;
+  std::size_t stacks_answers = 0;
+  json last_stacks = nullptr;
+  double gone_s = -1;  // when its events connection closed, from the channel's opening
 };
 
 int PythonChannel::dump_signal() {
@@ -104,6 +110,14 @@ int PythonChannel::dump_signal() {
   return SIGRTMIN + 7;  // a real-time signal few programs use; the bootstrap chains to theirs
 #else
   return SIGUSR2;
+#endif
+}
+
+int PythonChannel::stacks_signal() {
+#ifdef SIGRTMIN
+  return SIGRTMIN + 8;
+#else
+  return SIGUSR1;
 #endif
 }
 
@@ -149,7 +163,12 @@ std::unique_ptr<PythonChannel> PythonChannel::open(const std::string& token, std
 }
 
 PythonChannel::~PythonChannel() {
-  for (auto& [fd, c] : connections_) ::close(fd);
+  for (auto& [fd, c] : connections_) {
+    ::close(fd);
+    if (c.passed_fd >= 0) ::close(c.passed_fd);
+  }
+  for (auto& [pid, p] : processes_)
+    if (p->dump_file >= 0) ::close(p->dump_file);
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (!socket_file_.empty()) ::unlink(socket_file_.c_str());
 }
@@ -186,11 +205,52 @@ void PythonChannel::close_connection(Connection& c) {
   if (c.pid) {
     auto it = processes_.find(c.pid);
     if (it != processes_.end()) {
-      if (c.role == Connection::Role::kEvents) it->second->events_open = false;
+      if (c.role == Connection::Role::kEvents) {
+        it->second->events_open = false;
+        // When it was last heard of: its end, for a death weighed against forkcheck's looks.
+        it->second->gone_s = std::chrono::duration<double>(Clock::now() - opened_).count();
+      }
       if (c.role == Connection::Role::kDumps) it->second->dumps_open = false;
     }
   }
   ::close(c.fd);
+  if (c.passed_fd >= 0) ::close(c.passed_fd);
+  c.passed_fd = -1;
+}
+
+// Reads into buf; a descriptor passed with the bytes (SCM_RIGHTS) is kept in `passed` when that
+// is -1 (the first, before the hello is read), and closed otherwise.
+static ssize_t receive(int fd, char* buf, std::size_t size, int& passed) {
+  iovec io{buf, size};
+  alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+#ifdef MSG_CMSG_CLOEXEC
+  const ssize_t n = ::recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+#else
+  const ssize_t n = ::recvmsg(fd, &m, 0);
+#endif
+  if (n < 0) return n;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int got = -1;
+      std::memcpy(&got, CMSG_DATA(h) + i * sizeof(int), sizeof got);
+      if (passed < 0) {
+        passed = got;
+#ifndef MSG_CMSG_CLOEXEC
+        ::fcntl(got, F_SETFD, FD_CLOEXEC);
+#endif
+      } else {
+        ::close(got);
+      }
+    }
+  }
+  return n;
 }
 
 void PythonChannel::read_ready(int fd, Clock::time_point now) {
@@ -199,7 +259,9 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
   Connection& c = it->second;
   char buf[65536];
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    int ignored = 0;  // a descriptor passed after the hello is not taken
+    const ssize_t n = receive(fd, buf, sizeof buf,
+                              c.role == Connection::Role::kUnknown ? c.passed_fd : ignored);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {
@@ -212,7 +274,7 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
     auto left = static_cast<std::size_t>(n);
     while (left > 0) {
       if (c.role == Connection::Role::kDumps) {
-        dump_bytes(c, data, left, now);
+        dump_bytes(process(c.pid, now), data, left, now);
         break;
       }
       const char* nl = static_cast<const char*>(std::memchr(data, '\n', left));
@@ -271,6 +333,18 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     if (role == "dumps") {
       c.role = Connection::Role::kDumps;
       p.dumps_open = true;
+      // Its faulthandler's file: a regular file (memfd, O_TMPFILE), read as it grows. The file
+      // of an earlier program under the same pid (one that exec'd) is read to its end first.
+      struct stat st {};
+      if (j.value("file", false) == true && c.passed_fd >= 0 && ::fstat(c.passed_fd, &st) == 0 &&
+          S_ISREG(st.st_mode)) {
+        if (p.dump_file >= 0) {
+          read_dump_file(p, now);
+          ::close(p.dump_file);
+        }
+        p.dump_file = std::exchange(c.passed_fd, -1);
+        p.dump_file_read = 0;
+      }
       return;
     }
     c.role = Connection::Role::kEvents;
@@ -280,6 +354,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                   {"born", text_of(j, "born")},
                   {"fork_seq", int_of(j, "fork_seq")},
                   {"dump_signal", int_of(j, "dump_signal")},
+                  {"stacks_signal", int_of(j, "stacks_signal")},
                   {"start_method", text_of(j, "start_method")}};
     for (const char* key : {"python", "main_thread", "cwd", "crash_dumps"})
       if (j.contains(key)) hello[key] = bounded(j[key]);
@@ -350,6 +425,18 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
   } else if (ev == "exit") {
     p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
     if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
+  } else if (ev == "stacks") {
+    // Kept apart from the facts: an answer to forkcheck, read by the stacks it takes.
+    json threads = json::array();
+    if (j.contains("threads") && j["threads"].is_array())
+      for (const auto& t : j["threads"]) {
+        if (threads.size() >= kMaxThreads) break;
+        json one = thread_of(t);
+        one["frames"] = frames_of(t, "frames");
+        threads.push_back(std::move(one));
+      }
+    p.last_stacks = std::move(threads);
+    ++p.stacks_answers;
   } else if (ev == "argv") {
     if (p.hello.is_object() && j.contains("argv"))
       p.hello["argv"] = bounded(j["argv"], 16 * kMaxText);
@@ -358,38 +445,87 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
   }
 }
 
-void PythonChannel::dump_bytes(Connection& c, const char* data, size_t n, Clock::time_point now) {
-  Process& p = process(c.pid, now);
-  if (p.dumps.size() < kMaxDumpBytes)
-    p.dumps.append(data, std::min(n, kMaxDumpBytes - p.dumps.size()));
+void PythonChannel::read_dump_file(Process& p, Clock::time_point now) {
+  if (p.dump_file < 0) return;
+  char buf[65536];
+  for (int round = 0; round < 64; ++round) {
+    const ssize_t n = ::pread(p.dump_file, buf, sizeof buf, p.dump_file_read);
+    if (n <= 0) return;
+    p.dump_file_read += n;
+    dump_bytes(p, buf, static_cast<std::size_t>(n), now);
+  }
+}
+
+void PythonChannel::dump_bytes(Process& p, const char* data, size_t n, Clock::time_point now) {
+  // A process asked for its stacks at every stall of a long run: its oldest dumps are let go,
+  // never its newest (a crash's comes last).
+  if (p.dumps.size() + n > kMaxDumpBytes) {
+    const std::size_t drop = std::min(p.dumps.size(), p.dumps.size() + n - kMaxDumpBytes / 2);
+    p.dumps.erase(0, drop);
+    p.dumps_base += drop;
+  }
+  p.dumps.append(data, std::min(n, kMaxDumpBytes));
   p.dump_last = now;
 }
 
-bool PythonChannel::can_dump(int pid) const {
+std::optional<PythonChannel::Offer> PythonChannel::offer(int pid) const {
   auto it = processes_.find(pid);
-  return it != processes_.end() && it->second->dumps_open && it->second->hello.is_object() &&
-         it->second->hello["dump_signal"].is_number_integer();
-}
-
-void PythonChannel::dump_requested(int pid, Clock::time_point now) {
-  auto it = processes_.find(pid);
-  if (it == processes_.end()) return;
-  it->second->dump_from = it->second->dumps.size();
-  it->second->dump_asked = true;
-  it->second->dump_last = now;
-}
-
-bool PythonChannel::dump_in(int pid, Clock::time_point now, Clock::duration quiet) const {
-  auto it = processes_.find(pid);
-  if (it == processes_.end()) return false;
+  if (it == processes_.end() || !it->second->hello.is_object() || !it->second->events_open)
+    return std::nullopt;
   const Process& p = *it->second;
-  return p.dumps.size() > p.dump_from && now - p.dump_last >= quiet;
+  Offer o;
+  o.stacks_signal = p.hello.value("stacks_signal", json()) == stacks_signal();
+  o.dump_signal = p.dumps_open && p.hello.value("dump_signal", json()) == dump_signal();
+  const json main = p.hello.value("main_thread", json::object());
+  o.main_tid = main.is_object() && main.value("native_id", json()).is_number_integer()
+                   ? main["native_id"].get<int>()
+                   : pid;
+  for (const auto& [ident, t] : p.threads)
+    if (t["native_id"].is_number_integer()) o.python_tids.push_back(t["native_id"].get<int>());
+  if (!o.stacks_signal && !o.dump_signal) return std::nullopt;
+  return o;
 }
 
-std::string PythonChannel::dump_text(int pid) const {
+void PythonChannel::drain(int pid, Clock::time_point now) {
+  std::vector<int> fds;
+  for (const auto& [fd, c] : connections_)
+    if (c.pid == pid) fds.push_back(fd);
+  for (int fd : fds) read_ready(fd, now);  // reads until the socket has nothing more
+  auto it = processes_.find(pid);
+  if (it != processes_.end()) read_dump_file(*it->second, now);
+}
+
+void PythonChannel::drain_all(Clock::time_point now) {
+  for (int fd : connection_fds()) read_ready(fd, now);
+  for (auto& [pid, p] : processes_) read_dump_file(*p, now);
+}
+
+std::size_t PythonChannel::dump_size(int pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? 0 : it->second->dumps_base + it->second->dumps.size();
+}
+
+PythonChannel::Clock::time_point PythonChannel::dump_last(int pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? Clock::time_point() : it->second->dump_last;
+}
+
+std::string PythonChannel::dump_slice(int pid, std::size_t from, std::size_t to) const {
   auto it = processes_.find(pid);
   if (it == processes_.end()) return "";
-  return it->second->dumps.substr(it->second->dump_from);
+  const Process& p = *it->second;
+  if (from < p.dumps_base || to <= from || from - p.dumps_base >= p.dumps.size()) return "";
+  return p.dumps.substr(from - p.dumps_base, to - from);
+}
+
+std::size_t PythonChannel::stacks_answers(int pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? 0 : it->second->stacks_answers;
+}
+
+json PythonChannel::last_stacks(int pid) const {
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? json(nullptr) : it->second->last_stacks;
 }
 
 std::map<std::uint64_t, PythonChannel::ThreadName> PythonChannel::threads_of(int pid) const {
@@ -420,6 +556,7 @@ json PythonChannel::facts() const {
     one["torch"] = p->torch;
     one["exit"] = p->exit;
     one["first_seen_s"] = p->first_seen_s;
+    if (p->gone_s >= 0) one["gone_s"] = p->gone_s;
     // A fatal signal's dump (faulthandler's own at SIGSEGV, SIGBUS, SIGABRT...): the crash's
     // Python frames.
     const std::size_t fatal_at = p->dumps.find("Fatal Python error");

@@ -33,6 +33,7 @@
 #include "harness/supervise/job_tree.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/python_channel.h"
+#include "harness/supervise/python_stacks_ask_posix.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
@@ -169,10 +170,10 @@ struct Job {
   std::optional<ProcessHandle> target;
   bool cut_short = false;                // ended by us before it finished: its target is continued
   std::unique_ptr<LaunchSpec> own_spec;  // a debugger's command outlives the StackTaking
-  // The Python bootstrap's channel (LaunchSpec::python_bootstrap), and the dumps of Python stacks
-  // asked for the taking under way: when each was asked.
+  // The Python bootstrap's channel (LaunchSpec::python_bootstrap), and the Python processes
+  // being asked for their stacks for the taking under way (each one's debugger waits for it).
   std::unique_ptr<PythonChannel> python;
-  std::map<ProcessId, Clock::time_point> dumps_asked;
+  std::map<ProcessId, PythonStacksAsk> asks;
 
   bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
   bool debugger() const { return stacks_of != 0; }
@@ -240,27 +241,73 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
 
 // The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
-// A Python process's dump, once it came (and nothing more for a moment), or once it is clearly
-// not coming.
-constexpr auto kDumpQuiet = std::chrono::milliseconds(50);
-constexpr auto kDumpWait = std::chrono::seconds(1);
+// While a Python process is being asked for its stacks, the loop looks at it this often.
+constexpr auto kAskEvery = std::chrono::milliseconds(5);
 
-void collect_dumps(Job& job, Clock::time_point now, bool all) {
-  for (auto it = job.dumps_asked.begin(); it != job.dumps_asked.end();) {
+// When forkcheck signalled a process of the tree to look at it, for a death that follows.
+void note_look_signal(Job& job, ProcessId pid, const std::string& what, Clock::time_point at) {
+  job.r.look_signals[pid] = {what, duration<double>(at - job.start).count()};
+}
+
+// Debuggers wanted for the stacks of `pid` (every process when pid is 0), queued to start.
+void want_debuggers(Job& job, Loop& loop, ProcessId pid) {
+  const auto& commands = job.taking->commands();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const ProcessId target = job.taking->target(i);
+    if (pid != 0 ? target != pid : job.asks.count(target) > 0) continue;
+    loop.wanted.push_back(
+        {job.serial, job.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
+  }
+}
+
+// `pid`'s Python threads by CPython's ident, as the taking names them.
+std::map<std::uint64_t, StackTaking::PyThreadName> python_names(const Job& job, ProcessId pid) {
+  std::map<std::uint64_t, StackTaking::PyThreadName> names;
+  for (const auto& [ident, t] : job.python->threads_of(pid)) names[ident] = {t.native_id, t.name};
+  return names;
+}
+
+// An ask ended: what it got to the taking, and the process's debugger may start.
+void ask_ended(Job& job, Loop& loop, ProcessId pid, const PythonStacksAsk& ask) {
+  job.taking->add_python_dump(pid, dump_of_ask(ask, *job.python, pid), python_names(job, pid),
+                              unread_of_ask(ask, *job.python, pid));
+  want_debuggers(job, loop, pid);
+}
+
+// Each Python process being asked: a fresh look, and what its ask decides done, until it waits.
+void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
+  for (auto it = job.asks.begin(); it != job.asks.end();) {
     const ProcessId pid = it->first;
-    if (!all && !job.python->dump_in(pid, now, kDumpQuiet) && now - it->second < kDumpWait) {
+    PythonStacksAsk& ask = it->second;
+    for (int acts = 0; acts < 16 && !ask.done(); ++acts) {
+      const PythonStacksAsk::Look look = look_for_ask(pid, ask.offer(), *job.python, now);
+      const PythonStacksAsk::Act act = ask.step(look);
+      if (act.kind == PythonStacksAsk::Act::Kind::kNothing) break;
+      const bool ok = send_for_ask(pid, act);
+      if (ok)
+        note_look_signal(job, pid,
+                         act.kind == PythonStacksAsk::Act::Kind::kAskMain
+                             ? "asked its main thread for every thread's stack"
+                             : "asked one of its threads for its stack",
+                         now);
+      ask.sent(act, ok, look);
+    }
+    if (!ask.done()) {
       ++it;
       continue;
     }
-    std::map<std::uint64_t, StackTaking::PyThreadName> names;
-    for (const auto& [ident, t] : job.python->threads_of(pid)) names[ident] = {t.native_id, t.name};
-    job.taking->add_python_dump(pid, job.python->dump_text(pid), names);
-    it = job.dumps_asked.erase(it);
+    ask_ended(job, loop, pid, ask);
+    it = job.asks.erase(it);
   }
 }
 
 void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
-  if (job.python) collect_dumps(job, now, /*all=*/true);
+  for (auto& [pid, ask] : job.asks) {
+    ask.stop(look_for_ask(pid, ask.offer(), *job.python, now));
+    job.taking->add_python_dump(pid, dump_of_ask(ask, *job.python, pid), python_names(job, pid),
+                                unread_of_ask(ask, *job.python, pid));
+  }
+  job.asks.clear();
   Stacks taken = job.taking->take(why);
   job.taking.reset();
   job.watchdog->stacks_in(std::move(taken), now);
@@ -280,26 +327,24 @@ class PosixControl : public TreeControl {
 
   void take_stacks(const StacksRequest& request) override {
     ++job_.taking_gen;
-    // Python processes whose bootstrap listens dump their own stacks on a signal: nothing is
-    // stopped, so every one of them is asked, working or not.
+    // Python processes whose bootstrap listens are asked for their stacks first, in ways that
+    // cannot harm them (python_stacks_ask.h); nothing is stopped. A process's debugger starts
+    // once its ask is over, so that it never holds a thread the ask waits for.
     std::set<ProcessId> dumping;
-    job_.dumps_asked.clear();
+    job_.asks.clear();
+    const Clock::time_point now = Clock::now();
     if (job_.python) {
-      const Clock::time_point now = Clock::now();
-      for (const auto& [pid, attach] : request.processes)
-        if (job_.python->can_dump(pid)) {
-          job_.python->dump_requested(pid, now);
-          if (job_.tree->signal(pid, PythonChannel::dump_signal())) {
-            dumping.insert(pid);
-            job_.dumps_asked[pid] = now;
-          }
-        }
+      for (const auto& [pid, attach] : request.processes) {
+        const auto offer = job_.python->offer(pid);
+        if (!offer) continue;
+        const PythonStacksAsk::Offer o = ask_offer(*offer);
+        job_.asks.emplace(pid, PythonStacksAsk(o, look_for_ask(pid, o, *job_.python, now)));
+        dumping.insert(pid);
+      }
     }
     job_.taking = std::make_unique<StackTaking>(request, dumping);
-    const auto& commands = job_.taking->commands();
-    for (size_t i = 0; i < commands.size(); ++i)
-      loop_.wanted.push_back(
-          {job_.serial, job_.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
+    want_debuggers(job_, loop_, 0);
+    advance_asks(job_, loop_, now);
     if (job_.taking->complete()) deliver_stacks(job_, Clock::now(), "");
   }
 
@@ -414,6 +459,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
       overrides.emplace_back("PYTHONPATH", path);
       overrides.emplace_back("FORKCHECK_PY_CHANNEL", job->python->address());
       overrides.emplace_back("FORKCHECK_PY_SIGNAL", std::to_string(PythonChannel::dump_signal()));
+      overrides.emplace_back("FORKCHECK_PY_STACKS_SIGNAL",
+                             std::to_string(PythonChannel::stacks_signal()));
     } else {
       job->r.python_note =
           "the Python bootstrap was not offered: its channel could not listen (" + why + ")";
@@ -538,6 +585,11 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
       owner->taking->add_result(d.slot, debugger->r);
       if (owner->taking->complete()) deliver_stacks(*owner, now, "");
       continue;
+    }
+    if (!debugger->own_spec->argv.empty()) {
+      const std::string& path = debugger->own_spec->argv[0];
+      note_look_signal(*owner, target, "attached " + path.substr(path.rfind('/') + 1) + " to it",
+                       now);
     }
     debugger->stacks_of = d.owner;
     debugger->stacks_gen = d.gen;
@@ -751,7 +803,7 @@ void finish(Loop& loop, Strays& strays, Job& job) {
     // What is still in the pipes of the Python side (a crash's dump written just before the end).
     for (int round = 0; round < 3; ++round) {
       job.python->accept_ready(Clock::now());
-      for (int fd : job.python->connection_fds()) job.python->read_ready(fd, Clock::now());
+      job.python->drain_all(Clock::now());
     }
     job.r.python = job.python->facts();
     job.python.reset();
@@ -860,7 +912,7 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           fds.push_back({fd, POLLIN, 0});
           owners.emplace_back(j.get(), 6);
         }
-        if (!j->dumps_asked.empty()) wake = std::min(wake, now + kDumpQuiet);
+        if (!j->asks.empty()) wake = std::min(wake, now + kAskEvery);
       }
       if (j->relay) {
         if (j->relay->wants_input()) {
@@ -921,8 +973,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       if (!j->ended_at && !j->debugger() && j->watchdog->look_due(now)) look(*j, loop, now);
 
     for (auto& j : running)
-      if (j->taking && !j->dumps_asked.empty()) {
-        collect_dumps(*j, now, /*all=*/false);
+      if (j->taking && !j->asks.empty()) {
+        advance_asks(*j, loop, now);
         if (j->taking->complete()) deliver_stacks(*j, now, "");
       }
     for (auto it = running.begin(); it != running.end();) {

@@ -3,6 +3,8 @@
 // message and every report alike.
 #pragma once
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
@@ -16,6 +18,14 @@ nlohmann::json process_stall_record(const ProcessStall& p);
 // (called_for: step, stall, stuck, start-failures, deadline), the tree when it was, what was sent,
 // what was left and killed, what the watching measured.
 nlohmann::json watchdog_record(const ChildResult& r);
+
+// How soon after forkcheck signalled a process to look at it (asked it for its stacks, attached
+// a debugger) its death by a signal may be forkcheck's doing, and is not said to be its own.
+constexpr double kDeathAfterLookS = 2.0;
+
+// The child died of a signal that was not an ending of forkcheck's, within kDeathAfterLookS of
+// forkcheck's last look signal to it: {pid, what, after_s, how}; nullopt otherwise.
+std::optional<nlohmann::json> died_after_look(const ChildResult& r);
 
 // The variant's "hang" block when a step stalled (which pid, which step, within how long), else
 // null.

@@ -10,6 +10,7 @@ said on its connections. Standard library only; runs on any python3 >= 3.6.
 """
 
 import argparse
+import ctypes
 import glob
 import itertools
 import json
@@ -20,6 +21,7 @@ import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -32,7 +34,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BOOTSTRAP_DIR = os.path.join(REPO, "harness", "python")
 PYENV_VERSIONS = ["3.%d" % minor for minor in range(6, 14)]
 SYSTEM_PYTHON = "/usr/bin/python3"
-DUMP_SIGNAL = 40  # a real-time signal, as forkcheck picks
+DUMP_SIGNAL = 40  # real-time signals, as forkcheck picks: one thread's own stack,
+STACKS_SIGNAL = 42  # and every thread's, from the main thread under the GIL
+SYS_TGKILL = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine, 234)
 SETTLE_S = 10  # how long connections may take to close once the program is gone
 _names = itertools.count()
 
@@ -59,17 +63,35 @@ class Connection:
     def __init__(self, sock, reading):
         self.sock = sock
         self.data = bytearray()
+        self.file = None  # the dumps file the process passed with its hello, as forkcheck keeps it
         self.closed = threading.Event()
         if reading:
             threading.Thread(target=self.read_all, daemon=True).start()
 
     def read_all(self):
         try:
-            for chunk in iter(lambda: self.sock.recv(1 << 16), b""):
+            while True:
+                chunk, ancillary, _, _ = self.sock.recvmsg(1 << 16, socket.CMSG_SPACE(16))
+                for level, kind, data in ancillary:
+                    if (level, kind) == (socket.SOL_SOCKET, socket.SCM_RIGHTS):
+                        for fd in struct.unpack("%di" % (len(data) // 4), data):
+                            if self.file is None and not self.data:
+                                self.file = fd
+                            else:
+                                os.close(fd)
+                if not chunk:
+                    break
                 self.data += chunk
         except OSError:
             pass  # the test is over: Forkcheck.close()
-        self.closed.set()
+        finally:
+            self.closed.set()
+
+    def file_text(self):
+        """What faulthandler wrote into the passed file so far."""
+        if self.file is None:
+            return ""
+        return os.pread(self.file, 1 << 24, 0).decode(errors="replace")
 
     def hello(self):
         first, newline, _ = bytes(self.data).partition(b"\n")
@@ -117,6 +139,9 @@ class Forkcheck:
         self._server.close()
         for connection in self.connections:
             connection.sock.close()
+            if connection.file is not None:
+                os.close(connection.file)
+                connection.file = None
 
     def settle(self):
         """Takes the connections still in the backlog, then waits until every process is done
@@ -177,7 +202,10 @@ class Process:
 
     @property
     def dumps(self):
-        return "".join(bytes(c.data).decode(errors="replace") for c in self.dump_connections)
+        """What faulthandler wrote: into the file passed with the dumps hello, else (no such
+        file could be made) on the connection itself after the hello line."""
+        return "".join(c.file_text() + bytes(c.data).partition(b"\n")[2].decode(errors="replace")
+                       for c in self.dump_connections)
 
 
 def main_process(processes, path):
@@ -238,7 +266,7 @@ class BootstrapChecks:
     def env(self, **extra):
         env = clean_env()
         env.update(PYTHONPATH=BOOTSTRAP_DIR, FORKCHECK_PY_CHANNEL=self.forkcheck.address,
-                   FORKCHECK_PY_SIGNAL=str(DUMP_SIGNAL))
+                   FORKCHECK_PY_SIGNAL=str(DUMP_SIGNAL), FORKCHECK_PY_STACKS_SIGNAL=str(STACKS_SIGNAL))
         env.update(extra)
         return env
 
@@ -460,6 +488,112 @@ class BootstrapChecks:
         finally:
             if child:
                 os.kill(child, signal.SIGKILL)
+            program.kill()
+            program.wait()
+
+    def busy_program(self):
+        """A program whose main thread and two named threads keep running Python code; started,
+        its threads' OS ids told."""
+        path, line = self.program("""
+            import threading, time
+
+            def spin():
+                while True:
+                    sum(range(100))  # <spin>
+
+            if __name__ == "__main__":
+                for name in ("loader", "metrics"):
+                    threading.Thread(target=spin, name=name, daemon=True).start()
+                print("ready", flush=True)
+                limit = time.monotonic() + 120
+                while time.monotonic() < limit:
+                    sorted(range(100))  # <main>
+        """)
+        program = subprocess.Popen([self.python, path], stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env=self.env())
+        program.stdout.readline()
+        self.wait_for(lambda: program.pid in self.forkcheck.processes()
+                      and len(self.forkcheck.processes()[program.pid].of("thread")) == 2, 30,
+                      "the program's two threads told")
+        return program, path, line
+
+    def test_stacks_signal_answers_every_thread_from_the_main_thread(self):
+        program, path, line = self.busy_program()
+        try:
+            self.assertEqual(self.forkcheck.processes()[program.pid].hello["stacks_signal"],
+                             STACKS_SIGNAL)
+            for answer in (1, 2):
+                os.kill(program.pid, STACKS_SIGNAL)
+                self.wait_for(lambda: len(self.forkcheck.processes()[program.pid].of("stacks"))
+                              == answer, 30, "answer %d" % answer)
+            (_, stacks) = self.forkcheck.processes()[program.pid].of("stacks")
+            by_name = {thread["name"]: thread for thread in stacks["threads"]}
+            self.assertEqual(set(by_name), {"MainThread", "loader", "metrics"})
+            told = {event["name"]: event["native_id"]
+                    for event in self.forkcheck.processes()[program.pid].of("thread")}
+            for name in ("loader", "metrics"):
+                self.assertEqual(by_name[name]["native_id"], told[name])
+                self.assertTrue(frame_at(by_name[name]["frames"], path, line["spin"]), by_name[name])
+            # The main thread's innermost frame is the program's, never the handler's.
+            main_frames = by_name["MainThread"]["frames"]
+            self.assertEqual(main_frames[-1]["file"], path)
+            self.assertNotIn("forkcheck_boot", json.dumps(stacks))
+            self.assertIsNone(program.poll(), "the program died of being asked")
+        finally:
+            program.kill()
+            program.wait()
+
+    def test_thread_signal_dumps_that_thread_alone(self):
+        program, path, line = self.busy_program()
+        try:
+            loader = [event["native_id"] for event in
+                      self.forkcheck.processes()[program.pid].of("thread", name="loader")][0]
+            expected = 'File "%s", line %d in spin' % (path, line["spin"])
+            for dump in (1, 2):
+                # tgkill: the signal for one thread of another process.
+                ctypes.CDLL(None, use_errno=True).syscall(SYS_TGKILL, program.pid, loader,
+                                                          DUMP_SIGNAL)
+                self.wait_for(lambda: self.forkcheck.processes()[program.pid].dumps.count(expected)
+                              == dump, 30, "dump %d of the loader thread" % dump)
+            dumps = self.forkcheck.processes()[program.pid].dumps
+            self.assertEqual(dumps.count("Stack (most recent call first):"), 2, dumps)
+            self.assertNotIn("Thread 0x", dumps)  # never every thread's
+            self.assertNotIn("line %d" % line["main"], dumps)
+            self.assertIsNone(program.poll(), "the program died of being asked")
+        finally:
+            program.kill()
+            program.wait()
+
+    def test_a_deep_stack_is_dumped_whole(self):
+        # faulthandler of 3.6 to 3.8 writes a character at a time: on a socket, the rest of a
+        # stack past a few hundred characters was refused; into the passed file, none is lost.
+        path, line = self.program("""
+            import threading
+
+            def down(depth, lock):
+                if depth == 0:
+                    print("waiting", flush=True)
+                    lock.acquire()  # <blocked>
+                down(depth - 1, lock)
+
+            lock = threading.Lock()
+            lock.acquire()
+            down(60, lock)
+        """)
+        program = subprocess.Popen([self.python, path], stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env=self.env())
+        try:
+            program.stdout.readline()
+            self.wait_for(lambda: process_state(program.pid) == "S", 30, "the program asleep")
+            os.kill(program.pid, DUMP_SIGNAL)
+            self.wait_for(lambda: 'in <module>' in self.forkcheck.processes()[program.pid].dumps,
+                          30, "the dump's outermost frame")
+            dumps = self.forkcheck.processes()[program.pid].dumps
+            self.assertIn('File "%s", line %d in down' % (path, line["blocked"]), dumps)
+            self.assertEqual(dumps.count(" in down"), 61, dumps)
+            self.assertEqual(self.forkcheck.processes()[program.pid].dump_connections[0].file
+                             is not None, True)
+        finally:
             program.kill()
             program.wait()
 

@@ -1,0 +1,158 @@
+#include "harness/supervise/python_stacks_ask_posix.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fc::harness {
+namespace {
+
+using Ask = PythonStacksAsk;
+
+#ifdef __linux__
+std::string read_proc(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A hexadecimal mask of /proc/.../status ("SigCgt:\t0000000000000280"); 0 when absent.
+std::uint64_t status_mask(const std::string& status, const char* field) {
+  const std::string key = std::string("\n") + field + ":";
+  const auto at = status.find(key);
+  if (at == std::string::npos) return 0;
+  return std::strtoull(status.c_str() + at + key.size(), nullptr, 16);
+}
+
+std::uint64_t bit(int sig) { return sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0; }
+
+// The state letter of a /proc stat line: the field after the command's closing parenthesis.
+char stat_state(const std::string& stat) {
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
+}
+#endif
+
+}  // namespace
+
+Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& channel,
+                       Ask::Clock::time_point now) {
+  Ask::Look look;
+  look.now = now;
+#ifdef __linux__
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const char state = stat_state(read_proc(proc + "/stat"));
+  look.gone = state == '?' || state == 'Z' || state == 'X';
+  if (!look.gone) {
+    const std::uint64_t caught = status_mask(read_proc(proc + "/status"), "SigCgt");
+    look.catches_stacks = (caught & bit(PythonChannel::stacks_signal())) != 0;
+    look.catches_thread = (caught & bit(PythonChannel::dump_signal())) != 0;
+    const std::uint64_t ours =
+        bit(PythonChannel::stacks_signal()) | bit(PythonChannel::dump_signal());
+    std::vector<int> tids = offer.python_tids;
+    tids.push_back(offer.main_tid);
+    for (int tid : tids) {
+      const std::string task = proc + "/task/" + std::to_string(tid);
+      const char s = stat_state(read_proc(task + "/stat"));
+      if (s == '?' || s == 'Z' || s == 'X') continue;  // ended
+      Ask::ThreadLook t;
+      t.state = s;
+      t.ours_pending = (status_mask(read_proc(task + "/status"), "SigPnd") & ours) != 0;
+      look.threads[tid] = t;
+    }
+  }
+#else
+  // No thread can be seen or signalled here: the main thread is taken to run, and only it is
+  // asked (the bootstrap's hello said it handles the stacks signal).
+  look.gone = ::kill(pid, 0) != 0 && errno == ESRCH;
+  look.catches_stacks = true;
+  Ask::ThreadLook main;
+  main.state = 'R';
+  look.threads[offer.main_tid] = main;
+#endif
+  channel.drain(pid, now);
+  look.stacks_answers = channel.stacks_answers(pid);
+  look.dump_bytes = channel.dump_size(pid);
+  look.dump_last = channel.dump_last(pid);
+  return look;
+}
+
+bool send_for_ask(ProcessId pid, const Ask::Act& act) {
+  const int sig = act.kind == Ask::Act::Kind::kAskMain ? PythonChannel::stacks_signal()
+                                                       : PythonChannel::dump_signal();
+#ifdef __linux__
+  return ::syscall(SYS_tgkill, pid, act.tid, sig) == 0;
+#else
+  return act.kind == Ask::Act::Kind::kAskMain && ::kill(pid, sig) == 0;
+#endif
+}
+
+Ask::Offer ask_offer(const PythonChannel::Offer& offer) {
+  Ask::Offer o;
+  o.main_tid = offer.main_tid;
+  o.python_tids = offer.python_tids;
+  o.stacks_signal = offer.stacks_signal;
+  o.thread_signal = offer.dump_signal;
+  return o;
+}
+
+PyDump dump_of_ask(const Ask& ask, const PythonChannel& channel, ProcessId pid) {
+  PyDump dump;
+  if (ask.main_answered()) {
+    const nlohmann::json threads = channel.last_stacks(pid);
+    if (!threads.is_array()) return dump;
+    for (const auto& t : threads) {
+      PyDumpThread one;
+      const nlohmann::json ident = t.value("ident", nlohmann::json());
+      const nlohmann::json tid = t.value("native_id", nlohmann::json());
+      if (ident.is_number_unsigned()) one.ident = ident.get<std::uint64_t>();
+      if (tid.is_number_integer()) one.tid = tid.get<int>();
+      one.name = t.value("name", "");
+      for (const auto& f : t.value("frames", nlohmann::json::array())) {
+        PyFrame frame;
+        frame.file = f.value("file", "");
+        frame.line = f.value("line", 0);
+        frame.function = f.value("function", "");
+        one.frames.push_back(std::move(frame));
+      }
+      std::reverse(one.frames.begin(), one.frames.end());  // innermost first, as faulthandler's
+      dump.threads.push_back(std::move(one));
+    }
+    return dump;
+  }
+  for (const auto& d : ask.thread_dumps()) {
+    PyDump own = parse_faulthandler_dump(channel.dump_slice(pid, d.from, d.to));
+    if (!own.fatal.empty()) continue;  // a crash's dump came instead
+    for (auto& t : own.threads) {
+      t.tid = d.tid;
+      dump.threads.push_back(std::move(t));
+    }
+  }
+  return dump;
+}
+
+std::vector<std::string> unread_of_ask(const Ask& ask, const PythonChannel& channel,
+                                       ProcessId pid) {
+  std::map<int, std::string> names;
+  for (const auto& [ident, t] : channel.threads_of(pid))
+    if (t.native_id != 0) names[t.native_id] = t.name;
+  std::vector<std::string> out;
+  for (const auto& [tid, why] : ask.not_read()) {
+    auto n = names.find(tid);
+    const std::string name = n != names.end() && !n->second.empty() ? " \"" + n->second + "\"" : "";
+    out.push_back("pid " + std::to_string(pid) + " thread " + std::to_string(tid) + name + ": " +
+                  why);
+  }
+  return out;
+}
+
+}  // namespace fc::harness
