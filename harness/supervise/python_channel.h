@@ -4,9 +4,10 @@
 // every thread's stack, taken by the main thread on the stacks signal) and once for dumps (its
 // hello passes a file, SCM_RIGHTS, that faulthandler writes into: one thread's own Python stack
 // when forkcheck sends that thread the dump signal, and every thread's at a fatal signal; where
-// the process could make no such file, faulthandler writes to the connection itself). The supervisor accepts and reads as its loop
-// polls; this keeps what each process said, checked field by field (a line that is not what the
-// protocol says is dropped, never believed), and the facts a report needs as JSON. POSIX only.
+// the process could make no such file, faulthandler writes to the connection itself). The
+// supervisor accepts and reads as its loop polls; this keeps what each process said, checked field
+// by field (a line that is not what the protocol says is dropped, never believed), and the facts a
+// report needs as JSON. POSIX only.
 #pragma once
 
 #include <chrono>

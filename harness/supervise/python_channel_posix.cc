@@ -260,8 +260,8 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
   char buf[65536];
   for (;;) {
     int ignored = 0;  // a descriptor passed after the hello is not taken
-    const ssize_t n = receive(fd, buf, sizeof buf,
-                              c.role == Connection::Role::kUnknown ? c.passed_fd : ignored);
+    const ssize_t n =
+        receive(fd, buf, sizeof buf, c.role == Connection::Role::kUnknown ? c.passed_fd : ignored);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {
