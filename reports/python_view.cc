@@ -209,8 +209,8 @@ double ended_at_s(const json& variant, int pid) {
   return -1;
 }
 
-// forkcheck's last look signal to `pid` when its death by a signal came within
-// died_after_look's window of it, else nullptr.
+// The first of forkcheck's look signals to `pid` in died_after_look's window before its death by
+// a signal, else nullptr.
 const json* look_before_death(const json& variant, int pid) {
   constexpr double kWindowS = 2.0;  // harness/supervise/watchdog_record.h: kDeathAfterLookS
   const double ended = ended_at_s(variant, pid);

@@ -190,14 +190,15 @@ struct ChildResult {
   std::string bad_channel_line;  // the first one, control bytes escaped, at most 1 KiB
   std::string bad_channel_why;
   Stacks stacks;  // of a hung tree, taken before it was killed
-  // The last time forkcheck signalled each process of the tree to look at it (asked it for its
-  // stacks, or attached a debugger), from the start: a death soon after may be forkcheck's doing,
-  // and is never said to be the program's own.
+  // Each time forkcheck signalled a process of the tree to look at it (asked it for its stacks,
+  // or attached a debugger), from the start, the same act told once per process and burst: a
+  // death soon after may be forkcheck's doing, and is never said to be the program's own.
   struct LookSignal {
+    int pid = 0;
     std::string what;  // "asked one of its threads for its stack", "attached eu-stack to it"
     double at_s = 0;
   };
-  std::map<int, LookSignal> look_signals;
+  std::vector<LookSignal> look_signals;
   // What the tree's Python processes said through the bootstrap (PythonChannel::facts()); null
   // when none did. `python_note`: why the bootstrap could not be offered, when it could not.
   nlohmann::json python;

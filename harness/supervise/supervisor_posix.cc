@@ -246,7 +246,14 @@ constexpr auto kAskEvery = std::chrono::milliseconds(5);
 
 // When forkcheck signalled a process of the tree to look at it, for a death that follows.
 void note_look_signal(Job& job, ProcessId pid, const std::string& what, Clock::time_point at) {
-  job.r.look_signals[pid] = {what, duration<double>(at - job.start).count()};
+  constexpr std::size_t kKept = 400;  // a long run with a stall a minute: its last ones
+  constexpr double kBurstS = 1.0;     // one ask's many thread signals are one act
+  const double at_s = duration<double>(at - job.start).count();
+  auto& looks = job.r.look_signals;
+  for (auto it = looks.rbegin(); it != looks.rend() && at_s - it->at_s < kBurstS; ++it)
+    if (it->pid == pid && it->what == what) return;
+  if (looks.size() >= kKept) looks.erase(looks.begin());
+  looks.push_back({pid, what, at_s});
 }
 
 // Debuggers wanted for the stacks of `pid` (every process when pid is 0), queued to start.
@@ -579,6 +586,15 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
     DebuggerWanted d = std::move(*it);
     it = loop.wanted.erase(it);
     const ProcessId target = owner->taking->target(d.slot);
+    // A process that ended meanwhile (its ask saw it go) gets no debugger: nothing to look at,
+    // and an attach to what is left of it would be the last thing forkcheck did to it.
+    if (auto f = launch::process_facts(target); !f || f->zombie()) {
+      ChildResult gone;
+      gone.start_error = "it had ended";
+      owner->taking->add_result(d.slot, gone);
+      if (owner->taking->complete()) deliver_stacks(*owner, now, "");
+      continue;
+    }
     auto debugger = start_job(owner->index, *d.spec, loop);
     debugger->own_spec = std::move(d.spec);
     if (!debugger->r.started) {

@@ -22,6 +22,10 @@
 // and a deadline shorter than the window must still tell a deadlock from work). A deadline that
 // passes otherwise is a `timeout` (still working, or starved: the report says which).
 //
+// LOOKING NEVER HARMS. A Python process is asked for its stacks only in ways that cannot crash it
+// (python_stacks_ask.h), and a death just after forkcheck signalled a process to look at it is
+// never said to be the program's own (watchdog_record.h: died_after_look).
+//
 // LOOKING NEVER FREEZES. While the program is left running (a stall said live), a process is
 // attached to only when it is asleep (Attach::kBrief: eu-stack, a fraction of a second), and
 // a debugger that stops it for long (gdb reading Python frames) only when it is stuck (it cannot
@@ -63,6 +67,11 @@ struct WatchdogTimes {
   static constexpr double kLiveStacksS = 10.0;       // stacks of a stall, the program running on
   static constexpr double kBriefAttachS = 1.5;       // one brief attach (eu-stack), at most
 };
+// The promise holds by construction: stacks, grace, then freezing, killing and the reports (half
+// a second).
+static_assert(WatchdogTimes::kStacksAfterCallS + WatchdogTimes::kGraceAfterCallS + 0.5 <=
+                  WatchdogTimes::kEndWithinS,
+              "the deadline's promise: stacks, grace, then the end and the reports");
 
 // What the mechanism does for the watchdog.
 class TreeControl {

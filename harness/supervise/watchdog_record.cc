@@ -15,18 +15,18 @@ const char* called_for(const ChildResult& r) {
   return nullptr;
 }
 
-constexpr std::size_t kLookSignalsKept = 200;
-
 }  // namespace
 
 std::optional<nlohmann::json> died_after_look(const ChildResult& r) {
   if (!r.started || r.exit.signal == 0 || r.sent_sigterm || r.sent_sigkill) return std::nullopt;
-  auto it = r.look_signals.find(r.pid);
-  if (it == r.look_signals.end()) return std::nullopt;
-  const double after_s = r.duration_s - it->second.at_s;
-  if (after_s < 0 || after_s > kDeathAfterLookS) return std::nullopt;
-  return nlohmann::json{
-      {"pid", r.pid}, {"what", it->second.what}, {"after_s", after_s}, {"how", r.exit.describe()}};
+  // The first of forkcheck's looks at it in the window before its death: what began it.
+  for (const auto& l : r.look_signals) {
+    const double after_s = r.duration_s - l.at_s;
+    if (l.pid != r.pid || after_s < 0 || after_s > kDeathAfterLookS) continue;
+    return nlohmann::json{
+        {"pid", r.pid}, {"what", l.what}, {"after_s", after_s}, {"how", r.exit.describe()}};
+  }
+  return std::nullopt;
 }
 
 nlohmann::json process_stall_record(const ProcessStall& p) {
@@ -62,13 +62,12 @@ nlohmann::json watchdog_record(const ChildResult& r) {
   if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
   if (r.stuck_too_long) w["stuck_too_long"] = true;
   if (exited_by_itself(r)) w["exited_by_itself"] = true;
-  // forkcheck's own signals to look at processes of the tree, the last per process: what a death
-  // soon after is weighed against.
+  // forkcheck's own signals to look at processes of the tree: what a death soon after is
+  // weighed against.
   if (!r.look_signals.empty()) {
     nlohmann::json looks = nlohmann::json::array();
-    for (const auto& [pid, l] : r.look_signals)
-      if (looks.size() < kLookSignalsKept)
-        looks.push_back({{"pid", pid}, {"what", l.what}, {"at_s", l.at_s}});
+    for (const auto& l : r.look_signals)
+      looks.push_back({{"pid", l.pid}, {"what", l.what}, {"at_s", l.at_s}});
     w["look_signals"] = std::move(looks);
   }
   if (auto died = died_after_look(r)) w["died_after_look"] = std::move(*died);

@@ -23,8 +23,9 @@ nlohmann::json watchdog_record(const ChildResult& r);
 // a debugger) its death by a signal may be forkcheck's doing, and is not said to be its own.
 constexpr double kDeathAfterLookS = 2.0;
 
-// The child died of a signal that was not an ending of forkcheck's, within kDeathAfterLookS of
-// forkcheck's last look signal to it: {pid, what, after_s, how}; nullopt otherwise.
+// The child died of a signal that was not an ending of forkcheck's, within kDeathAfterLookS after
+// one of forkcheck's look signals to it (the first such): {pid, what, after_s, how}; nullopt
+// otherwise.
 std::optional<nlohmann::json> died_after_look(const ChildResult& r);
 
 // The variant's "hang" block when a step stalled (which pid, which step, within how long), else

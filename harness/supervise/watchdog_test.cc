@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "harness/supervise/classify.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/watchdog.h"
+#include "harness/supervise/watchdog_record.h"
 
 namespace fc::harness {
 namespace {
@@ -188,12 +190,6 @@ TEST(Watchdog, ABlockedTreeAtItsDeadlineIsAHangAndItsStacksAreBounded) {
   EXPECT_TRUE(run.r.sent_sigterm);
   EXPECT_TRUE(run.r.sent_sigkill);
   EXPECT_EQ(classify(run.r, false).outcome, Outcome::kHang);
-}
-
-TEST(Watchdog, TheEndComesWithinItsPromiseOfTheDeadline) {
-  static_assert(WatchdogTimes::kStacksAfterCallS + WatchdogTimes::kGraceAfterCallS + 0.5 <=
-                    WatchdogTimes::kEndWithinS,
-                "stacks, grace, then freezing, killing and the reports (half a second)");
 }
 
 TEST(Watchdog, AStarvedTreeIsSaidOnceAndNeverCalledAHang) {
@@ -600,6 +596,41 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
     EXPECT_EQ(c.outcome, row.outcome) << row.what << ": " << c.message;
     EXPECT_NE(c.message.find(row.says), std::string::npos) << row.what << ": " << c.message;
   }
+}
+
+}  // namespace
+}  // namespace fc::harness
+
+namespace fc::harness {
+namespace {
+
+// A death by a signal soon after forkcheck looked at the child is weighed against the first look
+// of that window (what began it: the stack request, not the debugger that came after it), and
+// never against a look long before, nor when forkcheck itself ended the child.
+TEST(DiedAfterLook, TheFirstLookOfTheWindowIsNamedAndOnlyThen) {
+  ChildResult r;
+  r.started = true;
+  r.pid = 7;
+  r.exit.ended = true;
+  r.exit.signal = SIGSEGV;
+  r.duration_s = 5.1;
+  r.look_signals = {{7, "asked its main thread for every thread's stack", 5.0},
+                    {7, "attached eu-stack to it", 5.09},
+                    {8, "asked one of its threads for its stack", 5.05}};
+  auto died = died_after_look(r);
+  ASSERT_TRUE(died);
+  EXPECT_EQ((*died)["what"], "asked its main thread for every thread's stack");
+  EXPECT_NEAR((*died)["after_s"].get<double>(), 0.1, 1e-9);
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kError);
+  EXPECT_TRUE(classify(r, false).harness_error);
+
+  r.look_signals = {{7, "asked its main thread for every thread's stack", 2.0}};
+  EXPECT_FALSE(died_after_look(r)) << "3.1 s later: its own crash";
+  EXPECT_EQ(classify(r, false).outcome, Outcome::kCrash);
+
+  r.look_signals = {{7, "asked its main thread for every thread's stack", 5.0}};
+  r.sent_sigterm = true;
+  EXPECT_FALSE(died_after_look(r)) << "forkcheck ended it";
 }
 
 }  // namespace
