@@ -145,12 +145,20 @@ class Forkcheck:
 
     def settle(self):
         """Takes the connections still in the backlog, then waits until every process is done
-        talking (all its connections closed)."""
-        while self._accept():
+        talking (all its connections closed); says on stderr what it waited for, when it did."""
+        start = time.monotonic()
+        deadline = start + SETTLE_S
+        while self._accept() and time.monotonic() < deadline:
             pass
-        deadline = time.monotonic() + SETTLE_S
         for connection in list(self.connections):
             connection.closed.wait(max(deadline - time.monotonic(), 0))
+        waited = time.monotonic() - start
+        if waited >= 0.5:
+            still_open = ["%s %s" % ((connection.hello() or {}).get("pid", "?"),
+                                     (connection.hello() or {}).get("role", "?"))
+                          for connection in self.connections if not connection.closed.is_set()]
+            print("\n    settle: %.1f s%s" % (waited, ", still open: " + ", ".join(still_open)
+                                              if still_open else ""), end=" ", file=sys.stderr)
 
     def processes(self):
         """pid -> Process, from the hellos of all connections so far."""
@@ -1065,11 +1073,43 @@ def main():
                         {"python": path, "label": label})
         globals()[name] = case
         suite.addTests(loader.loadTestsFromTestCase(case))
-    runner = unittest.TextTestRunner(verbosity=2)
+    runner = unittest.TextTestRunner(verbosity=2, resultclass=TimedResult)
     if unittest_args:  # e.g. -k, or TestCase.test names: let unittest choose among them
         return unittest.main(module=__name__, argv=[sys.argv[0]] + unittest_args,
                              testRunner=runner, exit=False).result.wasSuccessful()
     return runner.run(suite).wasSuccessful()
+
+
+class TimedResult(unittest.TextTestResult):
+    """Each test's time after its verdict, and at the end each interpreter's total and the
+    slowest tests: where the suite's time goes, said by every run."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.times = []
+        self._started = None
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        took = time.monotonic() - self._started
+        self.times.append((took, test.id()))
+        self.stream.write("    (%.1f s)\n" % took)
+        super().stopTest(test)
+
+    def printErrors(self):
+        super().printErrors()
+        per_class = {}
+        for took, test_id in self.times:
+            label = test_id.split(".")[-2]
+            per_class[label] = per_class.get(label, 0) + took
+        self.stream.write("\nTime per interpreter: %s\n" % ", ".join(
+            "%s %.1f s" % item for item in sorted(per_class.items())))
+        self.stream.write("Slowest: %s\n" % "; ".join(
+            "%s %.1f s" % (test_id.split(".", 1)[-1], took)
+            for took, test_id in sorted(self.times, reverse=True)[:8]))
 
 
 def process_state(pid):
