@@ -541,7 +541,11 @@ class BootstrapChecks:
                     for event in self.forkcheck.processes()[program.pid].of("thread")}
             for name in ("loader", "metrics"):
                 self.assertEqual(by_name[name]["native_id"], told[name])
-                self.assertTrue(frame_at(by_name[name]["frames"], path, line["spin"]), by_name[name])
+                # In spin(), at its loop's line or its body's: where the thread was interrupted.
+                innermost = by_name[name]["frames"][-1]
+                self.assertEqual((innermost["file"], innermost["function"]), (path, "spin"),
+                                 by_name[name])
+                self.assertIn(innermost["line"], (line["spin"] - 1, line["spin"]), by_name[name])
             # The main thread's innermost frame is the program's, never the handler's.
             main_frames = by_name["MainThread"]["frames"]
             self.assertEqual(main_frames[-1]["file"], path)
@@ -556,13 +560,16 @@ class BootstrapChecks:
         try:
             loader = [event["native_id"] for event in
                       self.forkcheck.processes()[program.pid].of("thread", name="loader")][0]
-            expected = 'File "%s", line %d in spin' % (path, line["spin"])
+            # In spin(), at its loop's line or its body's: where the thread was interrupted.
+            expected = re.compile(r'File "%s", line (%d|%d) in spin'
+                                  % (re.escape(path), line["spin"] - 1, line["spin"]))
             for dump in (1, 2):
                 # tgkill: the signal for one thread of another process.
                 ctypes.CDLL(None, use_errno=True).syscall(SYS_TGKILL, program.pid, loader,
                                                           DUMP_SIGNAL)
-                self.wait_for(lambda: self.forkcheck.processes()[program.pid].dumps.count(expected)
-                              == dump, 30, "dump %d of the loader thread" % dump)
+                self.wait_for(lambda: len(expected.findall(
+                    self.forkcheck.processes()[program.pid].dumps)) == dump, 30,
+                    "dump %d of the loader thread" % dump)
             dumps = self.forkcheck.processes()[program.pid].dumps
             self.assertEqual(dumps.count("Stack (most recent call first):"), 2, dumps)
             self.assertNotIn("Thread 0x", dumps)  # never every thread's
