@@ -198,10 +198,9 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
   ASSERT_TRUE(channel->offer(child) && channel->offer(child)->python_tids.size() >= 5);
   size_t by_main = 0, by_thread = 0, threads_read = 0;
   for (int ask_no = 1; ask_no <= 100; ++ask_no) {
+    const PythonStacksAsk::Offer offer = *channel->offer(child);
     PythonStacksAsk ask(
-        fc::harness::ask_offer(*channel->offer(child)),
-        fc::harness::look_for_ask(child, fc::harness::ask_offer(*channel->offer(child)), *channel,
-                                  PythonStacksAsk::Clock::now()));
+        offer, fc::harness::look_for_ask(child, offer, *channel, PythonStacksAsk::Clock::now()));
     while (!ask.done()) {
       const auto look =
           fc::harness::look_for_ask(child, ask.offer(), *channel, PythonStacksAsk::Clock::now());

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/supervise/python_stacks_ask.h"
+
 namespace fc::harness {
 
 class PythonChannel {
@@ -50,12 +52,7 @@ class PythonChannel {
   // Stacks on demand (python_stacks_ask.h). What `pid` offers: its main thread's OS id and its
   // Python threads' (as it told them), the stacks signal handled, the dump signal registered with
   // its dumps connection open.
-  struct Offer {
-    int main_tid = 0;
-    std::vector<int> python_tids;
-    bool stacks_signal = false, dump_signal = false;
-  };
-  std::optional<Offer> offer(int pid) const;
+  std::optional<PythonStacksAsk::Offer> offer(int pid) const;
   // Reads what `pid`'s connections and dump file hold now, without waiting; drain_all: every
   // process's (before facts(), so that a crash's dump written at the end is in).
   void drain(int pid, Clock::time_point now);

@@ -468,21 +468,21 @@ void PythonChannel::dump_bytes(Process& p, const char* data, size_t n, Clock::ti
   p.dump_last = now;
 }
 
-std::optional<PythonChannel::Offer> PythonChannel::offer(int pid) const {
+std::optional<PythonStacksAsk::Offer> PythonChannel::offer(int pid) const {
   auto it = processes_.find(pid);
   if (it == processes_.end() || !it->second->hello.is_object() || !it->second->events_open)
     return std::nullopt;
   const Process& p = *it->second;
-  Offer o;
+  PythonStacksAsk::Offer o;
   o.stacks_signal = p.hello.value("stacks_signal", json()) == stacks_signal();
-  o.dump_signal = p.dumps_open && p.hello.value("dump_signal", json()) == dump_signal();
+  o.thread_signal = p.dumps_open && p.hello.value("dump_signal", json()) == dump_signal();
   const json main = p.hello.value("main_thread", json::object());
   o.main_tid = main.is_object() && main.value("native_id", json()).is_number_integer()
                    ? main["native_id"].get<int>()
                    : pid;
   for (const auto& [ident, t] : p.threads)
     if (t["native_id"].is_number_integer()) o.python_tids.push_back(t["native_id"].get<int>());
-  if (!o.stacks_signal && !o.dump_signal) return std::nullopt;
+  if (!o.stacks_signal && !o.thread_signal) return std::nullopt;
   return o;
 }
 

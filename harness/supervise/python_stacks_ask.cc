@@ -80,10 +80,7 @@ PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
 
 void PythonStacksAsk::sent(const Act& act, bool ok, const Look& look) {
   if (act.kind == Act::Kind::kNothing) return;
-  if (ok && !signalled_) {
-    signalled_ = true;
-    first_signal_ = look.now;
-  }
+  signalled_ = signalled_ || ok;
   if (act.kind == Act::Kind::kAskMain) {
     main_asked_ = ok;
     return;

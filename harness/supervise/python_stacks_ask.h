@@ -85,8 +85,7 @@ class PythonStacksAsk {
   const std::vector<ThreadDump>& thread_dumps() const { return dumps_; }
   // Threads whose stacks were not read, each with why ("running whenever it was its turn").
   const std::vector<std::pair<int, std::string>>& not_read() const { return not_read_; }
-  // When forkcheck signalled the process (the first signal), for a death that follows it.
-  Clock::time_point first_signal() const { return first_signal_; }
+  // Whether any signal went to the process.
   bool signalled() const { return signalled_; }
 
  private:
@@ -109,7 +108,6 @@ class PythonStacksAsk {
   bool done_ = false;
   bool stopped_ = false;  // ended by stop(), before its budget was spent
   bool signalled_ = false;
-  Clock::time_point first_signal_{};
 };
 
 }  // namespace fc::harness

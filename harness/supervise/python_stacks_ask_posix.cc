@@ -96,15 +96,6 @@ bool send_for_ask(ProcessId pid, const Ask::Act& act) {
 #endif
 }
 
-Ask::Offer ask_offer(const PythonChannel::Offer& offer) {
-  Ask::Offer o;
-  o.main_tid = offer.main_tid;
-  o.python_tids = offer.python_tids;
-  o.stacks_signal = offer.stacks_signal;
-  o.thread_signal = offer.dump_signal;
-  return o;
-}
-
 PyDump dump_of_ask(const Ask& ask, const PythonChannel& channel, ProcessId pid) {
   PyDump dump;
   if (ask.main_answered()) {

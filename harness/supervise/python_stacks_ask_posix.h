@@ -23,9 +23,6 @@ PythonStacksAsk::Look look_for_ask(ProcessId pid, const PythonStacksAsk::Offer& 
 // Sends what the ask decided; false when it could not go.
 bool send_for_ask(ProcessId pid, const PythonStacksAsk::Act& act);
 
-// The offer as the ask reads it.
-PythonStacksAsk::Offer ask_offer(const PythonChannel::Offer& offer);
-
 // What the ask got, as a dump of the process's threads (each with its OS id where known), and a
 // line per thread it could not read.
 PyDump dump_of_ask(const PythonStacksAsk& ask, const PythonChannel& channel, ProcessId pid);

@@ -274,11 +274,10 @@ std::map<std::uint64_t, StackTaking::PyThreadName> python_names(const Job& job, 
   return names;
 }
 
-// An ask ended: what it got to the taking, and the process's debugger may start.
-void ask_ended(Job& job, Loop& loop, ProcessId pid, const PythonStacksAsk& ask) {
+// What an ask got, to the taking.
+void hand_over(Job& job, ProcessId pid, const PythonStacksAsk& ask) {
   job.taking->add_python_dump(pid, dump_of_ask(ask, *job.python, pid), python_names(job, pid),
                               unread_of_ask(ask, *job.python, pid));
-  want_debuggers(job, loop, pid);
 }
 
 // Each Python process being asked: a fresh look, and what its ask decides done, until it waits.
@@ -303,7 +302,8 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
       ++it;
       continue;
     }
-    ask_ended(job, loop, pid, ask);
+    hand_over(job, pid, ask);
+    want_debuggers(job, loop, pid);  // the process's debugger may start now
     it = job.asks.erase(it);
   }
 }
@@ -311,8 +311,7 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
 void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
   for (auto& [pid, ask] : job.asks) {
     ask.stop(look_for_ask(pid, ask.offer(), *job.python, now));
-    job.taking->add_python_dump(pid, dump_of_ask(ask, *job.python, pid), python_names(job, pid),
-                                unread_of_ask(ask, *job.python, pid));
+    hand_over(job, pid, ask);
   }
   job.asks.clear();
   Stacks taken = job.taking->take(why);
@@ -344,8 +343,8 @@ class PosixControl : public TreeControl {
       for (const auto& [pid, attach] : request.processes) {
         const auto offer = job_.python->offer(pid);
         if (!offer) continue;
-        const PythonStacksAsk::Offer o = ask_offer(*offer);
-        job_.asks.emplace(pid, PythonStacksAsk(o, look_for_ask(pid, o, *job_.python, now)));
+        job_.asks.emplace(pid,
+                          PythonStacksAsk(*offer, look_for_ask(pid, *offer, *job_.python, now)));
         dumping.insert(pid);
       }
     }
