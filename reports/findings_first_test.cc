@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "read_text.h"
 #include "reports/finding.h"
 #include "reports/reporter.h"
 #include "reports/synthetic_report.h"
@@ -15,16 +16,11 @@
 namespace fc::reports {
 namespace {
 
+using fc::test_text::occurrences;
 using nlohmann::json;
+using testing::huge_report;
 using testing::synthetic_report;
 using testing::variant;
-
-size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
-    ++n;
-  return n;
-}
 
 // `forkcheck exec` on a program: hung in libgomp (a finding with its fix), or ended ok.
 json exec_report(const std::string& outcome) {
@@ -123,7 +119,7 @@ TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
   EXPECT_NE(section.find("<p class=\"kf-fix\"><b>Fix:</b> " + html_escape(f.fix) + "</p>"),
             std::string::npos)
       << section;
-  EXPECT_EQ(count(html, "id=\"key-finding\""), 1u);
+  EXPECT_EQ(occurrences(html, "id=\"key-finding\""), 1u);
 }
 
 TEST(HtmlFinding, GreenWhenNothingFailed) {
@@ -202,7 +198,7 @@ TEST(MarkdownFinding, StartsWithACautionWithFactsAndTheFix) {
   ASSERT_NE(fix, std::string::npos) << md.substr(0, 1500);
   EXPECT_LT(fix, md.find("# forkcheck report"));
   EXPECT_LT(fix, md.find("## Cases by start method"));
-  EXPECT_EQ(count(md, "[!CAUTION]"), 1u);
+  EXPECT_EQ(occurrences(md, "[!CAUTION]"), 1u);
 }
 
 TEST(MarkdownFinding, ANoteWhenNothingFailed) {
@@ -211,24 +207,6 @@ TEST(MarkdownFinding, ANoteWhenNothingFailed) {
       << md.substr(0, 400);
   EXPECT_EQ(md.find("[!CAUTION]"), std::string::npos);
   EXPECT_EQ(md.find("**Fix:**"), std::string::npos);
-}
-
-json huge_report() {
-  json r = synthetic_report();
-  const std::string flood(100 * 1024, 'x');
-  json cases = json::array();
-  for (int i = 0; i < 200; ++i) {
-    json c = r["cases"][i % 3];
-    c["id"] = "case-" + std::to_string(i);
-    c["verdict_reason"] = flood;
-    for (auto& v : c["variants"]) {
-      v["stdout"] = flood;
-      v["message"] = flood;
-    }
-    cases.push_back(c);
-  }
-  r["cases"] = cases;
-  return r;
 }
 
 TEST(MarkdownFinding, SurvivesTheSizeCap) {

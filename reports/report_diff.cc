@@ -63,12 +63,10 @@ ReportSide side_of(const json& r) {
 }
 
 // The case of `r` with id `id`; exec and watch have one case each, matched whatever its id.
-const json* find_case(const json& r, const std::string& id, bool program) {
+const json* case_to_compare(const json& r, const std::string& id, bool program) {
+  if (!program) return find_case(r, id);
   const json& cases = list(r, "cases");
-  if (program) return cases.empty() ? nullptr : &cases[0];
-  for (const auto& c : cases)
-    if (field(c, "id") == id) return &c;
-  return nullptr;
+  return cases.empty() ? nullptr : &cases[0];
 }
 
 const json* find_variant(const json& c, const std::string& name) {
@@ -257,7 +255,7 @@ ReportDiff diff_reports(const json& a, const json& b) {
   for (const auto& ca : list(a, "cases")) {
     const std::string id = field(ca, "id");
     seen.insert(id);
-    if (const json* cb = find_case(b, id, program)) {
+    if (const json* cb = case_to_compare(b, id, program)) {
       compare_case(ca, *cb, program, all);
       seen.insert(field(*cb, "id"));
     } else {

@@ -20,13 +20,6 @@ std::string yes_no(const nlohmann::json& v) {
   return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "?";
 }
 
-// obj[key] when it is an object, else nullptr (a report from elsewhere may lack it or differ).
-const nlohmann::json* object_at(const nlohmann::json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? &*it : nullptr;
-}
-
 // obj[key] is true: absent, null or not a boolean is false.
 bool flag(const nlohmann::json* obj, const char* key) {
   if (obj == nullptr || !obj->is_object()) return false;
@@ -35,6 +28,14 @@ bool flag(const nlohmann::json* obj, const char* key) {
 }
 
 }  // namespace
+
+const nlohmann::json* object_at(const nlohmann::json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? &*it : nullptr;
+}
+
+bool is_true(const nlohmann::json& obj, const char* key) { return flag(&obj, key); }
 
 const nlohmann::json& list(const nlohmann::json& obj, const char* key) {
   static const nlohmann::json empty = nlohmann::json::array();

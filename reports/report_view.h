@@ -17,6 +17,12 @@ const nlohmann::json& list(const nlohmann::json& obj, const char* key);
 // obj[key], or null where obj is not an object or lacks it: older or hand-made reports may.
 const nlohmann::json& member(const nlohmann::json& obj, const char* key);
 
+// obj[key] when it is an object, else nullptr (a report from elsewhere may lack it or differ).
+const nlohmann::json* object_at(const nlohmann::json& obj, const char* key);
+
+// obj[key] is true: absent, null or not a boolean is false.
+bool is_true(const nlohmann::json& obj, const char* key);
+
 // The matrix's columns: fork, spawn, forkserver, then any other start method a variant uses
 // (e.g. "none"), in order of appearance.
 std::vector<std::string> matrix_methods(const nlohmann::json& report);

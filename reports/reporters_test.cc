@@ -14,6 +14,7 @@
 #include <pugixml.hpp>
 
 #include "core/outcome.h"
+#include "read_text.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/run_log.h"
@@ -25,15 +26,10 @@
 namespace fc::reports {
 namespace {
 
+using fc::test_text::occurrences;
 using nlohmann::json;
+using testing::huge_report;
 using testing::synthetic_report;
-
-size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
-    ++n;
-  return n;
-}
 
 // --- text helpers ----------------------------------------------------------------------------
 
@@ -141,7 +137,8 @@ TEST_F(Html, MatrixHasARowPerCaseAndACellPerVariant) {
     EXPECT_NE(html_.find("data-case=\"" + std::string(id) + "\""), std::string::npos) << id;
   EXPECT_NE(html_.find("hang \u2713 expected hang"), std::string::npos);
   EXPECT_NE(html_.find("crash \u2717 expected ok"), std::string::npos);
-  EXPECT_EQ(count(html_, "class=\"cell o-"), 10u + 8u);  // 10 variants, and the legend's 8 samples
+  EXPECT_EQ(occurrences(html_, "class=\"cell o-"),
+            10u + 8u);  // 10 variants, and the legend's 8 samples
 }
 
 TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
@@ -150,7 +147,7 @@ TEST_F(Html, TinyNnComesFirstWithFiveLossCurves) {
   EXPECT_LT(featured, html_.find("id=\"case-hang-case\""));
   EXPECT_GT(featured, html_.find("id=\"matrix\""));
   const std::string section = html_.substr(featured, html_.find("</section>", featured) - featured);
-  EXPECT_EQ(count(section, "<polyline"), 5u);
+  EXPECT_EQ(occurrences(section, "<polyline"), 5u);
   EXPECT_NE(section.find("Unable to handle autograd"), std::string::npos)
       << "the fork error beside the workers";
   EXPECT_NE(section.find("train finished"), std::string::npos);
@@ -296,25 +293,6 @@ TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
   }
 }
 
-json huge_report() {
-  json r = synthetic_report();
-  const std::string flood(100 * 1024, 'x');
-  json cases = json::array();
-  for (int i = 0; i < 200; ++i) {
-    json c = r["cases"][i % 3];
-    c["id"] = "case-" + std::to_string(i);
-    for (auto& v : c["variants"]) {
-      v["stdout"] = flood;
-      v["stderr"] = flood;
-      v["message"] = flood;
-      v["details"]["blob"] = flood;
-    }
-    cases.push_back(c);
-  }
-  r["cases"] = cases;
-  return r;
-}
-
 TEST(Markdown, AHugeReportFitsAGitHubComment) {
   const json r = huge_report();
   const std::string md = make_markdown_reporter()->render(r);
@@ -323,7 +301,7 @@ TEST(Markdown, AHugeReportFitsAGitHubComment) {
   EXPECT_NE(md.find("## Environment"), std::string::npos) << "the environment survives the cut";
   EXPECT_TRUE(md.find("bytes cut here") != std::string::npos ||
               md.find("left out") != std::string::npos);
-  EXPECT_EQ(count(md, "<details"), count(md, "</details>")) << "no <details> left open";
+  EXPECT_EQ(occurrences(md, "<details"), occurrences(md, "</details>")) << "no <details> left open";
   size_t fences = 0;
   for (size_t p = md.find("\n```"); p != std::string::npos; p = md.find("\n```", p + 1)) ++fences;
   EXPECT_EQ(fences % 2, 0u) << "no code fence left open";
@@ -609,7 +587,7 @@ TEST(ReportView, AnEndOfItsOwnIsSaidOnceInTheMessageFromTheWatchdogsRecord) {
       << "the fixture's message is what the harness writes";
   for (const auto& r : {make_html_reporter(), make_markdown_reporter(), make_junit_reporter()}) {
     const std::string text = r->render(report);
-    EXPECT_EQ(count(text, "it ended by itself"), 1u) << r->file_name();
+    EXPECT_EQ(occurrences(text, "it ended by itself"), 1u) << r->file_name();
   }
 }
 
@@ -655,7 +633,7 @@ TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
   EXPECT_NE(html.find("<summary>stacks of the process tree at the deadline, while it was still "
                       "working (1 threads"),
             std::string::npos);
-  EXPECT_EQ(count(html, "<summary>stacks of the hung process tree"), 1u) << "only the hang's";
+  EXPECT_EQ(occurrences(html, "<summary>stacks of the hung process tree"), 1u) << "only the hang's";
 }
 
 TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
@@ -775,8 +753,8 @@ TEST(SvgChart, OnePolylinePerSeriesAndEscapedLabels) {
   const std::string svg =
       svg_line_chart({{"worker <0>", {1, 0.5, 0.25}}, {"w1", {0.9, 0.4, 0.2}}, {"single", {0.3}}},
                      {"t & t", "step", "loss"});
-  EXPECT_EQ(count(svg, "<polyline"), 2u);
-  EXPECT_EQ(count(svg, "<circle"), 1u);
+  EXPECT_EQ(occurrences(svg, "<polyline"), 2u);
+  EXPECT_EQ(occurrences(svg, "<circle"), 1u);
   EXPECT_NE(svg.find("worker &lt;0&gt;"), std::string::npos);
   EXPECT_NE(svg.find("t &amp; t"), std::string::npos);
 }

@@ -13,23 +13,11 @@ using json = nlohmann::json;
 constexpr size_t kCommandShown = 80;  // characters of a command line in a one-line message
 constexpr size_t kFramesShown = 6;    // of a fork's backtrace
 
-const json* object_at(const json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? &*it : nullptr;
-}
-
 size_t count_at(const json* obj, const char* key) {
   if (obj == nullptr) return 0;
   auto it = obj->find(key);
   if (it == obj->end() || !it->is_number_integer() || it->get<long long>() < 0) return 0;
   return static_cast<size_t>(it->get<long long>());
-}
-
-bool is_true(const json& obj, const char* key) {
-  if (!obj.is_object()) return false;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::string hazard_title(const json& h) {

@@ -16,11 +16,6 @@ double number(const json& obj, const char* key, double fallback = 0) {
   return n.is_number() ? n.get<double>() : fallback;
 }
 
-bool is_true(const json& obj, const char* key) {
-  const json& b = member(obj, key);
-  return b.is_boolean() && b.get<bool>();
-}
-
 std::string stuck_text(const json& stuck) {
   return stuck_process_text(static_cast<int>(number(stuck, "pid")), field(stuck, "name"),
                             static_cast<std::size_t>(number(stuck, "threads")),

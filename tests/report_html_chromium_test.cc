@@ -20,10 +20,12 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/supervise/supervisor.h"
+#include "read_text.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using fc::test_text::occurrences;
 using nlohmann::json;
 
 const fs::path kHtml = fs::path(FC_REAL_REPORT_DIR) / "report.html";
@@ -31,12 +33,6 @@ const fs::path kHtml = fs::path(FC_REAL_REPORT_DIR) / "report.html";
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-size_t count(const std::string& s, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
-  return n;
 }
 
 class Chromium : public ::testing::Test {
@@ -148,12 +144,12 @@ TEST_F(Chromium, DomShowsTheMatrixAndTheLossCurves) {
   ASSERT_NE(featured, std::string::npos);
   const std::string section = dom.substr(featured, dom.find("</section>", featured) - featured);
   // spawn and forkserver: each a chart of the 5 workers' curves, each curve many points
-  EXPECT_GE(count(section, "<svg"), 1u);
+  EXPECT_GE(occurrences(section, "<svg"), 1u);
   std::regex polyline(R"(<polyline[^>]*points="([^"]*)\")");
   size_t curves = 0;
   for (auto it = std::sregex_iterator(section.begin(), section.end(), polyline);
        it != std::sregex_iterator(); ++it)
-    if (count((*it)[1].str(), ",") >= 10) ++curves;
+    if (occurrences((*it)[1].str(), ",") >= 10) ++curves;
   EXPECT_GE(curves, 5u) << "five loss curves";
   EXPECT_EQ(curves % 5, 0u);
   EXPECT_NE(section.find("Unable to handle autograd"), std::string::npos)

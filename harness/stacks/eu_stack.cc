@@ -13,15 +13,15 @@ namespace fc::harness {
 namespace {
 
 // "TID 4625:"
-const std::regex kThread(R"(^TID (\d+):)");
+const std::regex kEuThread(R"(^TID (\d+):)");
 // "#1  0x00007f2fef4a92e0 __cxa_guard_acquire -
 // /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30"
 // "#0  0x00007f07624f7823 - /usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0"   (no
 // symbol)
-const std::regex kFrame(R"(^#\d+\s+0x[0-9a-f]+ ?(.*)$)");
+const std::regex kEuFrame(R"(^#\d+\s+0x[0-9a-f]+ ?(.*)$)");
 // "    /work/main/repros/cases/static_init_fork.cc:45:19"   (the line under a
 // frame, with -s)
-const std::regex kSource(R"(^\s+(.*?):(\d+)(?::\d+)?$)");
+const std::regex kEuSource(R"(^\s+(.*?):(\d+)(?::\d+)?$)");
 
 // "name - module", "- module" or "name": the module follows the last " - ".
 StackFrame frame_of(const std::string& rest) {
@@ -46,7 +46,7 @@ std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid) {
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, kThread)) {
+    if (std::regex_search(line, m, kEuThread)) {
       ThreadStack t;
       t.pid = pid;
       t.tid = static_cast<int>(
@@ -54,9 +54,9 @@ std::vector<ThreadStack> parse_eu_stack(const std::string& text, int pid) {
       threads.push_back(std::move(t));
     } else if (threads.empty()) {
       continue;
-    } else if (std::regex_match(line, m, kFrame)) {
+    } else if (std::regex_match(line, m, kEuFrame)) {
       threads.back().frames.push_back(frame_of(m[1]));
-    } else if (std::regex_match(line, m, kSource) && !threads.back().frames.empty()) {
+    } else if (std::regex_match(line, m, kEuSource) && !threads.back().frames.empty()) {
       threads.back().frames.back().where = "at " + m[1].str() + ":" + m[2].str();
     }
   }

@@ -20,11 +20,11 @@
 namespace fc::harness {
 namespace {
 
-const std::regex kThread(
+const std::regex kDumpThread(
     R"(^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[(.*)\])? \(most recent call first\):)");
-const std::regex kOwnStack(R"(^Stack \(most recent call first\):)");
-const std::regex kFrame(R"re(^\s+File "(.*)", line (\d+) in (.*)$)re");
-const std::regex kFatal(R"(^Fatal Python error: (.*)$)");
+const std::regex kDumpOwnStack(R"(^Stack \(most recent call first\):)");
+const std::regex kDumpFrame(R"re(^\s+File "(.*)", line (\d+) in (.*)$)re");
+const std::regex kDumpFatal(R"(^Fatal Python error: (.*)$)");
 
 }  // namespace
 
@@ -36,11 +36,11 @@ PyDump parse_faulthandler_dump(const std::string& text) {
   PyDumpThread* current = nullptr;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (std::regex_search(line, m, kFatal)) {
+    if (std::regex_search(line, m, kDumpFatal)) {
       dump.fatal = m[1];
       continue;
     }
-    if (std::regex_search(line, m, kThread)) {
+    if (std::regex_search(line, m, kDumpThread)) {
       PyDumpThread t;
       t.current = m[1] == "Current thread";
       t.ident = std::strtoull(m[2].str().c_str(), nullptr, 16);
@@ -49,14 +49,14 @@ PyDump parse_faulthandler_dump(const std::string& text) {
       current = &dump.threads.back();
       continue;
     }
-    if (std::regex_search(line, m, kOwnStack)) {
+    if (std::regex_search(line, m, kDumpOwnStack)) {
       PyDumpThread t;
       t.current = true;
       dump.threads.push_back(std::move(t));
       current = &dump.threads.back();
       continue;
     }
-    if (current && std::regex_search(line, m, kFrame)) {
+    if (current && std::regex_search(line, m, kDumpFrame)) {
       PyFrame f;
       f.file = m[1];
       f.line = static_cast<int>(std::strtol(m[2].str().c_str(), nullptr, 10));

@@ -11,10 +11,10 @@ namespace {
 
 // "Thread 2 (Thread 0x7f.. (LWP 15384) "locker_ab"):"  -- the name part is
 // absent in old gdbs.
-const std::regex kThread(R"(^Thread \d+ \(.*LWP (\d+)\)(?: \"(.*)\")?\):)");
+const std::regex kGdbThread(R"(^Thread \d+ \(.*LWP (\d+)\)(?: \"(.*)\")?\):)");
 // "#3  0x00007f.. in GOMP_parallel () from /lib/x86_64-linux-gnu/libgomp.so.1"
 // "#7  lock_a_then_b () at /tmp/dl.cc:6"   (inlined frames have no address)
-const std::regex kFrame(R"(^#\d+\s+(?:0x[0-9a-f]+ in )?(.*?)(?: (at|from) (\S+))?$)");
+const std::regex kGdbFrame(R"(^#\d+\s+(?:0x[0-9a-f]+ in )?(.*?)(?: (at|from) (\S+))?$)");
 
 }  // namespace
 
@@ -24,14 +24,14 @@ std::vector<ThreadStack> parse_gdb_backtraces(const std::string& text, int pid) 
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, kThread)) {
+    if (std::regex_search(line, m, kGdbThread)) {
       ThreadStack t;
       t.pid = pid;
       t.tid = static_cast<int>(
           std::strtol(m[1].str().c_str(), nullptr, 10));  // no throw on 99999999999
       t.name = m[2];
       threads.push_back(std::move(t));
-    } else if (!threads.empty() && std::regex_search(line, m, kFrame)) {
+    } else if (!threads.empty() && std::regex_search(line, m, kGdbFrame)) {
       StackFrame f;
       f.function = function_name_only(m[1]);
       if (m[2].matched) f.where = m[2].str() + " " + m[3].str();

@@ -17,9 +17,9 @@
 namespace fc::harness {
 namespace {
 
-const std::regex kThread(R"(^Thread \d+ \(.*LWP (\d+)\))");
-const std::regex kFile(R"re(^\s+File "(.*)", line (\d+), in (.*)$)re");
-const std::regex kBuiltin(R"(^\s+<(built-in .*?)(?: at (?:remote )?0x[0-9a-f]+)?>$)");
+const std::regex kPyGdbThread(R"(^Thread \d+ \(.*LWP (\d+)\))");
+const std::regex kPyGdbFile(R"re(^\s+File "(.*)", line (\d+), in (.*)$)re");
+const std::regex kPyGdbBuiltin(R"(^\s+<(built-in .*?)(?: at (?:remote )?0x[0-9a-f]+)?>$)");
 
 }  // namespace
 
@@ -33,7 +33,7 @@ size_t parse_gdb_py_backtraces(const std::string& text, std::vector<ThreadStack>
   bool unknown_command = false, any_unlocated = false;
   size_t with_frames = 0;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, kThread)) {
+    if (std::regex_search(line, m, kPyGdbThread)) {
       const int tid = static_cast<int>(std::strtol(m[1].str().c_str(), nullptr, 10));
       current = nullptr;
       for (auto& t : threads)
@@ -45,14 +45,14 @@ size_t parse_gdb_py_backtraces(const std::string& text, std::vector<ThreadStack>
     if (line.find("Undefined command: \"py-bt\"") != std::string::npos) unknown_command = true;
     if (line.find("Unable to locate python frame") != std::string::npos) any_unlocated = true;
     if (!current) continue;
-    if (std::regex_search(line, m, kFile)) {
+    if (std::regex_search(line, m, kPyGdbFile)) {
       if (current->python.empty()) ++with_frames;
       PyFrame f;
       f.file = m[1];
       f.line = static_cast<int>(std::strtol(m[2].str().c_str(), nullptr, 10));
       f.function = m[3];
       current->python.push_back(std::move(f));
-    } else if (std::regex_search(line, m, kBuiltin)) {
+    } else if (std::regex_search(line, m, kPyGdbBuiltin)) {
       if (current->python.empty()) ++with_frames;
       PyFrame f;
       f.function = m[1];

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fc::harness {
+#include "harness/supervise/clock.h"
 
-using Clock = std::chrono::steady_clock;
+namespace fc::harness {
 
 struct OpenStep {
   int pid = 0;

@@ -2,16 +2,10 @@
 
 #include <algorithm>
 
+#include "harness/supervise/clock.h"
 #include "launch/process_tree.h"
 
 namespace fc::harness {
-namespace {
-
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-}  // namespace
 
 std::optional<StepHang> StepWatch::check(ChannelReader& channel,
                                          const launch::TreeActivity& activity, bool stuck,

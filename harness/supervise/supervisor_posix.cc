@@ -28,6 +28,7 @@
 #include "harness/supervise/channel_reader.h"
 #include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/classify.h"
+#include "harness/supervise/clock.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/job_tree.h"
@@ -73,35 +74,15 @@ const size_t kDebuggersPerTree = std::max(2u, std::thread::hardware_concurrency(
 // tree's (claim_every_child).
 bool g_claim_every_child = false;
 
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
-}
-
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    reset();
-    fd = o.fd;
-    o.fd = -1;
-    return *this;
-  }
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
+using launch::detail::Fd;
 
 // Both ends close-on-exec (launch/fdio_posix.h: pipe2 on Linux; macOS has none).
 struct Pipe {
   Fd read, write;
   Pipe() {
     auto ends = launch::detail::make_pipe();
-    read = Fd(ends.first.release());
-    write = Fd(ends.second.release());
+    read = std::move(ends.first);
+    write = std::move(ends.second);
   }
 };
 
@@ -114,7 +95,7 @@ struct StdinRelay {
   bool eof = false;  // the terminal's end of input (Ctrl-D): the child gets its own
   static constexpr size_t kMaxPending = 64 * 1024;
   bool wants_input() const {
-    return !eof && to_child.fd >= 0 && pending.size() < kMaxPending &&
+    return !eof && to_child.get() >= 0 && pending.size() < kMaxPending &&
            ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
   }
 };
@@ -175,7 +156,7 @@ struct Job {
   std::unique_ptr<PythonChannel> python;
   std::map<ProcessId, PythonStacksAsk> asks;
 
-  bool pipes_open() const { return out.fd >= 0 || err.fd >= 0 || chan.fd >= 0; }
+  bool pipes_open() const { return out.get() >= 0 || err.get() >= 0 || chan.get() >= 0; }
   bool debugger() const { return stacks_of != 0; }
 };
 
@@ -426,20 +407,20 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   static uint64_t serial = 0;
   job->serial = ++serial;
   Pipe out, err, chan;
-  const int out_w = out.write.fd, err_w = err.write.fd, chan_w = chan.write.fd;
+  const int out_w = out.write.get(), err_w = err.write.get(), chan_w = chan.write.get();
   const bool with_channel = spec.channel;
   // stdin: forkcheck's own (a terminal through a relay pipe), or /dev/null.
   Fd stdin_for_child;
   if (spec.stdin_passthrough && ::isatty(STDIN_FILENO)) {
     Pipe relay;
-    launch::detail::set_nonblocking(relay.write.fd);
+    launch::detail::set_nonblocking(relay.write.get());
     stdin_for_child = std::move(relay.read);
     job->relay.emplace();
     job->relay->to_child = std::move(relay.write);
   } else if (!spec.stdin_passthrough) {
     stdin_for_child = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   }
-  const int stdin_fd = stdin_for_child.fd;  // -1: the child inherits forkcheck's stdin as it is
+  const int stdin_fd = stdin_for_child.get();  // -1: the child inherits forkcheck's stdin as it is
 
   // The child's environment, built here rather than with bp::environment: Boost 1.74's keyed
   // lookup reads past the end of shorter entries (ASan reports it).
@@ -633,7 +614,7 @@ void note_start_failures(Job& j) {
 
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
   char buf[65536];
-  ssize_t n = ::read(fd.fd, buf, sizeof buf);
+  ssize_t n = ::read(fd.get(), buf, sizeof buf);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   if (n <= 0) {
     fd.reset();
@@ -660,8 +641,8 @@ void relay_stdin(StdinRelay& relay, bool readable) {
     else if (n == 0 || (errno != EINTR && errno != EAGAIN))
       relay.eof = true;
   }
-  while (!relay.pending.empty() && relay.to_child.fd >= 0) {
-    const ssize_t n = ::write(relay.to_child.fd, relay.pending.data(), relay.pending.size());
+  while (!relay.pending.empty() && relay.to_child.get() >= 0) {
+    const ssize_t n = ::write(relay.to_child.get(), relay.pending.data(), relay.pending.size());
     if (n <= 0) {
       if (n < 0 && errno == EPIPE) relay.to_child.reset();  // the child closed its stdin
       break;
@@ -916,8 +897,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       wake = std::min(wake, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
       Fd* three[] = {&j->out, &j->err, &j->chan};
       for (int k = 0; k < 3; ++k)
-        if (three[k]->fd >= 0) {
-          fds.push_back({three[k]->fd, POLLIN, 0});
+        if (three[k]->get() >= 0) {
+          fds.push_back({three[k]->get(), POLLIN, 0});
           owners.emplace_back(j.get(), k);
         }
       if (j->python) {
@@ -934,8 +915,8 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           fds.push_back({STDIN_FILENO, POLLIN, 0});
           owners.emplace_back(j.get(), 3);
         }
-        if (!j->relay->pending.empty() && j->relay->to_child.fd >= 0) {
-          fds.push_back({j->relay->to_child.fd, POLLOUT, 0});
+        if (!j->relay->pending.empty() && j->relay->to_child.get() >= 0) {
+          fds.push_back({j->relay->to_child.get(), POLLOUT, 0});
           owners.emplace_back(j.get(), 4);
         }
       }

@@ -50,6 +50,7 @@
 #include "harness/platform/process_info.h"
 #include "harness/platform/win32.h"
 #include "harness/supervise/channel_reader.h"
+#include "harness/supervise/clock.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/supervisor.h"
@@ -74,10 +75,6 @@ constexpr duration<double> kLinger{1.0};
 // shell shows for a killed process. Why it was killed is in the watchdog's own record.
 constexpr UINT kKilledExitCode = 137;
 constexpr DWORD kPipeBuffer = 64 * 1024;
-
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
-}
 
 // Drains one pipe on a thread of its own. The thread appends what it reads under a lock and sets
 // the supervisor's data event; the supervisor takes the bytes on its own thread.

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "harness/platform/host.h"
+#include "harness/supervise/clock.h"
 #include "harness/supervise/step_watch.h"
 #include "reports/text.h"
 
@@ -12,10 +13,6 @@ namespace {
 
 using launch::TreeActivity;
 using std::chrono::duration;
-
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(duration<double>(s));
-}
 
 double secs(Clock::duration d) { return duration<double>(d).count(); }
 

@@ -11,6 +11,7 @@
 
 #include "harness/watch/fork_events.h"
 #include "harness/watch/fork_hazards.h"
+#include "read_text.h"
 #include "reports/reporter.h"
 #include "reports/run_log.h"
 #include "reports/text.h"
@@ -19,6 +20,7 @@
 namespace fc {
 namespace {
 
+using fc::test_text::occurrences;
 using json = nlohmann::json;
 
 json fork_event(int pid, int child, uint64_t t, uint64_t seq, json threads, json cuda) {
@@ -172,13 +174,6 @@ TEST(WatchJunit, AnAllowedForkPassesWithItsAdviceInSystemOut) {
   EXPECT_NE(out.find("start the worker with spawn or forkserver"), std::string::npos) << out;
 }
 
-size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
-    ++n;
-  return n;
-}
-
 // The key finding first (red, with the first kind's fix), then watch's own section with each
 // hazard kind's advice and fix and the forks; the failure is said once, in the key finding.
 TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
@@ -195,7 +190,7 @@ TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
   EXPECT_LT(html.find("</header>"), key);
   EXPECT_LT(key, finding);
   EXPECT_LT(finding, html.find("id=\"matrix\""));
-  EXPECT_EQ(count(html.substr(0, html.find("id=\"matrix\"")), failure), 1u)
+  EXPECT_EQ(occurrences(html.substr(0, html.find("id=\"matrix\"")), failure), 1u)
       << "the failure is said once before the matrix";
   EXPECT_NE(html.find("forkcheck watch failed: each hazard and its fix</h2><p>forkcheck exits 1.",
                       finding),
@@ -250,12 +245,12 @@ TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
   EXPECT_EQ(
       md.rfind("> [!CAUTION]\n> **watch: the program ended ok, but made " + failure + "**", 0), 0u)
       << md.substr(0, 3000);
-  EXPECT_EQ(count(md, "[!CAUTION]"), 1u) << "one alert: the key finding";
+  EXPECT_EQ(occurrences(md, "[!CAUTION]"), 1u) << "one alert: the key finding";
   EXPECT_NE(md.find(">\n> **Fix:** start the worker with spawn or forkserver"), std::string::npos);
   const size_t finding = md.find("## forkcheck watch failed: each hazard and its fix");
   ASSERT_NE(finding, std::string::npos) << md.substr(0, 3000);
   EXPECT_LT(finding, md.find("## Cases by start method"));
-  EXPECT_EQ(count(md.substr(0, md.find("## Cases by start method")), failure), 1u)
+  EXPECT_EQ(occurrences(md.substr(0, md.find("## Cases by start method")), failure), 1u)
       << "the failure is said once before the matrix";
   for (const auto& kind : the_variant(r)["details"]["watch"]["findings"])
     for (const auto& line : kind["fix"])

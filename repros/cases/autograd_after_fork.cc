@@ -5,6 +5,7 @@
 #include "cases/support/example_nn.h"
 
 namespace {
+namespace autograd_after_fork {
 
 using fc::Outcome;
 
@@ -49,8 +50,6 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   return fc::example_nn::run_pool(variant, plan);
 }
 
-}  // namespace
-
 FORKCHECK_CASE(autograd_after_fork_case) {
   fc::CaseDef c;
   c.id = "autograd-after-fork";
@@ -82,3 +81,6 @@ FORKCHECK_CASE(autograd_after_fork_case) {
   c.environment_topics = {"cuda", "libtorch", "start-methods"};
   return c;
 }
+
+}  // namespace autograd_after_fork
+}  // namespace

@@ -18,6 +18,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace cuda_before_fork {
 
 using fc::Outcome;
 
@@ -156,8 +157,6 @@ std::vector<fc::VariantSpec> variants() {
   return fc::skip_all(std::move(v), skip_reason());
 }
 
-}  // namespace
-
 FORKCHECK_CASE(cuda_before_fork_case) {
   fc::CaseDef c;
   c.id = "cuda-before-fork";
@@ -189,3 +188,6 @@ FORKCHECK_CASE(cuda_before_fork_case) {
   c.shows_as = {"risk:fork-with-cuda"};
   return c;
 }
+
+}  // namespace cuda_before_fork
+}  // namespace

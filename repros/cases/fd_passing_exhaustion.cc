@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace {
+namespace fd_passing_exhaustion {
 
 using fc::Outcome;
 
@@ -39,8 +40,6 @@ std::vector<fc::VariantSpec> variants() {
   };
   return fc::skip_all(std::move(v), fc::cases::fd_passing_exhaustion::unavailable_reason());
 }
-
-}  // namespace
 
 FORKCHECK_CASE(fd_passing_exhaustion_case) {
   fc::CaseDef c;
@@ -80,3 +79,6 @@ FORKCHECK_CASE(fd_passing_exhaustion_case) {
   c.environment_topics = {"open-files", "kernel", "os", "start-methods"};
   return c;
 }
+
+}  // namespace fd_passing_exhaustion
+}  // namespace

@@ -15,6 +15,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace global_config_spawn {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -110,8 +111,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(global_config_spawn_case) {
   fc::CaseDef c;
   c.id = "global-config-spawn";
@@ -144,3 +143,6 @@ FORKCHECK_CASE(global_config_spawn_case) {
   c.environment_topics = {"start-methods"};
   return c;
 }
+
+}  // namespace global_config_spawn
+}  // namespace

@@ -29,6 +29,7 @@
 #endif
 
 namespace {
+namespace gomp_fork_hang {
 
 using fc::Outcome;
 
@@ -199,8 +200,6 @@ std::vector<fc::VariantSpec> variants() {
   return v;
 }
 
-}  // namespace
-
 FORKCHECK_CASE(gomp_fork_hang_case) {
   fc::CaseDef c;
   c.id = "gomp-fork-hang";
@@ -226,3 +225,6 @@ FORKCHECK_CASE(gomp_fork_hang_case) {
   c.environment_topics = {"openmp", "omp-threads", "openmp-vars", "cpus", "start-methods"};
   return c;
 }
+
+}  // namespace gomp_fork_hang
+}  // namespace

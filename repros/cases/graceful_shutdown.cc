@@ -18,6 +18,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace graceful_shutdown {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -140,8 +141,6 @@ std::vector<fc::VariantSpec> variants() {
   return fc::skip_all(std::move(v), termination::unavailable_reason());
 }
 
-}  // namespace
-
 FORKCHECK_CASE(graceful_shutdown_case) {
   fc::CaseDef c;
   c.id = "graceful-shutdown";
@@ -165,3 +164,6 @@ FORKCHECK_CASE(graceful_shutdown_case) {
   c.shows_as = {"stuck:pause"};
   return c;
 }
+
+}  // namespace graceful_shutdown
+}  // namespace

@@ -29,6 +29,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace hogwild_shared_memory {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -297,8 +298,6 @@ std::vector<fc::VariantSpec> variants() {
   return all;
 }
 
-}  // namespace
-
 FORKCHECK_CASE(hogwild_shared_memory_case) {
   fc::CaseDef c;
   c.id = "hogwild-shared-memory";
@@ -324,3 +323,6 @@ FORKCHECK_CASE(hogwild_shared_memory_case) {
   c.environment_topics = {"shm", "torch-threads", "cpus", "libtorch", "start-methods"};
   return c;
 }
+
+}  // namespace hogwild_shared_memory
+}  // namespace

@@ -28,6 +28,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace lock_held_at_fork {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -160,8 +161,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(lock_held_at_fork_case) {
   fc::CaseDef c;
   c.id = "lock-held-at-fork";
@@ -193,3 +192,6 @@ FORKCHECK_CASE(lock_held_at_fork_case) {
   c.shows_as = {"stuck:lock", "stuck:locks"};
   return c;
 }
+
+}  // namespace lock_held_at_fork
+}  // namespace

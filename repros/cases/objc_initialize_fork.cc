@@ -11,6 +11,7 @@
 #include "core/case_registry.h"
 
 namespace {
+namespace objc_initialize_fork {
 
 using fc::Outcome;
 
@@ -36,8 +37,6 @@ std::vector<fc::VariantSpec> variants() {
   return fc::skip_all(std::move(v), fc::cases::objc_probe::unavailable_reason());
 }
 
-}  // namespace
-
 FORKCHECK_CASE(objc_initialize_fork_case) {
   fc::CaseDef c;
   c.id = "objc-initialize-fork";
@@ -62,3 +61,6 @@ FORKCHECK_CASE(objc_initialize_fork_case) {
   c.environment_topics = {"os", "start-methods"};
   return c;
 }
+
+}  // namespace objc_initialize_fork
+}  // namespace

@@ -52,6 +52,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace selfplay_pipeline {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -319,8 +320,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(selfplay_pipeline_case) {
   fc::CaseDef c;
   c.id = "selfplay-pipeline";
@@ -350,3 +349,6 @@ FORKCHECK_CASE(selfplay_pipeline_case) {
   c.environment_topics = {"torch-threads", "cpus", "libtorch", "start-methods"};
   return c;
 }
+
+}  // namespace selfplay_pipeline
+}  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace {
+namespace shm_bus_error {
 
 using fc::Outcome;
 
@@ -42,8 +43,6 @@ std::vector<fc::VariantSpec> variants() {
   };
   return fc::skip_all(std::move(v), fc::cases::shm_bus_error::unavailable_reason());
 }
-
-}  // namespace
 
 FORKCHECK_CASE(shm_bus_error_case) {
   fc::CaseDef c;
@@ -89,3 +88,6 @@ FORKCHECK_CASE(shm_bus_error_case) {
   c.environment_topics = {"kernel", "shm", "os", "start-methods"};
   return c;
 }
+
+}  // namespace shm_bus_error
+}  // namespace

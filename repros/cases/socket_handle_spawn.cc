@@ -35,6 +35,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace socket_handle_spawn {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -458,8 +459,6 @@ std::vector<fc::VariantSpec> variants() {
   return v;
 }
 
-}  // namespace
-
 FORKCHECK_CASE(socket_handle_spawn_case) {
   fc::CaseDef c;
   c.id = "socket-handle-spawn";
@@ -492,3 +491,6 @@ FORKCHECK_CASE(socket_handle_spawn_case) {
   c.environment_topics = {"os", "kernel", "start-methods"};
   return c;
 }
+
+}  // namespace socket_handle_spawn
+}  // namespace

@@ -21,6 +21,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace state_not_shared {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -146,8 +147,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(state_not_shared_case) {
   fc::CaseDef c;
   c.id = "state-not-shared";
@@ -170,3 +169,6 @@ FORKCHECK_CASE(state_not_shared_case) {
   c.environment_topics = {"start-methods"};
   return c;
 }
+
+}  // namespace state_not_shared
+}  // namespace

@@ -19,6 +19,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace static_init_fork {
 
 using fc::Outcome;
 
@@ -117,8 +118,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(static_init_fork_case) {
   fc::CaseDef c;
   c.id = "static-init-fork";
@@ -148,3 +147,6 @@ FORKCHECK_CASE(static_init_fork_case) {
   c.environment_topics = {"libc", "compiler", "start-methods"};
   return c;
 }
+
+}  // namespace static_init_fork
+}  // namespace

@@ -6,6 +6,7 @@
 #include "cases/support/example_nn.h"
 
 namespace {
+namespace tiny_nn_spawn {
 
 using fc::Outcome;
 
@@ -50,8 +51,6 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   return r;
 }
 
-}  // namespace
-
 FORKCHECK_CASE(tiny_nn_spawn_case) {
   fc::CaseDef c;
   c.id = "tiny-nn-spawn";
@@ -75,3 +74,6 @@ FORKCHECK_CASE(tiny_nn_spawn_case) {
   c.featured = true;  // the reports lead with its workers and their loss curves
   return c;
 }
+
+}  // namespace tiny_nn_spawn
+}  // namespace

@@ -25,6 +25,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace torch_omp_pool_hang {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -179,8 +180,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(torch_omp_pool_hang_case) {
   fc::CaseDef c;
   c.id = "torch-omp-pool-hang";
@@ -207,3 +206,6 @@ FORKCHECK_CASE(torch_omp_pool_hang_case) {
   c.shows_as = {"risk:fork-with-openmp"};
   return c;
 }
+
+}  // namespace torch_omp_pool_hang
+}  // namespace

@@ -41,6 +41,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace torchscript_pickle_spawn {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -221,8 +222,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(torchscript_pickle_spawn_case) {
   fc::CaseDef c;
   c.id = "torchscript-pickle-spawn";
@@ -253,3 +252,6 @@ FORKCHECK_CASE(torchscript_pickle_spawn_case) {
   c.environment_topics = {"libtorch", "start-methods"};
   return c;
 }
+
+}  // namespace torchscript_pickle_spawn
+}  // namespace

@@ -21,6 +21,7 @@
 #include "launch/process.h"
 
 namespace {
+namespace worker_rng_duplication {
 
 using fc::Outcome;
 using nlohmann::json;
@@ -199,8 +200,6 @@ std::vector<fc::VariantSpec> variants() {
   };
 }
 
-}  // namespace
-
 FORKCHECK_CASE(worker_rng_duplication_case) {
   fc::CaseDef c;
   c.id = "worker-rng-duplication";
@@ -229,3 +228,6 @@ FORKCHECK_CASE(worker_rng_duplication_case) {
   c.environment_topics = {"start-methods"};
   return c;
 }
+
+}  // namespace worker_rng_duplication
+}  // namespace

@@ -226,4 +226,26 @@ inline nlohmann::json synthetic_report() {
             {"ok", false}}}};
 }
 
+// The synthetic report two hundred times over, each case's verdict and each variant's output,
+// message and details 100 KiB: what a size cap must survive.
+inline nlohmann::json huge_report() {
+  nlohmann::json r = synthetic_report();
+  const std::string flood(100 * 1024, 'x');
+  nlohmann::json cases = nlohmann::json::array();
+  for (int i = 0; i < 200; ++i) {
+    nlohmann::json c = r["cases"][i % 3];
+    c["id"] = "case-" + std::to_string(i);
+    c["verdict_reason"] = flood;
+    for (auto& v : c["variants"]) {
+      v["stdout"] = flood;
+      v["stderr"] = flood;
+      v["message"] = flood;
+      v["details"]["blob"] = flood;
+    }
+    cases.push_back(c);
+  }
+  r["cases"] = cases;
+  return r;
+}
+
 }  // namespace fc::reports::testing
