@@ -88,16 +88,13 @@ TEST(Supervisor, AbortIsCrash) {
 }
 
 TEST(Supervisor, DeadlineMakesHangAndSigtermEndsIt) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto r = run_child({"hang"}, /*timeout_s=*/0.5);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto r = run_child({"hang"}, /*timeout_s=*/0.5);  // a child that would never end by itself
   EXPECT_TRUE(r.deadline_passed);
   EXPECT_TRUE(r.sent_sigterm);
   EXPECT_FALSE(r.sent_sigkill);
   EXPECT_EQ(r.exit.signal, SIGTERM);
   auto c = classify(r, false);
   EXPECT_EQ(c.outcome, Outcome::kHang);
-  EXPECT_LT(took, 3.0);
   expect_group_gone(r);
 }
 
@@ -109,8 +106,7 @@ TEST(Supervisor, IgnoredSigtermIsFollowedBySigkill) {
   EXPECT_TRUE(r.sent_sigkill);
   EXPECT_EQ(r.exit.signal, SIGKILL);
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
-  EXPECT_GE(took, 0.9);  // the grace period was honoured
-  EXPECT_LT(took, 20.0);
+  EXPECT_GE(took, 0.9);  // the grace period was honoured (a busy machine only adds to it)
   expect_group_gone(r);
 }
 
@@ -123,13 +119,10 @@ TEST(Supervisor, StoppedChildIsStillEnded) {
 }
 
 TEST(Supervisor, StuckStepIsAHangLongBeforeTheDeadline) {
-  auto t0 = std::chrono::steady_clock::now();
   auto r = run_child({"step-hang"}, /*timeout_s=*/30);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(r.step_hang.has_value());
   EXPECT_EQ(r.step_hang->step, "the test step");
-  EXPECT_FALSE(r.deadline_passed);
-  EXPECT_LT(took, 5.0);
+  EXPECT_FALSE(r.deadline_passed) << "called by the step, before the deadline";
   auto c = classify(r, true);
   EXPECT_EQ(c.outcome, Outcome::kHang);
   EXPECT_NE(c.message.find("the test step"), std::string::npos);
@@ -188,11 +181,9 @@ TEST(Supervisor, FloodIsCappedHeadAndTail) {
 // The grandchild keeps stdout and stderr open after its parent exited: the run must not wait for
 // it, and it must not survive.
 TEST(Supervisor, GrandchildHoldingThePipesDoesNotStallAndIsKilled) {
-  auto t0 = std::chrono::steady_clock::now();
   auto r = run_child({"grandchild"}, /*timeout_s=*/30);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.exit.code, 0);
-  EXPECT_LT(took, 5.0);
+  EXPECT_FALSE(r.deadline_passed) << "the run waited for the grandchild's pipes";
   int grandchild = std::stoi(r.out.text());
   ASSERT_EQ(r.leftovers_killed.size(), 1u);
   EXPECT_EQ(r.leftovers_killed[0], grandchild);
@@ -237,17 +228,24 @@ TEST(Supervisor, CommandThatDoesNotExistIsNotStarted) {
 }
 
 TEST(Supervisor, RunsJobsConcurrently) {
+  // Four children that each wait until all four have started (a barrier in a file): run one
+  // after another, the first would wait alone and give up (exit 1) after 60 s.
+  const std::string log = testing::TempDir() + "/barrier-" + std::to_string(::getpid());
+  std::remove(log.c_str());
   std::vector<LaunchSpec> specs(4);
-  for (auto& s : specs) s.argv = {FC_FAULT_CHILD, "sleep", "0.5"};
-  auto t0 = std::chrono::steady_clock::now();
+  for (auto& s : specs) {
+    s.argv = {"/bin/sh", "-c",
+              "echo started >> '" + log + "'; i=0; while [ \"$(wc -l < '" + log +
+                  "')\" -lt 4 ]; do i=$((i + 1)); [ $i -gt 1200 ] && exit 1; sleep 0.05; done"};
+    s.timeout_s = 120;
+  }
   int done = 0;
   Supervisor().run(specs, 4, [&](size_t, ChildResult&& r) {
-    EXPECT_EQ(r.exit.code, 0);
+    EXPECT_EQ(r.exit.code, 0) << "a child waited alone: the four did not run side by side";
     ++done;
   });
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(done, 4);
-  EXPECT_LT(took, 1.9);  // four half-second sleeps, not run one after another
+  std::remove(log.c_str());
 }
 
 // `n` children that announce a step and hang in it, their stacks taken (by whatever debugger

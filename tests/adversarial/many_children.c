@@ -1,6 +1,7 @@
 // Hostile: argv[1] short-lived children (default 600), a new one every 10 ms, each living 150 ms
-// (some fifteen alive at any time), then computes: a tree that a supervisor holding a descriptor
-// for every process it ever saw would run out of descriptors on.
+// (some fifteen alive at any time), then says "computing" on stdout and computes: a tree that a
+// supervisor holding a descriptor for every process it ever saw would run out of descriptors on.
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   }
   while (wait(NULL) > 0) {
   }
+  puts("computing");
+  fflush(stdout);
   volatile unsigned long x = 0;
   for (;;) x = x + 1;
 }
