@@ -23,13 +23,29 @@ if [ ! -f "$build/compile_commands.json" ]; then
   exit 1
 fi
 mapfile -t changed < <(git diff --name-only --diff-filter=AMR "$base" -- '*.cc')
-mapfile -t files < <(python3 - "$build/compile_commands.json" "$PWD" "${changed[@]}" <<'PY'
-import json, os, sys
-db, root, changed = sys.argv[1], sys.argv[2], sys.argv[3:]
-compiled = {}
+# A unity build (FORKCHECK_UNITY_BUILD) compiles its sources a batch at a time, and the database
+# names the batches: each source it includes gets the batch's command as its own, so that
+# clang-tidy sees the source alone (an include missing from it, hidden by its batch, shows).
+db=$(mktemp -d)
+trap 'rm -rf "$db"' EXIT
+mapfile -t files < <(python3 - "$build/compile_commands.json" "$PWD" "$db" "${changed[@]}" <<'PY'
+import json, os, re, sys
+db, root, out, changed = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+entries = []
 for e in json.load(open(db)):
     f = os.path.realpath(os.path.join(e["directory"], e["file"]))
-    compiled[f] = e.get("command", " ".join(e.get("arguments", [])))
+    if "/Unity/unity_" not in f:
+        entries.append(dict(e, file=f))
+        continue
+    for src in re.findall(r'^#include "(.*)"$', open(f).read(), re.M):
+        one = dict(e, file=src)
+        if "arguments" in one:
+            one["arguments"] = [src if a == e["file"] else a for a in one["arguments"]]
+        else:
+            one["command"] = one["command"].replace(e["file"], src)
+        entries.append(one)
+json.dump(entries, open(os.path.join(out, "compile_commands.json"), "w"))
+compiled = {e["file"]: e.get("command", " ".join(e.get("arguments", []))) for e in entries}
 for c in changed:
     f = os.path.realpath(os.path.join(root, c))
     if f in compiled and "torch/csrc/api/include" not in compiled[f]:
@@ -41,11 +57,10 @@ if [ "${#files[@]}" -eq 0 ]; then
   exit 0
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$db/tidy.log
 status=0
 printf '%s\n' "${files[@]}" |
-  xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet >"$log" 2>&1 || status=$?
+  xargs -P "$jobs" -n 4 clang-tidy -p "$db" --quiet >"$log" 2>&1 || status=$?
 grep -vE '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$|^Suppressed [0-9]+ warnings|^Use -header-filter|^[0-9]+ warnings? treated as errors' "$log" || true
 if [ $status -ne 0 ]; then
   echo "FAIL: clang-tidy found the above in the ${#files[@]} sources changed since $base"

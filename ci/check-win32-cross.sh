@@ -119,6 +119,7 @@ fi
 standin utf8cpp 3.2 utf8cpp utf8::cpp
 
 failed=0
+# Each step's line ends with the seconds since the check began: where its minutes go.
 fail() {
   echo "FAIL: $*"
   failed=1
@@ -169,12 +170,13 @@ syntax() {  # FILE: a source, or a header compiled on its own
     *) "$cxx" "${args[@]}" "$root/$f" ;;
   esac
 }
-# What step 1 compiles: _win32 files and headers everywhere, every source of the repro programs
-# and the reports (the harness's shared sources are compiled in step 3).
+# What step 1 compiles: _win32 files and every header, each on its own (a header must compile by
+# itself). The portable sources are compiled in step 3, the reports' and the repro programs'
+# with their warnings as failures there too.
 syntax_files() {
   windows_files | while read -r f; do
     case $f in
-      *_win32.* | *.h | reports/* | repros/*) echo "$f" ;;
+      *_win32.* | *.h) echo "$f" ;;
     esac
   done
 }
@@ -203,16 +205,18 @@ check_each() {
 }
 mapfile -t to_check < <(syntax_files)
 check_each syntax syntax "${to_check[@]}"
-echo "1. syntax: ${#to_check[@]} files checked (_win32 files, headers, reports/, repros/)"
+echo "1. syntax: ${#to_check[@]} files checked (_win32 files, headers) (at ${SECONDS} s)"
 
 # --- 1b. the torch program's sources, against libtorch's headers -------------------------------
 tinc="$work/torch-include"
 rm -rf "$tinc"
-syntax_torch() {  # FILE: a torch program source
+syntax_torch() {  # FILE: a torch program source (from the root), or a generated one (absolute)
+  local src=$1
+  [[ $src == /* ]] || src=$root/$src
   "$cxx" -std=c++17 -fsyntax-only -fopenmp -Werror "${warnings[@]}" -DNDEBUG \
     -DC10_BUILD_MAIN_LIB -DCAFFE2_BUILD_MAIN_LIB -I"$root" -I"$root/include" -I"$root/repros" \
     -I"$work/generated" -isystem "$inc" -isystem "$tinc" \
-    -isystem "$tinc/torch/csrc/api/include" "$root/$1"
+    -isystem "$tinc/torch/csrc/api/include" "$src"
 }
 if [ -d /usr/include/torch/csrc/api/include ]; then
   mkdir -p "$tinc"
@@ -222,8 +226,11 @@ if [ -d /usr/include/torch/csrc/api/include ]; then
   mapfile -t torch_sources < <(torch_files | grep '\.cc$' | grep -vE '_(posix|linux|mac)\.cc$')
   # None found means the list in repros/cases/CMakeLists.txt moved: a check of nothing is a failure.
   [ ${#torch_sources[@]} -gt 0 ] || fail "1b: no torch program sources found in repros/cases/CMakeLists.txt"
-  check_each syntax-torch syntax_torch "${torch_sources[@]}"
-  echo "1b. syntax: ${#torch_sources[@]} torch program sources checked against libtorch's headers"
+  # In one translation unit, as the unity build compiles them: libtorch's headers are parsed once
+  # rather than once per source (a minute in all).
+  for f in "${torch_sources[@]}"; do echo "#include \"$root/$f\""; done >"$work/torch_sources.cc"
+  check_each syntax-torch syntax_torch "$work/torch_sources.cc"
+  echo "1b. syntax: ${#torch_sources[@]} torch program sources checked against libtorch's headers (at ${SECONDS} s)"
 else
   echo "1b. not checked: no libtorch headers here (/usr/include/torch; libtorch-dev installs them)"
 fi
@@ -237,14 +244,14 @@ if [ -n "$hits" ]; then
   fail "POSIX-only headers in files a Windows build compiles:"
   echo "$hits"
 fi
-echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers"
+echo "2. headers: $(windows_files | wc -l) files checked for POSIX-only headers (at ${SECONDS} s)"
 
 # --- 3. the cross build ------------------------------------------------------------------------
 # The harness's objects by name, the reports' library, forkcheck.exe and forkcheck-repro.exe with
 # everything they link.
 build="$work/build"
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/ci/mingw-w64.cmake" \
-       -DFORKCHECK_PARTS=native -DCMAKE_BUILD_TYPE=Release \
+       -DFORKCHECK_PARTS=native -DFORKCHECK_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
        "${cmake_args[@]}" >"$work/configure.log" 2>&1; then
   cat "$work/configure.log"
   fail "cross configure"
@@ -271,7 +278,7 @@ for exe in forkcheck.exe forkcheck-repro.exe; do
   [ -f "$build/bin/$exe" ] && linked+=("$exe")
 done
 echo "3. cross build: ${#objects[@]} objects of fc_harness, fc_watch, fc_launch and forkcheck," \
-     "fc_reports, fc_repro_core; linked: ${linked[*]:-nothing}"
+     "fc_reports, fc_repro_core; linked: ${linked[*]:-nothing} (at ${SECONDS} s)"
 
 # --- 4. the smoke programs, linked -----------------------------------------------------------------
 if [ $failed -eq 0 ]; then
@@ -295,7 +302,7 @@ if [ $failed -eq 0 ]; then
             repros/cases/support/loopback_win32.cc "$work/libfc_launch.a" -lws2_32 \
             -o "$work/record_queue_smoke.exe"; then
     echo "4. link: supervisor_smoke.exe, smoke_child.exe, repro_smoke.exe, shared_lock_smoke.exe," \
-         "record_queue_smoke.exe"
+         "record_queue_smoke.exe (at ${SECONDS} s)"
   else
     fail "linking the smoke programs"
   fi
@@ -334,7 +341,7 @@ if [ $failed -eq 0 ] && [ -n "$wine" ]; then
   elif python3 tests/win32/check_forkcheck_exe.py "$wine" "$build/bin" "$work/smoke_child.exe" \
        "$work" reports/report.schema.json >"$work/forkcheck_exe.log" 2>&1; then
     sed 's/^/   /' "$work/forkcheck_exe.log"
-    echo "6. forkcheck.exe all, exec and bad input under wine: passed"
+    echo "6. forkcheck.exe all, exec and bad input under wine: passed (at ${SECONDS} s)"
   else
     sed 's/^/   /' "$work/forkcheck_exe.log"
     fail "forkcheck.exe under wine ($work/forkcheck_exe.log)"

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Installs what forkcheck needs on Debian bookworm (or a matching Ubuntu), skipping what is there.
 # Runs as root, or through sudo when it is available.
-#   --run   only what building and running forkcheck needs (ci/run-all.sh)
-#   (none)  that and everything the test suite needs (ci/run-tests.sh)
+#   --harness  only what exec, watch, matrix, diff and env need: no libtorch, no OpenMP
+#              (ci/build-harness.sh)
+#   --run      what building and running all of forkcheck needs (ci/run-all.sh)
+#   (none)     that and everything the test suite needs (ci/run-tests.sh)
 set -euo pipefail
 
-run_packages=(
+harness_packages=(
   cmake ninja-build g++ pkg-config ccache
-  libtorch-dev libomp-dev
   libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev
   libpugixml-dev libutfcpp-dev   # reports: junit.xml, UTF-8 repair
   gdb elfutils                   # the stacks of a stuck tree (eu-stack, gdb)
   python3-dbg  # CPython's gdb extension and debug symbols: the Python frames of a stuck program
   help2man     # forkcheck(1), made from forkcheck --help
+)
+run_packages=(
+  "${harness_packages[@]}"
+  libtorch-dev libomp-dev  # the catalog's repro programs
 )
 test_packages=(
   libgtest-dev
@@ -26,8 +31,13 @@ test_packages=(
   clang-tidy                               # tests: the sources a commit changed, .clang-tidy's checks
   strace                                   # tests: every worker names forkcheck its ptracer
 )
-packages=("${run_packages[@]}")
-if [ "${1:-}" != "--run" ]; then
+case ${1:-} in
+  --harness) packages=("${harness_packages[@]}") ;;
+  --run) packages=("${run_packages[@]}") ;;
+  "") packages=("${run_packages[@]}") ;;
+  *) echo "install-deps: unknown option $1 (--harness, --run or none)" >&2; exit 2 ;;
+esac
+if [ -z "${1:-}" ]; then
   packages+=("${test_packages[@]}")
   # npm for the workflow check (ci/install-node-tools.sh fetches its validator); Node.js from
   # elsewhere (NodeSource's nodejs carries its own npm) is kept as it is.

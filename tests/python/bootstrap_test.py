@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of forkcheck's Python bootstrap (harness/python/), on every interpreter there is.
 
-    python3 tests/python/bootstrap_test.py [--interpreter PATH] [unittest options]
+    python3 tests/python/bootstrap_test.py [--interpreter PATH | --label LABEL] [unittest options]
 
 Without --interpreter: pyenv's Pythons 3.6 to 3.13 and /usr/bin/python3, each missing one skipped
 with the reason. This script plays forkcheck: it listens on an abstract Unix socket, runs small
@@ -1064,11 +1064,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--interpreter", action="append",
                         help="the python to test (repeatable); default: every one found")
+    parser.add_argument("--label", action="append",
+                        help="only the interpreter of this label (pyenv_3.9, system; repeatable):"
+                             " exit status 77 when none of them is on this machine")
+    parser.add_argument("--labels", action="store_true",
+                        help="print the labels of the interpreters looked for, and exit")
     args, unittest_args = parser.parse_known_args()
+    if args.labels:
+        print(";".join(label for label, _, _ in find_interpreters()))
+        return True
     if args.interpreter:
         interpreters = [(path, path, "no " + path) for path in args.interpreter]
     else:
         interpreters = find_interpreters()
+    if args.label:
+        interpreters = [i for i in interpreters if i[0] in args.label]
+        missing = [reason for _, path, reason in interpreters if path is None]
+        if not interpreters or len(missing) == len(interpreters):
+            print("SKIP: " + ("; ".join(missing) or "no interpreter labelled "
+                              + ", ".join(args.label)))
+            sys.exit(77)
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
     for label, path, reason in interpreters:
