@@ -55,7 +55,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 build() {
   local src="$scratch/$1" dir="$scratch/build-$1-$2" args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
   case $2 in
-    harness) args+=(-DFORKCHECK_PARTS=harness) ;;
+    harness) args+=(-DFORKCHECK_PARTS=harness -DFORKCHECK_BUILD_TESTS=OFF) ;;
     all) args+=(-DFORKCHECK_BUILD_TESTS=OFF) ;;
     tests) args+=(-DFORKCHECK_BUILD_TESTS=ON) ;;
   esac

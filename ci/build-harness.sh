@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps-debian.sh --harness
 build=${FORKCHECK_BUILD_DIR:-build-harness}
-FORKCHECK_BUILD_DIR=$build bash ci/build.sh -DFORKCHECK_PARTS=harness
+FORKCHECK_BUILD_DIR=$build bash ci/build.sh -DFORKCHECK_PARTS=harness -DFORKCHECK_BUILD_TESTS=OFF
 echo "forkcheck $("$build/bin/forkcheck" --version | head -n 1 | sed 's/^forkcheck //'): $build/bin/forkcheck"
 echo "  $build/bin/forkcheck exec --timeout 60 -- python3 train.py   (docs/commands.md)"

@@ -42,8 +42,9 @@ mapfile -t files < <(
     esac
   done)
 
-# Compiled as the unity build compiles them: a folder's files (one target's) in one translation
-# unit, the _mac and _posix ones apart from the rest for their -Werror. The headers they share are
+# Compiled in batches, as the unity build compiles a target's: one translation unit per folder
+# (harness/, repros/launch, repros/core, repros/cases), the _mac and _posix files apart from the
+# rest for their -Werror. The headers they share are
 # parsed once per unit rather than once per file; an error still names its file and line.
 failed=0
 units=$gen/units

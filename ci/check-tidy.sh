@@ -38,7 +38,7 @@ for e in json.load(open(db)):
         entries.append(dict(e, file=f))
         continue
     for src in re.findall(r'^#include "(.*)"$', open(f).read(), re.M):
-        one = dict(e, file=src)
+        one = dict(e, file=os.path.realpath(src))
         if "arguments" in one:
             one["arguments"] = [src if a == e["file"] else a for a in one["arguments"]]
         else:

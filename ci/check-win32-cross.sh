@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The Windows code path, checked on Linux with mingw-w64 (Debian's g++-mingw-w64-x86-64-posix:
 # the posix-threads flavour, which std::thread and std::mutex need):
-#   1. -fsyntax-only, with the project's warnings as errors, on every _win32 file, every header a
-#      Windows build compiles, and every portable source of reports/, repros/core, repros/launch
-#      and the native cases (repros/cases, forkcheck-repro's);
-#   1b. -fsyntax-only on the torch program's sources as a Windows build compiles them, against
+#   1. -fsyntax-only, with the project's warnings as errors, on every _win32 file and every header
+#      a Windows build compiles, each on its own (the portable sources are compiled in step 3);
+#   1b. -fsyntax-only on the torch program's sources as a Windows build compiles them (in one
+#      unit, as the unity build does), against
 #      Debian's libtorch headers (when libtorch-dev is installed): mingw is no compiler PyTorch
 #      supports, so C10_BUILD_MAIN_LIB (no dllimport on inline definitions) and NDEBUG (no
 #      glibc-only __assert_fail) stand in for MSVC's side of c10's macros; our code is what is
@@ -269,7 +269,8 @@ fi
 # Warnings in the files a Windows build compiles are errors but in the harness's shared files,
 # where they are shown (their owners' business).
 grep -E "warning:" "$work/build.log" | sort -u | sed 's/^/   /' || true
-if grep -E "warning:" "$work/build.log" | grep -qE "win32|/reports/|/repros/"; then
+# (Headers come through the layers' include roots: build/layers/NAME/NAME/...)
+if grep -E "warning:" "$work/build.log" | grep -qE "win32|/reports/|/repros/|/layers/(core|launch|cases|reports)/"; then
   fail "warnings in Windows files"
 fi
 repro="$build/bin/forkcheck-repro.exe"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start, second command: install what is missing, build, run the whole test suite (the
-# torch-free parts again under ASan+UBSan among them: the `sanitize` test, ci/sanitize.sh).
+# torch-free parts again under ASan+UBSan among them: the sanitize.* tests, ci/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps-debian.sh

@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 build=${FORKCHECK_ASAN_BUILD_DIR:-build-asan}
 suites=(harness_test supervise_test stacks_test launch_test adversarial_test tree_activity_test)
 mode=${1:-all}
+case $mode in
+  all | --build | --run) ;;
+  *) echo "sanitize: unknown option $mode (--build, --run SUITE or none)" >&2; exit 2 ;;
+esac
 
 if [ "$mode" = all ] || [ "$mode" = --build ]; then
   jobs=$(nproc 2>/dev/null || echo 2)

@@ -63,7 +63,8 @@ def probe(directory, args, source, header):
             continue
         cmd.append(a)
     cmd += ["-fsyntax-only", "-x", "c++", "-"]
-    p = subprocess.run(cmd, cwd=directory, input='#include "%s"\n' % header,
+    env = dict(os.environ, LC_ALL="C")  # the compiler's words, in English
+    p = subprocess.run(cmd, cwd=directory, input='#include "%s"\n' % header, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     return p.returncode == 0, p.stdout
 
@@ -90,7 +91,7 @@ def main():
                 failures.append("%s cannot include %s, which it links:\n%s" % (target, header, out))
             elif not must and ok:
                 failures.append("%s includes %s, of a layer it does not link" % (target, header))
-            elif not must and "No such file" not in out:
+            elif not must and "No such file" not in out and "file not found" not in out:
                 failures.append("%s: including %s failed, but not for want of the file:\n%s"
                                 % (target, header, out))
     checked = len(tries)

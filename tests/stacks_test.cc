@@ -22,7 +22,12 @@ class LiveStacks : public ::testing::TestWithParam<std::string> {
   ChildResult deadlock() {
     LaunchSpec spec;
     spec.argv = {FC_FAULT_CHILD, "deadlock"};
-    spec.timeout_s = 1;
+    // Time called by the stall (1 s still), so that the debugger has the spec's whole budget: at
+    // a deadline it would get what is left of the deadline's promise (0.8 s), which gdb under ASan
+    // on a busy machine overran (the stacks were then /proc's).
+    spec.timeout_s = 120;
+    spec.hang_after_s = 1;
+    spec.stacks_budget_s = 60;
     spec.grace_s = 0.5;
     return supervise(spec);
   }

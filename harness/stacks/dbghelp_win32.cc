@@ -13,6 +13,7 @@
 
 #include "harness/platform/win32.h"
 #include "harness/stacks/stacks.h"
+#include "harness/supervise/clock.h"
 #include "harness/supervise/interrupt.h"
 // dbghelp.h and tlhelp32.h after windows.h (harness/platform/win32.h), which they need.
 #include <dbghelp.h>
@@ -23,7 +24,6 @@ namespace {
 
 using win32::Handle;
 using win32::narrow;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxFrames = 64;
 

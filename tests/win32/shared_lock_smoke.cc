@@ -10,14 +10,13 @@
 // Usage: shared_lock_smoke            runs the checks, starting itself for the other processes
 //        shared_lock_smoke hold NAME  takes the lock in segment NAME and exits holding it
 //        shared_lock_smoke wait NAME  waits 1 s for the lock: exit 3 when it was not free
-#include <windows.h>
-
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "cases/support/shared_memory.h"
+#include "launch/win32.h"  // <windows.h>, lean: a unity batch may hold Winsock too
 #include "smoke_check.h"
 #include "smoke_process.h"
 

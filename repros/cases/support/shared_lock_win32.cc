@@ -4,14 +4,13 @@
 // its deadline and looks at the holder meanwhile: a holder that has exited is an error at once, as
 // EOWNERDEAD is on Linux. (A holder's pid reused by a new process would only delay that error to
 // the deadline.) See shared_memory.h.
-#include <windows.h>
-
 #include <chrono>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "cases/support/shared_memory.h"
+#include "launch/win32.h"  // <windows.h>, lean: a unity batch may hold Winsock too
 
 namespace fc::cases {
 namespace {

@@ -5,9 +5,8 @@
 // behind after a kill (only selfplay-pipeline registers files: its scratch directory, left in the
 // temp directory when a variant of it is ended at its deadline).
 // See shared_memory.h.
-#include <windows.h>
-
 #include "cases/support/shared_memory.h"
+#include "launch/win32.h"  // <windows.h>, lean: a unity batch may hold Winsock too
 
 namespace fc::cases {
 
