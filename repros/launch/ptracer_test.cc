@@ -104,14 +104,18 @@ Traced run_probe_under_strace(const std::string& strace, int ptracer, const fs::
 }
 
 // Pids that strace saw call prctl(PR_SET_PTRACER, `ptracer`): lines "PID prctl(PR_SET_PTRACER,
-// N) = ...".
+// N) = ...", or "PID prctl(PR_SET_PTRACER, N <unfinished ...>" when another process's call came
+// in between (processes calling at the same moment, as on a busy machine).
 std::vector<int> pids_declaring(const std::string& trace, int ptracer) {
   std::vector<int> pids;
   std::istringstream in(trace);
-  const std::string call = "prctl(PR_SET_PTRACER, " + std::to_string(ptracer) + ")";
+  const std::string call = "prctl(PR_SET_PTRACER, " + std::to_string(ptracer);
   for (std::string line; std::getline(in, line);) {
-    if (line.find(call) == std::string::npos) continue;
-    pids.push_back(std::atoi(line.c_str()));
+    const size_t at = line.find(call);
+    if (at == std::string::npos) continue;
+    const size_t after = at + call.size();
+    if (after < line.size() && (line[after] == ')' || line[after] == ' '))
+      pids.push_back(std::atoi(line.c_str()));
   }
   return pids;
 }
