@@ -146,12 +146,24 @@ def check_exec(wine, exe, child, work):
     v = load(out)["cases"][0]["variants"][0]
     check(rc == 1 and v["outcome"] == "hang" and v["watchdog"]["deadline_passed"],
           f"exec hang: exit {rc}, {v['outcome']}: {v['message']}")
-    # The stacks are walked before the kill and count in duration_s: a generous margin.
-    check(3.0 <= v["duration_s"] < 20.0, f"exec hang: ended {v['duration_s']:.2f} s after its start")
+    check(v["duration_s"] >= 3.0, f"exec hang: ended {v['duration_s']:.2f} s after its start")
+    # At a deadline the stacks get what is left of its promise: on a busy machine (beside stress
+    # -c 4, under wine) dbghelp overran it once; then the note must say so.
     walked = [t for t in v["stacks"] if any("Sleep" in f for f in t["frames"])]
-    check(v["stacks_method"] == "dbghelp" and walked,
+    check((v["stacks_method"] == "dbghelp" and walked) or "budget" in v.get("stacks_note", ""),
           f"exec hang: stacks taken with {v['stacks_method']}, {len(v['stacks'])} threads, "
-          f"{len(walked)} in Sleep")
+          f"{len(walked)} in Sleep; {v.get('stacks_note', '')}")
+    # Time called by a stall instead: the stacks get the whole budget, and dbghelp walks them.
+    out = os.path.join(work, "fc-exec-stall")
+    rc, _, _, _ = run(wine, exe, "exec", "--hang-after", "1", "--timeout", "120", "--out",
+                      win(out), "--", win(child), "hang", cwd=work)
+    v = load(out)["cases"][0]["variants"][0]
+    walked = [t for t in v["stacks"] if any("Sleep" in f for f in t["frames"])]
+    check(rc == 1 and v["outcome"] == "hang" and not v["watchdog"]["deadline_passed"],
+          f"exec stall: exit {rc}, {v['outcome']}: {v['message']}")
+    check(v["stacks_method"] == "dbghelp" and walked,
+          f"exec stall: stacks taken with {v['stacks_method']}, {len(v['stacks'])} threads, "
+          f"{len(walked)} in Sleep; {v.get('stacks_note', '')}")
 
     out = os.path.join(work, "fc-exec-crash")
     rc, _, _, _ = run(wine, exe, "exec", "--timeout", "20", "--out", win(out), "--",
