@@ -141,7 +141,7 @@ def check_all(wine, exe, work, schema):
 
 def check_exec(wine, exe, child, work):
     out = os.path.join(work, "fc-exec-hang")
-    rc, _, _, took = run(wine, exe, "exec", "--timeout", "3", "--out", win(out), "--",
+    rc, _, _, _ = run(wine, exe, "exec", "--timeout", "3", "--out", win(out), "--",
                          win(child), "hang", cwd=work)
     v = load(out)["cases"][0]["variants"][0]
     check(rc == 1 and v["outcome"] == "hang" and v["watchdog"]["deadline_passed"],
