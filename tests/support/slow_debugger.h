@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,10 @@ class SlowDebugger {
       : dir_(testing::TempDir() + "/slow-debugger-" + std::to_string(::getpid()) + "-" +
              std::to_string(++count_)),
         old_path_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+    // A folder an earlier test process with the same pid left (pids wrap in a long suite) would
+    // add its runs to this one's log.
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
     std::filesystem::create_directories(dir_);
     const std::string script = dir_ + "/eu-stack";
     std::FILE* f = std::fopen(script.c_str(), "w");
@@ -48,6 +53,8 @@ class SlowDebugger {
   ~SlowDebugger() {
     ::setenv("PATH", old_path_.c_str(), 1);
     ::unsetenv("FORKCHECK_STACKS");
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
   }
   SlowDebugger(const SlowDebugger&) = delete;
   SlowDebugger& operator=(const SlowDebugger&) = delete;
