@@ -75,6 +75,30 @@ TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {
   }
 }
 
+// A timeout in a sleep says it slept; an error's headline is the program's own words whole,
+// parentheses and all, only its exit status left to the report.
+TEST(KeyFinding, AnErrorKeepsTheProgramsParenthesesAndASleepSaysItSlept) {
+  struct Row {
+    const char* outcome;
+    std::string message, headline;
+  };
+  const Row rows[] = {
+      {"error", "worker loader-0 (pid 18765) is killed by signal: 9 (exit status 1)",
+       "exec: error: worker loader-0 (pid 18765) is killed by signal: 9"},
+      {"timeout",
+       "asleep when its 4.0 s deadline passed: pid 7 [python3] thread 8 sleeps in "
+       "clock_nanosleep, a wait that ends by itself in 2.1 s: a timeout, not a hang; SIGTERM "
+       "ended it",
+       "exec: timeout: asleep when its 4.0 s deadline passed: pid 7 [python3] thread 8 sleeps in "
+       "clock_nanosleep, a wait that ends by itself in 2.1 s: a timeout, not a hang"},
+  };
+  for (const auto& r : rows) {
+    json report = exec_report(r.outcome);
+    report["cases"][0]["variants"][0]["message"] = r.message;
+    EXPECT_EQ(key_finding(report).headline, r.headline) << r.message;
+  }
+}
+
 // What the tree was doing when time was called is a fact of the finding (the terminal, issue.md),
 // the same line the other reports show; a program that ended ok has none.
 TEST(KeyFinding, AHangSaysWhatItsTreeWasDoing) {

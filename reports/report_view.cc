@@ -92,7 +92,7 @@ std::string outcome_vs_expected(const nlohmann::json& v) {
 }
 
 std::string outcome_meaning(const std::string& outcome) {
-  if (outcome == "timeout") return "the deadline passed while the process tree was still working";
+  if (outcome == "timeout") return "the deadline passed while the process tree was not blocked";
   if (outcome == "protocol-error")
     return "the child sent something on its channel that is not a forkcheck message";
   return "";
@@ -117,8 +117,14 @@ const nlohmann::json* protocol_error(const nlohmann::json& v) {
 std::string stacks_title(const nlohmann::json& v) {
   const std::string outcome = field(v, "outcome");
   if (outcome == "hang") return "stacks of the hung process tree";
-  if (outcome == "timeout")
+  if (outcome == "timeout") {
+    const nlohmann::json* watchdog = object_at(v, "watchdog");
+    const nlohmann::json* tree = watchdog ? object_at(*watchdog, "tree") : nullptr;
+    if (tree && field(*tree, "state") == "sleeping")
+      return "stacks of the process tree at the deadline, while it slept in a wait that ends by "
+             "itself";
     return "stacks of the process tree at the deadline, while it was still working";
+  }
   if (flag(object_at(v, "watchdog"), "exited_by_itself"))
     return "stacks of the process tree, taken before it exited by itself";
   return "stacks of the process tree";

@@ -50,8 +50,9 @@ std::string outcome_shown(const nlohmann::json& variant);
 std::string outcome_vs_expected(const nlohmann::json& variant);
 
 // What an outcome whose word alone could mislead says happened: "timeout" (which is not a hang)
-// and "protocol-error" each get a clause ("the deadline passed while the process tree was still
-// working"); "" for the rest, whose word and message say enough.
+// and "protocol-error" each get a clause ("the deadline passed while the process tree was not
+// blocked": working, starved or asleep in a wait that ends by itself); "" for the rest, whose word
+// and message say enough.
 std::string outcome_meaning(const std::string& outcome);
 
 // In words, what a mismatch means: "regression: ...", "the hazard did not show here: ...",

@@ -595,8 +595,7 @@ TEST(ReportView, AMismatchSaysATimeoutWasNotAHang) {
   const json r = synthetic_report();
   EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "fork-busy")),
             "the hazard did not show as documented here: expected hang, observed timeout (the "
-            "deadline passed "
-            "while the process tree was still working: not a hang)");
+            "deadline passed while the process tree was not blocked: not a hang)");
   EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "spawn-channel")),
             "regression: the fixed behaviour broke: expected ok, observed protocol-error (the "
             "child sent something "
@@ -640,8 +639,8 @@ TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
   const std::string md = make_markdown_reporter()->render(synthetic_report());
   EXPECT_NE(md.find("**fork-busy**: timeout \u2717 expected hang \u26a0\ufe0f"), std::string::npos);
   EXPECT_NE(md.find("**spawn-channel**: protocol-error \u2717 expected ok"), std::string::npos);
-  EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was still "
-                    "working: not a hang)"),
+  EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was not "
+                    "blocked: not a hang)"),
             std::string::npos);
   EXPECT_NE(md.find("- observed **timeout**"), std::string::npos);
   for (const char* line : {kBlocked, kWorking, kLate})
@@ -668,8 +667,8 @@ TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
   ASSERT_TRUE(busy);
   EXPECT_STREQ(busy.attribute("type").value(), "timeout");
   EXPECT_NE(std::string(busy.attribute("message").value())
-                .find("observed timeout (the deadline passed while the process tree was still "
-                      "working: not a hang)"),
+                .find("observed timeout (the deadline passed while the process tree was not "
+                      "blocked: not a hang)"),
             std::string::npos)
       << busy.attribute("message").value();
   const std::string busy_body = busy.text().get();
@@ -737,7 +736,7 @@ TEST(Schema, KnowsEveryOutcomeAndTheWatchdogFields) {
   const json& variant = schema["$defs"]["variant"]["properties"];
   const json& watchdog = variant["watchdog"]["properties"];
   EXPECT_EQ(watchdog["tree"]["properties"]["state"]["enum"],
-            json({"blocked", "working", "starved", "unknown"}));
+            json({"blocked", "sleeping", "working", "starved", "unknown"}));
   for (const char* k : {"still_s", "window_s", "cpu_s_in_window", "cpu_s", "processes", "threads",
                         "longest_still_s", "looks"})
     EXPECT_TRUE(watchdog["tree"]["properties"].contains(k)) << k;

@@ -9,8 +9,8 @@
 namespace fc::reports {
 namespace {
 
-// "fork expected hang, observed timeout (the deadline passed while the process tree was still
-// working)": a timeout or a protocol error says what it was, so that no reader takes it for the
+// "fork expected hang, observed timeout (the deadline passed while the process tree was not
+// blocked)": a timeout or a protocol error says what it was, so that no reader takes it for the
 // hang or the error the variant expected.
 std::string describe(const nlohmann::json& v) {
   const std::string outcome = v.value("outcome", "?");

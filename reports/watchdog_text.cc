@@ -52,6 +52,20 @@ std::string stuck_process_text(int pid, const std::string& name, std::size_t thr
          " (nothing but a signal could wake " + (one ? "it" : "them") + ")";
 }
 
+std::string sleeping_text(const json& sleep) {
+  const std::string name = field(sleep, "process");
+  const double pid = number(sleep, "pid"), tid = number(sleep, "tid");
+  std::string who =
+      "pid " + display(member(sleep, "pid")) + (name.empty() ? "" : " [" + name + "]");
+  if (tid != pid) who += " thread " + display(member(sleep, "tid"));
+  const double ends_in = number(sleep, "ends_in_s", -1);
+  const std::string when = ends_in < 0 ? "a wait with a timeout"
+                           : is_true(sleep, "ends_exact")
+                               ? "a wait that ends by itself in " + format_tenths(ends_in)
+                               : "a wait that ends by itself within " + format_tenths(ends_in);
+  return who + " sleeps in " + field(sleep, "wait", "a timed wait") + ", " + when;
+}
+
 std::string rest_of_tree_text(bool still, double cpu_share) {
   if (still) return "the rest of the tree was still too";
   char buf[32];
@@ -103,6 +117,9 @@ std::string time_called_text(const json& w, const json& hang) {
   if (has_stuck)
     return "blocked in part when its " + deadline + " deadline passed: " + stuck_text(stuck) +
            ", while " + rest_text(stuck) + ": a partial deadlock";
+  if (state == "sleeping")
+    return "asleep when its " + deadline +
+           " deadline passed: " + sleeping_text(member(tree, "sleep")) + ": a timeout, not a hang";
   if (state == "starved")
     return "starved when its " + deadline +
            " deadline passed: " + starved_text(number(tree, "starved_s"), -1, 0) +
@@ -167,6 +184,8 @@ std::string tree_facts(const json& v) {
     line = "blocked";
     if (member(tree, "still_s").is_number())
       line += " for " + format_tenths(number(tree, "still_s"));
+  } else if (state == "sleeping") {
+    line = "asleep: " + sleeping_text(member(tree, "sleep"));
   } else if (state == "working" || state == "starved") {
     // "at the deadline" only where one passed: a tree may be seen working when it ends by itself.
     const bool at_deadline =

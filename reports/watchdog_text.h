@@ -24,6 +24,11 @@ std::string rest_of_tree_text(bool still, double cpu_share);
 // CPUs)"; the load left out when unknown (load_average < 0).
 std::string starved_text(double starved_s, double load_average, unsigned cpus);
 
+// A thread asleep in a wait that ends by itself, from a "sleep" record (watchdog_record.h):
+// "pid 41 [python3] sleeps in clock_nanosleep, a wait that ends by itself in 2.3 s" ("within
+// 8.0 s" where only its length is known, "a wait with a timeout" where not even that).
+std::string sleeping_text(const nlohmann::json& sleep);
+
 // Why forkcheck called time on a child it then ended, from the variant's "watchdog" and "hang"
 // records: "blocked when its 5.0 s deadline passed: the whole tree had been still for 3.9 s",
 // "pid 12 entered \"join\" and did not come back within 2.0 s, the whole tree blocked for 1.0 s

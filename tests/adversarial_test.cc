@@ -810,11 +810,12 @@ TEST(Adversarial, AVforkStuckParentEndsWithinTheDeadlinesPromise) {
 }
 
 // A debugger that stops the process it looks at and then overruns its budget: killed, and the
-// process continued, so a program that was only asleep goes on and ends by itself.
+// process continued, so a program that was only waiting (for a timer's signal) goes on and ends
+// by itself.
 TEST(Adversarial, ADebuggerThatOverrunsIsKilledAndItsProcessReleased) {
   Bystander bystander;
   SlowDebugger debugger(40, "never seen", /*stops_its_process=*/true);
-  auto s = spec({FC_FAULT_CHILD, "sleep", "3"}, 30, /*stacks=*/true);
+  auto s = spec({FC_FAULT_CHILD, "pause-alarm", "3"}, 30, /*stacks=*/true);
   s.note_stalls = true;
   const auto r = supervise(s);
   EXPECT_EQ(classify(r, false).outcome, Outcome::kOk) << classify(r, false).message;

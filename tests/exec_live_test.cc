@@ -165,10 +165,10 @@ TEST_F(ExecLive, AnUnendedLastLineIsEndedBeforeForkchecksOwn) {
 // Stall stacks that take long never hold up a program that ended, nor its deadline.
 TEST_F(ExecLive, SlowStallStacksHoldUpNeitherTheProgramsEndNorItsDeadline) {
   fc::harness::SlowDebugger debugger(40, "slow eu-stack: gave up");
-  EXPECT_EQ(exec({"--timeout", "60"}, {FC_FAULT_CHILD, "sleep", "3"}), 0) << err_text_;
+  EXPECT_EQ(exec({"--timeout", "60"}, {FC_FAULT_CHILD, "pause-alarm", "3"}), 0) << err_text_;
   ASSERT_TRUE(v_.is_object()) << out_text_ << err_text_;
   EXPECT_EQ(v_["outcome"], "ok") << v_["message"];
-  EXPECT_LT(v_["duration_s"].get<double>(), 40.0) << "it slept 3 s; the stall's debugger 40 s";
+  EXPECT_LT(v_["duration_s"].get<double>(), 40.0) << "it waited 3 s; the stall's debugger 40 s";
   EXPECT_TRUE(contains(err_text_, "STALLED at")) << err_text_;
 
   EXPECT_EQ(exec({"--timeout", "4"}, {FC_FAULT_CHILD, "hang"}), 1) << err_text_;
@@ -200,17 +200,18 @@ std::string python_with_gdb_extension(std::string& why) {
   return python;
 }
 
-// A Python program that only sleeps is asleep, not stuck: its stall is said, its native stacks
-// taken in a blink (eu-stack) and its Python frames given by the program itself (the bootstrap's
-// faulthandler), and gdb, which would stop it for seconds to read them (17 s for a
-// `time.sleep(3)` with torch loaded, before), is not let near it.
+// A Python program that only waits (for a signal, here a timer's) is asleep, not stuck: its
+// stall is said, its native stacks taken in a blink (eu-stack) and its Python frames given by the
+// program itself (the bootstrap's faulthandler), and gdb, which would stop it for seconds to read
+// them (17 s for a `time.sleep(3)` with torch loaded, before), is not let near it.
 TEST_F(ExecLive, LookingAtASleepingPythonProgramDoesNotStopItForGdb) {
   std::string why;
   const std::string python = python_with_gdb_extension(why);
   if (python.empty()) GTEST_SKIP() << why;
   const fs::path script = dir_ / "sleeps.py";
-  std::ofstream(script) << "import time\n"
-                           "time.sleep(3)\n";
+  std::ofstream(script) << "import signal\n"
+                           "signal.signal(signal.SIGALRM, lambda *_: None); signal.alarm(3)\n"
+                           "signal.pause()\n";
   EXPECT_EQ(exec({}, {python, script.string()}), 0) << err_text_;
   ASSERT_TRUE(v_.is_object()) << out_text_ << err_text_;
   EXPECT_EQ(v_["outcome"], "ok");
@@ -220,8 +221,8 @@ TEST_F(ExecLive, LookingAtASleepingPythonProgramDoesNotStopItForGdb) {
   EXPECT_TRUE(contains(method, "faulthandler")) << v_["stall"].dump(1);
   EXPECT_FALSE(contains(method, "gdb")) << v_["stall"].dump(1);
   EXPECT_TRUE(contains(v_["stall"]["stacks"].dump(), "sleeps.py")) << v_["stall"].dump(1);
-  EXPECT_TRUE(contains(err_text_, "sleeps.py:2 in <module>")) << err_text_;
-  std::fprintf(stderr, "    time.sleep(3) under exec took %.2f s\n",
+  EXPECT_TRUE(contains(err_text_, "sleeps.py:3 in <module>")) << err_text_;
+  std::fprintf(stderr, "    signal.pause() for 3 s under exec took %.2f s\n",
                v_["duration_s"].get<double>());
 }
 

@@ -357,6 +357,24 @@ TEST_P(PythonPrograms, IssueMdsTorchThreadsAreThoseOfTheProgram) {
 
 std::string label(const ::testing::TestParamInfo<Interpreter>& info) { return info.param.label; }
 
+TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {
+  // Quiet for 3 s at a time, under --hang-after 2: said as sleeping, never stalled or ended.
+  auto r = run("exec", "backoff_retry.py", {"--hang-after", "2", "--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  EXPECT_TRUE(contains(r.err, "SLEEPING at")) << r.err;
+  EXPECT_TRUE(contains(r.err, "sleeps in ")) << r.err;
+  EXPECT_FALSE(contains(r.err, "STALLED")) << r.err;
+  // Its deadline passing in the middle of a sleep: a timeout that says when it would have woken.
+  fs::remove_all(dir_);
+  r = run("exec", "backoff_retry.py", {"--timeout", "4"});
+  EXPECT_EQ(v_.value("outcome", ""), "timeout") << v_.value("message", "");
+  const std::string message = v_.value("message", "");
+  EXPECT_TRUE(contains(message, "asleep when its 4.0 s deadline passed: pid ")) << message;
+  EXPECT_TRUE(contains(message, ", a wait that ends by itself ")) << message;
+  EXPECT_EQ(v_["watchdog"]["tree"].value("state", ""), "sleeping") << v_["watchdog"].dump(1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Each, PythonPrograms, ::testing::ValuesIn(interpreters()), label);
 
 // `forkcheck matrix`: each program under fork, spawn and forkserver, the verdict per method and

@@ -1,9 +1,12 @@
 #include "harness/common/live_console.h"
 
+#include "harness/supervise/watchdog_record.h"
+
 #include <cstdio>
 
 #include "harness/platform/host.h"
 #include "harness/stacks/stacks.h"
+#include "harness/supervise/watchdog_record.h"
 #include "reports/finding.h"
 #include "reports/text.h"
 #include "reports/watchdog_text.h"
@@ -156,6 +159,11 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
       note("STARVED at " + reports::format_tenths(n.after_s) + ": " +
            reports::starved_text(n.starved_s, n.load_average, n.cpus) +
            "; not a stall: waiting on");
+      break;
+    case StallNote::Event::kSleeping:
+      if (n.sleep)
+        note("SLEEPING at " + reports::format_tenths(n.after_s) + ": " +
+             reports::sleeping_text(tree_sleep_record(*n.sleep)) + "; not a stall: waiting on");
       break;
     case StallNote::Event::kStacksTaken: {
       const std::string where = taken ? where_lines(*taken, 12) : "";

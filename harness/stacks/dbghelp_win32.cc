@@ -256,5 +256,6 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s) {
 
 // What the OS says without walking: nothing beyond what collect_stacks reads.
 std::vector<ThreadStack> proc_threads(ProcessId) { return {}; }
+std::string syscall_name(long nr) { return "syscall " + std::to_string(nr); }
 
 }  // namespace fc::harness

@@ -21,12 +21,18 @@ std::string first_line(const std::string& path) {
 
 // The name of the system call /proc/PID/task/TID/syscall shows a thread blocked in: its number
 // (first field), for the calls a blocked thread is found in; "running" while it runs; "" for a
-// thread not in a system call, or a number this table does not name (shown as "syscall N").
-std::string syscall_name(const std::string& line) {
+// thread not in a system call; "syscall N" for a number syscall_name does not name.
+std::string syscall_name_in(const std::string& line) {
   if (line.empty() || line == "running") return line;
   char* end = nullptr;
   const long nr = std::strtol(line.c_str(), &end, 10);
   if (end == line.c_str() || nr < 0) return "";
+  return syscall_name(nr);
+}
+
+}  // namespace
+
+std::string syscall_name(long nr) {
   struct Named {
     long nr;
     const char* name;
@@ -111,8 +117,6 @@ std::string syscall_name(const std::string& line) {
   return "syscall " + std::to_string(nr);
 }
 
-}  // namespace
-
 std::vector<ThreadStack> proc_threads(pid_t pid) {
   std::vector<ThreadStack> out;
   const std::string base = "/proc/" + std::to_string(pid) + "/task";
@@ -133,7 +137,7 @@ std::vector<ThreadStack> proc_threads(pid_t pid) {
     t.wchan = first_line(dir + "/wchan");
     if (t.wchan == "0") t.wchan.clear();
     const std::string call = first_line(dir + "/syscall");
-    t.syscall = syscall_name(call.substr(0, call.find(' ')));
+    t.syscall = syscall_name_in(call.substr(0, call.find(' ')));
     // The kernel stack, when readable (root): where in the kernel the thread
     // waits.
     std::ifstream kstack(dir + "/stack");

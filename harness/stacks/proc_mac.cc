@@ -49,6 +49,8 @@ std::vector<uint64_t> thread_handles(pid_t pid) {
 
 }  // namespace
 
+std::string syscall_name(long nr) { return "syscall " + std::to_string(nr); }
+
 // macOS has no small thread id to show here: a thread's tid is its place in the kernel's list,
 // from 1. A thread without a name of its own goes by its process's, as on Linux.
 std::vector<ThreadStack> proc_threads(pid_t pid) {

@@ -118,6 +118,9 @@ std::string function_name_only(const std::string& s);
 // What the OS says about each thread of `pid`: Linux's /proc (no frames unless
 // /proc/PID/task/TID/stack is readable, which needs root), macOS's libproc (names and states).
 std::vector<ThreadStack> proc_threads(ProcessId pid);
+// The name of system call `nr` as Linux numbers it on this machine ("clock_nanosleep"), for the
+// calls a blocked thread is found in; "syscall N" for others and elsewhere.
+std::string syscall_name(long nr);
 
 nlohmann::json to_json(const Stacks& s);
 

@@ -51,12 +51,25 @@ struct ProcessStall {
   bool rest_still = false;
 };
 
+// A thread of a quiet tree asleep in a wait that ends by itself (sleeping_threads.h): the tree is
+// SLEEPING, not blocked.
+struct TreeSleep {
+  int pid = 0;
+  int tid = 0;
+  std::string process;  // its command name
+  std::string wait;     // the system call: "clock_nanosleep", "futex", "select"
+  double since_s = 0;   // from the start, when it was first seen asleep in it
+  // How long until it ends, as of the look: exactly (`ends_exact`), or at most; -1: not known.
+  double ends_in_s = -1;
+  bool ends_exact = false;
+};
+
 // Something said of a live-watched child while it was left running (LaunchSpec::note_stalls): a
 // stall of its whole tree (blocked through a stall window), a process of it stuck while the rest
 // works, starvation (it wanted a CPU and got next to none: the machine is overloaded), the stacks
 // taken of a stall, and its end.
 struct StallNote {
-  enum class Event { kStalled, kStacksTaken, kResumed, kStarved };
+  enum class Event { kStalled, kStacksTaken, kResumed, kStarved, kSleeping };
   enum class Kind { kTree, kProcess };
   Kind kind = Kind::kTree;
   double after_s = 0;  // from the start, when it was seen
@@ -70,6 +83,7 @@ struct StallNote {
   // kStarved: how long it had wanted a CPU, the machine's load average (-1: unknown) and CPUs.
   double starved_s = 0, load_average = -1;
   unsigned cpus = 0;
+  std::optional<TreeSleep> sleep;  // kSleeping: the thread whose sleep ends first
 };
 
 struct LaunchSpec {
@@ -128,9 +142,12 @@ struct StepHang {
 // What the supervisor saw of a child's tree when it called time (the deadline, or a stalled
 // step), or else when the child ended (launch/tree_activity.h has the rule).
 struct TreeFacts {
-  bool blocked = false;  // quiet through the stall window: a hang, not a timeout
-  double still_s = 0;    // how long the whole tree had been blocked
-  double window_s = 0;   // the span cpu_s_in_window covers (the stall window, or less)
+  bool blocked = false;  // quiet through the stall window, no thread in a timed sleep: a hang
+  // Quiet, with a thread asleep in a wait that ends by itself: not a hang (the first such thread,
+  // the one that wakes first).
+  std::optional<TreeSleep> sleep;
+  double still_s = 0;   // how long the whole tree had been blocked
+  double window_s = 0;  // the span cpu_s_in_window covers (the stall window, or less)
   double cpu_s_in_window = 0;
   double cpu_s = 0;  // CPU the tree used while watched
   double longest_still_s = 0;

@@ -36,6 +36,7 @@
 #include "harness/supervise/python_channel.h"
 #include "harness/supervise/python_stacks_ask_posix.h"
 #include "harness/supervise/reaper.h"
+#include "harness/supervise/sleeping_threads.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/supervise/watchdog.h"
@@ -133,6 +134,7 @@ struct Job {
   std::unique_ptr<ChannelReader> channel;
   std::unique_ptr<JobTree> tree;  // every process of it, held by handles
   StuckProcesses stuck;           // which of them can never go on
+  SleepingThreads sleeping;       // which threads sleep in a wait that ends by itself
   std::unique_ptr<PosixControl> control;
   std::unique_ptr<Watchdog> watchdog;
   uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
@@ -198,7 +200,10 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
   f.at = now;
   f.change = change;
   f.held = held_by_debugger(j, loop);
-  if (!before.processes.empty()) j.stuck.look(before, after, f.held);
+  if (!before.processes.empty()) {
+    j.stuck.look(before, after, f.held);
+    j.sleeping.look(before, after, f.held);
+  }
   for (const auto& [pid, p] : after.processes) {
     if (p.facts.zombie()) continue;
     ++f.processes;
@@ -213,6 +218,7 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
     if (asleep) f.asleep.insert(pid);
   }
   f.stuck = j.stuck.stuck();
+  f.sleeping = j.sleeping.sleeping();
   j.watchdog->looked(f);
 }
 
@@ -819,6 +825,7 @@ void pause_all(Loop& loop) {
     if (!j->tree || j->ended_at) continue;
     j->tree->signal_all(SIGCONT);
     j->stuck.clear();
+    j->sleeping.clear();
     j->watchdog->paused(from, to, *j->channel);
   }
 }

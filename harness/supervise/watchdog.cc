@@ -42,14 +42,35 @@ void Watchdog::looked(const LookFacts& f) {
                         ? static_cast<double>(f.change.cpu_ns) / 1e9 / secs(f.at - before)
                         : 0;
   last_ = f;
+  if (!f.sleeping.empty()) slept_at_ = f.at;
   if (!spec_.on_look) return;
   LiveStatus s;
   s.elapsed_s = since_start(f.at);
   s.processes = f.processes;
   s.cpu_share = last_cpu_share_;
-  s.still_s = secs(activity_.still_for());
+  s.still_s = secs(still_for());
   s.starved_s = secs(activity_.starved_for());
   spec_.on_look(s);
+}
+
+Clock::duration Watchdog::still_for() const {
+  if (sleeping()) return Clock::duration::zero();
+  const Clock::duration still = activity_.still_for();
+  return slept_at_ ? std::min(still, activity_.last_look() - *slept_at_) : still;
+}
+
+std::optional<TreeSleep> Watchdog::tree_sleep() const {
+  if (last_.sleeping.empty()) return std::nullopt;
+  const SleepingThread& s = last_.sleeping.front();
+  TreeSleep t;
+  t.pid = s.pid;
+  t.tid = s.tid;
+  t.process = s.process;
+  t.wait = syscall_name(s.syscall);
+  t.since_s = since_start(s.since);
+  if (s.ends) t.ends_in_s = std::max(0.0, secs(*s.ends - last_.at));
+  t.ends_exact = s.ends_exact;
+  return t;
 }
 
 void Watchdog::exited(Clock::time_point) { exited_ = true; }
@@ -91,8 +112,13 @@ ProcessStall Watchdog::process_stall(const StuckProcess& s, Clock::time_point no
 TreeFacts Watchdog::tree_facts() {
   TreeFacts t;
   const TreeActivity& a = activity_;
-  t.blocked = a.blocked();
-  t.still_s = secs(a.still_for());
+  t.blocked = still();
+  // Asleep: a thread in a long timed wait, and the tree next to idle over the window (output a
+  // moment ago, the print before the sleep, does not make it working).
+  const bool idle = secs(a.window()) > 0 && static_cast<double>(a.cpu_in_window_ns()) / 1e9 <
+                                                TreeActivity::kIdleShare * secs(a.window());
+  t.sleep = a.blocked() || idle ? tree_sleep() : std::nullopt;
+  t.still_s = secs(still_for());
   t.window_s = secs(a.window());
   t.cpu_s_in_window = static_cast<double>(a.cpu_in_window_ns()) / 1e9;
   t.cpu_s = static_cast<double>(a.cpu_total_ns()) / 1e9;
@@ -194,10 +220,10 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   }
   if (taking_ && now >= stacks_until_)
     control_.stop_stacks("the stall's stacks were not all in within their budget");
-  const bool blocked = activity_.blocked_through_window();
+  const bool blocked = activity_.blocked_through_window() && !sleeping();
   const std::optional<StuckProcess> stuck = longest_stuck(now);
   if (spec_.hang_after_s > 0) {
-    if (blocked && secs(activity_.still_for()) >= spec_.hang_after_s) {
+    if (blocked && secs(still_for()) >= spec_.hang_after_s) {
       r_.still_too_long = true;
       r_.hang_after_s = spec_.hang_after_s;
       call(now);
@@ -258,6 +284,13 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   }
   for (auto it = stuck_said_.begin(); it != stuck_said_.end();)  // gone, or going on again
     it = last_.stuck.count(*it) ? std::next(it) : stuck_said_.erase(it);
+  // Asleep in a wait that ends by itself: said once, never a stall.
+  if (activity_.blocked() && sleeping() && !sleep_said_) {
+    sleep_said_ = true;
+    StallNote n = tree_note(now);
+    n.sleep = tree_sleep();
+    if (spec_.on_stall) spec_.on_stall(StallNote::Event::kSleeping, n, nullptr);
+  }
   // Starvation: said once (the status line keeps telling it), never a hang.
   const double starved = secs(activity_.starved_for());
   if (starved >= secs(TreeActivity::kStallWindow) && !starved_said_) {

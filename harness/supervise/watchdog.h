@@ -15,6 +15,11 @@
 //     with no timeout, and none ran since the previous look: it can never go on by itself, whatever
 //     the rest of the tree does (a lock copied locked at fork, a libgomp barrier of a dead team).
 //     A process waiting on a pipe or a timed wait is not stuck: an idle worker is not a stall.
+//   Neither is a tree SLEEPING (sleeping_threads.h): quiet, with a thread asleep in a wait that
+//   ends by itself (time.sleep, a wait with a timeout of a stall window or more). A wait that
+//   will end by itself is not a hang: --hang-after and the stall note wait for it to end, a
+//   deadline that passes meanwhile is a `timeout`, and stillness counts from the last look that
+//   found such a sleep. A poller that wakes every 100 ms keeps no tree from being still.
 // Time is called, and the outcome is `hang`, when (a) an announced step is overdue and the tree
 // has been blocked through a whole window or a process has been stuck that long, (b) the tree has
 // been blocked, or a process stuck, for LaunchSpec::hang_after_s, or (c) the deadline passes while
@@ -52,6 +57,7 @@
 
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/channel_reader.h"
+#include "harness/supervise/sleeping_threads.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
 #include "launch/process_tree.h"
@@ -105,6 +111,7 @@ struct LookFacts {
   std::vector<launch::ProcessId> pids;  // the alive ones
   std::set<launch::ProcessId> asleep;   // every thread asleep, no CPU since the last look
   std::map<launch::ProcessId, StuckProcess> stuck;
+  std::vector<SleepingThread> sleeping;  // in a wait that ends by itself, first to wake first
 };
 
 class Watchdog {
@@ -153,6 +160,12 @@ class Watchdog {
   std::optional<StuckProcess> longest_stuck(
       Clock::time_point now, Clock::duration at_least = launch::TreeActivity::kStallWindow) const;
   double since_start(Clock::time_point t) const;
+  // Still: blocked (TreeActivity), and no thread asleep in a wait that ends by itself; for how
+  // long (since the last look that found one so, if that was later than the stillness began).
+  bool sleeping() const { return !last_.sleeping.empty(); }
+  bool still() const { return activity_.blocked() && !sleeping(); }
+  Clock::duration still_for() const;
+  std::optional<TreeSleep> tree_sleep() const;
   StallNote tree_note(Clock::time_point now);
 
   const LaunchSpec& spec_;
@@ -180,6 +193,8 @@ class Watchdog {
   bool tree_stalled_ = false;
   std::set<launch::ProcessId> stuck_said_;
   bool starved_said_ = false;
+  bool sleep_said_ = false;
+  std::optional<Clock::time_point> slept_at_;  // the last look with a thread asleep so
 };
 
 // Whether another job may start: `busy` running jobs hold a slot each (parked and ending ones

@@ -41,6 +41,16 @@ nlohmann::json process_stall_record(const ProcessStall& p) {
           {"wait", p.pause ? "pause, no signal handler" : "futex, private, no timeout"}};
 }
 
+nlohmann::json tree_sleep_record(const TreeSleep& s) {
+  return {{"pid", s.pid},
+          {"tid", s.tid},
+          {"process", s.process},
+          {"wait", s.wait},
+          {"since_s", s.since_s},
+          {"ends_in_s", s.ends_in_s},
+          {"ends_exact", s.ends_exact}};
+}
+
 nlohmann::json watchdog_record(const ChildResult& r) {
   nlohmann::json w = {{"deadline_passed", r.deadline_passed},
                       {"sigterm", r.sent_sigterm},
@@ -74,6 +84,7 @@ nlohmann::json watchdog_record(const ChildResult& r) {
   if (r.called_after_s >= 0) {
     const TreeFacts& t = r.tree;
     w["tree"] = {{"state", t.blocked   ? "blocked"
+                           : t.sleep   ? "sleeping"
                            : t.starved ? "starved"
                                        : "working"},
                  {"starved_s", t.starved_s},
@@ -86,6 +97,7 @@ nlohmann::json watchdog_record(const ChildResult& r) {
                  {"longest_still_s", t.longest_still_s},
                  {"looks", t.looks},
                  {"waiting_in", t.waiting_in}};
+    if (t.sleep) w["tree"]["sleep"] = tree_sleep_record(*t.sleep);
     w["called_after_s"] = r.called_after_s;
     w["deadline_to_end_s"] = r.duration_s - r.called_after_s;
   }

@@ -13,6 +13,9 @@ namespace fc::harness {
 
 // A process of the tree that can never go on by itself (its pid, threads, how long, its wait).
 nlohmann::json process_stall_record(const ProcessStall& p);
+// A thread asleep in a wait that ends by itself: pid, tid, process, wait, since_s, ends_in_s (-1:
+// not known), ends_exact.
+nlohmann::json tree_sleep_record(const TreeSleep& s);
 
 // The variant's "watchdog" block: the deadline and whether it passed, why time was called
 // (called_for: step, stall, stuck, start-failures, deadline), the tree when it was, what was sent,

@@ -83,6 +83,7 @@ struct Watched {
   Clock::time_point t0 = Clock::time_point() + 1000s, t;
   std::vector<StallNote::Event> notes;
   std::vector<StallNote> said;
+  std::vector<SleepingThread> sleeping;  // given at every look
 
   explicit Watched(double timeout_s = 60, double hang_after_s = 0, bool note_stalls = false) {
     spec.timeout_s = timeout_s;
@@ -112,6 +113,7 @@ struct Watched {
     f.pids = {1, 2, 3};
     f.asleep = std::move(asleep);
     f.stuck = std::move(stuck);
+    f.sleeping = sleeping;
     w->looked(f);
   }
   // Looks every 250 ms for `seconds`, asking the watchdog after each, as the loop does.
@@ -221,6 +223,71 @@ TEST(Watchdog, AStarvedTreeAtItsDeadlineIsATimeoutThatSaysSo) {
   EXPECT_EQ(c.outcome, Outcome::kTimeout);
   EXPECT_NE(c.message.find("starved when its 3.0 s deadline passed"), std::string::npos)
       << c.message;
+}
+
+SleepingThread asleep_until(Clock::time_point since, Clock::time_point ends) {
+  SleepingThread s;
+  s.pid = 7;
+  s.tid = 8;
+  s.process = "python3";
+  s.syscall = 230;
+  s.since = since;
+  s.ends = ends;
+  s.ends_exact = true;
+  return s;
+}
+
+TEST(Watchdog, AWaitThatEndsByItselfIsNeverAHangAndStillnessCountsFromItsEnd) {
+  // time.sleep(8) under --hang-after 2: said once as sleeping, never a stall, never called.
+  Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
+  run.sleeping = {asleep_until(run.t0, run.t0 + 8s)};
+  run.watch(8, still());
+  EXPECT_FALSE(run.r.still_too_long);
+  EXPECT_FALSE(run.control.asked("ask to end"));
+  ASSERT_EQ(run.notes.size(), 1u);
+  EXPECT_EQ(run.notes[0], StallNote::Event::kSleeping);
+  ASSERT_TRUE(run.said[0].sleep);
+  EXPECT_EQ(run.said[0].sleep->tid, 8);
+  EXPECT_TRUE(run.said[0].sleep->ends_exact);
+  EXPECT_GT(run.said[0].sleep->ends_in_s, 0);
+  EXPECT_LE(run.said[0].sleep->ends_in_s, 8);
+  // It woke into a wait for ever: still from its last sleeping look on, not from the start.
+  run.sleeping.clear();
+  run.watch(1.5, still());
+  EXPECT_FALSE(run.r.still_too_long) << "1.5 s still since the sleep ended";
+  run.watch(0.75, still());
+  EXPECT_TRUE(run.r.still_too_long);
+  EXPECT_GE(run.r.tree.still_s, 2.0);
+  EXPECT_LT(run.r.tree.still_s, 3.0);
+}
+
+TEST(Watchdog, ASleepingTreeAtItsDeadlineIsATimeoutThatSaysWhenItWakes) {
+  Watched run(3);
+  run.sleeping = {asleep_until(run.t0, run.t0 + 5s)};
+  run.watch(3, still());
+  ASSERT_TRUE(run.r.deadline_passed);
+  EXPECT_FALSE(run.r.tree.blocked);
+  ASSERT_TRUE(run.r.tree.sleep);
+  EXPECT_NEAR(run.r.tree.sleep->ends_in_s, 2.0, 0.3);
+  run.w->exited(run.t);
+  run.r.sent_sigterm = true;
+  const auto c = classify(run.r, false);
+  EXPECT_EQ(c.outcome, Outcome::kTimeout) << c.message;
+  EXPECT_NE(c.message.find("asleep when its 3.0 s deadline passed: pid 7 [python3] thread 8 "
+                           "sleeps in "),
+            std::string::npos)
+      << c.message;
+  EXPECT_NE(c.message.find(", a wait that ends by itself in 2."), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("a timeout, not a hang"), std::string::npos) << c.message;
+  EXPECT_EQ(watchdog_record(run.r)["tree"]["state"], "sleeping");
+}
+
+TEST(Watchdog, AStuckProcessInASleepingTreeIsStillAHang) {
+  // A worker deadlocked on a lock copied at fork, its parent polling it every 5 s.
+  Watched run(60, /*hang_after_s=*/2);
+  run.sleeping = {asleep_until(run.t0, run.t0 + 1000s)};
+  run.watch(3, still(), {{9, stuck_since(9, run.t0)}});
+  EXPECT_TRUE(run.r.stuck_too_long);
 }
 
 TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt) {

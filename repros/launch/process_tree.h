@@ -77,6 +77,17 @@ struct ThreadWait {
   // only a handler returning ends either, and there is none to run: nothing but the process's
   // death ends the wait (a client loop that ignores SIGTERM and pauses, for one).
   bool pause_without_handler = false;
+  // A wait with a timeout, which ends by itself: nanosleep, clock_nanosleep, a futex wait with a
+  // timeout, poll or epoll_wait with one of 0 or more, select, pselect6, ppoll, epoll_pwait2,
+  // rt_sigtimedwait, semtimedop or futex_waitv with one, and restart_syscall (a timed wait
+  // resumed after a signal: an untimed one is restarted as itself). A socket read under
+  // SO_RCVTIMEO is not seen as timed. `ends_in_s`: how long until it ends, as of the read:
+  // exactly for an absolute timeout (Python 3.11+'s time.sleep, a threading wait with a
+  // timeout: `ends_in_exact`), at most for a relative one (the length asked for, read from the
+  // process's memory: it began before the read); -1 where not known.
+  bool timed = false;
+  double ends_in_s = -1;
+  bool ends_in_exact = false;
 };
 std::optional<ThreadWait> thread_wait(ProcessId pid, int tid);
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "launch/process_tree.h"
+#include "launch/timed_wait_linux.h"
 
 namespace fc::launch {
 namespace {
@@ -210,6 +211,7 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
     a = std::strtoull(p, &end, 16);
     if (end == p) return w;  // no arguments shown
   }
+  read_timed_wait(pid, w.syscall, arg, w);
 #if defined(__x86_64__)
   constexpr long kFutex = 202, kPause = 34, kSigsuspend = 130;
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)

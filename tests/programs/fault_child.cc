@@ -6,7 +6,10 @@
 //                   (U+009B), as a child that prints raw terminal controls; exit N
 //   segv | abort    die by SIGSEGV / SIGABRT
 //   segfault TEXT   TEXT on stderr, then a real invalid write (SIGSEGV from the MMU, not raise)
-//   sleep S         sleep S seconds, then exit 0
+//   sleep S         sleep S seconds, then exit 0 (a wait that ends by itself: never a hang)
+//   pause-alarm S   wait in pause() with no timeout until a timer's SIGALRM, S seconds on, ends
+//                   it, then exit 0: a still program that goes on by itself, which the kernel
+//                   does not show as timed (an outside event: a message, a signal)
 //   busy S          compute for S seconds, then exit 0
 //   cpu S           compute until it has had S seconds of CPU (however long that takes), exit 0
 //   stuck-child-busy  fork a child that takes a lock it already holds (one thread, waiting on a
@@ -32,6 +35,7 @@
 //   grandchild      leave a grandchild (same process group) holding the output pipes, exit 0
 #include <pthread.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +159,20 @@ int main(int argc, char** argv) {
   }
   if (mode == "sleep") {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(arg)));
+    return 0;
+  }
+  if (mode == "pause-alarm") {
+    static volatile sig_atomic_t rang = 0;
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { rang = 1; };
+    ::sigaction(SIGALRM, &sa, nullptr);
+    const double s = std::atof(arg);
+    itimerval t{};
+    t.it_value.tv_sec = static_cast<time_t>(s);
+    t.it_value.tv_usec =
+        static_cast<suseconds_t>((s - static_cast<double>(t.it_value.tv_sec)) * 1e6);
+    ::setitimer(ITIMER_REAL, &t, nullptr);
+    while (!rang) ::pause();
     return 0;
   }
   if (mode == "hang") block_forever();

@@ -1,0 +1,116 @@
+#include "launch/timed_wait_linux.h"
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <ctime>
+
+namespace fc::launch {
+namespace {
+
+#if defined(__x86_64__)
+constexpr long kNanosleep = 35, kClockNanosleep = 230, kFutex = 202, kPoll = 7, kPpoll = 271,
+               kSelect = 23, kPselect6 = 270, kEpollWait = 232, kEpollPwait = 281,
+               kEpollPwait2 = 441, kSigtimedwait = 128, kSemtimedop = 220, kFutexWaitv = 449,
+               kRestart = 219;
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
+// The generic table: no poll, select or epoll_wait (ppoll, pselect6 and epoll_pwait instead).
+constexpr long kNanosleep = 101, kClockNanosleep = 115, kFutex = 98, kPoll = -2, kPpoll = 73,
+               kSelect = -2, kPselect6 = 72, kEpollWait = -2, kEpollPwait = 22, kEpollPwait2 = 441,
+               kSigtimedwait = 137, kSemtimedop = 192, kFutexWaitv = 449, kRestart = 128;
+#else
+constexpr long kNanosleep = -2, kClockNanosleep = -2, kFutex = -2, kPoll = -2, kPpoll = -2,
+               kSelect = -2, kPselect6 = -2, kEpollWait = -2, kEpollPwait = -2, kEpollPwait2 = -2,
+               kSigtimedwait = -2, kSemtimedop = -2, kFutexWaitv = -2, kRestart = -2;
+#endif
+
+// Two 64-bit words of the process's memory at `address` (a timespec or a timeval): needs what
+// reading /proc/PID/syscall needed already (ptrace access).
+bool read_pair(ProcessId pid, std::uint64_t address, std::int64_t (&out)[2]) {
+  iovec local{out, sizeof out};
+  iovec remote{reinterpret_cast<void*>(address), sizeof out};
+  return ::process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof out);
+}
+
+double now_on(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// A timespec at `address`: relative (its length), or absolute on `clock` (what is left of it).
+void timespec_at(ProcessId pid, std::uint64_t address, bool absolute, clockid_t clock,
+                 ThreadWait& w) {
+  std::int64_t ts[2];
+  if (!read_pair(pid, address, ts) || ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return;
+  const double t = static_cast<double>(ts[0]) + static_cast<double>(ts[1]) / 1e9;
+  w.ends_in_s = absolute ? (t > now_on(clock) ? t - now_on(clock) : 0.0) : t;
+  w.ends_in_exact = absolute;
+}
+
+// A timeout in milliseconds passed in a register as an int: negative waits for ever.
+bool millis(std::uint64_t reg, ThreadWait& w) {
+  const auto ms = static_cast<std::int32_t>(static_cast<std::uint32_t>(reg));
+  if (ms < 0) return false;
+  w.ends_in_s = ms / 1000.0;
+  return true;
+}
+
+}  // namespace
+
+void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], ThreadWait& w) {
+  if (nr < 0) return;
+  constexpr std::uint64_t kCommand = 127, kClockRealtime = 256;
+  if (nr == kNanosleep) {
+    w.timed = true;
+    timespec_at(pid, arg[0], false, CLOCK_MONOTONIC, w);
+  } else if (nr == kClockNanosleep) {
+    // clock_nanosleep(clock, flags, request, remain): TIMER_ABSTIME (1) makes it absolute.
+    w.timed = true;
+    const auto clock = static_cast<clockid_t>(arg[0]);
+    if (clock == CLOCK_MONOTONIC || clock == CLOCK_REALTIME || clock == CLOCK_BOOTTIME)
+      timespec_at(pid, arg[2], (arg[1] & 1) != 0, clock, w);
+  } else if (nr == kFutex) {
+    // futex(word, op, value, timeout, ...): FUTEX_WAIT's timeout is relative; the other waits'
+    // absolute, on CLOCK_REALTIME for LOCK_PI and with FUTEX_CLOCK_REALTIME, else monotonic.
+    const std::uint64_t command = arg[1] & kCommand;
+    const bool waits =
+        command == 0 || command == 6 || command == 9 || command == 11 || command == 13;
+    if (!waits || arg[3] == 0) return;
+    w.timed = true;
+    const bool realtime = command == 6 || (arg[1] & kClockRealtime) != 0;
+    timespec_at(pid, arg[3], command != 0, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, w);
+  } else if (nr == kPoll) {
+    w.timed = millis(arg[2], w);
+  } else if (nr == kEpollWait || nr == kEpollPwait) {
+    w.timed = millis(arg[3], w);
+  } else if (nr == kPpoll || nr == kSigtimedwait || nr == kSemtimedop) {
+    // ppoll(fds, n, timeout, ...), rt_sigtimedwait(set, info, timeout, ...),
+    // semtimedop(id, ops, n, timeout): a relative timespec, NULL for ever.
+    const std::uint64_t ts = arg[nr == kSemtimedop ? 3 : 2];
+    if (ts == 0) return;
+    w.timed = true;
+    timespec_at(pid, ts, false, CLOCK_MONOTONIC, w);
+  } else if (nr == kPselect6 || nr == kEpollPwait2) {
+    const std::uint64_t ts = arg[nr == kPselect6 ? 4 : 3];
+    if (ts == 0) return;
+    w.timed = true;
+    timespec_at(pid, ts, false, CLOCK_MONOTONIC, w);
+  } else if (nr == kSelect) {
+    // select(n, read, write, except, timeval): Python before 3.11 sleeps so.
+    if (arg[4] == 0) return;
+    w.timed = true;
+    std::int64_t tv[2];
+    if (read_pair(pid, arg[4], tv) && tv[0] >= 0 && tv[1] >= 0 && tv[1] < 1000000)
+      w.ends_in_s = static_cast<double>(tv[0]) + static_cast<double>(tv[1]) / 1e6;
+  } else if (nr == kFutexWaitv) {
+    // futex_waitv(waiters, n, flags, timeout, clock): absolute, NULL for ever.
+    if (arg[3] == 0) return;
+    w.timed = true;
+    timespec_at(pid, arg[3], true, static_cast<clockid_t>(arg[4]), w);
+  } else if (nr == kRestart) {
+    w.timed = true;  // how long is not shown
+  }
+}
+
+}  // namespace fc::launch
