@@ -121,7 +121,13 @@ Finding subject_finding(const json& c, const json& v) {
     // The message's first clause: its parenthesised facts are in the report, not the headline,
     // and so, where time was called, is what followed its why (a stuck process, the signals).
     std::string message = field(v, "message");
-    if (const auto paren = message.find(" ("); paren != std::string::npos && paren >= 20)
+    // An error's message is the program's own last lines, then its exit status: only that is
+    // cut, never the program's own parentheses ("worker loader-0 (pid 18765) is killed").
+    const auto exit_status = message.rfind(" (exit status ");
+    if (outcome == "error" && exit_status != std::string::npos && exit_status >= 20)
+      message.resize(exit_status);
+    else if (const auto paren = message.find(" (");
+             outcome != "error" && paren != std::string::npos && paren >= 20)
       message.resize(paren);
     if (const auto semi = message.find("; ");
         semi != std::string::npos && (outcome == "hang" || outcome == "timeout"))
