@@ -357,6 +357,20 @@ TEST_P(PythonPrograms, IssueMdsTorchThreadsAreThoseOfTheProgram) {
 
 std::string label(const ::testing::TestParamInfo<Interpreter>& info) { return info.param.label; }
 
+TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesTheSignal) {
+  if (!has_torch(GetParam().path)) GTEST_SKIP() << GetParam().path << " cannot import torch";
+  const auto r = run("exec", "dataloader_segfault.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  const int line = line_of(program("dataloader_segfault.py"), "segfault");
+  EXPECT_TRUE(contains(r.err, "killed by SIGSEGV at dataloader_segfault.py:" +
+                                  std::to_string(line) + " in __getitem__"))
+      << r.err;
+  // PyTorch's own handler still ran after ours: its line, and the death it chose.
+  EXPECT_TRUE(contains(v_.value("stderr", ""), "Unexpected segmentation fault encountered in "
+                                               "worker"))
+      << v_.value("stderr", "");
+}
+
 TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {
   // Quiet for 3 s at a time, under --hang-after 2: said as sleeping, never stalled or ended.
   auto r = run("exec", "backoff_retry.py", {"--hang-after", "2", "--timeout", "120"});

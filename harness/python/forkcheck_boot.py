@@ -1040,6 +1040,35 @@ def _told_torch_setter(setter):
     return told_setter
 
 
+def _on_torch_signal_handling(signal_handling):
+    """PyTorch's DataLoader workers install their own SIGSEGV, SIGBUS and SIGFPE handlers
+    (_set_worker_signal_handlers: a message, then death by the signal) over faulthandler's, and
+    a worker's crash would lose its Python line. Right after them, ours again, chained to theirs:
+    the crash's stack first, then their message and the same death."""
+
+    def make_set(original):
+        def set_then_ours_first(*args, **kwargs):
+            result = original(*args, **kwargs)
+            if _crash_dumps == "dumps":
+                _quietly(_crash_dumps_before)(original, args, kwargs)
+            return result
+
+        return set_then_ours_first
+
+    _patch(signal_handling, "_set_worker_signal_handlers", make_set)
+
+
+def _crash_dumps_before(install, args, kwargs):
+    """faulthandler on top of the handlers `install` sets: disabling it puts back what it found
+    (not theirs), so theirs are set again, then ours, which saves theirs and calls them after
+    writing the stack."""
+    global _crash_dumps
+    faulthandler.disable()
+    install(*args, **kwargs)
+    faulthandler.enable(file=_dump_target, all_threads=True)
+    _crash_dumps = "dumps"
+
+
 _after_import = _AfterImport({
     "threading": _on_threading,
     "multiprocessing.context": _on_multiprocessing_context,
@@ -1048,4 +1077,5 @@ _after_import = _AfterImport({
     "multiprocessing.popen_fork": _on_multiprocessing_popen_fork,
     "multiprocessing.popen_forkserver": _on_multiprocessing_popen_forkserver,
     "subprocess": _on_subprocess,
+    "torch.utils.data._utils.signal_handling": _on_torch_signal_handling,
 })
