@@ -280,6 +280,24 @@ TEST_P(PythonPrograms, WatchNamesTheForksLineAndTheThreadBesideIt) {
       << what;
   EXPECT_TRUE(contains(r.out, "\"metrics-flusher\"")) << r.out;
   EXPECT_TRUE(contains(r.out, "  python:  " + fork_at + " in <module> > process.py:")) << r.out;
+  // Under its __main__ guard: spawn or forkserver is the fix as it stands.
+  EXPECT_TRUE(contains(r.out, "  instead: start the worker with spawn or forkserver")) << r.out;
+}
+
+TEST_P(PythonPrograms, WatchNeverAdvisesSpawnAloneToAProgramWithoutAMainGuard) {
+  const auto r = run("watch", "fork_beside_thread_unguarded.py");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const std::string fork_at =
+      "fork_beside_thread_unguarded.py:" +
+      std::to_string(line_of(program("fork_beside_thread_unguarded.py"), "fork"));
+  EXPECT_TRUE(contains(r.out,
+                       "  instead: put the code that starts workers under `if __name__ == "
+                       "\"__main__\":` (" +
+                           fork_at + " runs at the main script's top level"))
+      << r.out;
+  const json advice = v_["details"]["forks"][0].value("advice", json::array());
+  ASSERT_FALSE(advice.empty()) << v_["details"]["forks"].dump(1);
+  EXPECT_TRUE(contains(advice[0].get<std::string>(), "if __name__ == ")) << advice.dump(1);
 }
 
 TEST_P(PythonPrograms, ASegfaultInCtypesNamesItsPythonLine) {
@@ -366,8 +384,9 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
                                   std::to_string(line) + " in __getitem__"))
       << r.err;
   // PyTorch's own handler still ran after ours: its line, and the death it chose.
-  EXPECT_TRUE(contains(v_.value("stderr", ""), "Unexpected segmentation fault encountered in "
-                                               "worker"))
+  EXPECT_TRUE(contains(v_.value("stderr", ""),
+                       "Unexpected segmentation fault encountered in "
+                       "worker"))
       << v_.value("stderr", "");
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "harness/watch/main_guard.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -151,12 +152,32 @@ void add_hazards(json& forks) {
   }
 }
 
-std::vector<std::string> fork_advice(const json& hazards) {
+json python_stack_of(const json& fork) {
+  const auto p = fork.find("python");
+  if (p == fork.end() || !p->is_object()) return nullptr;
+  const auto s = p->find("stack");
+  return s != p->end() && s->is_array() ? *s : json();
+}
+
+std::vector<std::string> fork_advice(const json& hazards, const json& python_stack) {
   std::vector<std::string> out;
   if (hazards.empty()) return out;
-  out.push_back(
-      "start the worker with spawn or forkserver (Python: multiprocessing.get_context(\"spawn\") "
-      "or \"forkserver\"; C/C++: posix_spawn, or exec right after fork)");
+  const StartSite site = start_site(python_stack);
+  if (site.guard == StartSite::Guard::kUnguarded) {
+    const auto slash = site.file.find_last_of('/');
+    const std::string where =
+        (slash == std::string::npos ? site.file : site.file.substr(slash + 1)) + ":" +
+        std::to_string(site.line);
+    out.push_back("put the code that starts workers under `if __name__ == \"__main__\":` (" +
+                  where +
+                  " runs at the main script's top level, which spawn and forkserver run again "
+                  "in every worker: there it fails), then start the worker with spawn or "
+                  "forkserver (multiprocessing.get_context(\"spawn\") or \"forkserver\")");
+  } else {
+    out.push_back(
+        "start the worker with spawn or forkserver (Python: multiprocessing.get_context(\"spawn\") "
+        "or \"forkserver\"; C/C++: posix_spawn, or exec right after fork)");
+  }
   std::set<std::string> seen;
   for (const auto& h : hazards) {
     const std::string s = h.value("instead", "");
@@ -186,7 +207,7 @@ void judge_forks(json& forks, const std::vector<std::string>& allowed) {
       all_allowed = all_allowed && ok;
     }
     f["allowed"] = all_allowed;
-    f["advice"] = fork_advice(f["hazards"]);
+    f["advice"] = fork_advice(f["hazards"], python_stack_of(f));
   }
 }
 

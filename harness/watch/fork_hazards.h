@@ -30,8 +30,15 @@ nlohmann::json fork_hazards(const nlohmann::json& fork);
 // Adds "hazards" (and "notes", for what was seen but is not a hazard) to every fork record.
 void add_hazards(nlohmann::json& forks);
 
-// What to do instead, for a hazardous fork: the general fix first, then each hazard's own.
-std::vector<std::string> fork_advice(const nlohmann::json& hazards);
+// A fork record's Python stack (its "python" facts, from the bootstrap), or null.
+nlohmann::json python_stack_of(const nlohmann::json& fork);
+
+// What to do instead, for a hazardous fork: the general fix first, then each hazard's own. With
+// the fork's Python stack: where the worker was started at the main script's top level with no
+// `if __name__ == "__main__":` guard (main_guard.h), the general fix says to add it first, since
+// spawn and forkserver fail without it.
+std::vector<std::string> fork_advice(const nlohmann::json& hazards,
+                                     const nlohmann::json& python_stack = nlohmann::json());
 
 // The hazard kinds, in the order above: what `--allow` takes. Ids are stable (report.json).
 const std::vector<std::string>& hazard_kinds();

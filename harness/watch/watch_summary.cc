@@ -70,9 +70,7 @@ void hazardous(std::string& out, const json& f, size_t index) {
   if (!frames.empty()) out += "  where:   " + frames + "\n";
   // The Python calls that forked, outermost first (the bootstrap's fork event), when told.
   std::string calls;
-  const json stack = f.contains("python") && f["python"].is_object()
-                         ? f["python"].value("stack", json::array())
-                         : json::array();
+  const json stack = python_stack_of(f);
   n = 0;
   for (const auto& frame : stack.is_array() ? stack : json::array()) {
     if (n++ == 5) {
@@ -83,7 +81,7 @@ void hazardous(std::string& out, const json& f, size_t index) {
   }
   if (!calls.empty()) out += "  python:  " + calls + "\n";
   label = "  instead: ";
-  for (const auto& a : fork_advice(f["hazards"])) {
+  for (const auto& a : fork_advice(f["hazards"], python_stack_of(f))) {
     out += label + a + "\n";
     label = "           ";
   }
