@@ -200,7 +200,7 @@ std::string python_with_gdb_extension(std::string& why) {
   return python;
 }
 
-// A Python program that only waits (for a signal, here a timer's) is asleep, not stuck: its
+// A Python program that only waits (in sigwait(), for a timer's signal) is asleep, not stuck: its
 // stall is said, its native stacks taken in a blink (eu-stack) and its Python frames given by the
 // program itself (the bootstrap's faulthandler), and gdb, which would stop it for seconds to read
 // them (17 s for a `time.sleep(3)` with torch loaded, before), is not let near it.
@@ -210,8 +210,9 @@ TEST_F(ExecLive, LookingAtASleepingPythonProgramDoesNotStopItForGdb) {
   if (python.empty()) GTEST_SKIP() << why;
   const fs::path script = dir_ / "sleeps.py";
   std::ofstream(script) << "import signal\n"
-                           "signal.signal(signal.SIGALRM, lambda *_: None); signal.alarm(3)\n"
-                           "signal.pause()\n";
+                           "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM}); "
+                           "signal.alarm(3)\n"
+                           "signal.sigwait({signal.SIGALRM})\n";
   EXPECT_EQ(exec({}, {python, script.string()}), 0) << err_text_;
   ASSERT_TRUE(v_.is_object()) << out_text_ << err_text_;
   EXPECT_EQ(v_["outcome"], "ok");
@@ -222,7 +223,7 @@ TEST_F(ExecLive, LookingAtASleepingPythonProgramDoesNotStopItForGdb) {
   EXPECT_FALSE(contains(method, "gdb")) << v_["stall"].dump(1);
   EXPECT_TRUE(contains(v_["stall"]["stacks"].dump(), "sleeps.py")) << v_["stall"].dump(1);
   EXPECT_TRUE(contains(err_text_, "sleeps.py:3 in <module>")) << err_text_;
-  std::fprintf(stderr, "    signal.pause() for 3 s under exec took %.2f s\n",
+  std::fprintf(stderr, "    signal.sigwait() for 3 s under exec took %.2f s\n",
                v_["duration_s"].get<double>());
 }
 

@@ -380,14 +380,24 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
   const auto r = run("exec", "dataloader_segfault.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 1) << r.err;
   const int line = line_of(program("dataloader_segfault.py"), "segfault");
-  EXPECT_TRUE(contains(r.err, "killed by SIGSEGV at dataloader_segfault.py:" +
+  EXPECT_TRUE(contains(r.out, "killed by SIGSEGV at dataloader_segfault.py:" +
                                   std::to_string(line) + " in __getitem__"))
-      << r.err;
+      << r.out;
   // PyTorch's own handler still ran after ours: its line, and the death it chose.
   EXPECT_TRUE(contains(v_.value("stderr", ""),
                        "Unexpected segmentation fault encountered in "
                        "worker"))
       << v_.value("stderr", "");
+}
+
+TEST_P(PythonPrograms, ForkchecksLookNeverEndsAProgramsWaitForASignal) {
+  // Still in signal.pause() for 3 s: the stall is said and looked at, and the program's wait is
+  // ended by its own alarm, not by forkcheck's request for its stacks.
+  const auto r = run("exec", "waits_for_alarm.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  EXPECT_TRUE(contains(r.err, "STALLED at")) << r.err;
+  EXPECT_TRUE(contains(v_.dump(), "pause() or sigsuspend()")) << v_["stall"].dump(1);
 }
 
 TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {

@@ -325,7 +325,8 @@ Stacks StackTaking::take(const std::string& why_short) {
                              " read with gdb and CPython's gdb extension (py-bt)";
     if (!silent.empty() && python_why_.empty())
       python_why_ = "pid " + silent.front() + (silent.size() > 1 ? " and others" : "") +
-                    " did not answer in time";
+                    (unread_.empty() ? " did not answer in time"
+                                     : " gave none: the threads above were not read");
     // The threads not read, the first few (a tree of hundreds must not make a note of KiBs).
     constexpr size_t kUnreadNamed = 4;
     for (size_t i = 0; i < unread_.size() && i < kUnreadNamed; ++i)
@@ -336,7 +337,9 @@ Stacks StackTaking::take(const std::string& why_short) {
           "; and " + reports::counted(unread_.size() - kUnreadNamed, "thread", "threads") + " more";
     if (python_read_ < python_processes_)
       stacks_.python_note +=
-          (python_read_ > 0 ? "; the others: " : "no Python frames for " + of + ": ") +
+          (python_read_ > 0              ? "; the others: "
+           : stacks_.python_note.empty() ? "no Python frames for " + of + ": "
+                                         : "; no Python frames for " + of + ": ") +
           (python_why_.empty() ? "gdb did not finish" : python_why_);
   }
   if (stacks_.method.empty()) {

@@ -67,6 +67,12 @@ PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
       queue_.pop_front();
       auto t = look.threads.find(tid);
       if (t == look.threads.end()) continue;  // it ended meanwhile
+      if (t->second.state == 'S' && t->second.signal_ends_wait) {
+        not_read_.emplace_back(tid,
+                               "not asked: it waits in pause() or sigsuspend(), which any signal "
+                               "would end");
+        continue;
+      }
       if (t->second.state == 'S' && !t->second.ours_pending) return {Act::Kind::kAskThread, tid};
       running_.push_back(tid);  // running (or stopped, or asleep in the disk): a later pass
       next_pass_ = look.now + kPassGap;

@@ -7,7 +7,9 @@
 //    time: faulthandler writes that thread's own frames (all_threads=False), which nothing else
 //    can change while it is in the handler. The next is asked only once the last one's dump is
 //    whole, since all share one stream.
-// A thread that runs whenever its turn comes is asked again on a later pass, and is left unread
+// A thread asleep in pause() or sigsuspend(), which any caught signal ends, is never asked: the
+// program waits there for a signal, and ours would be it. A thread that runs whenever its turn
+// comes is asked again on a later pass, and is left unread
 // when the budget is spent (faulthandler's all-threads dump, which reads running threads' frames
 // without the GIL, is never used: it can crash the program). A signal is sent only where the
 // process catches it (an uncaught real-time signal kills) and none of ours is pending there.
@@ -48,6 +50,9 @@ class PythonStacksAsk {
   struct ThreadLook {
     char state = '?';           // the kernel's: R running, S asleep, D disk, t/T stopped...
     bool ours_pending = false;  // a signal of ours is still pending for it
+    // It sleeps in pause() or sigsuspend(): a signal of ours would end that wait (the program's
+    // signal.pause() would return), so it is never asked.
+    bool signal_ends_wait = false;
   };
   // What the supervisor sees now.
   struct Look {

@@ -12,6 +12,8 @@
 #include <map>
 #include <sstream>
 
+#include "launch/process_tree.h"
+
 namespace fc::harness {
 namespace {
 
@@ -67,6 +69,9 @@ Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& ch
       Ask::ThreadLook t;
       t.state = s;
       t.ours_pending = (status_mask(read_proc(task + "/status"), "SigPnd") & ours) != 0;
+      if (s == 'S')
+        if (const auto wait = launch::thread_wait(pid, tid))
+          t.signal_ends_wait = wait->ended_by_any_signal;
       look.threads[tid] = t;
     }
   }

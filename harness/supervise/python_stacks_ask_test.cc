@@ -151,6 +151,27 @@ TEST(PythonStacksAsk, AThreadThatRunsThroughoutIsNeverAskedAndSaidSo) {
   EXPECT_EQ(ask.thread_dumps().size(), 2u);
 }
 
+TEST(PythonStacksAsk, AThreadInPauseIsNeverAskedSinceOurSignalWouldEndItsWait) {
+  // signal.pause() returns after any caught signal: asking it would make the program go on.
+  World w;
+  w.look.threads[10].signal_ends_wait = true;
+  Ask ask(w.offer, w.look);
+  int sent_to_10 = 0;
+  for (int ms = 0; !ask.done() && ms < 3000; ms += 5) {
+    w.at(ms);
+    for (const auto& act : run_step(ask, w)) {
+      sent_to_10 += act.tid == 10 ? 1 : 0;
+      w.wrote(act.tid, 10);
+    }
+  }
+  EXPECT_TRUE(ask.done());
+  EXPECT_EQ(sent_to_10, 0);
+  ASSERT_EQ(ask.not_read().size(), 1u);
+  EXPECT_EQ(ask.not_read()[0].first, 10);
+  EXPECT_NE(ask.not_read()[0].second.find("pause() or sigsuspend()"), std::string::npos);
+  EXPECT_EQ(ask.thread_dumps().size(), 2u) << "the others are asked as ever";
+}
+
 TEST(PythonStacksAsk, NothingIsSentToAProcessThatDoesNotCatchTheSignal) {
   // An uncaught real-time signal kills: a process that dropped our handlers is never signalled.
   World w;

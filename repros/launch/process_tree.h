@@ -77,6 +77,9 @@ struct ThreadWait {
   // only a handler returning ends either, and there is none to run: nothing but the process's
   // death ends the wait (a client loop that ignores SIGTERM and pauses, for one).
   bool pause_without_handler = false;
+  // pause() or sigsuspend(), handler or not: a wait that any caught signal ends (never
+  // restarted), so a process that asks the thread anything by a signal ends its wait.
+  bool ended_by_any_signal = false;
   // A wait with a timeout, which ends by itself: nanosleep, clock_nanosleep, a futex wait with a
   // timeout, poll or epoll_wait with one of 0 or more, select, pselect6, ppoll, epoll_pwait2,
   // rt_sigtimedwait, semtimedop or futex_waitv with one, and restart_syscall (a timed wait

@@ -220,6 +220,7 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
   constexpr long kFutex = -2, kPause = -2, kSigsuspend = -2;  // not decoded on this architecture
 #endif
   if (w.syscall == kPause || w.syscall == kSigsuspend) {
+    w.ended_by_any_signal = true;
     w.pause_without_handler = catches_no_signal(pid);
     return w;
   }
