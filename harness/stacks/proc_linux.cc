@@ -164,7 +164,7 @@ std::string python_interpreter(ProcessId pid) {
   const std::string proc = "/proc/" + std::to_string(pid);
   char buf[4096];
   const ssize_t n = ::readlink((proc + "/exe").c_str(), buf, sizeof buf - 1);
-  const std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
   const std::string base = exe.substr(exe.rfind('/') + 1);
   if (base.rfind("python", 0) == 0) return exe;
   std::ifstream maps(proc + "/maps");
@@ -172,7 +172,7 @@ std::string python_interpreter(ProcessId pid) {
   while (std::getline(maps, line)) {
     const auto slash = line.find('/');
     if (slash == std::string::npos) continue;
-    const std::string file = line.substr(slash);
+    std::string file = line.substr(slash);
     if (file.find("/libpython") != std::string::npos) return file;
   }
   return "";

@@ -99,7 +99,7 @@ bool catches_no_signal(ProcessId pid) {
   if (at == std::string::npos) return false;
   const std::string mask = status.substr(at + 8, status.find('\n', at + 8) - at - 8);
   const auto digits = mask.find_first_not_of(" \t");
-  return digits != std::string::npos && mask.find_first_not_of("0", digits) == std::string::npos;
+  return digits != std::string::npos && mask.find_first_not_of('0', digits) == std::string::npos;
 }
 
 }  // namespace
