@@ -104,12 +104,14 @@ class PythonPrograms : public ::testing::TestWithParam<Interpreter> {
 
   static fs::path program(const std::string& name) { return fs::path(FC_PYTHON_PROGRAMS) / name; }
 
-  // forkcheck COMMAND --quiet --out DIR OPTIONS -- PYTHON PROGRAM; the report's one variant.
+  // forkcheck COMMAND --quiet --out DIR OPTIONS -- PYTHON PROGRAM ARGS; the report's one variant.
   fc::test_run::Run run(const std::string& command, const std::string& name,
-                        std::vector<std::string> options = {}) {
+                        std::vector<std::string> options = {},
+                        const std::vector<std::string>& program_args = {}) {
     std::vector<std::string> args = {command, "--quiet", "--out", dir_.string()};
     args.insert(args.end(), options.begin(), options.end());
     args.insert(args.end(), {"--", GetParam().path, program(name).string()});
+    args.insert(args.end(), program_args.begin(), program_args.end());
     auto r = fc::test_run::forkcheck(args);
     const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
     if (report.is_object() && report.contains("cases") && report["cases"].size() == 1)
@@ -391,7 +393,7 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
 }
 
 TEST_P(PythonPrograms, ForkchecksLookNeverEndsAProgramsWaitForASignal) {
-  // Still in signal.pause() for 3 s: the stall is said and looked at, and the program's wait is
+  // Still in signal.pause() for 4 s: the stall is said and looked at, and the program's wait is
   // ended by its own alarm, not by forkcheck's request for its stacks.
   const auto r = run("exec", "waits_for_alarm.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -408,12 +410,13 @@ TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {
   EXPECT_TRUE(contains(r.err, "SLEEPING at")) << r.err;
   EXPECT_TRUE(contains(r.err, "sleeps in ")) << r.err;
   EXPECT_FALSE(contains(r.err, "STALLED")) << r.err;
-  // Its deadline passing in the middle of a sleep: a timeout that says when it would have woken.
+  // Its deadline passing in the middle of a sleep (one of 60 s, begun long before on any
+  // machine): a timeout that says when it would have woken.
   fs::remove_all(dir_);
-  r = run("exec", "backoff_retry.py", {"--timeout", "4"});
+  r = run("exec", "backoff_retry.py", {"--timeout", "5"}, {"1", "60"});
   EXPECT_EQ(v_.value("outcome", ""), "timeout") << v_.value("message", "");
   const std::string message = v_.value("message", "");
-  EXPECT_TRUE(contains(message, "asleep when its 4.0 s deadline passed: pid ")) << message;
+  EXPECT_TRUE(contains(message, "asleep when its 5.0 s deadline passed: pid ")) << message;
   EXPECT_TRUE(contains(message, ", a wait that ends by itself ")) << message;
   EXPECT_EQ(v_["watchdog"]["tree"].value("state", ""), "sleeping") << v_["watchdog"].dump(1);
 }

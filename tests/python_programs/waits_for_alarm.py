@@ -6,6 +6,6 @@ import sys
 
 rang = []
 signal.signal(signal.SIGALRM, lambda *_: rang.append(True))
-signal.alarm(3)
+signal.alarm(4)
 signal.pause()  # <pause>
 sys.exit(0 if rang else "signal.pause() returned before the alarm: another signal ended it")
