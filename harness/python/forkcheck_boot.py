@@ -1062,11 +1062,9 @@ def _crash_dumps_before(install, args, kwargs):
     """faulthandler on top of the handlers `install` sets: disabling it puts back what it found
     (not theirs), so theirs are set again, then ours, which saves theirs and calls them after
     writing the stack."""
-    global _crash_dumps
     faulthandler.disable()
     install(*args, **kwargs)
     faulthandler.enable(file=_dump_target, all_threads=True)
-    _crash_dumps = "dumps"
 
 
 _after_import = _AfterImport({

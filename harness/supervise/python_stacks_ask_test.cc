@@ -53,6 +53,20 @@ std::vector<Ask::Act> run_step(Ask& ask, World& w) {
   return acts;
 }
 
+// Steps every 5 ms for up to 3 s, or until the ask is done, each thread asked writing 10 bytes
+// and going back to sleep; how many times `tid` was signalled.
+int ask_to_the_end(Ask& ask, World& w, int tid) {
+  int sent = 0;
+  for (int ms = 0; !ask.done() && ms < 3000; ms += 5) {
+    w.at(ms);
+    for (const auto& act : run_step(ask, w)) {
+      sent += act.tid == tid ? 1 : 0;
+      w.wrote(act.tid, 10);
+    }
+  }
+  return sent;
+}
+
 TEST(PythonStacksAsk, AsleepThreadsAreAskedOneAtATimeEachOnceTheLastDumpIsWhole) {
   World w;
   Ask ask(w.offer, w.look);
@@ -135,16 +149,8 @@ TEST(PythonStacksAsk, AThreadThatRunsThroughoutIsNeverAskedAndSaidSo) {
   World w;
   w.look.threads[12].state = 'R';
   Ask ask(w.offer, w.look);
-  int sent_to_12 = 0;
-  for (int ms = 0; !ask.done() && ms < 3000; ms += 5) {
-    w.at(ms);
-    for (const auto& act : run_step(ask, w)) {
-      sent_to_12 += act.tid == 12 ? 1 : 0;
-      w.wrote(act.tid, 10);
-    }
-  }
+  EXPECT_EQ(ask_to_the_end(ask, w, 12), 0);
   EXPECT_TRUE(ask.done());
-  EXPECT_EQ(sent_to_12, 0);
   ASSERT_EQ(ask.not_read().size(), 1u);
   EXPECT_EQ(ask.not_read()[0].first, 12);
   EXPECT_NE(ask.not_read()[0].second.find("running"), std::string::npos);
@@ -156,16 +162,8 @@ TEST(PythonStacksAsk, AThreadInPauseIsNeverAskedSinceOurSignalWouldEndItsWait) {
   World w;
   w.look.threads[10].signal_ends_wait = true;
   Ask ask(w.offer, w.look);
-  int sent_to_10 = 0;
-  for (int ms = 0; !ask.done() && ms < 3000; ms += 5) {
-    w.at(ms);
-    for (const auto& act : run_step(ask, w)) {
-      sent_to_10 += act.tid == 10 ? 1 : 0;
-      w.wrote(act.tid, 10);
-    }
-  }
+  EXPECT_EQ(ask_to_the_end(ask, w, 10), 0);
   EXPECT_TRUE(ask.done());
-  EXPECT_EQ(sent_to_10, 0);
   ASSERT_EQ(ask.not_read().size(), 1u);
   EXPECT_EQ(ask.not_read()[0].first, 10);
   EXPECT_NE(ask.not_read()[0].second.find("pause() or sigsuspend()"), std::string::npos);

@@ -22,14 +22,13 @@ void SleepingThreads::look(const launch::TreeLook& before, const launch::TreeLoo
       if (t.state != 'S' || prev == was->second.threads.end() || prev->second.cpu_ns != t.cpu_ns)
         continue;
       const auto key = std::make_pair(pid, tid);
-      const auto old = threads_.find(key);
-      const auto wait = read_(pid, tid);
-      if (!wait || !wait->timed) continue;
-      // Found at the last look too, and it has not run since: the same wait.
-      if (old != threads_.end()) {
+      // Found at the last look too, and it has not run since: the same wait, not read again.
+      if (const auto old = threads_.find(key); old != threads_.end()) {
         found.emplace(key, old->second);
         continue;
       }
+      const auto wait = read_(pid, tid);
+      if (!wait || !wait->timed) continue;
       Tracked n;
       n.thread.pid = pid;
       n.thread.tid = tid;

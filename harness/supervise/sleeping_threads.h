@@ -9,7 +9,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,7 +33,7 @@ struct SleepingThread {
 
 class SleepingThreads {
  public:
-  using WaitReader = std::function<std::optional<launch::ThreadWait>(launch::ProcessId, int tid)>;
+  using WaitReader = launch::ThreadWaitReader;
   explicit SleepingThreads(WaitReader read = launch::thread_wait) : read_(std::move(read)) {}
 
   // One more look (`before`: the previous one). Only threads asleep with no CPU since `before`

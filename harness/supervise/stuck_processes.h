@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,7 +37,7 @@ struct StuckProcess {
 class StuckProcesses {
  public:
   // Reads what a thread waits in (launch::thread_wait; tests give their own).
-  using WaitReader = std::function<std::optional<launch::ThreadWait>(launch::ProcessId, int tid)>;
+  using WaitReader = launch::ThreadWaitReader;
   explicit StuckProcesses(WaitReader read = launch::thread_wait) : read_(std::move(read)) {}
 
   // One more look at the tree (`before`: the previous one). A process's threads' waits are read

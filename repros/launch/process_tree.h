@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,8 @@ struct ThreadWait {
   bool ends_in_exact = false;
 };
 std::optional<ThreadWait> thread_wait(ProcessId pid, int tid);
+// thread_wait, or what a test gives in its place.
+using ThreadWaitReader = std::function<std::optional<ThreadWait>(ProcessId, int tid)>;
 
 // One look at a tree: every process reachable from `roots` through child links, with each
 // thread's CPU time. Processes that end while they are looked at are left out.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "launch/process_tree.h"
+#include "launch/syscalls_linux.h"
 #include "launch/timed_wait_linux.h"
 
 namespace fc::launch {
@@ -212,27 +213,14 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
     if (end == p) return w;  // no arguments shown
   }
   read_timed_wait(pid, w.syscall, arg, w);
-#if defined(__x86_64__)
-  constexpr long kFutex = 202, kPause = 34, kSigsuspend = 130;
-#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
-  constexpr long kFutex = 98, kPause = -2, kSigsuspend = 133;  // no pause() there
-#else
-  constexpr long kFutex = -2, kPause = -2, kSigsuspend = -2;  // not decoded on this architecture
-#endif
-  if (w.syscall == kPause || w.syscall == kSigsuspend) {
+  if (w.syscall == sys::kPause || w.syscall == sys::kSigsuspend) {
     w.ended_by_any_signal = true;
     w.pause_without_handler = catches_no_signal(pid);
     return w;
   }
-  // futex(uaddr, op, val, timeout, uaddr2, val3). The commands that wait, with no timeout when
-  // it is NULL (relative for FUTEX_WAIT, absolute for the others: NULL is "forever" for all).
-  constexpr std::uint64_t kPrivate = 128, kCommand = 127;
-  const std::uint64_t command = arg[1] & kCommand;
-  const bool waits = command == 0 /* WAIT */ || command == 6 /* LOCK_PI */ ||
-                     command == 9 /* WAIT_BITSET */ || command == 11 /* WAIT_REQUEUE_PI */ ||
-                     command == 13 /* LOCK_PI2 */;
-  if (w.syscall == kFutex && waits && arg[3] == 0 &&
-      ((arg[1] & kPrivate) != 0 || private_anonymous_page(pid, arg[0]))) {
+  // futex(uaddr, op, val, timeout, uaddr2, val3): a wait with a NULL timeout waits for ever.
+  if (w.syscall == sys::kFutex && sys::futex_waits(arg[1]) && arg[3] == 0 &&
+      ((arg[1] & FUTEX_PRIVATE_FLAG) != 0 || private_anonymous_page(pid, arg[0]))) {
     w.untimed_private_futex = true;
     w.futex_word = arg[0];
   }

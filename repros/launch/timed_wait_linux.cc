@@ -5,24 +5,12 @@
 #include <cstdint>
 #include <ctime>
 
+#include "launch/syscalls_linux.h"
+
 namespace fc::launch {
 namespace {
 
-#if defined(__x86_64__)
-constexpr long kNanosleep = 35, kClockNanosleep = 230, kFutex = 202, kPoll = 7, kPpoll = 271,
-               kSelect = 23, kPselect6 = 270, kEpollWait = 232, kEpollPwait = 281,
-               kEpollPwait2 = 441, kSigtimedwait = 128, kSemtimedop = 220, kFutexWaitv = 449,
-               kRestart = 219;
-#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
-// The generic table: no poll, select or epoll_wait (ppoll, pselect6 and epoll_pwait instead).
-constexpr long kNanosleep = 101, kClockNanosleep = 115, kFutex = 98, kPoll = -2, kPpoll = 73,
-               kSelect = -2, kPselect6 = 72, kEpollWait = -2, kEpollPwait = 22, kEpollPwait2 = 441,
-               kSigtimedwait = 137, kSemtimedop = 192, kFutexWaitv = 449, kRestart = 128;
-#else
-constexpr long kNanosleep = -2, kClockNanosleep = -2, kFutex = -2, kPoll = -2, kPpoll = -2,
-               kSelect = -2, kPselect6 = -2, kEpollWait = -2, kEpollPwait = -2, kEpollPwait2 = -2,
-               kSigtimedwait = -2, kSemtimedop = -2, kFutexWaitv = -2, kRestart = -2;
-#endif
+using namespace sys;
 
 // Two 64-bit words of the process's memory at `address` (a timespec or a timeval): needs what
 // reading /proc/PID/syscall needed already (ptrace access).
@@ -59,8 +47,8 @@ bool millis(std::uint64_t reg, ThreadWait& w) {
 }  // namespace
 
 void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], ThreadWait& w) {
-  if (nr < 0) return;
-  constexpr std::uint64_t kCommand = 127, kClockRealtime = 256;
+  // The timespecs and timevals read below are two 64-bit words: 64-bit Linux only.
+  if (nr < 0 || sizeof(long) != 8) return;
   if (nr == kNanosleep) {
     w.timed = true;
     timespec_at(pid, arg[0], false, CLOCK_MONOTONIC, w);
@@ -73,13 +61,11 @@ void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], Thre
   } else if (nr == kFutex) {
     // futex(word, op, value, timeout, ...): FUTEX_WAIT's timeout is relative; the other waits'
     // absolute, on CLOCK_REALTIME for LOCK_PI and with FUTEX_CLOCK_REALTIME, else monotonic.
-    const std::uint64_t command = arg[1] & kCommand;
-    const bool waits =
-        command == 0 || command == 6 || command == 9 || command == 11 || command == 13;
-    if (!waits || arg[3] == 0) return;
+    if (!futex_waits(arg[1]) || arg[3] == 0) return;
     w.timed = true;
-    const bool realtime = command == 6 || (arg[1] & kClockRealtime) != 0;
-    timespec_at(pid, arg[3], command != 0, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, w);
+    const std::uint64_t command = futex_command(arg[1]);
+    const bool realtime = command == FUTEX_LOCK_PI || (arg[1] & FUTEX_CLOCK_REALTIME) != 0;
+    timespec_at(pid, arg[3], command != FUTEX_WAIT, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, w);
   } else if (nr == kPoll) {
     w.timed = millis(arg[2], w);
   } else if (nr == kEpollWait || nr == kEpollPwait) {
