@@ -5,6 +5,7 @@
 // process_tree_mac.cc (libproc), process_tree_win32.cc (Toolhelp and GetProcessTimes).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -66,6 +67,13 @@ std::map<int, ThreadFacts> thread_facts(ProcessId pid);
 // /proc/PID/task/TID/syscall; nullopt elsewhere, or when it is not in one or may not be read).
 struct ThreadWait {
   long syscall = -1;
+  // Its six arguments as the kernel shows them (a file descriptor, a child's pid, a futex's
+  // address); `args_known` false where /proc showed none.
+  std::array<std::uint64_t, 6> args{};
+  bool args_known = false;
+  // For a restart_syscall: the call it resumes, where the kernel shows it (poll, whose arguments
+  // are then still in `args`); -1 otherwise.
+  long resumed = -1;
   // A futex wait (FUTEX_WAIT, _WAIT_BITSET, _LOCK_PI, _LOCK_PI2, _WAIT_REQUEUE_PI) with no timeout,
   // on a word only the process itself can wake: one it flagged private (FUTEX_PRIVATE_FLAG), or
   // one on a private anonymous page (the kernel keys a futex there by the process's memory, not

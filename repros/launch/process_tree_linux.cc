@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "launch/process_tree.h"
@@ -212,7 +213,15 @@ std::optional<ThreadWait> thread_wait(ProcessId pid, int tid) {
     a = std::strtoull(p, &end, 16);
     if (end == p) return w;  // no arguments shown
   }
-  read_timed_wait(pid, w.syscall, arg, w);
+  std::copy(std::begin(arg), std::end(arg), w.args.begin());
+  w.args_known = true;
+  const std::string wchan =
+      w.syscall == sys::kRestart
+          ? read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/wchan",
+                       128)
+          : "";
+  if (wchan.find("poll") != std::string::npos) w.resumed = sys::kPoll;
+  read_timed_wait(pid, w.syscall, arg, wchan, w);
   if (w.syscall == sys::kPause || w.syscall == sys::kSigsuspend) {
     w.ended_by_any_signal = true;
     w.pause_without_handler = catches_no_signal(pid);

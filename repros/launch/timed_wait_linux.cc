@@ -46,7 +46,8 @@ bool millis(std::uint64_t reg, ThreadWait& w) {
 
 }  // namespace
 
-void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], ThreadWait& w) {
+void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6],
+                     const std::string& wchan, ThreadWait& w) {
   // The timespecs and timevals read below are two 64-bit words: 64-bit Linux only.
   if (nr < 0 || sizeof(long) != 8) return;
   if (nr == kNanosleep) {
@@ -94,8 +95,14 @@ void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], Thre
     if (arg[3] == 0) return;
     w.timed = true;
     timespec_at(pid, arg[3], true, static_cast<clockid_t>(arg[4]), w);
+  } else if (nr == kRestart && wchan.find("poll") != std::string::npos) {
+    // poll() resumed after a signal handler ran, timed or not (fs/select.c, do_restart_poll): the
+    // argument registers are still poll's own, its timeout (milliseconds, -1 for ever) the third.
+    w.timed = millis(arg[2], w);
   } else if (nr == kRestart) {
-    w.timed = true;  // how long is not shown
+    // The other waits resumed so have a timeout: nanosleep, clock_nanosleep, a futex wait with
+    // one (an untimed futex wait is restarted as itself). How long is not shown.
+    w.timed = true;
   }
 }
 

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "launch/process_tree.h"
 
 namespace fc::launch {
 
 // `nr` and `arg`: the system call and its six arguments as /proc/PID/task/TID/syscall shows them.
-void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6], ThreadWait& w);
+// `wchan`: the kernel function the thread sleeps in (/proc/PID/task/TID/wchan), which tells what
+// a restart_syscall resumed; read only for one.
+void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6],
+                     const std::string& wchan, ThreadWait& w);
 
 }  // namespace fc::launch

@@ -181,5 +181,31 @@ TEST(TimedWait, ASleepResumedAfterAStopIsStillTimed) {
   EXPECT_EQ(w.ends_in_s, -1) << "not shown";
 }
 
+// An untimed poll() resumed after a stop (a debugger's attach: forkcheck's own brief look) is
+// restart_syscall too, and still waits for ever: a Pool's worker handler thread, whose workers
+// had died, was once called asleep, and the hang a timeout.
+#ifdef SYS_poll  // aarch64 has ppoll only, restarted as itself
+TEST(TimedWait, APollResumedAfterAStopIsTimedOnlyIfThePollWas) {
+  auto resumed = [](int timeout_ms) {
+    Blocked b(SYS_poll, [timeout_ms] {
+      int fds[2];
+      if (::pipe(fds) != 0) return;
+      pollfd p{fds[0], POLLIN, 0};
+      ::poll(&p, 1, timeout_ms);
+    });
+    b.wait();
+    ::kill(b.pid(), SIGSTOP);
+    while (!process_facts(b.pid()) || process_facts(b.pid())->state != 'T')
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(b.pid(), SIGCONT);
+    return b.wait(SYS_restart_syscall);
+  };
+  EXPECT_FALSE(resumed(-1).timed);
+  const ThreadWait w = resumed(200000);
+  EXPECT_TRUE(w.timed);
+  EXPECT_DOUBLE_EQ(w.ends_in_s, 200) << "at most what it asked for";
+}
+#endif
+
 }  // namespace
 }  // namespace fc::launch
