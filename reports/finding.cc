@@ -8,6 +8,7 @@
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
 #include "reports/text.h"
+#include "reports/wait_chain_text.h"
 #include "reports/watch_view.h"
 #include "reports/watchdog_text.h"
 
@@ -137,6 +138,8 @@ Finding subject_finding(const json& c, const json& v) {
     if (outcome == "ok" && !descendants_failure(v).empty())
       f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   }
+  // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
+  if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);
   if (field(v, "start_method", "none") != "none")
     if (const std::string own = own_start_method_choice(v); !own.empty()) f.facts.push_back(own);
   for (const auto& d : failed_descendants(v))

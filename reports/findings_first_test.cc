@@ -307,3 +307,89 @@ TEST(CatalogFinding, TheAdviceNamesHazardsThatAreNotForks) {
 
 }  // namespace
 }  // namespace fc::reports
+
+namespace fc::reports {
+namespace {
+
+// Who waits on whom is the finding's first line, with each waiting thread's Python line and the
+// chain's end: the queue joined before it was drained, as harness/supervise/wait_graph.h records
+// it.
+TEST(KeyFinding, TheWaitChainLeadsTheFactsWithEachThreadsLine) {
+  json report = exec_report("hang");
+  json& v = report["cases"][0]["variants"][0];
+  auto frame = [](const char* file, int line, const char* function) {
+    return json{{"file", file}, {"line", line}, {"function", function}};
+  };
+  v["stacks"] = json::array(
+      {{{"pid", 41},
+        {"tid", 41},
+        {"name", "MainThread"},
+        {"frames", json::array()},
+        {"python",
+         json::array({frame("/usr/lib/python3.11/multiprocessing/process.py", 149, "join"),
+                      frame("/home/u/train.py", 18, "main")})}},
+       {{"pid", 57},
+        {"tid", 60},
+        {"name", "QueueFeederThread"},
+        {"frames", json::array()},
+        {"python", json::array({frame("/usr/lib/python3.11/multiprocessing/connection.py", 367,
+                                      "_send")})}}});
+  v["wait_chain"] = {
+      {"read", true},
+      {"root", 41},
+      {"links",
+       json::array(
+           {{{"pid", 41},
+             {"tid", 41},
+             {"thread", "python3"},
+             {"call", "wait4"},
+             {"on", "child"},
+             {"child", 57},
+             {"processes", {57}}},
+            {{"pid", 57},
+             {"tid", 57},
+             {"thread", "python3"},
+             {"call", "futex"},
+             {"on", "own process"},
+             {"processes", {57}}},
+            {{"pid", 57},
+             {"tid", 60},
+             {"thread", "python3"},
+             {"call", "write"},
+             {"on", "files"},
+             {"bytes", 1048576},
+             {"processes", {41}},
+             {"files",
+              json::array(
+                  {{{"fd", 7},
+                    {"kind", "pipe"},
+                    {"inode", 99},
+                    {"waits_to", "write"},
+                    {"holders",
+                     json::array(
+                         {{{"pid", 41}, {"fd", 6}, {"reads", true}, {"writes", false}},
+                          {{"pid", 57}, {"fd", 7}, {"reads", false}, {"writes", true}}})}}})}}})},
+      {"end", "cycle"},
+      {"end_pid", 41},
+      {"proven", true},
+      {"closed", {41, 57}},
+      {"processes", json::object()}};
+  const Finding f = key_finding(report);
+  ASSERT_FALSE(f.facts.empty());
+  EXPECT_EQ(
+      f.facts[0],
+      "pid 41 waits in wait4 for its child pid 57 to end (train.py:18 in main); pid 57's main "
+      "thread waits on a lock only its own threads can release; its thread QueueFeederThread "
+      "waits to write 1 MiB to a pipe whose read end only pid 41 holds (connection.py:367 in "
+      "_send): a deadlock across 2 processes, each waiting on another of them: none can ever "
+      "go on");
+  // Unproven, or not read: no chain line claims more than was seen.
+  v["wait_chain"]["proven"] = false;
+  EXPECT_NE(key_finding(report).facts[0].find("a cycle; not every wait of theirs was read"),
+            std::string::npos);
+  v["wait_chain"] = {{"read", false}, {"why_not", "read on Linux only"}};
+  EXPECT_EQ(key_finding(report).facts[0].find("waits in wait4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fc::reports

@@ -173,6 +173,8 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
         {"line", r.bad_channel_line}, {"why", r.bad_channel_why}, {"lines", r.bad_channel_lines}};
   if (r.step_hang) v["hang"] = step_hang_record(r);
   add_stacks(v, r.stacks);
+  // Who waited on whom when time was called (or why that was not read).
+  if (r.waits.read || !r.waits.why_not.empty()) v["wait_chain"] = to_json(r.wait_chain, r.waits);
   add_stall(v, r);
   if (!r.python.is_null()) v["python"] = r.python;
   if (!r.python_note.empty()) v["python_note"] = r.python_note;

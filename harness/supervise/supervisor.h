@@ -24,6 +24,7 @@
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/capture.h"
 #include "harness/supervise/exit_status.h"
+#include "harness/supervise/wait_graph.h"
 
 namespace fc::harness {
 
@@ -207,6 +208,10 @@ struct ChildResult {
   std::string bad_channel_line;  // the first one, control bytes escaped, at most 1 KiB
   std::string bad_channel_why;
   Stacks stacks;  // of a hung tree, taken before it was killed
+  // Who waited on whom when time was called (wait_graph.h), and the chain from the program's
+  // process; `waits.read` false when time was never called (or not on Linux: why_not).
+  WaitGraphFacts waits;
+  WaitChain wait_chain;
   // Each time forkcheck signalled a process of the tree to look at it (asked it for its stacks,
   // or attached a debugger), from the start, the same act told once per process and burst: a
   // death soon after may be forkcheck's doing, and is never said to be the program's own.

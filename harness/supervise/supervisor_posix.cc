@@ -372,6 +372,13 @@ class PosixControl : public TreeControl {
     t.waiting_in = waiting_in(threads);
   }
 
+  WaitGraphFacts wait_graph() override {
+    std::vector<int> pids;
+    for (const auto& [pid, p] : job_.tree->last_look().processes)
+      if (!p.facts.zombie()) pids.push_back(pid);
+    return read_wait_graph(job_.r.pid, pids);
+  }
+
   Sent ask_to_end() override {
     // An exit that comes just before the signal is the child's own: looked at last, so that
     // "SIGTERM ended it" is never said of a child that had already exited. What is left of its

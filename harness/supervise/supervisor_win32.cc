@@ -328,6 +328,7 @@ class WinControl : public TreeControl {
     t.processes = pids.size();
     t.threads = thread_count(pids);
   }
+  WaitGraphFacts wait_graph() override { return read_wait_graph(job_.r.pid, {}); }
   Sent ask_to_end() override {
     const bool alive = !ended_now(job_, Clock::now());
     if (::GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(job_.r.pid)))

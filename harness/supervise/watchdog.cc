@@ -331,6 +331,10 @@ void Watchdog::call(Clock::time_point now) {
                                                                    : TreeActivity::kStallWindow;
   if (const auto stuck = longest_stuck(now, proof)) r_.stuck = process_stall(*stuck, now);
   phase_ = Phase::kStacks;
+  if (r_.failing_at_start.empty() && !interrupted_) {
+    r_.waits = control_.wait_graph();
+    r_.wait_chain = follow_waits(r_.waits);
+  }
   if (!r_.failing_at_start.empty()) {
     if (taking_) control_.stop_stacks("not needed: its processes' error at start is the cause");
     return;  // tick() ends it

@@ -94,6 +94,9 @@ class TreeControl {
   // Processes, threads and what the threads wait in, as of now (read before any debugger of
   // ours attached, while one is attached).
   virtual void describe(TreeFacts& facts) = 0;
+  // Who waits on whom in the tree now (wait_graph.h), read before a debugger of ours attaches
+  // for the end. Not read by default (a test's tree).
+  virtual WaitGraphFacts wait_graph() { return {}; }
   // The polite request (SIGTERM and SIGCONT; Ctrl-Break), then the end of every process of the
   // tree (frozen, then killed). What the child itself got: nothing (it had ended already), the
   // request, or the end (Windows, with no console to send the request on, ends it at once).

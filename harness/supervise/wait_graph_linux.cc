@@ -1,0 +1,278 @@
+// wait_graph.h on Linux: each thread's system call and arguments (/proc/PID/task/TID/syscall,
+// through launch::thread_wait), the files its arguments name (/proc/PID/fd, fdinfo), who holds
+// them (the fd tables of the tree, then of every process where the tree holds no other end), and
+// each Unix socket's peer (sock_diag). Nothing is written to any process: its memory is read only
+// for a poll's list of descriptors.
+#include "harness/supervise/wait_graph.h"
+
+#include <dirent.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "harness/stacks/stacks.h"
+#include "launch/process_tree.h"
+#include "launch/syscalls_linux.h"
+
+namespace fc::harness {
+
+namespace {
+
+using On = ThreadWaitFact::On;
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// "pipe:[123]" -> ("pipe", 123).
+std::pair<std::string, std::uint64_t> file_of(int pid, int fd) {
+  char buf[256];
+  const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return {"", 0};
+  const std::string s(buf, static_cast<size_t>(n));
+  for (const char* kind : {"pipe", "socket"}) {
+    const std::string prefix = std::string(kind) + ":[";
+    if (s.rfind(prefix, 0) == 0)
+      return {kind, std::strtoull(s.c_str() + prefix.size(), nullptr, 10)};
+  }
+  return {"other", 0};
+}
+
+// The access mode of `fd` (fdinfo's octal flags): O_RDONLY 0, O_WRONLY 1, O_RDWR 2.
+int access_mode(int pid, int fd) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd));
+  std::string key;
+  while (in >> key) {
+    if (key == "flags:") {
+      std::string octal;
+      in >> octal;
+      return static_cast<int>(std::strtoul(octal.c_str(), nullptr, 8) & 3);
+    }
+    std::string rest;
+    std::getline(in, rest);
+  }
+  return 2;
+}
+
+// Every pipe and socket `pid` has open, as holders by inode.
+void add_holders(int pid, const std::set<std::uint64_t>* only,
+                 std::map<std::uint64_t, std::vector<FileHolder>>& holders) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long fd = std::strtol(e->d_name, &end, 10);
+    if (*end != '\0' || end == e->d_name) continue;
+    const auto [kind, inode] = file_of(pid, static_cast<int>(fd));
+    if (kind != "pipe" && kind != "socket") continue;
+    if (only && !only->count(inode)) continue;
+    const int mode = access_mode(pid, static_cast<int>(fd));
+    holders[inode].push_back({pid, static_cast<int>(fd), mode != 1, mode != 0});
+  }
+  ::closedir(d);
+}
+
+// Each Unix socket's peer, from the kernel's sock_diag (what `ss -x` shows).
+std::map<std::uint64_t, std::uint64_t> unix_peers() {
+  std::map<std::uint64_t, std::uint64_t> out;
+  const int s = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (s < 0) return out;
+  struct {
+    nlmsghdr h;
+    unix_diag_req r;
+  } req{};
+  req.h.nlmsg_len = sizeof req;
+  req.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  req.r.sdiag_family = AF_UNIX;
+  req.r.udiag_states = ~0u;
+  req.r.udiag_show = UDIAG_SHOW_PEER;
+  if (::send(s, &req, sizeof req, 0) != static_cast<ssize_t>(sizeof req)) {
+    ::close(s);
+    return out;
+  }
+  alignas(nlmsghdr) char buf[32768];
+  bool done = false;
+  while (!done) {
+    const ssize_t n = ::recv(s, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    auto len = static_cast<unsigned>(n);
+    for (auto* h = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+      if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+        done = true;
+        break;
+      }
+      const auto* m = static_cast<const unix_diag_msg*>(NLMSG_DATA(h));
+      auto rlen = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+      for (auto* a = reinterpret_cast<rtattr*>(const_cast<unix_diag_msg*>(m + 1)); RTA_OK(a, rlen);
+           a = RTA_NEXT(a, rlen))
+        if (a->rta_type == UNIX_DIAG_PEER)
+          out[m->udiag_ino] = *static_cast<const std::uint32_t*>(RTA_DATA(a));
+    }
+  }
+  ::close(s);
+  return out;
+}
+
+ThreadWaitFact::File file_for(int pid, std::uint64_t fd, bool to_write) {
+  ThreadWaitFact::File f;
+  f.fd = static_cast<int>(fd);
+  const auto [kind, inode] = file_of(pid, f.fd);
+  f.kind = kind.empty() ? "other" : kind;
+  f.inode = inode;
+  f.to_write = to_write;
+  return f;
+}
+
+// The descriptors of a poll()/ppoll() list, with what each waits for (POLLOUT: to write).
+std::vector<ThreadWaitFact::File> poll_files(int pid, std::uint64_t address, std::uint64_t count) {
+  std::vector<ThreadWaitFact::File> out;
+  if (count == 0 || count > 256) return out;
+  std::vector<pollfd> fds(count);
+  iovec local{fds.data(), count * sizeof(pollfd)};
+  iovec remote{reinterpret_cast<void*>(address), count * sizeof(pollfd)};
+  if (::process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(local.iov_len))
+    return out;
+  for (const auto& p : fds)
+    if (p.fd >= 0)
+      out.push_back(file_for(pid, static_cast<std::uint64_t>(p.fd), (p.events & POLLOUT) != 0));
+  return out;
+}
+
+// The descriptors an epoll instance watches (its fdinfo's "tfd: N events: HEX" lines).
+std::vector<ThreadWaitFact::File> epoll_files(int pid, std::uint64_t epfd) {
+  std::vector<ThreadWaitFact::File> out;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(epfd));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string key, events_key, events;
+    std::uint64_t fd = 0;
+    if (!(words >> key >> fd >> events_key >> events) || key != "tfd:") continue;
+    const unsigned long mask = std::strtoul(events.c_str(), nullptr, 16);
+    out.push_back(file_for(pid, fd, (mask & POLLOUT) != 0 && (mask & POLLIN) == 0));
+  }
+  return out;
+}
+
+ThreadWaitFact fact_of(int pid, int tid, char state) {
+  ThreadWaitFact t;
+  t.pid = pid;
+  t.tid = tid;
+  t.thread = first_line("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  if (state == 't' || state == 'T') {
+    t.on = On::kHeld;
+    return t;
+  }
+  const auto w = launch::thread_wait(pid, tid);
+  if (state != 'S' || !w || w->syscall < 0) {
+    t.on = On::kRunning;
+    return t;
+  }
+  const auto& a = w->args;
+  // A poll resumed after a stop (our own debugger's brief attach) is still that poll.
+  const long nr = w->resumed >= 0 ? w->resumed : w->syscall;
+  t.call = syscall_name(nr);
+  if (w->timed) {
+    t.on = On::kTimed;
+    t.ends_in_s = w->ends_in_s;
+  } else if (w->untimed_private_futex || w->pause_without_handler) {
+    t.on = On::kOwnProcess;
+  } else if (nr == launch::sys::kFutex && launch::sys::futex_waits(a[1])) {
+    t.on = On::kSharedFutex;
+  } else if (!w->args_known) {
+    t.on = On::kOther;
+  } else if (nr == SYS_wait4 || nr == SYS_waitid) {
+    // wait4(pid, ...); waitid(idtype, id, ...): P_PID is 1.
+    const auto target = static_cast<int>(nr == SYS_wait4 ? a[0] : (a[0] == 1 ? a[1] : 0));
+    t.on = target > 0 ? On::kChild : On::kAnyChild;
+    t.child = target > 0 ? target : 0;
+  } else if (nr == SYS_read || nr == SYS_readv || nr == SYS_recvfrom || nr == SYS_recvmsg ||
+             nr == SYS_pread64) {
+    t.on = On::kFiles;
+    t.files.push_back(file_for(pid, a[0], false));
+  } else if (nr == SYS_write || nr == SYS_writev || nr == SYS_sendto || nr == SYS_sendmsg) {
+    t.on = On::kFiles;
+    t.files.push_back(file_for(pid, a[0], true));
+    if (nr == SYS_write || nr == SYS_sendto) t.bytes = a[2];
+  } else if (nr == launch::sys::kPoll || nr == launch::sys::kPpoll) {
+    t.on = On::kFiles;
+    t.files = poll_files(pid, a[0], a[1]);
+  } else if (nr == launch::sys::kEpollWait || nr == launch::sys::kEpollPwait) {
+    t.on = On::kFiles;
+    t.files = epoll_files(pid, a[0]);
+  } else {
+    t.on = On::kOther;
+  }
+  if (t.on == On::kFiles && t.files.empty()) t.on = On::kOther;
+  return t;
+}
+
+}  // namespace
+
+WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
+  WaitGraphFacts g;
+  g.read = true;
+  g.root = root;
+  for (int pid : pids) {
+    const auto facts = launch::process_facts(pid);
+    if (!facts || facts->zombie()) continue;
+    g.processes[pid] = {facts->ppid, facts->name, true};
+    for (const auto& [tid, th] : launch::thread_facts(pid))
+      g.threads.push_back(fact_of(pid, tid, th.state));
+    add_holders(pid, nullptr, g.holders);
+  }
+  // Sockets' peers, where a thread waits on a socket.
+  std::set<std::uint64_t> wanted;
+  bool sockets = false;
+  for (const auto& t : g.threads)
+    for (const auto& f : t.files) sockets = sockets || f.kind == "socket";
+  if (sockets) g.peers = unix_peers();
+  // The other ends no process of the tree holds: looked for in every other process.
+  for (const auto& t : g.threads)
+    for (const auto& f : t.files) {
+      const std::uint64_t other =
+          f.kind == "socket" && g.peers.count(f.inode) ? g.peers[f.inode] : f.inode;
+      const auto h = g.holders.find(other);
+      const bool held_in_tree =
+          h != g.holders.end() &&
+          std::any_of(h->second.begin(), h->second.end(), [&](const FileHolder& x) {
+            return f.kind == "socket" || (f.to_write ? x.reads : x.writes);
+          });
+      if (!held_in_tree && (f.kind == "pipe" || f.kind == "socket")) wanted.insert(other);
+    }
+  if (wanted.empty()) return g;
+  DIR* d = ::opendir("/proc");
+  if (!d) return g;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0 || g.processes.count(static_cast<int>(pid))) continue;
+    std::map<std::uint64_t, std::vector<FileHolder>> held;
+    add_holders(static_cast<int>(pid), &wanted, held);
+    const auto facts = launch::process_facts(static_cast<int>(pid));
+    if (held.empty() || !facts) continue;
+    g.processes[static_cast<int>(pid)] = {facts->ppid, facts->name, false};
+    for (auto& [inode, hs] : held)
+      for (auto& x : hs) g.holders[inode].push_back(x);
+  }
+  ::closedir(d);
+  return g;
+}
+
+}  // namespace fc::harness
