@@ -289,12 +289,17 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     const int pid = member(p, "pid").is_number() ? p["pid"].get<int>() : 0;
     if (pid == main_pid) continue;
     for (const auto& x : list(p, "exceptions")) {
-      if (field(x, "where") != "process" && field(x, "where") != "main") continue;
+      const std::string where = field(x, "where");
+      if (where != "process" && where != "main" && where != "exit") continue;
       DescendantEnd& d = entry(pid);
       std::string type = field(x, "type");
       if (starts_with(type, "builtins.")) type = type.substr(9);
-      d.how = "raised " + type +
-              (field(x, "message").empty() ? "" : ": " + shorten(field(x, "message"), 160)) +
+      // An os._exit(N) of the program's own (the bootstrap's "exit"), else what it raised.
+      d.how = (where == "exit"
+                   ? "called " + type + "(" + field(x, "message") + ")"
+                   : "raised " + type +
+                         (field(x, "message").empty() ? ""
+                                                      : ": " + shorten(field(x, "message"), 160))) +
               (d.how.empty() ? "" : " (" + d.how + ")");
       if (d.what.empty()) d.what = field(x, "process_name");
       const json frames = own_frames(p, list(x, "frames"));  // lives as long as f points into it

@@ -560,6 +560,8 @@ def start():
     _hello("exec", "MainThread")
     _watch_forks()
     _watch_main_thread_and_exit()
+    _watch_os_exit()
+    _watch_signal_handlers()
     _after_import.install()
 
 
@@ -705,6 +707,61 @@ def _passes_through(traceback, module, function):
             return True
         traceback = traceback.tb_next
     return False
+
+
+def _watch_os_exit():
+    """A process that the program's own code ends with os._exit(N), N not 0 (a task that ends its
+    pool worker): where, told before it goes, as nothing else will say it. multiprocessing's own
+    calls (a worker's last act) are not the program's. No frame of ours outlives the call."""
+
+    def make_exit(exit_):
+        def told_exit(status):
+            if status != 0:
+                _tell_exit_call(status, sys._getframe(1))
+            return exit_(status)
+
+        return told_exit
+
+    _patch(os, "_exit", make_exit)
+
+
+@_quietly
+def _tell_exit_call(status, caller):
+    if caller.f_globals.get("__name__", "").startswith("multiprocessing."):
+        return
+    event = {"where": "exit", "type": "os._exit", "message": str(status)}
+    event["frames"] = _capped(_stack(caller), event)
+    event.update(thread_name=_thread_name(), process_name=_process_name())
+    _emit("exception", **event)
+
+
+def _watch_signal_handlers():
+    """The handlers the program sets for SIGTERM, SIGINT and SIGHUP, with where: a process that
+    catches SIGTERM and goes on is why a terminate() never ends it."""
+    import signal
+
+    def make_signal(signal_):
+        def told_signal(signalnum, handler):
+            previous = signal_(signalnum, handler)
+            _tell_signal_handler(signalnum, handler, sys._getframe(1))
+            return previous
+
+        return told_signal
+
+    _patch(signal, "signal", make_signal)
+
+
+@_quietly
+def _tell_signal_handler(signalnum, handler, caller):
+    import signal
+    if signalnum not in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        return
+    if handler in (signal.SIG_DFL, signal.SIG_IGN):
+        name = "SIG_DFL" if handler == signal.SIG_DFL else "SIG_IGN"
+    else:
+        name = _qualified_name(handler)
+    _emit("signal_handler", signal=signal.Signals(signalnum).name, handler=name,
+          where=_frame(caller))
 
 
 def _watch_main_thread_and_exit():
@@ -888,6 +945,27 @@ def _on_traceback(traceback):
     _patch(traceback, "print_exc", make_print_exc)
 
 
+def _on_multiprocessing_util(util):
+    """A multiprocessing process whose target ends it with sys.exit(N) (N not 0): where, told when
+    BaseProcess._bootstrap calls util._exit_function() in the finally clause the SystemExit passes
+    through, which no traceback shows (a Pool worker that exits mid-task leaves map() waiting for
+    ever; its line is the fix). No frame of ours joins the SystemExit's traceback."""
+
+    def make_exit_function(exit_function):
+        def told_exit_function(*args, **kwargs):
+            caller = sys._getframe(1)
+            if (caller.f_code.co_name == "_bootstrap"
+                    and caller.f_globals.get("__name__") == "multiprocessing.process"):
+                _, error, traceback = sys.exc_info()
+                if isinstance(error, SystemExit) and error.code not in (None, 0):
+                    _tell_exception("process", error, traceback, _thread_name())
+            return exit_function(*args, **kwargs)
+
+        return told_exit_function
+
+    _patch(util, "_exit_function", make_exit_function)
+
+
 def _told_end(method, tell):
     """method of a Popen, followed by tell(popen) when it is the call that learnt the child's
     end (returncode went from None to a value): once per child, however the program asked."""
@@ -941,11 +1019,21 @@ def _noting_request(name):
         def asking(self, *args, **kwargs):
             if self.returncode is None:
                 self._forkcheck_asked = name
+                _tell_end_asked(self.pid, name)
             return method(self, *args, **kwargs)
 
         return asking
 
     return make
+
+
+@_quietly
+def _tell_end_asked(pid, how):
+    """Where the program asked a child to end (Process.terminate() at train.py:40): a child that
+    then goes on (its SIGTERM handler returned) leaves that request unanswered."""
+    caller = _calling_frame(sys._getframe(), ("multiprocessing.popen_fork", "multiprocessing.process",
+                                              "multiprocessing.pool", "concurrent.futures.process"))
+    _emit("end_asked", child=pid, how=how, where=caller and _frame(caller))
 
 
 def _on_multiprocessing_popen_fork(popen_fork):
@@ -1071,6 +1159,7 @@ _after_import = _AfterImport({
     "threading": _on_threading,
     "multiprocessing.context": _on_multiprocessing_context,
     "multiprocessing.process": _on_multiprocessing_process,
+    "multiprocessing.util": _on_multiprocessing_util,
     "traceback": _on_traceback,
     "multiprocessing.popen_fork": _on_multiprocessing_popen_fork,
     "multiprocessing.popen_forkserver": _on_multiprocessing_popen_forkserver,

@@ -92,7 +92,7 @@ struct PythonChannel::Process {
   json hello = nullptr;
   std::map<std::uint64_t, json> threads;
   json forks = json::array(), exceptions = json::array(), child_exits = json::array(),
-       start_methods = json::array();
+       start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array();
   json torch = nullptr, exit = nullptr;
   bool events_open = false, dumps_open = false;
   int dump_file = -1;  // the file its faulthandler writes into, when it passed one
@@ -422,6 +422,17 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
         {{"method", text_of(j, "method")},
          {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
          {"overridden_by", text_of(j, "overridden_by")}});
+  } else if (ev == "end_asked" && p.ends_asked.size() < kMaxChildExits) {
+    p.ends_asked.push_back({{"child", int_of(j, "child")},
+                            {"how", text_of(j, "how")},
+                            {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                            {"at_s", at_s}});
+  } else if (ev == "signal_handler" && p.signal_handlers.size() < kMaxForks) {
+    p.signal_handlers.push_back(
+        {{"signal", text_of(j, "signal")},
+         {"handler", text_of(j, "handler")},
+         {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+         {"at_s", at_s}});
   } else if (ev == "exit") {
     p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
     if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
@@ -553,6 +564,8 @@ json PythonChannel::facts() const {
     one["exceptions"] = p->exceptions;
     one["child_exits"] = p->child_exits;
     one["start_methods"] = p->start_methods;
+    one["ends_asked"] = p->ends_asked;
+    one["signal_handlers"] = p->signal_handlers;
     one["torch"] = p->torch;
     one["exit"] = p->exit;
     one["first_seen_s"] = p->first_seen_s;
