@@ -140,6 +140,12 @@ Finding subject_finding(const json& c, const json& v) {
   }
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
   if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);
+  // The cause a rule of known shapes found (known_causes.h), and what of its shape was not seen.
+  const json& cause = member(v, "cause");
+  if (cause.is_object()) {
+    f.facts.push_back("why: " + field(cause, "cause") + " (" + field(cause, "source") + ")");
+    if (!field(cause, "missing").empty()) f.facts.push_back("not seen: " + field(cause, "missing"));
+  }
   if (field(v, "start_method", "none") != "none")
     if (const std::string own = own_start_method_choice(v); !own.empty()) f.facts.push_back(own);
   for (const auto& d : failed_descendants(v))
@@ -175,6 +181,8 @@ Finding subject_finding(const json& c, const json& v) {
     for (const auto& line : list(findings[0], "fix"))
       fix += (fix.empty() ? "" : " ") + display(line);
     f.fix = fix;
+  } else if (!field(cause, "fix").empty()) {
+    f.fix = field(cause, "fix");
   } else if (const json& explained = list(member(v, "details"), "explained_by");
              !explained.empty() && explained[0].is_object()) {
     // A message the catalog knows: its case's fix, and the page that shows the failure.

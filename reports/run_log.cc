@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "reports/file_io.h"
+#include "reports/known_causes.h"
 #include "reports/report_view.h"
 #include "reports/verdict.h"
 
@@ -140,7 +141,12 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
       for (const auto& [k, val] : defaults.items())
         if (!v.contains(k)) v[k] = val;
     }
-    for (auto& v : c["variants"]) v["matched"] = v["outcome"] == v["expected"];
+    for (auto& v : c["variants"]) {
+      v["matched"] = v["outcome"] == v["expected"];
+      // A user's program that failed: the cause its shape shows, where a rule knows it.
+      if (v.value("role", "") == "subject" && v["outcome"] != "ok" && v["outcome"] != "skip")
+        if (const auto cause = known_cause(v)) v["cause"] = to_json(*cause);
+    }
     auto verdict = case_verdict(c["variants"], c.value("not_selected", nlohmann::json::array()));
     c["verdict"] = verdict.verdict;
     c["verdict_reason"] = verdict.reason;

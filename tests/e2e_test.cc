@@ -240,8 +240,6 @@ TEST_F(ForkcheckAll, TinyNnTrainsInFiveWorkersUnderSpawnAndForkserver) {
   EXPECT_EQ(find_case("tiny-nn-spawn")["verdict"], "reproduced");
 }
 
-}  // namespace
-
 // Every verdict sentence claims only what happened: each variant it names as failed, ok, a fix
 // that was ok, not run, or observed as something is exactly that in the same report.
 TEST_F(ForkcheckAll, EveryVerdictSentenceClaimsOnlyOutcomesThatHappened) {
@@ -316,3 +314,5 @@ TEST_F(ForkcheckAll, EveryVerdictSentenceClaimsOnlyOutcomesThatHappened) {
   }
   EXPECT_GT(claims, 20u) << "the sentences were read";
 }
+
+}  // namespace

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 #include "harness/supervise/python_channel.h"
 #include "harness/supervise/python_stacks_ask_posix.h"
 #include "read_text.h"
+#include "reports/known_causes.h"
 #include "run_forkcheck.h"
 
 namespace {
@@ -385,6 +387,11 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
   EXPECT_TRUE(contains(r.out, "killed by SIGSEGV at dataloader_segfault.py:" +
                                   std::to_string(line) + " in __getitem__"))
       << r.out;
+  // The cause: which worker died, how and where (no rule knows a fix for a native crash).
+  EXPECT_EQ(v_["cause"].value("rule", ""), "dataloader-worker-died") << v_.dump(1).substr(0, 3000);
+  EXPECT_TRUE(
+      contains(v_["cause"].value("cause", ""), "killed by SIGSEGV at dataloader_segfault.py:"));
+  EXPECT_FALSE(v_["cause"].contains("fix"));
   // PyTorch's own handler still ran after ours: its line, and the death it chose.
   EXPECT_TRUE(contains(v_.value("stderr", ""),
                        "Unexpected segmentation fault encountered in "
@@ -563,6 +570,124 @@ TEST(MatrixInput, AProgramWhoseStartMethodCannotBeSetIsAUsageError) {
   EXPECT_EQ(bad.code, 2) << bad.err;
   const auto lone = fc::test_run::forkcheck({"exec", "--force-start-method", "--", "/bin/true"});
   EXPECT_EQ(lone.code, 2) << lone.err;
+}
+
+}  // namespace
+
+namespace {
+
+// The reproduction programs of known causes (python_programs/causes/, each from a public report
+// named in its header, with its fix applied in NAME_fixed.py): under `exec`, the right outcome,
+// the rule that knows the shape (reports/known_causes.h) and its FIX; then the fixed program runs
+// ok. On Debian's python3 and pyenv's 3.6 and 3.13 (the oldest and newest; the rest for time).
+struct CauseProgram {
+  const char* program;  // under causes/
+  const char* outcome;
+  const char* rule;
+  const char* fix;  // the FIX line begins so (the line it names follows in some)
+};
+
+const CauseProgram kCausePrograms[] = {
+    {"queue_join_before_drain", "hang", "queue-joined-before-drained",
+     "at queue_join_before_drain.py:"},
+    {"queue_put_unpicklable", "hang", "queue-put-unpicklable",
+     "put on the queue only what pickle can send"},
+    {"pool_task_exits", "hang", "pool-worker-ended-mid-task", ""},
+    {"broken_process_pool", "error", "broken-process-pool", "at broken_process_pool.py:"},
+    {"pool_exception_unpicklable", "hang", "pool-result-handler-died",
+     "make the exception the task raises"},
+    {"executor_at_import", "hang", "pool-used-during-import", "at executor_at_import_mod.py:11,"},
+    {"pool_result_after_with", "hang", "pool-result-after-terminate",
+     "at pool_result_after_with.py:21,"},
+    {"sigterm_handler_no_exit", "hang", "sigterm-handler-returned",
+     "in __main__.on_sigterm (set at"},
+};
+
+void PrintTo(const CauseProgram& p, std::ostream* os) { *os << "causes/" << p.program << ".py"; }
+
+std::vector<std::tuple<Interpreter, CauseProgram>> cause_runs() {
+  std::vector<std::tuple<Interpreter, CauseProgram>> runs;
+  for (const auto& i : interpreters())
+    if (i.label == "system" || i.label == "pyenv_3_6" || i.label == "pyenv_3_13")
+      for (const auto& p : kCausePrograms) runs.emplace_back(i, p);
+  return runs;
+}
+
+class KnownCauses : public ::testing::TestWithParam<std::tuple<Interpreter, CauseProgram>> {
+ protected:
+  void SetUp() override {
+    if (python().empty()) GTEST_SKIP() << std::get<0>(GetParam()).reason;
+    dir_ = fs::temp_directory_path() /
+           ("forkcheck-causes-" + std::string(std::get<1>(GetParam()).program) + "-" +
+            std::get<0>(GetParam()).label + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  const std::string& python() const { return std::get<0>(GetParam()).path; }
+  // forkcheck exec on causes/NAME.py; its report's one variant, and its issue.md.
+  fc::test_run::Run exec(const std::string& name, json& v, std::string& issue) {
+    const fs::path out = dir_ / name;
+    const auto r = fc::test_run::forkcheck(
+        {"exec", "--quiet", "--out", out.string(), "--timeout", "60", "--hang-after", "2", "--",
+         python(), (fs::path(FC_PYTHON_PROGRAMS) / "causes" / (name + ".py")).string()});
+    const json report = json::parse(slurp(out / "report.json"), nullptr, false);
+    if (report.is_object() && report.contains("cases")) v = report["cases"][0]["variants"][0];
+    issue = slurp(out / "issue.md");
+    return r;
+  }
+  fs::path dir_;
+};
+
+TEST_P(KnownCauses, TheCauseAndItsFixAreFoundAndTheFixedProgramRunsOk) {
+  const CauseProgram& p = std::get<1>(GetParam());
+  json v;
+  std::string issue;
+  auto r = exec(p.program, v, issue);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v.value("outcome", ""), p.outcome) << v.value("message", "");
+  const json cause = v.value("cause", json::object());
+  EXPECT_EQ(cause.value("rule", ""), p.rule) << v.dump(1).substr(0, 4000);
+  const std::string fix = cause.value("fix", "");
+  EXPECT_FALSE(fix.empty()) << cause.dump(1);
+  EXPECT_EQ(fix.rfind(p.fix, 0), 0u) << fix;
+  // The finding says it, in the terminal and in issue.md.
+  EXPECT_TRUE(contains(r.out, "why: " + cause.value("cause", ""))) << r.out;
+  EXPECT_TRUE(contains(r.out, "FIX: " + fix)) << r.out;
+  // issue.md (Markdown: '#' and '_' escaped) names the source and gives the fix.
+  const std::string source = cause.value("source", "-");
+  EXPECT_TRUE(contains(issue, source.substr(0, source.find_first_of("#_")))) << issue;
+  EXPECT_TRUE(contains(issue, "**Fix:** ")) << issue;
+  // The fix applied (NAME_fixed.py): ok, with nothing to explain.
+  r = exec(std::string(p.program) + "_fixed", v, issue);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(v.value("outcome", ""), "ok") << v.value("message", "");
+  EXPECT_FALSE(v.contains("cause"));
+}
+
+std::string cause_label(
+    const ::testing::TestParamInfo<std::tuple<Interpreter, CauseProgram>>& info) {
+  return std::string(std::get<1>(info.param).program) + "_" + std::get<0>(info.param).label;
+}
+
+INSTANTIATE_TEST_SUITE_P(Each, KnownCauses, ::testing::ValuesIn(cause_runs()), cause_label);
+
+// Every rule of the table has its program here, run above (the DataLoader's, which needs torch,
+// by PythonPrograms), and its fixed sibling.
+TEST(KnownCausesTable, EveryRuleHasItsProgramAndItsFixHereAndIsRun) {
+  for (const auto& rule : fc::reports::cause_rules()) {
+    const fs::path program = fs::path(FC_PYTHON_PROGRAMS) / "causes" / rule.program;
+    EXPECT_TRUE(fs::exists(program)) << rule.id << ": " << program;
+    const std::string stem = program.stem().string();
+    bool run = stem == "dataloader_segfault";
+    for (const auto& p : kCausePrograms)
+      run = run || (stem == p.program && std::string(p.rule) == rule.id);
+    EXPECT_TRUE(run) << rule.id << " has no run in kCausePrograms";
+    if (stem != "dataloader_segfault") {
+      EXPECT_TRUE(fs::exists(program.parent_path() / (stem + "_fixed.py"))) << rule.id;
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,463 @@
+#include "reports/known_causes.h"
+
+#include <cstdlib>
+
+#include "reports/python_view.h"
+#include "reports/report_view.h"
+#include "reports/text.h"
+
+namespace fc::reports {
+
+namespace {
+
+using json = nlohmann::json;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Whether a thread's Python frames pass through `function` of multiprocessing's `file`
+// ("multiprocessing/process.py").
+bool passes(const json& thread, const char* file, const char* function) {
+  for (const auto& f : list(thread, "python"))
+    if (field(f, "function") == function && ends_with(field(f, "file"), file)) return true;
+  return false;
+}
+
+// A thread's line in the user's own files ("train.py:18 in main"), "" when it has none.
+std::string users_line(const json& thread) {
+  const std::string line = python_where(thread);
+  return line.empty() || line[0] == '/' ? "" : line;
+}
+
+bool stopped(const json& v) {
+  const std::string o = field(v, "outcome");
+  return o == "hang" || o == "timeout";
+}
+
+KnownCause made(const char* rule) {
+  for (const auto& r : cause_rules())
+    if (std::string(r.id) == rule) return {r.id, r.source, "", "", ""};
+  return {rule, "", "", "", ""};
+}
+
+// The docs' "Joining processes that use queues": a process joined before what it put on a queue
+// was taken. The join (process.py join) in one process, the feeder thread (queues.py _feed)
+// blocked writing in the process joined, and the wait chain to say that the one joins the other
+// and that the pipe's only readers are those two.
+std::optional<KnownCause> queue_joined_before_drained(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  const json& chain = member(v, "wait_chain");
+  for (const auto& joiner : list(v, "stacks")) {
+    if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
+    for (const auto& feeder : list(v, "stacks")) {
+      if (member(feeder, "pid") == member(joiner, "pid") ||
+          !passes(feeder, "multiprocessing/queues.py", "_feed") ||
+          field(feeder, "syscall") != "write")
+        continue;
+      KnownCause c = made("queue-joined-before-drained");
+      const std::string a = field(joiner, "pid"), b = field(feeder, "pid");
+      const std::string line = users_line(joiner);
+      // The chain: the joiner waits for that child, and the feeder's pipe is read by no other.
+      bool joins_it = false, only_them = false;
+      for (const auto& l : list(chain, "links")) {
+        if (field(l, "pid") == a && field(l, "on") == "child" && field(l, "child") == b)
+          joins_it = true;
+        if (field(l, "pid") == b && field(l, "tid") == field(feeder, "tid")) {
+          only_them = !list(l, "files").empty();
+          for (const auto& h : list(list(l, "files")[0], "holders"))
+            if (is_true(h, "reads") && field(h, "pid") != a && field(h, "pid") != b)
+              only_them = false;
+        }
+      }
+      c.cause = "pid " + a + " joins pid " + b + (line.empty() ? "" : " (" + line + ")") +
+                " before taking what pid " + b +
+                " put on a multiprocessing.Queue: a process ends only once its queue's feeder "
+                "thread has written all it put into the queue's pipe, and that pipe stays full "
+                "until a process reads it";
+      if (!joins_it || !only_them) {
+        c.missing = !is_true(chain, "read")
+                        ? "which process join() waits for, and who reads the pipe, were not read "
+                          "(Linux only)"
+                        : "the wait chain does not show pid " + a + " joining pid " + b +
+                              " with the pipe's only readers among them";
+        return c;
+      }
+      c.fix = (line.empty() ? std::string("") : "at " + line + ", ") +
+              "take the items off the queue (q.get()) before joining the process that put them "
+              "there, and join it after: a process that has put items on a queue ends only once "
+              "they are in the pipe";
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+// The feeder thread could not pickle what was put: Queue.put() does not raise, the feeder prints
+// the error and drops the object, and a get() waits for ever for it.
+std::optional<KnownCause> queue_put_unpicklable(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  const auto error = traceback_in(field(v, "stderr"));
+  if (!error) return std::nullopt;
+  bool feeder = false;
+  for (const auto& f : error->frames)
+    feeder = feeder || (field(f, "function") == "_feed" &&
+                        ends_with(field(f, "file"), "multiprocessing/queues.py"));
+  if (!feeder) return std::nullopt;
+  KnownCause c = made("queue-put-unpicklable");
+  std::string type = error->type;
+  if (const auto dot = type.rfind('.'); dot != std::string::npos) type = type.substr(dot + 1);
+  const std::string what = type + ": " + shorten(error->message, 160);
+  std::string waiter;
+  for (const auto& t : list(v, "stacks"))
+    if (passes(t, "multiprocessing/queues.py", "get") && !users_line(t).empty()) {
+      waiter = "pid " + field(t, "pid") + "'s get() at " + users_line(t);
+      break;
+    }
+  c.cause = "an object put on a multiprocessing.Queue could not be pickled (" + what +
+            "): put() does not raise; the queue's feeder thread pickles in the background, printed "
+            "that error and dropped the object, so " +
+            (waiter.empty() ? std::string("a get() of it") : waiter) + " waits for ever";
+  c.fix = "put on the queue only what pickle can send (" + what +
+          "): a module-level function rather than a lambda or a nested one, plain data rather "
+          "than a lock, a file or a connection";
+  return c;
+}
+
+bool pool_worker(const std::string& what) {
+  for (const char* kind : {"ForkPoolWorker", "SpawnPoolWorker", "ForkServerPoolWorker"})
+    if (what.rfind(kind, 0) == 0) return true;
+  return false;
+}
+
+bool exited(const DescendantEnd& d) { return d.how.find("exit status") != std::string::npos; }
+
+// A Pool worker that ended mid-task (sys.exit, os._exit, a signal): the Pool starts another in its
+// place and never learns the task was lost; the caller waits for its result for ever.
+std::optional<KnownCause> pool_worker_ended(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  std::string waiter;
+  for (const auto& t : list(v, "stacks"))
+    for (const char* f : {"map", "starmap", "get", "wait", "apply", "next"})
+      if (waiter.empty() && passes(t, "multiprocessing/pool.py", f) && !users_line(t).empty())
+        waiter = "pid " + field(t, "pid") + " at " + users_line(t);
+  if (waiter.empty()) return std::nullopt;
+  for (const auto& d : failed_descendants(v)) {
+    if (!pool_worker(d.what)) continue;
+    KnownCause c = made("pool-worker-ended-mid-task");
+    c.cause = "pid " + std::to_string(d.pid) + " " + d.what + " " + d.how +
+              (d.where.empty() ? "" : " at " + d.where) +
+              " while it ran a task: multiprocessing.Pool starts a new worker in its place but "
+              "never learns that the task was lost, so " +
+              waiter + " waits for its result for ever";
+    if (exited(d)) {
+      c.fix = std::string(d.where.empty() ? "in the task" : "at " + d.where) +
+              ", raise an exception instead of ending the worker (sys.exit, os._exit): the Pool "
+              "sends it back and map() or get() raises it; or use "
+              "concurrent.futures.ProcessPoolExecutor, whose futures fail with BrokenProcessPool "
+              "when a worker dies";
+      if (d.where.empty())
+        c.missing =
+            "where the task ended its worker (Python 3.13 and later leave no trace of a "
+            "worker's SystemExit; an os._exit never has one)";
+    } else {
+      c.fix =
+          "use concurrent.futures.ProcessPoolExecutor, whose futures fail with "
+          "BrokenProcessPool when a worker dies, instead of waiting for ever; why pid " +
+          std::to_string(d.pid) + " was " + d.how + " is the worker's own failure";
+      c.missing = "who sent the signal that killed pid " + std::to_string(d.pid);
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
+// concurrent.futures' executor broken by a worker's death: which worker, how it ended, its line.
+std::optional<KnownCause> broken_process_pool(const json& v) {
+  if (field(v, "outcome") != "error") return std::nullopt;
+  const auto error = program_error(v);
+  if (!error || error->type.find("BrokenProcessPool") == std::string::npos) return std::nullopt;
+  const auto dead = failed_descendants(v);
+  KnownCause c = made("broken-process-pool");
+  if (dead.empty()) {
+    c.cause =
+        "a worker of the ProcessPoolExecutor ended while futures were pending, and the "
+        "executor is broken";
+    c.missing = "which worker and how it ended (the program's Python processes were not all seen)";
+    return c;
+  }
+  const DescendantEnd& d = dead.front();
+  c.cause = "pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) + " " + d.how +
+            (d.where.empty() ? "" : " at " + d.where) +
+            ": a ProcessPoolExecutor whose worker dies is broken, and every pending future fails "
+            "with BrokenProcessPool";
+  if (exited(d) && !d.where.empty())
+    c.fix = "at " + d.where +
+            ", raise an exception instead of ending the worker: the executor sends it back to "
+            "that task's future, and the pool stays whole";
+  else if (exited(d))
+    c.missing = "where the worker ended itself";
+  else
+    c.missing = "why pid " + std::to_string(d.pid) + " was " + d.how;
+  return c;
+}
+
+// PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" / "(pid N) is killed by signal":
+// which worker, how it ended and where, from what forkcheck saw of it.
+std::optional<KnownCause> dataloader_worker_died(const json& v) {
+  if (field(v, "outcome") != "error" && field(v, "outcome") != "crash") return std::nullopt;
+  const std::string said = field(v, "stderr") + "\n" + field(v, "message");
+  const auto at = said.find("DataLoader worker (pid");
+  if (at == std::string::npos) return std::nullopt;
+  const auto digits = said.find_first_of("0123456789", at);
+  if (digits == std::string::npos) return std::nullopt;
+  const int pid = std::atoi(said.c_str() + digits);
+  KnownCause c = made("dataloader-worker-died");
+  for (const auto& d : failed_descendants(v))
+    if (d.pid == pid) {
+      c.cause = "DataLoader worker pid " + std::to_string(pid) + " " + d.how +
+                (d.where.empty() ? "" : " at " + d.where) +
+                ": the DataLoader raises its death in the main process, which says no more";
+      if (d.where.empty()) c.missing = "where the worker was when it died";
+      return c;
+    }
+  c.cause = "DataLoader worker pid " + std::to_string(pid) + " died";
+  c.missing = "how and where: forkcheck saw no end of pid " + std::to_string(pid);
+  return c;
+}
+
+// A thread of the program's process that died: its exception as the bootstrap told it.
+const json* thread_exception(const json& v, const std::string& pid, const char* through) {
+  for (const auto& p : list(member(v, "python"), "processes")) {
+    if (field(p, "pid") != pid) continue;
+    for (const auto& x : list(p, "exceptions")) {
+      if (field(x, "where") != "thread") continue;
+      for (const auto& f : list(x, "frames"))
+        if (field(f, "function") == through) return &x;
+    }
+  }
+  return nullptr;
+}
+
+// A thread waiting for a Pool's result (map, get, ...): "pid 41 at p.py:11 in <module>", and the
+// pid; "" when none.
+std::pair<std::string, std::string> pool_waiter(const json& v) {
+  for (const auto& t : list(v, "stacks"))
+    for (const char* f : {"map", "starmap", "get", "wait", "apply", "next"})
+      if (passes(t, "multiprocessing/pool.py", f) && !users_line(t).empty())
+        return {"pid " + field(t, "pid") + " at " + users_line(t), field(t, "pid")};
+  return {"", ""};
+}
+
+// gh-103061: a task's exception that pickles in the worker but cannot be rebuilt in the parent
+// kills the Pool's result-handler thread; no result arrives any more.
+std::optional<KnownCause> pool_result_handler_died(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  const auto [waiter, pid] = pool_waiter(v);
+  if (waiter.empty()) return std::nullopt;
+  const json* x = thread_exception(v, pid, "_handle_results");
+  if (!x) return std::nullopt;
+  KnownCause c = made("pool-result-handler-died");
+  std::string type = field(*x, "type");
+  if (const auto dot = type.rfind('.'); dot != std::string::npos) type = type.substr(dot + 1);
+  const std::string message = field(*x, "message");
+  c.cause = "pid " + pid + "'s Pool result-handler thread died on " + type + ": " +
+            shorten(message, 160) +
+            " while it unpickled what a task sent back: no result arrives any more, so " + waiter +
+            " waits for ever";
+  // "MyError.__init__() missing 1 required positional argument": an exception class whose
+  // __init__ takes what it does not pass on to Exception.__init__ (the issue's shape).
+  if (type == "TypeError" && message.find("__init__() missing") != std::string::npos) {
+    const std::string cls = message.substr(0, message.find("__init__()"));
+    c.fix = "make the exception the task raises" +
+            (cls.empty() ? std::string("") : " (" + cls.substr(0, cls.size() - 1) + ")") +
+            " rebuildable by pickle: pass every argument of its __init__ on to "
+            "super().__init__(), as pickle rebuilds it from those (" +
+            shorten(message, 120) + ")";
+  } else {
+    c.missing = "why the task's result could not be unpickled";
+  }
+  return c;
+}
+
+// gh-155890: a process pool used while a module is imported, the task's function defined in that
+// module: the feeder thread, pickling it by reference, waits for the module's import lock, which
+// the importing thread holds while it waits for the task.
+std::optional<KnownCause> pool_used_during_import(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  for (const auto& feeder : list(v, "stacks")) {
+    if (!passes(feeder, "multiprocessing/queues.py", "_feed") ||
+        !(passes(feeder, "<frozen importlib._bootstrap>", "_lock_unlock_module") ||
+          passes(feeder, "<frozen importlib._bootstrap>", "_find_and_load")))
+      continue;
+    for (const auto& importer : list(v, "stacks")) {
+      const std::string line = users_line(importer);
+      if (member(importer, "pid") != member(feeder, "pid") ||
+          member(importer, "tid") == member(feeder, "tid") ||
+          !passes(importer, "<frozen importlib._bootstrap>", "_find_and_load") ||
+          line.size() < 12 || line.compare(line.size() - 12, 12, " in <module>") != 0)
+        continue;
+      KnownCause c = made("pool-used-during-import");
+      const std::string pid = field(feeder, "pid");
+      const std::string thread = field(importer, "name") == "MainThread"
+                                     ? "main thread"
+                                     : "thread " + field(importer, "name");
+      c.cause = "pid " + pid +
+                "'s queue feeder thread waits for the import lock of a module that " + "its " +
+                thread + " is still importing: that thread " + "runs the module's body (" + line +
+                ") and waits there for a process pool's task, whose function the feeder must "
+                "import that module to pickle";
+      c.fix = "at " + line.substr(0, line.size() - 12) +
+              ", do not use a process pool while the module is being imported: move that code "
+              "into a function, called from the main program under if __name__ == "
+              "\"__main__\":";
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+// gh-126743: a Pool's result read after the pool was terminated (leaving a `with Pool()` block
+// terminates it): its workers and handler threads are gone, and nothing can set the result.
+std::optional<KnownCause> pool_result_after_terminate(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  for (const auto& t : list(v, "stacks")) {
+    if (!passes(t, "multiprocessing/pool.py", "get") &&
+        !passes(t, "multiprocessing/pool.py", "wait"))
+      continue;
+    const std::string line = users_line(t);
+    if (line.empty()) continue;
+    // The Pool's own threads (workers, tasks, results) in that process: none left.
+    bool handlers = false;
+    for (const auto& other : list(v, "stacks"))
+      for (const char* h : {"_handle_workers", "_handle_tasks", "_handle_results"})
+        handlers = handlers || (member(other, "pid") == member(t, "pid") &&
+                                passes(other, "multiprocessing/pool.py", h));
+    if (handlers || list(v, "stacks").size() != 1) continue;
+    KnownCause c = made("pool-result-after-terminate");
+    c.cause = "pid " + field(t, "pid") + " waits at " + line +
+              " for a Pool task's result, but the Pool is gone (no worker process and none of "
+              "its threads is left): it was terminated before the task ended (pool.terminate(), "
+              "which leaving a `with Pool()` block calls), and nothing can set the result now";
+    c.fix = "at " + line.substr(0, line.find(" in ")) +
+            ", take the result while the Pool is alive: inside the `with Pool()` block, or "
+            "close() and join() the pool rather than terminate it";
+    return c;
+  }
+  return std::nullopt;
+}
+
+const json* python_process(const json& v, const std::string& pid) {
+  for (const auto& p : list(member(v, "python"), "processes"))
+    if (field(p, "pid") == pid) return &p;
+  return nullptr;
+}
+
+// A process the program asked to end (terminate()) that went on: its SIGTERM handler returned.
+// The joiner then waits for ever.
+std::optional<KnownCause> sigterm_handler_returned(const json& v) {
+  if (!stopped(v)) return std::nullopt;
+  for (const auto& joiner : list(v, "stacks")) {
+    if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
+    const json* parent = python_process(v, field(joiner, "pid"));
+    if (!parent) continue;
+    for (const auto& asked : list(*parent, "ends_asked")) {
+      const std::string child = field(asked, "child");
+      if (field(asked, "how") != "terminate") continue;
+      // Still there when time was called, and it had set a SIGTERM handler of its own.
+      bool alive = false;
+      for (const auto& t : list(v, "stacks")) alive = alive || field(t, "pid") == child;
+      const json* worker = python_process(v, child);
+      if (!alive || !worker) continue;
+      const json* handler = nullptr;
+      for (const auto& h : list(*worker, "signal_handlers"))
+        if (field(h, "signal") == "SIGTERM") handler = &h;
+      const std::string name = handler ? field(*handler, "handler") : "";
+      if (!handler || name == "SIG_DFL" || name == "SIG_IGN") continue;
+      KnownCause c = made("sigterm-handler-returned");
+      const std::string set_at = python_frame_text(member(*handler, "where"));
+      const std::string join_line = users_line(joiner);
+      c.cause = "pid " + field(joiner, "pid") + " asked pid " + child + " to end (terminate() at " +
+                python_frame_text(member(asked, "where")) + ": SIGTERM), but pid " + child +
+                "'s SIGTERM handler " + name + " (set at " + set_at +
+                ") returned and the process went on, so the join()" +
+                (join_line.empty() ? "" : " at " + join_line) + " waits for ever";
+      c.fix = "in " + name + " (set at " + set_at +
+              "), end the process once it has cleaned up (sys.exit()), or leave SIGTERM to its "
+              "default in processes the program terminates";
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+using Matcher = std::optional<KnownCause> (*)(const json&);
+
+const std::vector<std::pair<CauseRule, Matcher>>& table() {
+  static const std::vector<std::pair<CauseRule, Matcher>> rules = {
+      {{"queue-joined-before-drained",
+        "a process joined before what it put on a multiprocessing.Queue was taken",
+        "https://docs.python.org/3/library/multiprocessing.html#all-start-methods",
+        "queue_join_before_drain.py"},
+       queue_joined_before_drained},
+      {{"queue-put-unpicklable",
+        "an object that cannot be pickled put on a multiprocessing.Queue; a get() waits for it",
+        "https://github.com/python/cpython/issues/84376", "queue_put_unpicklable.py"},
+       queue_put_unpicklable},
+      {{"pool-worker-ended-mid-task",
+        "a multiprocessing.Pool worker ended while it ran a task; map() or get() waits for ever",
+        "https://github.com/python/cpython/issues/66587", "pool_task_exits.py"},
+       pool_worker_ended},
+      {{"pool-result-handler-died",
+        "a task's exception that cannot be rebuilt in the parent kills a Pool's result handler",
+        "https://github.com/python/cpython/issues/103061", "pool_exception_unpicklable.py"},
+       pool_result_handler_died},
+      {{"pool-used-during-import",
+        "a process pool used while a module is imported, on a function of that module",
+        "https://github.com/python/cpython/issues/155890", "executor_at_import.py"},
+       pool_used_during_import},
+      {{"pool-result-after-terminate",
+        "a Pool's result read after the pool was terminated (after its `with` block)",
+        "https://github.com/python/cpython/issues/126743", "pool_result_after_with.py"},
+       pool_result_after_terminate},
+      {{"sigterm-handler-returned",
+        "a process asked to end (terminate()) catches SIGTERM and goes on; join() waits",
+        "https://github.com/borgstrom/offspring/issues/2", "sigterm_handler_no_exit.py"},
+       sigterm_handler_returned},
+      {{"broken-process-pool", "a ProcessPoolExecutor's worker died: BrokenProcessPool",
+        "https://docs.python.org/3/library/"
+        "concurrent.futures.html#concurrent.futures.process.BrokenProcessPool",
+        "broken_process_pool.py"},
+       broken_process_pool},
+      {{"dataloader-worker-died", "a PyTorch DataLoader worker died: \"exited unexpectedly\"",
+        "https://github.com/pytorch/pytorch/issues/4969", "../dataloader_segfault.py"},
+       dataloader_worker_died},
+  };
+  return rules;
+}
+
+}  // namespace
+
+const std::vector<CauseRule>& cause_rules() {
+  static const std::vector<CauseRule> rules = [] {
+    std::vector<CauseRule> out;
+    for (const auto& [rule, match] : table()) out.push_back(rule);
+    return out;
+  }();
+  return rules;
+}
+
+std::optional<KnownCause> known_cause(const json& variant) {
+  for (const auto& [rule, match] : table())
+    if (auto c = match(variant)) return c;
+  return std::nullopt;
+}
+
+json to_json(const KnownCause& c) {
+  json j = {{"rule", c.rule}, {"source", c.source}, {"cause", c.cause}};
+  if (!c.fix.empty()) j["fix"] = c.fix;
+  if (!c.missing.empty()) j["missing"] = c.missing;
+  return j;
+}
+
+}  // namespace fc::reports

@@ -1,0 +1,207 @@
+// The rules of known shapes (reports/known_causes.h) on made-up variants: each finds its shape
+// with this run's pids and lines, gives a fix only where the whole shape was seen, says what is
+// missing where it was not, and finds nothing in a run without the shape.
+#include "reports/known_causes.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+json frame(const std::string& file, int line, const std::string& function) {
+  return {{"file", file}, {"line", line}, {"function", function}};
+}
+
+const std::string kLib = "/usr/lib/python3.11/multiprocessing/";
+
+json thread(int pid, int tid, const std::string& syscall, json python) {
+  return {{"pid", pid},      {"tid", tid},         {"name", "t"},
+          {"state", "S"},    {"syscall", syscall}, {"frames", json::array()},
+          {"python", python}};
+}
+
+// A parent (41) joining its child (57), whose queue feeder blocks writing the queue's pipe.
+json queue_joined(bool with_chain) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}};
+  v["stacks"] = json::array({thread(41, 41, "wait4",
+                                    json::array({frame(kLib + "process.py", 149, "join"),
+                                                 frame("/home/u/train.py", 18, "main")})),
+                             thread(57, 60, "write",
+                                    json::array({frame(kLib + "connection.py", 367, "_send"),
+                                                 frame(kLib + "queues.py", 250, "_feed")}))});
+  if (with_chain)
+    v["wait_chain"] = {
+        {"read", true},
+        {"links",
+         json::array(
+             {{{"pid", 41}, {"tid", 41}, {"on", "child"}, {"child", 57}},
+              {{"pid", 57},
+               {"tid", 60},
+               {"on", "files"},
+               {"files",
+                json::array({{{"kind", "pipe"},
+                              {"holders", json::array({{{"pid", 41}, {"reads", true}},
+                                                       {{"pid", 57}, {"reads", true}}})}}})}}})}};
+  else
+    v["wait_chain"] = {{"read", false}, {"why_not", "read on Linux only"}};
+  return v;
+}
+
+TEST(KnownCauses, AQueueJoinedBeforeItWasDrainedNamesTheJoinAndMovesIt) {
+  const auto c = known_cause(queue_joined(true));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "queue-joined-before-drained");
+  EXPECT_NE(c->cause.find("pid 41 joins pid 57 (train.py:18 in main)"), std::string::npos)
+      << c->cause;
+  EXPECT_EQ(c->fix.rfind("at train.py:18 in main, take the items off the queue", 0), 0u) << c->fix;
+  EXPECT_TRUE(c->missing.empty());
+  EXPECT_EQ(c->source.rfind("https://docs.python.org/", 0), 0u);
+}
+
+TEST(KnownCauses, WithoutTheWaitChainTheQueueRuleSaysWhatItDidNotSeeAndGivesNoFix) {
+  const auto c = known_cause(queue_joined(false));
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->fix.empty());
+  EXPECT_NE(c->missing.find("Linux only"), std::string::npos) << c->missing;
+  json other = queue_joined(true);
+  other["wait_chain"]["links"][0]["child"] = 99;  // joins another process
+  EXPECT_TRUE(known_cause(other)->fix.empty());
+}
+
+TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingGet) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}};
+  v["stderr"] =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 244, in _feed\n"
+      "    obj = _ForkingPickler.dumps(obj)\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/reduction.py\", line 51, in dumps\n"
+      "    cls(buf, protocol).dump(obj)\n"
+      "_pickle.PicklingError: Can't pickle <function <lambda> at 0x7f>: attribute lookup "
+      "<lambda> on __main__ failed\n";
+  v["stacks"] = json::array({thread(41, 41, "read",
+                                    json::array({frame(kLib + "queues.py", 103, "get"),
+                                                 frame("/home/u/put.py", 9, "<module>")}))});
+  const auto c = known_cause(v);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "queue-put-unpicklable");
+  EXPECT_NE(c->cause.find("PicklingError: Can't pickle <function <lambda>"), std::string::npos);
+  EXPECT_NE(c->cause.find("pid 41's get() at put.py:9 in <module> waits for ever"),
+            std::string::npos)
+      << c->cause;
+  EXPECT_FALSE(c->fix.empty());
+  v["outcome"] = "error";  // it ended: not this shape
+  EXPECT_FALSE(known_cause(v));
+}
+
+json pool_hang(const std::string& how_code, bool with_where) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}};
+  v["stacks"] = json::array({thread(
+      41, 41, "futex",
+      json::array({frame(kLib + "pool.py", 367, "map"), frame("/home/u/p.py", 11, "<module>")}))});
+  json worker = {{"pid", 42}, {"exceptions", json::array()}};
+  if (with_where)
+    worker["exceptions"].push_back({{"where", "process"},
+                                    {"type", "builtins.SystemExit"},
+                                    {"message", "1"},
+                                    {"frames", json::array({frame("/home/u/p.py", 6, "work")})}});
+  v["python"] = {
+      {"processes",
+       json::array({{{"pid", 41},
+                     {"born", "exec"},
+                     {"child_exits", json::array({{{"pid", 42},
+                                                   {"name", "ForkPoolWorker-1"},
+                                                   {"returncode", std::stoi(how_code)}}})}},
+                    worker})}};
+  v["pid"] = 41;
+  return v;
+}
+
+TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap) {
+  const auto c = known_cause(pool_hang("1", true));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "pool-worker-ended-mid-task");
+  EXPECT_NE(c->cause.find("pid 42 ForkPoolWorker-1 raised SystemExit: 1 (exit status 1) at "
+                          "p.py:6 in work"),
+            std::string::npos)
+      << c->cause;
+  EXPECT_NE(c->cause.find("pid 41 at p.py:11 in <module> waits"), std::string::npos);
+  EXPECT_EQ(c->fix.rfind("at p.py:6 in work, raise an exception", 0), 0u) << c->fix;
+  // Without its line (Python 3.13+): the same fix, and what was not seen.
+  const auto unplaced = known_cause(pool_hang("1", false));
+  ASSERT_TRUE(unplaced);
+  EXPECT_EQ(unplaced->fix.rfind("in the task, raise an exception", 0), 0u);
+  EXPECT_FALSE(unplaced->missing.empty());
+  // Killed by a signal: who sent it is not seen; the fix is for the hang alone.
+  const auto killed = known_cause(pool_hang("-9", false));
+  ASSERT_TRUE(killed);
+  EXPECT_NE(killed->fix.find("ProcessPoolExecutor"), std::string::npos);
+  EXPECT_NE(killed->missing.find("who sent the signal"), std::string::npos);
+}
+
+TEST(KnownCauses, AResultReadAfterThePoolWasTerminatedNeedsThePoolGone) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}};
+  v["stacks"] = json::array({thread(
+      41, 41, "futex",
+      json::array({frame(kLib + "pool.py", 765, "wait"), frame(kLib + "pool.py", 768, "get"),
+                   frame("/home/u/w.py", 21, "<module>")}))});
+  const auto c = known_cause(v);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "pool-result-after-terminate");
+  EXPECT_EQ(c->fix.rfind("at w.py:21, take the result while the Pool is alive", 0), 0u) << c->fix;
+  // Its result handler still there: the Pool is alive, and the wait is another story.
+  v["stacks"].push_back(
+      thread(41, 44, "read", json::array({frame(kLib + "pool.py", 579, "_handle_results")})));
+  EXPECT_FALSE(known_cause(v) && known_cause(v)->rule == "pool-result-after-terminate");
+}
+
+TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}};
+  v["stacks"] =
+      json::array({thread(41, 41, "wait4",
+                          json::array({frame(kLib + "process.py", 149, "join"),
+                                       frame("/home/u/t.py", 32, "<module>")})),
+                   thread(57, 57, "read", json::array({frame("/home/u/t.py", 22, "worker")}))});
+  const json where = frame("/home/u/t.py", 31, "<module>");
+  v["python"] = {
+      {"processes",
+       json::array({{{"pid", 41},
+                     {"ends_asked",
+                      json::array({{{"child", 57}, {"how", "terminate"}, {"where", where}}})}},
+                    {{"pid", 57},
+                     {"signal_handlers",
+                      json::array({{{"signal", "SIGTERM"},
+                                    {"handler", "__main__.on_sigterm"},
+                                    {"where", frame("/home/u/t.py", 20, "worker")}}})}}})}};
+  const auto c = known_cause(v);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "sigterm-handler-returned");
+  EXPECT_NE(c->cause.find("terminate() at t.py:31 in <module>"), std::string::npos) << c->cause;
+  EXPECT_EQ(c->fix.rfind("in __main__.on_sigterm (set at t.py:20 in worker)", 0), 0u) << c->fix;
+  // SIGTERM back to its default: no handler went on; nothing known.
+  v["python"]["processes"][1]["signal_handlers"][0]["handler"] = "SIG_DFL";
+  EXPECT_FALSE(known_cause(v));
+}
+
+TEST(KnownCauses, ARunWithoutAKnownShapeHasNoCause) {
+  json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}, {"stacks", json::array()}};
+  EXPECT_FALSE(known_cause(v));
+  v["outcome"] = "error";
+  v["stderr"] =
+      "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+      "ValueError: bad\n";
+  EXPECT_FALSE(known_cause(v));
+}
+
+TEST(KnownCauses, EveryRuleHasAPublicSourceAndAProgram) {
+  for (const auto& r : cause_rules()) {
+    EXPECT_EQ(std::string(r.source).rfind("https://", 0), 0u) << r.id;
+    EXPECT_NE(std::string(r.program).find(".py"), std::string::npos) << r.id;
+  }
+}
+
+}  // namespace
+}  // namespace fc::reports
