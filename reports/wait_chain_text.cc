@@ -83,7 +83,7 @@ std::string what(const json& link) {
          pids_text(member(link, "processes"), "or") + " can end";
 }
 
-std::string end_text(const json& chain) {
+std::string chain_end_text(const json& chain) {
   const std::string end = field(chain, "end");
   const std::string pid = field(chain, "end_pid");
   const json& p = member(member(chain, "processes"), pid.c_str());
@@ -92,7 +92,8 @@ std::string end_text(const json& chain) {
     return is_true(chain, "proven")
                ? ": a deadlock across " + std::to_string(list(chain, "closed").size()) +
                      " processes, each waiting on another of them: none can ever go on"
-               : ": back to pid " + pid + " (a cycle; not every wait of theirs was read)";
+               : ": back to pid " + pid + " (a cycle, not proven a deadlock: " +
+                     field(chain, "unproven", "not every wait was read") + ")";
   if (end == "working") return "; pid " + pid + " (" + name + ") is working";
   if (end == "asleep")
     return "; pid " + pid + " (" + name + ") is asleep in a wait that ends by itself";
@@ -131,7 +132,7 @@ std::string wait_chain_text(const json& variant) {
       }
     pids.insert(field(l, "pid"));
   }
-  return s + end_text(chain);
+  return s + chain_end_text(chain);
 }
 
 }  // namespace fc::reports

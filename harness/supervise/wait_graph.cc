@@ -83,12 +83,18 @@ Satisfiers satisfiers(const WaitGraphFacts& g, const ThreadWaitFact& t) {
           s.known = false;
           continue;
         }
+        // A pipe: those holding the other end; a socket: those holding its peer. None seen (the
+        // wait would have ended at EOF): one forkcheck cannot see (another PID namespace,
+        // another user's process) holds it: not known.
+        bool seen = false;
         const auto h = g.holders.find(other);
-        if (h == g.holders.end()) continue;
-        for (const auto& holder : h->second)
-          // A pipe: those holding the other end; a socket: those holding its peer.
-          if (f.kind == "socket" || (f.to_write ? holder.reads : holder.writes))
-            add(s.pids, holder.pid);
+        if (h != g.holders.end())
+          for (const auto& holder : h->second)
+            if (f.kind == "socket" || (f.to_write ? holder.reads : holder.writes)) {
+              add(s.pids, holder.pid);
+              seen = true;
+            }
+        if (!seen) s.known = false;
       }
       break;
     case On::kRunning:
@@ -108,20 +114,41 @@ bool in_tree(const WaitGraphFacts& g, int pid) {
 }
 
 // Whether every process the waits of `root` reach is blocked, waiting only on known objects of
-// processes of the tree: then none can ever go on. `closed` gets them.
-bool proven_deadlock(const WaitGraphFacts& g, int root, std::vector<int>& closed) {
+// processes of the tree: then none can ever go on. `closed` gets them; `why_not` what stands in
+// the way of the proof.
+bool proven_deadlock(const WaitGraphFacts& g, int root, std::vector<int>& closed,
+                     std::string& why_not) {
   std::vector<int> todo = {root};
   closed.clear();
   while (!todo.empty()) {
     const int pid = todo.back();
     todo.pop_back();
     if (std::find(closed.begin(), closed.end(), pid) != closed.end()) continue;
-    if (!in_tree(g, pid) || state_of(g, pid) != State::kBlocked) return false;
+    const std::string who = "pid " + std::to_string(pid);
+    if (!in_tree(g, pid)) {
+      why_not = who + " is outside the program's tree";
+      return false;
+    }
+    if (const State s = state_of(g, pid); s != State::kBlocked) {
+      why_not = who + (s == State::kHeld ? " is stopped (by a signal or a debugger)"
+                                         : " is " + std::string(state_name(s)));
+      return false;
+    }
+    // A timer it armed (alarm(), setitimer) may still run a handler that acts.
+    if (g.processes.at(pid).timer_handler) {
+      why_not = who + " catches a timer's signal (SIGALRM, SIGVTALRM or SIGPROF)";
+      return false;
+    }
     closed.push_back(pid);
     for (const auto& t : g.threads) {
       if (t.pid != pid) continue;
       const Satisfiers s = satisfiers(g, t);
-      if (!s.known) return false;
+      if (!s.known) {
+        why_not = who + "'s thread " + std::to_string(t.tid) + " waits in " +
+                  (t.call.empty() ? std::string("a call") : t.call) +
+                  " on something whose other side was not seen";
+        return false;
+      }
       for (int p : s.pids) todo.push_back(p);
     }
   }
@@ -193,18 +220,21 @@ WaitChain follow_waits(const WaitGraphFacts& g) {
     WaitLink link{*lead, satisfiers(g, *lead).pids};
     link.on.erase(std::remove(link.on.begin(), link.on.end(), pid), link.on.end());
     c.links.push_back(link);
-    // Back to a process of the chain: a cycle; else on to the first other.
-    const auto back =
-        std::find_first_of(link.on.begin(), link.on.end(), chain.begin(), chain.end());
-    if (back != link.on.end()) {
+    // Every process that can end the wait already in the chain: a cycle; else on to the first
+    // that is not (another process can still act).
+    const auto next = std::find_if(link.on.begin(), link.on.end(), [&](int p) {
+      return std::find(chain.begin(), chain.end(), p) == chain.end();
+    });
+    if (next == link.on.end()) {
       c.end = WaitChain::End::kCycle;
-      c.end_pid = *back;
+      c.end_pid = link.on.front();
       break;
     }
-    pid = link.on.front();
+    pid = *next;
   }
-  if (!c.links.empty()) c.proven = proven_deadlock(g, g.root, c.closed);
+  if (!c.links.empty()) c.proven = proven_deadlock(g, g.root, c.closed, c.unproven);
   if (!c.proven) c.closed.clear();
+  if (c.proven) c.unproven.clear();
   return c;
 }
 
@@ -307,6 +337,7 @@ nlohmann::json to_json(const WaitChain& c, const WaitGraphFacts& g) {
                         {"end", end_name(c.end)}, {"end_pid", c.end_pid}, {"proven", c.proven},
                         {"processes", processes}};
   if (c.proven) out["closed"] = c.closed;
+  if (!c.proven && !c.unproven.empty()) out["unproven"] = c.unproven;
   return out;
 }
 

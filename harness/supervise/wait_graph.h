@@ -27,12 +27,14 @@ struct ThreadWaitFact {
     kRunning,      // not in a wait: running, runnable, or in uninterruptible I/O
     kTimed,        // a wait that ends by itself (ends_in_s when known)
     kOwnProcess,   // a futex private to its process, or pause(): only its own threads (or a signal)
-    kSharedFutex,  // a futex in shared memory: a lock, semaphore or event of several processes
+    kSharedFutex,  // a futex in memory only processes of the tree can share (anonymous shared
+                   // memory, an unlinked file: multiprocessing's locks, semaphores, events)
     kChild,        // waitpid/wait4/waitid for one child (`child`)
     kAnyChild,     // for any child (or a group of them)
     kFiles,        // to read or write pipes or sockets (`files`): read/write, or poll on them
     kHeld,         // stopped (by a debugger or a signal): what it waits in is not known
-    kOther,        // a call whose object is not read here (select, accept, flock...)
+    kOther,        // a call whose object is not read here (select, accept, flock, a futex in a
+                   // file other processes may map...)
   };
   struct File {
     int fd = -1;
@@ -65,6 +67,8 @@ struct WaitGraphFacts {
     int ppid = 0;
     std::string name;
     bool in_tree = true;
+    // It catches SIGALRM, SIGVTALRM or SIGPROF: a timer it armed may still run its handler.
+    bool timer_handler = false;
   };
   std::map<int, Process> processes;  // the tree's, and any outside it that holds a file of a wait
   std::vector<ThreadWaitFact> threads;
@@ -100,6 +104,7 @@ struct WaitChain {
   // processes), short of a signal from outside.
   bool proven = false;
   std::vector<int> closed;  // those processes, when proven
+  std::string unproven;     // else what stood in the way ("pid 7 is asleep")
 };
 
 WaitChain follow_waits(const WaitGraphFacts& g);

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -30,7 +32,7 @@ namespace {
 
 using On = ThreadWaitFact::On;
 
-std::string first_line(const std::string& path) {
+std::string line_of_file(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
@@ -170,11 +172,50 @@ std::vector<ThreadWaitFact::File> epoll_files(int pid, std::uint64_t epfd) {
   return out;
 }
 
+// Whether the page at `address` of `pid` is memory only processes that share it from the start
+// can reach: anonymous (shared) memory, or a file no longer linked ("(deleted)": sem_open's
+// named semaphores are unlinked by multiprocessing once made).
+bool tree_only_memory(int pid, std::uint64_t address) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto dash = line.find('-');
+    if (dash == std::string::npos) continue;
+    const std::uint64_t from = std::strtoull(line.c_str(), nullptr, 16);
+    const std::uint64_t to = std::strtoull(line.c_str() + dash + 1, nullptr, 16);
+    if (address < from || address >= to) continue;
+    const auto slash = line.find('/');
+    const auto bracket = line.find('[');
+    if (slash == std::string::npos && bracket == std::string::npos) return true;  // anonymous
+    return line.size() > 10 && line.compare(line.size() - 10, 10, " (deleted)") == 0;
+  }
+  return false;
+}
+
+// Whether `pid` catches SIGALRM, SIGVTALRM or SIGPROF (/proc/PID/status: SigCgt).
+bool catches_timer_signals(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string key, mask;
+  while (status >> key) {
+    if (key == "SigCgt:") {
+      status >> mask;
+      const unsigned long long caught = std::strtoull(mask.c_str(), nullptr, 16);
+      for (int sig : {SIGALRM, SIGVTALRM, SIGPROF})
+        if (caught & (1ull << (sig - 1))) return true;
+      return false;
+    }
+    std::string rest;
+    std::getline(status, rest);
+  }
+  return false;
+}
+
 ThreadWaitFact fact_of(int pid, int tid, char state) {
   ThreadWaitFact t;
   t.pid = pid;
   t.tid = tid;
-  t.thread = first_line("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  t.thread =
+      line_of_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
   if (state == 't' || state == 'T') {
     t.on = On::kHeld;
     return t;
@@ -191,13 +232,21 @@ ThreadWaitFact fact_of(int pid, int tid, char state) {
   if (w->timed) {
     t.on = On::kTimed;
     t.ends_in_s = w->ends_in_s;
-  } else if (w->untimed_private_futex || w->pause_without_handler) {
+    return t;
+  }
+  if (w->untimed_private_futex || w->pause_without_handler) {
     t.on = On::kOwnProcess;
-  } else if (nr == launch::sys::kFutex && launch::sys::futex_waits(a[1])) {
-    t.on = On::kSharedFutex;
-  } else if (!w->args_known) {
-    t.on = On::kOther;
-  } else if (nr == SYS_wait4 || nr == SYS_waitid) {
+    return t;
+  }
+  t.on = On::kOther;  // unless its call and arguments say on what
+  if (nr == launch::sys::kFutex && launch::sys::futex_waits(a[1])) {
+    // Shared: only processes of the tree can map its memory where it is anonymous or an unlinked
+    // file (multiprocessing's semaphores); a file anyone may open could be woken from outside.
+    if (tree_only_memory(pid, a[0])) t.on = On::kSharedFutex;
+    return t;
+  }
+  if (!w->args_known) return t;
+  if (nr == SYS_wait4 || nr == SYS_waitid) {
     // wait4(pid, ...); waitid(idtype, id, ...): P_PID is 1.
     const auto target = static_cast<int>(nr == SYS_wait4 ? a[0] : (a[0] == 1 ? a[1] : 0));
     t.on = target > 0 ? On::kChild : On::kAnyChild;
@@ -216,8 +265,6 @@ ThreadWaitFact fact_of(int pid, int tid, char state) {
   } else if (nr == launch::sys::kEpollWait || nr == launch::sys::kEpollPwait) {
     t.on = On::kFiles;
     t.files = epoll_files(pid, a[0]);
-  } else {
-    t.on = On::kOther;
   }
   if (t.on == On::kFiles && t.files.empty()) t.on = On::kOther;
   return t;
@@ -232,7 +279,7 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
   for (int pid : pids) {
     const auto facts = launch::process_facts(pid);
     if (!facts || facts->zombie()) continue;
-    g.processes[pid] = {facts->ppid, facts->name, true};
+    g.processes[pid] = {facts->ppid, facts->name, true, catches_timer_signals(pid)};
     for (const auto& [tid, th] : launch::thread_facts(pid))
       g.threads.push_back(fact_of(pid, tid, th.state));
     add_holders(pid, nullptr, g.holders);
@@ -259,7 +306,10 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
   if (wanted.empty()) return g;
   DIR* d = ::opendir("/proc");
   if (!d) return g;
+  // Within a budget: time is being called. What it does not reach stays not seen (unknown).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
   while (dirent* e = ::readdir(d)) {
+    if (std::chrono::steady_clock::now() > until) break;
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || g.processes.count(static_cast<int>(pid))) continue;
@@ -267,7 +317,7 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
     add_holders(static_cast<int>(pid), &wanted, held);
     const auto facts = launch::process_facts(static_cast<int>(pid));
     if (held.empty() || !facts) continue;
-    g.processes[static_cast<int>(pid)] = {facts->ppid, facts->name, false};
+    g.processes[static_cast<int>(pid)] = {facts->ppid, facts->name, false, false};
     for (auto& [inode, hs] : held)
       for (auto& x : hs) g.holders[inode].push_back(x);
   }

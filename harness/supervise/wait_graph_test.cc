@@ -50,8 +50,10 @@ TEST(WaitChain, AWaitForAnyChildFollowsToTheChildrenAndASharedLockToTheWholeTree
       {wait(10, 10, On::kAnyChild), wait(11, 11, On::kSharedFutex), wait(12, 12, On::kSharedFutex)},
       {{10, 1}, {11, 10}, {12, 10}});
   const WaitChain c = follow_waits(g);
-  ASSERT_EQ(c.links.size(), 2u);
+  // 10 -> its children; 11 -> 10 or 12: 12 not yet in the chain, so on to it; 12 -> 10 or 11.
+  ASSERT_EQ(c.links.size(), 3u);
   EXPECT_EQ(c.links[0].on, (std::vector<int>{11, 12}));
+  EXPECT_EQ(c.links[2].wait.pid, 12);
   EXPECT_EQ(c.end, WaitChain::End::kCycle);
   EXPECT_TRUE(c.proven);
   EXPECT_EQ(c.closed, (std::vector<int>{10, 11, 12}));
@@ -84,6 +86,40 @@ TEST(WaitChain, AMainThreadJoiningItsOwnThreadIsShownBeforeTheThreadThatWaitsOut
   EXPECT_EQ(c.links[2].on, std::vector<int>{10});
   EXPECT_EQ(c.end, WaitChain::End::kCycle);
   EXPECT_TRUE(c.proven);
+}
+
+TEST(WaitChain, APipeWhoseOtherEndNoVisibleProcessHoldsIsNotKnownNeverSelf) {
+  // Its writer in another PID namespace (docker exec -i): the read would have seen EOF had
+  // nobody held the write end.
+  auto g = graph({wait(10, 10, On::kChild, 11), pipe_wait(11, 11, 7, false)}, {{10, 1}, {11, 10}});
+  g.holders[7] = {{11, 0, true, false}};
+  const WaitChain c = follow_waits(g);
+  EXPECT_EQ(c.end, WaitChain::End::kUnknown);
+  EXPECT_FALSE(c.proven);
+  EXPECT_NE(c.unproven.find("whose other side was not seen"), std::string::npos) << c.unproven;
+}
+
+TEST(WaitChain, AWaitOthersCanStillEndIsFollowedToThemNotCalledACycle) {
+  // 10 waits for its children; 11 on a shared lock that 12, asleep, may release.
+  auto g =
+      graph({wait(10, 10, On::kAnyChild), wait(11, 11, On::kSharedFutex), wait(12, 12, On::kTimed)},
+            {{10, 1}, {11, 10}, {12, 10}});
+  const WaitChain c = follow_waits(g);
+  EXPECT_EQ(c.end, WaitChain::End::kAsleep);
+  EXPECT_EQ(c.end_pid, 12);
+  EXPECT_FALSE(c.proven);
+}
+
+TEST(WaitChain, AProcessThatCatchesATimersSignalIsNeverPartOfAProof) {
+  auto g = graph(
+      {wait(10, 10, On::kChild, 11), wait(11, 11, On::kChild, 12), pipe_wait(12, 12, 5, false)},
+      {{10, 1}, {11, 10}, {12, 11}});
+  g.holders[5] = {{10, 3, false, true}, {12, 4, true, false}};
+  EXPECT_TRUE(follow_waits(g).proven);
+  g.processes[10].timer_handler = true;  // alarm() armed: its handler may write
+  const WaitChain c = follow_waits(g);
+  EXPECT_FALSE(c.proven);
+  EXPECT_NE(c.unproven.find("pid 10 catches a timer's signal"), std::string::npos) << c.unproven;
 }
 
 TEST(WaitChain, NotReadSaysWhyAndFollowsNothing) {

@@ -67,7 +67,9 @@ void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6],
     const std::uint64_t command = futex_command(arg[1]);
     const bool realtime = command == FUTEX_LOCK_PI || (arg[1] & FUTEX_CLOCK_REALTIME) != 0;
     timespec_at(pid, arg[3], command != FUTEX_WAIT, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, w);
-  } else if (nr == kPoll) {
+  } else if (nr == kPoll || (nr == kRestart && wchan.find("poll") != std::string::npos)) {
+    // A poll resumed after a stop is restart_syscall, timed or not (fs/select.c,
+    // do_restart_poll): the argument registers are still poll's own, its timeout the third.
     w.timed = millis(arg[2], w);
   } else if (nr == kEpollWait || nr == kEpollPwait) {
     w.timed = millis(arg[3], w);
@@ -95,10 +97,6 @@ void read_timed_wait(ProcessId pid, long nr, const std::uint64_t (&arg)[6],
     if (arg[3] == 0) return;
     w.timed = true;
     timespec_at(pid, arg[3], true, static_cast<clockid_t>(arg[4]), w);
-  } else if (nr == kRestart && wchan.find("poll") != std::string::npos) {
-    // poll() resumed after a signal handler ran, timed or not (fs/select.c, do_restart_poll): the
-    // argument registers are still poll's own, its timeout (milliseconds, -1 for ever) the third.
-    w.timed = millis(arg[2], w);
   } else if (nr == kRestart) {
     // The other waits resumed so have a timeout: nanosleep, clock_nanosleep, a futex wait with
     // one (an untimed futex wait is restarted as itself). How long is not shown.
