@@ -715,10 +715,15 @@ def _watch_os_exit():
     calls (a worker's last act) are not the program's. No frame of ours outlives the call."""
 
     def make_exit(exit_):
-        def told_exit(status):
-            if status != 0:
-                _tell_exit_call(status, sys._getframe(1))
-            return exit_(status)
+        def told_exit(*args, **kwargs):
+            # The arguments as given (its own errors are the original's); whatever happens while
+            # telling (a signal handler that raises), the process ends as the program asked.
+            try:
+                if len(args) == 1 and not kwargs and type(args[0]) is int and args[0] != 0:
+                    _tell_exit_call(args[0], sys._getframe(1))
+            except BaseException:
+                pass
+            return exit_(*args, **kwargs)
 
         return told_exit
 
@@ -741,9 +746,10 @@ def _watch_signal_handlers():
     import signal
 
     def make_signal(signal_):
-        def told_signal(signalnum, handler):
-            previous = signal_(signalnum, handler)
-            _tell_signal_handler(signalnum, handler, sys._getframe(1))
+        def told_signal(*args, **kwargs):
+            previous = signal_(*args, **kwargs)  # its errors are the original's
+            if len(args) == 2 and not kwargs:
+                _tell_signal_handler(args[0], args[1], sys._getframe(1))
             return previous
 
         return told_signal
@@ -853,6 +859,15 @@ def _patch(owner, name, make_wrapper):
     installing their own."""
     original = getattr(owner, name)
     wrapper = _dressed_as(original, make_wrapper(original))
+    # A module's function is pickled by reference (module, name): where the original's module is
+    # another (os._exit is posix's), the wrapper names the module it now lives in, so that it
+    # still pickles (a spawn Process whose target is os._exit).
+    if isinstance(owner, type(sys)) and getattr(
+            sys.modules.get(getattr(wrapper, "__module__", None)), name, None) is not wrapper:
+        try:
+            wrapper.__module__ = owner.__name__
+        except (AttributeError, TypeError):
+            pass
     setattr(owner, name, wrapper)
     dunder = "__%s__" % name
     if getattr(owner, dunder, None) is original:

@@ -773,6 +773,77 @@ class BootstrapChecks:
             self.forkcheck.close()
             self.forkcheck = Forkcheck()
 
+    def test_exits_requests_and_handlers_are_told_and_change_nothing(self):
+        path, line = self.program("""
+            import multiprocessing as mp, os, pickle, signal, sys, threading
+
+            def on_term(signum, frame):
+                pass
+
+            def exits():
+                os._exit(4)  # <os-exit>
+
+            def raises_exit():
+                sys.exit(5)  # <sys-exit>
+
+            def waits():
+                signal.signal(signal.SIGTERM, on_term)  # <handler>
+                threading.Event().wait(30)
+
+            if __name__ == "__main__":
+                mp.set_start_method("fork")
+                # Still pickled by reference, as without us.
+                assert pickle.loads(pickle.dumps(os._exit)) is os._exit
+                assert pickle.loads(pickle.dumps(signal.signal)) is signal.signal
+                # Their own errors, in their own words.
+                for call, error in ((lambda: os._exit("x"), TypeError),
+                                    (lambda: signal.signal(999, on_term), ValueError)):
+                    try:
+                        call()
+                    except error as e:
+                        assert "told" not in str(e), str(e)
+                    else:
+                        raise AssertionError("no error")
+                codes = []
+                for target in (exits, raises_exit):
+                    p = mp.Process(target=target)
+                    p.start()
+                    p.join()
+                    codes.append(p.exitcode)
+                w = mp.Process(target=waits)
+                w.start()
+                while True:  # its handler set (it shows in /proc once signal() returned)
+                    with open("/proc/%d/status" % w.pid) as status:
+                        caught = [l for l in status if l.startswith("SigCgt:")][0].split()[1]
+                    if int(caught, 16) & (1 << (signal.SIGTERM - 1)):
+                        break
+                w.terminate()  # <terminate>
+                os.kill(w.pid, signal.SIGKILL)  # its handler returned: it goes on
+                w.join()
+                print(codes)
+                print("%d %d" % sys.version_info[:2])
+        """)
+        stdout, processes = self.run_program(path)
+        codes, version = stdout.strip().split("\n")
+        self.assertEqual(codes, "[4, 5]")
+        told = {}
+        for pid, process in processes.items():
+            for event in process.of("exception"):
+                told[(event["where"], event["type"])] = event
+        exit_call = told[("exit", "os._exit")]
+        self.assertEqual((exit_call["message"], exit_call["frames"][-1]["line"]),
+                         ("4", line["os-exit"]))
+        # 3.13 no longer calls util._exit_function where the SystemExit passes: no trace of it.
+        if tuple(int(n) for n in version.split()) < (3, 13):
+            self.assertEqual(told[("process", "SystemExit")]["frames"][-1]["line"],
+                             line["sys-exit"])
+        handlers = [h for p in processes.values() for h in p.of("signal_handler")]
+        self.assertIn(("SIGTERM", "__main__.on_term", line["handler"]),
+                      [(h["signal"], h["handler"], h["where"]["line"]) for h in handlers])
+        asked = [a for p in processes.values() for a in p.of("end_asked")]
+        self.assertEqual([(a["how"], a["where"]["line"]) for a in asked],
+                         [("terminate", line["terminate"])])
+
     def test_subprocess_end(self):
         path, _ = self.program("""
             import subprocess, sys
