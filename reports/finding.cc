@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "reports/known_causes.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
@@ -99,6 +100,26 @@ std::string stuck_fix(const json& stuck, const std::string& shown_by) {
          page;
 }
 
+// Where the fork that made `pid` started, against the main guard (details.fork_guards, read
+// from the script by exec and matrix): spawn and forkserver run the main script again in each
+// worker, so code that starts workers outside `if __name__ == "__main__":` must move under it
+// first. "" where the guard is there, or not known.
+std::string fork_guard_advice(const json& v, int pid) {
+  for (const auto& p : list(member(v, "python"), "processes")) {
+    if (member(p, "pid") != pid) continue;
+    for (const auto& g : list(member(v, "details"), "fork_guards"))
+      if (member(g, "pid") == member(p, "ppid") && member(g, "seq") == member(p, "fork_seq") &&
+          field(g, "guard") == "unguarded") {
+        std::string file = field(g, "file");
+        file = file.substr(file.rfind('/') + 1);
+        return "First put the code that starts them (" + file + ":" + field(g, "line") +
+               ") under if __name__ == \"__main__\": (spawn and forkserver run the main script "
+               "again in each worker). ";
+      }
+  }
+  return "";
+}
+
 Finding subject_finding(const json& c, const json& v) {
   Finding f;
   const std::string outcome = field(v, "outcome");
@@ -149,9 +170,21 @@ Finding subject_finding(const json& c, const json& v) {
   if (field(v, "start_method", "none") != "none")
     if (const std::string own = own_start_method_choice(v); !own.empty()) f.facts.push_back(own);
   for (const auto& d : failed_descendants(v))
-    if (outcome != "ok" || f.facts.size() < 4)
+    if (outcome != "ok" || f.facts.size() < 4) {
       f.facts.push_back("pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) +
                         ": " + d.how + (d.where.empty() ? "" : " at " + d.where));
+      // A crash in a child of a fork made while threads ran: the fork the bootstrap saw.
+      if (d.how.rfind("killed by", 0) == 0 || d.how.rfind("crashed", 0) == 0)
+        if (const std::string forked = fork_with_threads(v, d.pid); !forked.empty())
+          f.facts.push_back("  pid " + std::to_string(d.pid) + " " + forked);
+    }
+  // A process stuck on a lock, born of a fork made while other threads ran: which fork.
+  const json& stuck_record = member(member(v, "watchdog"), "stuck");
+  const std::string stuck_forked = stuck_record.is_object() && stuck_kind(stuck_record) != "pause"
+                                       ? fork_with_threads(v, stuck_record.value("pid", 0))
+                                       : "";
+  if (!stuck_forked.empty())
+    f.facts.push_back("pid " + std::to_string(stuck_record.value("pid", 0)) + " " + stuck_forked);
   const json& stacks = stacks_of(v);
   for (const auto& line : where_it_waits(stacks, 8)) f.facts.push_back(line);
   // What the tree was doing when time was called: the message says why, this line what (its
@@ -190,8 +223,18 @@ Finding subject_finding(const json& c, const json& v) {
   } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
     f.fix = kGompFix;
-  } else if (const json& stuck = member(member(v, "watchdog"), "stuck"); stuck.is_object()) {
-    f.fix = stuck_fix(stuck, field(member(v, "details"), "stuck_shown_by"));
+  } else if (!stuck_forked.empty()) {
+    // Seen, not supposed: the stuck process was forked while other threads ran.
+    const std::string page = field(member(v, "details"), "stuck_shown_by");
+    const std::string guard = fork_guard_advice(v, stuck_record.value("pid", 0));
+    f.fix = "pid " + std::to_string(stuck_record.value("pid", 0)) +
+            " waits for a lock no other thread of its process can release, and it " + stuck_forked +
+            ": the fork copied the locks those threads held, not the threads. " + guard +
+            "Start the workers with spawn or forkserver " +
+            "(multiprocessing.get_context(\"spawn\")), or fork before any thread starts" +
+            (page.empty() ? "" : " (forkcheck list " + page + ")");
+  } else if (stuck_record.is_object()) {
+    f.fix = stuck_fix(stuck_record, field(member(v, "details"), "stuck_shown_by"));
   }
   return f;
 }
@@ -357,7 +400,7 @@ Finding matrix_finding(const json& report, const json& c) {
   Finding f;
   f.bad = field(c, "verdict") != "ok";
   std::string ok_under, failed_under;
-  std::pair<std::string, std::string> last_why;  // (method, why): said once, then "as under"
+  std::map<std::string, std::string> said_under;  // why -> the first method it was said for
   std::vector<std::pair<std::string, std::string>> fixes;  // (methods, fix)
   for (const auto& v : list(c, "variants")) {
     const std::string name = field(v, "name");
@@ -383,14 +426,18 @@ Finding matrix_finding(const json& report, const json& c) {
     // Where a hung method's processes wait (its first two such lines).
     if (field(v, "outcome") == "hang")
       for (const auto& w : where_it_waits(stacks_of(v), 2)) f.facts.push_back("  " + w);
-    const MethodReason reason = start_method_reason(v, c);
+    MethodReason reason = start_method_reason(v, c);
+    // Else the known cause the run showed (the same shape under each method it failed under).
+    if (const json& cause = member(v, "cause"); reason.why.empty() && cause.is_object())
+      reason.why = cause_shape(field(cause, "rule")) + " (" + field(cause, "source") + ")";
     if (!reason.why.empty()) {
-      f.facts.push_back(
-          "  why: " + (reason.why == last_why.second ? "as under " + last_why.first : reason.why));
-      last_why = {name, reason.why};
+      f.facts.push_back("  why: " + (said_under.count(reason.why)
+                                         ? "as under " + said_under[reason.why]
+                                         : reason.why));
+      said_under.emplace(reason.why, name);
     }
     // Each distinct fix once, with the methods it is for: "fork: ...; spawn, forkserver: ...".
-    if (const std::string fix = reason.why.empty() ? one.fix : reason.fix; !fix.empty()) {
+    if (const std::string fix = reason.fix.empty() ? one.fix : reason.fix; !fix.empty()) {
       auto same =
           std::find_if(fixes.begin(), fixes.end(), [&](const auto& x) { return x.second == fix; });
       if (same == fixes.end())

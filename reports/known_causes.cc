@@ -35,6 +35,9 @@ bool stopped(const json& v) {
   return o == "hang" || o == "timeout";
 }
 
+std::pair<std::string, std::string> pool_waiter(const json& v);
+const json* python_process(const json& v, const std::string& pid);
+
 KnownCause made(const char* rule) {
   for (const auto& r : cause_rules())
     if (std::string(r.id) == rule) return {r.id, r.source, "", "", ""};
@@ -50,37 +53,49 @@ std::optional<KnownCause> queue_joined_before_drained(const json& v) {
   const json& chain = member(v, "wait_chain");
   for (const auto& joiner : list(v, "stacks")) {
     if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
+    const std::string a = field(joiner, "pid");
+    const std::string line = users_line(joiner);
+    // The child it joins, from the chain; without a chain (not Linux), not known.
+    std::string joined;
+    for (const auto& l : list(chain, "links"))
+      if (field(l, "pid") == a && field(l, "tid") == field(joiner, "tid") &&
+          field(l, "on") == "child")
+        joined = field(l, "child");
     for (const auto& feeder : list(v, "stacks")) {
       if (member(feeder, "pid") == member(joiner, "pid") ||
           !passes(feeder, "multiprocessing/queues.py", "_feed") ||
-          field(feeder, "syscall") != "write")
+          field(feeder, "syscall") != "write" ||
+          (!joined.empty() && field(feeder, "pid") != joined))
         continue;
+      const std::string b = field(feeder, "pid");
       KnownCause c = made("queue-joined-before-drained");
-      const std::string a = field(joiner, "pid"), b = field(feeder, "pid");
-      const std::string line = users_line(joiner);
-      // The chain: the joiner waits for that child, and the feeder's pipe is read by no other.
-      bool joins_it = false, only_them = false;
+      if (joined.empty()) {
+        if (is_true(chain, "read")) return std::nullopt;  // it joins some other process
+        c.cause = "pid " + a + " waits in join()" + (line.empty() ? "" : " (" + line + ")") +
+                  " while pid " + b +
+                  "'s queue feeder thread waits to write what it put on a multiprocessing.Queue "
+                  "into the queue's pipe";
+        c.missing = "which process join() waits for, and who reads the pipe (read on Linux only)";
+        return c;
+      }
+      // The feeder's pipe: read by no process but those two.
+      bool only_them = false;
       for (const auto& l : list(chain, "links")) {
-        if (field(l, "pid") == a && field(l, "on") == "child" && field(l, "child") == b)
-          joins_it = true;
-        if (field(l, "pid") == b && field(l, "tid") == field(feeder, "tid")) {
-          only_them = !list(l, "files").empty();
-          for (const auto& h : list(list(l, "files")[0], "holders"))
+        if (field(l, "pid") != b || field(l, "tid") != field(feeder, "tid")) continue;
+        const auto& files = list(l, "files");
+        only_them = files.size() == 1;
+        for (const auto& f : files)
+          for (const auto& h : list(f, "holders"))
             if (is_true(h, "reads") && field(h, "pid") != a && field(h, "pid") != b)
               only_them = false;
-        }
       }
       c.cause = "pid " + a + " joins pid " + b + (line.empty() ? "" : " (" + line + ")") +
                 " before taking what pid " + b +
                 " put on a multiprocessing.Queue: a process ends only once its queue's feeder "
                 "thread has written all it put into the queue's pipe, and that pipe stays full "
                 "until a process reads it";
-      if (!joins_it || !only_them) {
-        c.missing = !is_true(chain, "read")
-                        ? "which process join() waits for, and who reads the pipe, were not read "
-                          "(Linux only)"
-                        : "the wait chain does not show pid " + a + " joining pid " + b +
-                              " with the pipe's only readers among them";
+      if (!only_them) {
+        c.missing = "that the pipe's only readers are pids " + a + " and " + b;
         return c;
       }
       c.fix = (line.empty() ? std::string("") : "at " + line + ", ") +
@@ -114,10 +129,13 @@ std::optional<KnownCause> queue_put_unpicklable(const json& v) {
       waiter = "pid " + field(t, "pid") + "'s get() at " + users_line(t);
       break;
     }
+  // No get() waiting: the error is real, but it is not why the program stopped.
+  if (waiter.empty()) return std::nullopt;
   c.cause = "an object put on a multiprocessing.Queue could not be pickled (" + what +
             "): put() does not raise; the queue's feeder thread pickles in the background, printed "
             "that error and dropped the object, so " +
-            (waiter.empty() ? std::string("a get() of it") : waiter) + " waits for ever";
+            waiter + " waits for ever (if it waits for that object: the put is not seen)";
+  c.missing = "that the get() waits on the queue the object was put on (the put is not seen)";
   c.fix = "put on the queue only what pickle can send (" + what +
           "): a module-level function rather than a lambda or a nested one, plain data rather "
           "than a lock, a file or a connection";
@@ -133,23 +151,35 @@ bool pool_worker(const std::string& what) {
 bool exited(const DescendantEnd& d) { return d.how.find("exit status") != std::string::npos; }
 
 // A Pool worker that ended mid-task (sys.exit, os._exit, a signal): the Pool starts another in its
-// place and never learns the task was lost; the caller waits for its result for ever.
+// place and never learns the task was lost; the caller waits for its result for ever. The dead
+// worker must be a child of the waiting process, and that process must have one Pool alive (its
+// worker-handler threads counted): with two, which Pool lost the task is not known.
 std::optional<KnownCause> pool_worker_ended(const json& v) {
   if (!stopped(v)) return std::nullopt;
-  std::string waiter;
-  for (const auto& t : list(v, "stacks"))
-    for (const char* f : {"map", "starmap", "get", "wait", "apply", "next"})
-      if (waiter.empty() && passes(t, "multiprocessing/pool.py", f) && !users_line(t).empty())
-        waiter = "pid " + field(t, "pid") + " at " + users_line(t);
+  const auto [waiter, waiter_pid] = pool_waiter(v);
   if (waiter.empty()) return std::nullopt;
+  size_t pools = 0;
+  for (const auto& t : list(v, "stacks"))
+    pools +=
+        field(t, "pid") == waiter_pid && passes(t, "multiprocessing/pool.py", "_handle_workers");
+  const json* parent = python_process(v, waiter_pid);
   for (const auto& d : failed_descendants(v)) {
     if (!pool_worker(d.what)) continue;
+    bool its_child = false;
+    for (const auto& e : parent ? list(*parent, "child_exits") : json::array())
+      its_child = its_child || member(e, "pid") == d.pid;
+    if (!its_child) continue;
     KnownCause c = made("pool-worker-ended-mid-task");
     c.cause = "pid " + std::to_string(d.pid) + " " + d.what + " " + d.how +
               (d.where.empty() ? "" : " at " + d.where) +
               " while it ran a task: multiprocessing.Pool starts a new worker in its place but "
               "never learns that the task was lost, so " +
               waiter + " waits for its result for ever";
+    if (pools != 1) {
+      c.missing = "which Pool pid " + std::to_string(d.pid) + " worked for: pid " + waiter_pid +
+                  " has " + std::to_string(pools) + " Pools alive";
+      return c;
+    }
     if (exited(d)) {
       c.fix = std::string(d.where.empty() ? "in the task" : "at " + d.where) +
               ", raise an exception instead of ending the worker (sys.exit, os._exit): the Pool "
@@ -177,7 +207,10 @@ std::optional<KnownCause> broken_process_pool(const json& v) {
   if (field(v, "outcome") != "error") return std::nullopt;
   const auto error = program_error(v);
   if (!error || error->type.find("BrokenProcessPool") == std::string::npos) return std::nullopt;
-  const auto dead = failed_descendants(v);
+  // The executor's own workers (their target is concurrent.futures' _process_worker).
+  std::vector<DescendantEnd> dead;
+  for (auto& d : failed_descendants(v))
+    if (d.what.find("_process_worker") != std::string::npos) dead.push_back(std::move(d));
   KnownCause c = made("broken-process-pool");
   if (dead.empty()) {
     c.cause =
@@ -369,6 +402,15 @@ std::optional<KnownCause> sigterm_handler_returned(const json& v) {
       for (const auto& t : list(v, "stacks")) alive = alive || field(t, "pid") == child;
       const json* worker = python_process(v, child);
       if (!alive || !worker) continue;
+      // The join waits for that child (the wait chain), which is blocked: not asleep in a step
+      // that ends, after which its loop would see the handler's flag.
+      const json& chain = member(v, "wait_chain");
+      bool joins_it = false;
+      for (const auto& l : list(chain, "links"))
+        joins_it = joins_it || (field(l, "pid") == field(joiner, "pid") &&
+                                field(l, "on") == "child" && field(l, "child") == child);
+      const std::string state = field(member(member(chain, "processes"), child.c_str()), "state");
+      if (is_true(chain, "read") && (!joins_it || state != "blocked")) continue;
       const json* handler = nullptr;
       for (const auto& h : list(*worker, "signal_handlers"))
         if (field(h, "signal") == "SIGTERM") handler = &h;
@@ -382,6 +424,11 @@ std::optional<KnownCause> sigterm_handler_returned(const json& v) {
                 "'s SIGTERM handler " + name + " (set at " + set_at +
                 ") returned and the process went on, so the join()" +
                 (join_line.empty() ? "" : " at " + join_line) + " waits for ever";
+      if (!is_true(chain, "read")) {
+        c.missing = "that the join() waits for pid " + child + ", and that pid " + child +
+                    " is blocked, not asleep (read on Linux only)";
+        return c;
+      }
       c.fix = "in " + name + " (set at " + set_at +
               "), end the process once it has cleaned up (sys.exit()), or leave SIGTERM to its "
               "default in processes the program terminates";
@@ -445,6 +492,12 @@ const std::vector<CauseRule>& cause_rules() {
     return out;
   }();
   return rules;
+}
+
+std::string cause_shape(const std::string& id) {
+  for (const auto& r : cause_rules())
+    if (id == r.id) return r.shape;
+  return "";
 }
 
 std::optional<KnownCause> known_cause(const json& variant) {

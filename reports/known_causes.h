@@ -24,6 +24,9 @@ struct CauseRule {
 // Every rule, in the order they are tried.
 const std::vector<CauseRule>& cause_rules();
 
+// The shape of rule `id`, in a line ("" for none): matrix's why, the same under every method.
+std::string cause_shape(const std::string& id);
+
 struct KnownCause {
   std::string rule;
   std::string source;

@@ -68,8 +68,8 @@ TEST(KnownCauses, WithoutTheWaitChainTheQueueRuleSaysWhatItDidNotSeeAndGivesNoFi
   EXPECT_TRUE(c->fix.empty());
   EXPECT_NE(c->missing.find("Linux only"), std::string::npos) << c->missing;
   json other = queue_joined(true);
-  other["wait_chain"]["links"][0]["child"] = 99;  // joins another process
-  EXPECT_TRUE(known_cause(other)->fix.empty());
+  other["wait_chain"]["links"][0]["child"] = 99;  // joins another process: not this shape
+  EXPECT_FALSE(known_cause(other));
 }
 
 TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingGet) {
@@ -99,9 +99,11 @@ TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingG
 
 json pool_hang(const std::string& how_code, bool with_where) {
   json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}};
-  v["stacks"] = json::array({thread(
-      41, 41, "futex",
-      json::array({frame(kLib + "pool.py", 367, "map"), frame("/home/u/p.py", 11, "<module>")}))});
+  v["stacks"] = json::array(
+      {thread(41, 41, "futex",
+              json::array(
+                  {frame(kLib + "pool.py", 367, "map"), frame("/home/u/p.py", 11, "<module>")})),
+       thread(41, 43, "poll", json::array({frame(kLib + "pool.py", 522, "_handle_workers")}))});
   json worker = {{"pid", 42}, {"exceptions", json::array()}};
   if (with_where)
     worker["exceptions"].push_back({{"where", "process"},
@@ -135,6 +137,17 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
   ASSERT_TRUE(unplaced);
   EXPECT_EQ(unplaced->fix.rfind("in the task, raise an exception", 0), 0u);
   EXPECT_FALSE(unplaced->missing.empty());
+  // Two Pools alive in the waiting process: which one lost the task is not known, no fix.
+  json two = pool_hang("1", true);
+  two["stacks"].push_back(
+      thread(41, 44, "poll", json::array({frame(kLib + "pool.py", 522, "_handle_workers")})));
+  ASSERT_TRUE(known_cause(two));
+  EXPECT_TRUE(known_cause(two)->fix.empty());
+  EXPECT_NE(known_cause(two)->missing.find("has 2 Pools alive"), std::string::npos);
+  // A worker that is not the waiting process's child: not this shape.
+  json other = pool_hang("1", true);
+  other["python"]["processes"][0]["pid"] = 50;  // the worker's parent is pid 50, not the waiter
+  EXPECT_FALSE(known_cause(other));
   // Killed by a signal: who sent it is not seen; the fix is for the hang alone.
   const auto killed = known_cause(pool_hang("-9", false));
   ASSERT_TRUE(killed);
@@ -176,11 +189,23 @@ TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
                       json::array({{{"signal", "SIGTERM"},
                                     {"handler", "__main__.on_sigterm"},
                                     {"where", frame("/home/u/t.py", 20, "worker")}}})}}})}};
+  v["wait_chain"] = {
+      {"read", true},
+      {"links", json::array({{{"pid", 41}, {"tid", 41}, {"on", "child"}, {"child", 57}}})},
+      {"processes", {{"57", {{"state", "blocked"}}}}}};
   const auto c = known_cause(v);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "sigterm-handler-returned");
   EXPECT_NE(c->cause.find("terminate() at t.py:31 in <module>"), std::string::npos) << c->cause;
   EXPECT_EQ(c->fix.rfind("in __main__.on_sigterm (set at t.py:20 in worker)", 0), 0u) << c->fix;
+  // The child asleep in a step that ends (its loop may yet see the handler's flag), or the join
+  // on another child: not this shape.
+  v["wait_chain"]["processes"]["57"]["state"] = "asleep";
+  EXPECT_FALSE(known_cause(v));
+  v["wait_chain"]["processes"]["57"]["state"] = "blocked";
+  v["wait_chain"]["links"][0]["child"] = 58;
+  EXPECT_FALSE(known_cause(v));
+  v["wait_chain"]["links"][0]["child"] = 57;
   // SIGTERM back to its default: no handler went on; nothing known.
   v["python"]["processes"][1]["signal_handlers"][0]["handler"] = "SIG_DFL";
   EXPECT_FALSE(known_cause(v));

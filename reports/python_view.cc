@@ -319,6 +319,34 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
 
 }  // namespace
 
+std::string fork_with_threads(const json& variant, int pid) {
+  const auto& processes = list(member(variant, "python"), "processes");
+  for (const auto& child : processes) {
+    if (member(child, "pid") != pid || field(child, "born") != "fork") continue;
+    for (const auto& parent : processes) {
+      if (member(parent, "pid") != member(child, "ppid")) continue;
+      for (const auto& fork : list(parent, "forks")) {
+        if (member(fork, "seq") != member(child, "fork_seq") || list(fork, "threads").empty())
+          continue;
+        const json* at = deepest_users_frame(list(fork, "stack"), member(parent, "paths"));
+        const auto& threads = list(fork, "threads");
+        std::string s = "was forked" + (at ? " at " + python_frame_text(*at) : std::string()) +
+                        " by pid " + field(parent, "pid") + " while " +
+                        std::to_string(threads.size()) + " other thread" +
+                        (threads.size() == 1 ? "" : "s") + " ran there: ";
+        for (size_t i = 0; i < threads.size() && i < 3; ++i) {
+          const json& started = member(threads[i], "started_at");
+          s += (i == 0 ? "" : ", ") + std::string("\"") + field(threads[i], "name") + "\"" +
+               (started.is_object() ? " (started at " + python_frame_text(started) + ")" : "");
+        }
+        if (threads.size() > 3) s += " and " + std::to_string(threads.size() - 3) + " more";
+        return s;
+      }
+    }
+  }
+  return "";
+}
+
 std::string own_start_method_choice(const json& variant) {
   for (const auto& p : list(member(variant, "python"), "processes"))
     for (const auto& m : list(p, "start_methods")) {

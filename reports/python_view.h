@@ -77,6 +77,11 @@ std::string deaths_after_look_text(const nlohmann::json& variant);
 // "" when it named none.
 std::string own_start_method_choice(const nlohmann::json& variant);
 
+// How Python process `pid` was born of a fork while other threads ran in its parent (the
+// bootstrap's fork facts): "was forked at pool.py:10 in <module> by pid 41 while 1 other thread
+// ran there: "holder" (started at pool.py:9 in <module>)"; "" when it was not, or it is not known.
+std::string fork_with_threads(const nlohmann::json& variant, int pid);
+
 // "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
 std::string descendant_text(const DescendantEnd& d);
 

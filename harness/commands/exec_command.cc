@@ -10,6 +10,7 @@
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/watch/main_guard.h"
 
 namespace fc::harness {
 
@@ -25,6 +26,11 @@ int exec_command(const ExecOptions& options) {
   subject.live = options.live;
   const std::string program = resolve_command(options.command.front());
   subject.out = make_out_dir(options.out, "exec");
+  // Where each fork made beside live threads started, against the main guard: the finding's
+  // advice for a process stuck or crashed after one (never spawn where the program fails so).
+  subject.annotate = [](const ChildResult& r, nlohmann::json& details, std::string&) {
+    if (auto guards = fork_guards(r.python); !guards.empty()) details["fork_guards"] = guards;
+  };
   SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();
   // The report's verdict: the program, and every process of it the bootstrap heard of.

@@ -9,6 +9,7 @@
 #include "harness/common/program_lookup.h"
 #include "harness/common/usage_error.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/watch/main_guard.h"
 
 namespace fc::harness {
 namespace {
@@ -57,6 +58,11 @@ int matrix_command(const MatrixOptions& options) {
   subject.start_methods = {"fork", "spawn", "forkserver"};
 #endif
   subject.out = make_out_dir(options.out, "matrix");
+  // Where each fork made beside live threads started, against the main guard: the finding's
+  // advice for a process stuck or crashed after one (never spawn where the program fails so).
+  subject.annotate = [](const ChildResult& r, nlohmann::json& details, std::string&) {
+    if (auto guards = fork_guards(r.python); !guards.empty()) details["fork_guards"] = guards;
+  };
   const SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();
   return done.all_ok ? exit_status::kOk : exit_status::kFinding;

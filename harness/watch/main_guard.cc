@@ -60,4 +60,26 @@ StartSite start_site(const nlohmann::json& stack) {
   return site;
 }
 
+nlohmann::json fork_guards(const nlohmann::json& python_facts) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!python_facts.is_object() || !python_facts.contains("processes")) return out;
+  for (const auto& p : python_facts["processes"]) {
+    if (!p.is_object() || !p.contains("forks") || !p["forks"].is_array()) continue;
+    for (const auto& f : p["forks"]) {
+      if (!f.is_object() || !f.contains("threads") || !f["threads"].is_array() ||
+          f["threads"].empty())
+        continue;
+      const StartSite site = start_site(f.value("stack", nlohmann::json::array()));
+      out.push_back({{"pid", p.value("pid", 0)},
+                     {"seq", f.value("seq", 0)},
+                     {"guard", site.guard == StartSite::Guard::kGuarded     ? "guarded"
+                               : site.guard == StartSite::Guard::kUnguarded ? "unguarded"
+                                                                            : "unknown"},
+                     {"file", site.file},
+                     {"line", site.line}});
+    }
+  }
+  return out;
+}
+
 }  // namespace fc::harness

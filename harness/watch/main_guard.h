@@ -24,4 +24,9 @@ struct StartSite {
 // From a fork's Python stack ([{file, line, function}], outermost first).
 StartSite start_site(const nlohmann::json& python_stack);
 
+// exec and matrix: the start site of every fork the bootstrap saw made while other threads ran
+// (ChildResult::python), for the finding's advice: [{pid, seq, guard: "guarded", "unguarded" or
+// "unknown", file, line}].
+nlohmann::json fork_guards(const nlohmann::json& python_facts);
+
 }  // namespace fc::harness
