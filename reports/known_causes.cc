@@ -148,6 +148,25 @@ bool pool_worker(const std::string& what) {
   return false;
 }
 
+// Whether process `pid` told that it ended inside multiprocessing.pool's worker loop (its
+// exception's or exit call's frames pass through pool.py's worker): 1; that it ended elsewhere:
+// 0; nothing told: -1.
+int ended_in_pool_task(const json& v, int pid) {
+  for (const auto& p : list(member(v, "python"), "processes")) {
+    if (member(p, "pid") != pid) continue;
+    for (const auto& x : list(p, "exceptions")) {
+      const std::string where = field(x, "where");
+      if (where != "process" && where != "exit" && where != "main") continue;
+      for (const auto& f : list(x, "frames"))
+        if (field(f, "function") == "worker" &&
+            ends_with(field(f, "file"), "multiprocessing/pool.py"))
+          return 1;
+      return 0;
+    }
+  }
+  return -1;
+}
+
 bool exited(const DescendantEnd& d) { return d.how.find("exit status") != std::string::npos; }
 
 // A Pool worker that ended mid-task (sys.exit, os._exit, a signal): the Pool starts another in its
@@ -169,6 +188,10 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
     for (const auto& e : parent ? list(*parent, "child_exits") : json::array())
       its_child = its_child || member(e, "pid") == d.pid;
     if (!its_child) continue;
+    // How it ended, where told: inside the Pool's worker loop (a task), or elsewhere (at start:
+    // a spawned worker that failed to import the main module is not this shape).
+    const int in_task = ended_in_pool_task(v, d.pid);
+    if (in_task == 0) continue;
     KnownCause c = made("pool-worker-ended-mid-task");
     c.cause = "pid " + std::to_string(d.pid) + " " + d.what + " " + d.how +
               (d.where.empty() ? "" : " at " + d.where) +
@@ -178,6 +201,17 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
     if (pools != 1) {
       c.missing = "which Pool pid " + std::to_string(d.pid) + " worked for: pid " + waiter_pid +
                   " has " + std::to_string(pools) + " Pools alive";
+      return c;
+    }
+    if (in_task < 0 && exited(d)) {
+      // Nothing of its end was told (Python 3.13 and later leave no trace of a worker's
+      // SystemExit): that it was in a task is the hang's likeliest reading, not a seen fact.
+      c.cause = "pid " + std::to_string(d.pid) + " " + d.what + " " + d.how +
+                ", and multiprocessing.Pool never learns of a task lost so: " + waiter +
+                " waits for a result for ever";
+      c.missing = "whether pid " + std::to_string(d.pid) +
+                  " was running a task, and where it ended (nothing of its end was told: Python "
+                  "3.13 and later leave no trace of a worker's sys.exit)";
       return c;
     }
     if (exited(d)) {
@@ -438,6 +472,50 @@ std::optional<KnownCause> sigterm_handler_returned(const json& v) {
   return std::nullopt;
 }
 
+// A function defined inside another (or a lambda) given to a process or a pool under spawn or
+// forkserver: pickling it to reach the worker fails in the parent.
+std::optional<KnownCause> local_function_to_worker(const json& v) {
+  if (field(v, "outcome") != "error") return std::nullopt;
+  const auto error = program_error(v);
+  if (!error) return std::nullopt;
+  // A queue's feeder thread prints its own pickling errors: not what ended the program.
+  for (const auto& f : error->frames)
+    if (field(f, "function") == "_feed") return std::nullopt;
+  const std::string& m = error->message;
+  std::string name;
+  for (const char* said : {"Can't pickle local object '", "Can't get local object '"})
+    if (const auto at = m.find(said); at != std::string::npos) {
+      const auto from = at + std::string(said).size();
+      name = m.substr(from, m.find('\'', from) - from);
+    }
+  const bool lambda =
+      name.empty() && m.find("Can't pickle <function <lambda>") != std::string::npos;
+  if (name.empty() && !lambda) return std::nullopt;
+  KnownCause c = made("local-function-to-worker");
+  const std::string line = error_headline(v);
+  const std::string at = line.substr(0, line.find(": "));
+  const std::string started =
+      at.empty() || at.find(".py:") == std::string::npos ? "" : " (at " + at + ")";
+  if (lambda) {
+    c.cause =
+        "a lambda was given to a process or a pool: its target or task is pickled to reach "
+        "the worker, and a lambda has no name pickle can find (" +
+        shorten(one_line(error->type + ": " + m), 160) + ")";
+    c.fix = "give it a function defined with def at module level instead of the lambda" + started;
+    return c;
+  }
+  const std::string function = name.substr(name.rfind('.') + 1);
+  c.cause = "'" + name +
+            "' is defined inside a function: a process or pool started with spawn or forkserver "
+            "pickles its target to send it to the worker, and pickle finds a function by its "
+            "module-level name only (" +
+            shorten(one_line(error->type + ": " + m), 160) + ")";
+  c.fix = "define " + function + " at module level (not inside " +
+          name.substr(0, name.find(".<locals>")) +
+          "), and pass what it used from the enclosing function as arguments" + started;
+  return c;
+}
+
 using Matcher = std::optional<KnownCause> (*)(const json&);
 
 const std::vector<std::pair<CauseRule, Matcher>>& table() {
@@ -471,6 +549,12 @@ const std::vector<std::pair<CauseRule, Matcher>>& table() {
         "a process asked to end (terminate()) catches SIGTERM and goes on; join() waits",
         "https://github.com/borgstrom/offspring/issues/2", "sigterm_handler_no_exit.py"},
        sigterm_handler_returned},
+      {{"local-function-to-worker",
+        "a function defined inside another, or a lambda, given to a worker: it cannot be pickled",
+        "https://docs.python.org/3/library/"
+        "multiprocessing.html#the-spawn-and-forkserver-start-methods",
+        "local_function_spawn.py"},
+       local_function_to_worker},
       {{"broken-process-pool", "a ProcessPoolExecutor's worker died: BrokenProcessPool",
         "https://docs.python.org/3/library/"
         "concurrent.futures.html#concurrent.futures.process.BrokenProcessPool",

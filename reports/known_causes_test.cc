@@ -109,7 +109,8 @@ json pool_hang(const std::string& how_code, bool with_where) {
     worker["exceptions"].push_back({{"where", "process"},
                                     {"type", "builtins.SystemExit"},
                                     {"message", "1"},
-                                    {"frames", json::array({frame("/home/u/p.py", 6, "work")})}});
+                                    {"frames", json::array({frame(kLib + "pool.py", 125, "worker"),
+                                                            frame("/home/u/p.py", 6, "work")})}});
   v["python"] = {
       {"processes",
        json::array({{{"pid", 41},
@@ -132,11 +133,17 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
       << c->cause;
   EXPECT_NE(c->cause.find("pid 41 at p.py:11 in <module> waits"), std::string::npos);
   EXPECT_EQ(c->fix.rfind("at p.py:6 in work, raise an exception", 0), 0u) << c->fix;
-  // Without its line (Python 3.13+): the same fix, and what was not seen.
+  // Nothing of its end told (Python 3.13+): that it was in a task is not seen; no fix.
   const auto unplaced = known_cause(pool_hang("1", false));
   ASSERT_TRUE(unplaced);
-  EXPECT_EQ(unplaced->fix.rfind("in the task, raise an exception", 0), 0u);
-  EXPECT_FALSE(unplaced->missing.empty());
+  EXPECT_TRUE(unplaced->fix.empty());
+  EXPECT_NE(unplaced->missing.find("whether pid 42 was running a task"), std::string::npos)
+      << unplaced->missing;
+  // It told an end outside the Pool's worker loop (a spawned worker failing at start): not this.
+  json at_start = pool_hang("1", true);
+  at_start["python"]["processes"][1]["exceptions"][0]["frames"] =
+      json::array({frame("/home/u/p.py", 3, "<module>")});
+  EXPECT_FALSE(known_cause(at_start));
   // Two Pools alive in the waiting process: which one lost the task is not known, no fix.
   json two = pool_hang("1", true);
   two["stacks"].push_back(

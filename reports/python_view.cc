@@ -295,11 +295,11 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
       std::string type = field(x, "type");
       if (starts_with(type, "builtins.")) type = type.substr(9);
       // An os._exit(N) of the program's own (the bootstrap's "exit"), else what it raised.
-      d.how = (where == "exit"
-                   ? "called " + type + "(" + field(x, "message") + ")"
-                   : "raised " + type +
-                         (field(x, "message").empty() ? ""
-                                                      : ": " + shorten(field(x, "message"), 160))) +
+      d.how = (where == "exit" ? "called " + type + "(" + field(x, "message") + ")"
+                               : "raised " + type +
+                                     (field(x, "message").empty()
+                                          ? ""
+                                          : ": " + shorten(one_line(field(x, "message")), 160))) +
               (d.how.empty() ? "" : " (" + d.how + ")");
       if (d.what.empty()) d.what = field(x, "process_name");
       const json frames = own_frames(p, list(x, "frames"));  // lives as long as f points into it

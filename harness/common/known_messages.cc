@@ -1,16 +1,21 @@
 #include "harness/common/known_messages.h"
 
+#include "reports/text.h"
+
 namespace fc::harness {
 
-nlohmann::json explain_messages(const nlohmann::json& catalog_cases, const std::string& text) {
+nlohmann::json explain_messages(const nlohmann::json& catalog_cases, const std::string& said) {
   nlohmann::json found = nlohmann::json::array();
-  if (!catalog_cases.is_array() || text.empty()) return found;
+  if (!catalog_cases.is_array() || said.empty()) return found;
+  // White space as one space: Python wraps long messages over lines ("before the\n        current
+  // process has finished its bootstrapping phase"), and a pattern is one line.
+  const std::string text = reports::one_line(said);
   for (const auto& c : catalog_cases) {
     if (!c.is_object() || !c.contains("explains") || !c["explains"].is_array()) continue;
     for (const auto& m : c["explains"]) {
       if (!m.is_object() || !m.contains("pattern") || !m["pattern"].is_string()) continue;
       const std::string pattern = m["pattern"].get<std::string>();
-      if (pattern.empty() || text.find(pattern) == std::string::npos) continue;
+      if (pattern.empty() || text.find(reports::one_line(pattern)) == std::string::npos) continue;
       found.push_back({{"case", c.value("id", "")},
                        {"title", c.value("title", "")},
                        {"pattern", pattern},
