@@ -275,11 +275,26 @@ std::optional<KnownCause> dataloader_worker_died(const json& v) {
   if (field(v, "outcome") != "error" && field(v, "outcome") != "crash") return std::nullopt;
   const std::string said = field(v, "stderr") + "\n" + field(v, "message");
   const auto at = said.find("DataLoader worker (pid");
-  if (at == std::string::npos) return std::nullopt;
-  const auto digits = said.find_first_of("0123456789", at);
-  if (digits == std::string::npos) return std::nullopt;
-  const int pid = std::atoi(said.c_str() + digits);
+  const auto digits = at == std::string::npos ? at : said.find_first_of("0123456789", at);
   KnownCause c = made("dataloader-worker-died");
+  if (digits == std::string::npos) {
+    // The main process may fail otherwise as the worker dies (a ConnectionResetError reading
+    // from it): a DataLoader worker (torch's _worker_loop) killed by a signal is still the cause.
+    for (const auto& d : failed_descendants(v))
+      if (d.what.find("torch.utils.data._utils.worker._worker_loop") != std::string::npos &&
+          d.how.rfind("killed by", 0) == 0) {
+        const auto error = program_error(v);
+        c.cause = "DataLoader worker pid " + std::to_string(d.pid) + " " + d.how +
+                  (d.where.empty() ? "" : " at " + d.where) +
+                  (error ? "; the main process, iterating over its batches, failed with " +
+                               shorten(one_line(error->type + ": " + error->message), 120)
+                         : std::string());
+        if (d.where.empty()) c.missing = "where the worker was when it died";
+        return c;
+      }
+    return std::nullopt;
+  }
+  const int pid = std::atoi(said.c_str() + digits);
   for (const auto& d : failed_descendants(v))
     if (d.pid == pid) {
       c.cause = "DataLoader worker pid " + std::to_string(pid) + " " + d.how +

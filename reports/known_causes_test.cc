@@ -218,6 +218,36 @@ TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
   EXPECT_FALSE(known_cause(v));
 }
 
+TEST(KnownCauses, ADataLoaderWorkerKilledMidMessageIsTheCauseOfTheMainProcesssOtherError) {
+  // The worker dies as the main process reads from it: ConnectionResetError, not "exited
+  // unexpectedly". Its death is still the cause; no fix for a native crash.
+  json v = {{"role", "subject"}, {"outcome", "error"}, {"stacks", json::array()}};
+  v["stderr"] =
+      "Traceback (most recent call last):\n  File \"/home/u/dl.py\", line 23, in <module>\n"
+      "ConnectionResetError: [Errno 104] Connection reset by peer\n";
+  v["python"] = {
+      {"processes",
+       json::array({{{"pid", 41},
+                     {"born", "exec"},
+                     {"child_exits",
+                      json::array({{{"pid", 42},
+                                    {"name", "Process-1"},
+                                    {"target", "torch.utils.data._utils.worker._worker_loop"},
+                                    {"returncode", -11},
+                                    {"signal", "SIGSEGV"}}})}}})}};
+  v["pid"] = 41;
+  const auto c = known_cause(v);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rule, "dataloader-worker-died");
+  EXPECT_NE(c->cause.find("DataLoader worker pid 42 killed by SIGSEGV"), std::string::npos)
+      << c->cause;
+  EXPECT_NE(c->cause.find("failed with ConnectionResetError"), std::string::npos) << c->cause;
+  EXPECT_TRUE(c->fix.empty());
+  // Another process killed so is not a DataLoader worker: nothing.
+  v["python"]["processes"][0]["child_exits"][0]["target"] = "__main__.work";
+  EXPECT_FALSE(known_cause(v));
+}
+
 TEST(KnownCauses, ARunWithoutAKnownShapeHasNoCause) {
   json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}, {"stacks", json::array()}};
   EXPECT_FALSE(known_cause(v));

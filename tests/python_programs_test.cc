@@ -403,10 +403,13 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
                                   std::to_string(line) + " in __getitem__"))
       << r.out;
   // The cause: which worker died, how and where (no rule knows a fix for a native crash).
-  EXPECT_EQ(v_["cause"].value("rule", ""), "dataloader-worker-died") << v_.dump(1).substr(0, 3000);
-  EXPECT_TRUE(
-      contains(v_["cause"].value("cause", ""), "killed by SIGSEGV at dataloader_segfault.py:"));
-  EXPECT_FALSE(v_["cause"].contains("fix"));
+  // The main process fails with "DataLoader worker (pid(s) N) exited unexpectedly", or, as the
+  // worker dies mid-message, a ConnectionResetError: the cause is the worker's death either way.
+  const json cause = v_.value("cause", json::object());
+  EXPECT_EQ(cause.value("rule", ""), "dataloader-worker-died") << v_.dump(1).substr(0, 3000);
+  EXPECT_TRUE(contains(cause.value("cause", ""), "killed by SIGSEGV at dataloader_segfault.py:"))
+      << cause.dump();
+  EXPECT_FALSE(cause.contains("fix"));
   // PyTorch's own handler still ran after ours: its line, and the death it chose.
   EXPECT_TRUE(contains(v_.value("stderr", ""),
                        "Unexpected segmentation fault encountered in "
