@@ -220,7 +220,11 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   }
   if (taking_ && now >= stacks_until_)
     control_.stop_stacks("the stall's stacks were not all in within their budget");
-  const bool blocked = activity_.blocked_through_window() && !sleeping();
+  // Still through a whole window since the last look that found a thread asleep: the window the
+  // sleep filled is no stillness (a thread just woken, waiting for a CPU on a busy machine, was
+  // once said stalled 0.3 s after its sleep ended).
+  const bool blocked = activity_.blocked_through_window() && !sleeping() &&
+                       still_for() >= TreeActivity::kStallWindow;
   const std::optional<StuckProcess> stuck = longest_stuck(now);
   if (spec_.hang_after_s > 0) {
     if (blocked && secs(still_for()) >= spec_.hang_after_s) {

@@ -251,9 +251,13 @@ TEST(Watchdog, AWaitThatEndsByItselfIsNeverAHangAndStillnessCountsFromItsEnd) {
   EXPECT_TRUE(run.said[0].sleep->ends_exact);
   EXPECT_GT(run.said[0].sleep->ends_in_s, 0);
   EXPECT_LE(run.said[0].sleep->ends_in_s, 8);
-  // It woke into a wait for ever: still from its last sleeping look on, not from the start.
+  // It woke into a wait for ever: still from its last sleeping look on, not from the start. No
+  // stall until a whole window of stillness has passed since.
   run.sleeping.clear();
-  run.watch(1.5, still());
+  run.watch(0.5, still());
+  EXPECT_EQ(run.notes.size(), 1u) << "no stall half a second after the sleep ended";
+  run.watch(1.0, still());
+  EXPECT_EQ(run.notes.back(), StallNote::Event::kStalled);
   EXPECT_FALSE(run.r.still_too_long) << "1.5 s still since the sleep ended";
   run.watch(0.75, still());
   EXPECT_TRUE(run.r.still_too_long);
