@@ -38,6 +38,9 @@ bool stopped(const json& v) {
 std::pair<std::string, std::string> pool_waiter(const json& v);
 const json* python_process(const json& v, const std::string& pid);
 
+// "_pickle.PicklingError" -> "PicklingError".
+std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
+
 KnownCause made(const char* rule) {
   for (const auto& r : cause_rules())
     if (std::string(r.id) == rule) return {r.id, r.source, "", "", ""};
@@ -120,8 +123,7 @@ std::optional<KnownCause> queue_put_unpicklable(const json& v) {
                         ends_with(field(f, "file"), "multiprocessing/queues.py"));
   if (!feeder) return std::nullopt;
   KnownCause c = made("queue-put-unpicklable");
-  std::string type = error->type;
-  if (const auto dot = type.rfind('.'); dot != std::string::npos) type = type.substr(dot + 1);
+  const std::string type = last_name(error->type);
   const std::string what = type + ": " + shorten(error->message, 160);
   std::string waiter;
   for (const auto& t : list(v, "stacks"))
@@ -340,8 +342,7 @@ std::optional<KnownCause> pool_result_handler_died(const json& v) {
   const json* x = thread_exception(v, pid, "_handle_results");
   if (!x) return std::nullopt;
   KnownCause c = made("pool-result-handler-died");
-  std::string type = field(*x, "type");
-  if (const auto dot = type.rfind('.'); dot != std::string::npos) type = type.substr(dot + 1);
+  const std::string type = last_name(field(*x, "type"));
   const std::string message = field(*x, "message");
   c.cause = "pid " + pid + "'s Pool result-handler thread died on " + type + ": " +
             shorten(message, 160) +
