@@ -245,7 +245,13 @@ TEST(Supervisor, FloodOfHundredsOfMiBKeepsTheHarnessSmall) {
   EXPECT_EQ(r.out.total_bytes(), 300ull << 20);
   EXPECT_EQ(r.err.total_bytes(), 300ull << 20);
   EXPECT_LT(r.out.text().size() + r.err.text().size(), 512u * 1024);
+#ifndef __SANITIZE_ADDRESS__
   EXPECT_LT(peak_rss_kib(reset), 200L * 1024) << "peak RSS in KiB, since the flood began";
+#else
+  // ASan's quarantine keeps up to 256 MiB of freed buffers resident by design (230 MiB measured
+  // in CI's sanitize run): the bound is the plain build's, checked there.
+  (void)reset;
+#endif
 }
 
 TEST(Supervisor, CommandThatDoesNotExistIsNotStarted) {

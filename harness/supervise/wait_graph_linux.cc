@@ -304,22 +304,35 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
       if (!held_in_tree && (f.kind == "pipe" || f.kind == "socket")) wanted.insert(other);
     }
   if (wanted.empty()) return g;
+  const auto look_in = [&](int pid) {
+    if (g.processes.count(pid)) return;
+    std::map<std::uint64_t, std::vector<FileHolder>> held;
+    add_holders(pid, &wanted, held);
+    const auto facts = launch::process_facts(pid);
+    if (held.empty() || !facts) return;
+    g.processes[pid] = {facts->ppid, facts->name, false, false};
+    for (auto& [inode, hs] : held)
+      for (auto& x : hs) g.holders[inode].push_back(x);
+  };
+  // The tree's ancestors first, whatever the time: an end the tree inherited is most often held
+  // by what started it (a shell, a test runner, forkcheck), and they are few.
+  std::set<int> ancestors;
+  for (auto facts = launch::process_facts(root); facts && facts->ppid > 0;
+       facts = launch::process_facts(facts->ppid)) {
+    if (!ancestors.insert(facts->ppid).second) break;
+    look_in(facts->ppid);
+  }
   DIR* d = ::opendir("/proc");
   if (!d) return g;
-  // Within a budget: time is being called. What it does not reach stays not seen (unknown).
+  // The rest within a budget: time is being called. What it does not reach stays not seen
+  // (unknown).
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
   while (dirent* e = ::readdir(d)) {
     if (std::chrono::steady_clock::now() > until) break;
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || g.processes.count(static_cast<int>(pid))) continue;
-    std::map<std::uint64_t, std::vector<FileHolder>> held;
-    add_holders(static_cast<int>(pid), &wanted, held);
-    const auto facts = launch::process_facts(static_cast<int>(pid));
-    if (held.empty() || !facts) continue;
-    g.processes[static_cast<int>(pid)] = {facts->ppid, facts->name, false, false};
-    for (auto& [inode, hs] : held)
-      for (auto& x : hs) g.holders[inode].push_back(x);
+    if (*end != '\0' || pid <= 0 || ancestors.count(static_cast<int>(pid))) continue;
+    look_in(static_cast<int>(pid));
   }
   ::closedir(d);
   return g;
