@@ -330,6 +330,26 @@ TEST(Watch, OpenMPPoolIsFlaggedUntilPaused) {
   fs::remove_all(out);
 }
 
+// A pool whose threads its own pthread_atfork prepare handler stops (OpenBLAS does): they are gone
+// when the child is copied, and the fork is single-threaded; without the handler it is not.
+TEST(Watch, ThreadsAPrepareHandlerStopsAreNotThereAtTheFork) {
+  auto out = fresh_dir("atfork");
+  Ran r = watch(out, {FC_WATCH_ATFORK_POOL});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  json rep = report(out);
+  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
+  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
+  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+
+  r = watch(out, {FC_WATCH_ATFORK_POOL, "unregistered"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  rep = report(out);
+  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
+  EXPECT_EQ(forks(rep)[0]["threads"], 4) << forks(rep)[0].dump(2);
+  EXPECT_EQ(hazardous(forks(rep)), 1u);
+  fs::remove_all(out);
+}
+
 TEST(Watch, TorchForkAfterParallelOpNamesLibgomp) {
   auto out = fresh_dir("torch");
   Ran r = watch(out, {FC_WATCH_TORCH});

@@ -115,4 +115,5 @@ static void init_once(void) {
   const char* bt = getenv("FORKCHECK_WATCH_BACKTRACE");
   fc_cfg.backtraces = !(bt && strcmp(bt, "0") == 0);
   fc_cfg.active = 1;
+  fc_watch_fork_prepare();
 }

@@ -78,6 +78,9 @@ struct fc_self {
 };
 extern struct fc_self fc_self;
 
+/* Registers the fork wrapper's prepare handler (it lists the threads alive at the fork). */
+void fc_watch_fork_prepare(void);
+
 /* Whether the caller is a recorded fork child that has not exec'd (false in a vfork child,
  * which runs in its parent's memory). Async-signal-safe. */
 int fc_in_fork_child(void);
