@@ -172,7 +172,8 @@ Finding subject_finding(const json& c, const json& v) {
   for (const auto& d : failed_descendants(v))
     if (outcome != "ok" || f.facts.size() < 4) {
       f.facts.push_back("pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) +
-                        ": " + d.how + (d.where.empty() ? "" : " at " + d.where));
+                        ": " + d.how + (d.where.empty() ? "" : " at " + d.where) +
+                        (d.where_from.empty() ? "" : " (" + d.where_from + ")"));
       // A crash in a child of a fork made while threads ran: the fork the bootstrap saw.
       if (d.how.rfind("killed by", 0) == 0 || d.how.rfind("crashed", 0) == 0)
         if (const std::string forked = fork_with_threads(v, d.pid); !forked.empty())

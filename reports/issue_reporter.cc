@@ -122,7 +122,8 @@ class IssueReporter : public Reporter {
         for (const auto& d : failed)
           body += "- pid " + std::to_string(d.pid) +
                   (d.what.empty() ? "" : " " + md_inline(d.what)) + ": " + md_inline(d.how) +
-                  (d.where.empty() ? "" : " at " + md_inline(d.where)) + "\n";
+                  (d.where.empty() ? "" : " at " + md_inline(d.where)) +
+                  (d.where_from.empty() ? "" : " (" + md_inline(d.where_from) + ")") + "\n";
         body += "\n";
       }
       const std::string err = field(v, "stderr");

@@ -262,7 +262,9 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
   auto entry = [&](int pid) -> DescendantEnd& {
     for (auto& d : out)
       if (d.pid == pid) return d;
-    out.push_back(DescendantEnd{pid, "", "", ""});
+    DescendantEnd d;
+    d.pid = pid;
+    out.push_back(d);
     return out.back();
   };
   for (const auto& p : list(member(variant, "python"), "processes")) {
@@ -310,8 +312,15 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     }
     if (member(p, "crash").is_object()) {
       DescendantEnd& d = entry(pid);
-      if (d.how.empty()) d.how = "crashed: " + field(member(p, "crash"), "fatal");
+      const json& crash = member(p, "crash");
+      if (d.how.empty()) d.how = "crashed: " + field(crash, "fatal");
       d.where = crash_where(p);
+      const std::string over = field(crash, "rearmed_over");
+      if (!d.where.empty())
+        d.where_from = "the line from " + field(crash, "dumped_by", "faulthandler") + "'s dump" +
+                       (over.empty() ? ""
+                                     : ", which forkcheck armed again after " + over +
+                                           " had put its own handlers over it");
     }
   }
   return out;

@@ -62,6 +62,9 @@ struct DescendantEnd {
   std::string what;   // "Process-1 (work)", "worker.py", ...
   std::string how;    // "killed by SIGSEGV", "exit status 1", "raised ValueError: bad row"
   std::string where;  // "worker.py:12 in work": its exception's or crash's deepest user frame
+  // Where a crash's line came from: "the line from faulthandler's dump", and whose handlers it
+  // was armed again over when a library replaced it.
+  std::string where_from;
 };
 // A process that died of a signal within 2 s of forkcheck signalling it to look at it (asked it
 // for its stacks, attached a debugger) is not among them: forkcheck may have caused it.

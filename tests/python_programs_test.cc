@@ -410,6 +410,14 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
   EXPECT_TRUE(contains(cause.value("cause", ""), "killed by SIGSEGV at dataloader_segfault.py:"))
       << cause.dump();
   EXPECT_FALSE(cause.contains("fix"));
+  // Where that line came from: faulthandler, armed again over the DataLoader's handlers (torch
+  // 1.13 names the function torch._C's, later ones signal_handling's).
+  EXPECT_TRUE(contains(r.out,
+                       "(the line from faulthandler's dump, which forkcheck armed again after "
+                       "torch."))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "._set_worker_signal_handlers had put its own handlers over it)"))
+      << r.out;
   // PyTorch's own handler still ran after ours: its line, and the death it chose.
   EXPECT_TRUE(contains(v_.value("stderr", ""),
                        "Unexpected segmentation fault encountered in "

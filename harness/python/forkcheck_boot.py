@@ -1168,6 +1168,7 @@ def _crash_dumps_before(install, args, kwargs):
     faulthandler.disable()
     install(*args, **kwargs)
     faulthandler.enable(file=_dump_target, all_threads=True)
+    _emit("crash_dumps_rearmed", over=_qualified_name(install))
 
 
 _after_import = _AfterImport({

@@ -94,6 +94,7 @@ struct PythonChannel::Process {
   json forks = json::array(), exceptions = json::array(), child_exits = json::array(),
        start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array();
   json torch = nullptr, exit = nullptr;
+  std::string crash_dumps_rearmed_over;  // whose fatal-signal handlers faulthandler was put over
   bool events_open = false, dumps_open = false;
   int dump_file = -1;  // the file its faulthandler writes into, when it passed one
   off_t dump_file_read = 0;
@@ -433,6 +434,8 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
          {"handler", text_of(j, "handler")},
          {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
          {"at_s", at_s}});
+  } else if (ev == "crash_dumps_rearmed") {
+    p.crash_dumps_rearmed_over = text_of(j, "over");
   } else if (ev == "exit") {
     p.exit = {{"code", j.contains("code") ? bounded(j["code"]) : json(nullptr)}, {"at_s", at_s}};
     if (j.contains("torch") && j["torch"].is_object()) p.torch = bounded(j["torch"]);
@@ -577,7 +580,10 @@ json PythonChannel::facts() const {
                             ? PyDump()
                             : parse_faulthandler_dump(p->dumps.substr(fatal_at));
     if (!dump.fatal.empty()) {
-      json crash = {{"fatal", reports::cap_text(dump.fatal, kMaxText)}, {"threads", json::array()}};
+      json crash = {{"fatal", reports::cap_text(dump.fatal, kMaxText)},
+                    {"dumped_by", "faulthandler"},
+                    {"threads", json::array()}};
+      if (!p->crash_dumps_rearmed_over.empty()) crash["rearmed_over"] = p->crash_dumps_rearmed_over;
       for (const auto& t : dump.threads) {
         json frames = json::array();
         for (const auto& f : t.frames)
