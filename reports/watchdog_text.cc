@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 
@@ -63,6 +64,13 @@ std::string sleeping_text(const json& sleep) {
                            : is_true(sleep, "ends_exact")
                                ? "a wait that ends by itself in " + format_tenths(ends_in)
                                : "a wait that ends by itself within " + format_tenths(ends_in);
+  const json& alarm = member(sleep, "alarm");
+  if (alarm.is_object()) {
+    const json& where = member(alarm, "where");
+    return who + " waits for its own alarm (SIGALRM" +
+           (where.is_object() ? ", set at " + python_frame_text(where) : std::string()) + "), " +
+           when;
+  }
   return who + " sleeps in " + field(sleep, "wait", "a timed wait") + ", " + when;
 }
 

@@ -427,12 +427,35 @@ TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesT
 
 TEST_P(PythonPrograms, ForkchecksLookNeverEndsAProgramsWaitForASignal) {
   // Still in signal.pause() for 4 s: the stall is said and looked at, and the program's wait is
-  // ended by its own alarm, not by forkcheck's request for its stacks.
-  const auto r = run("exec", "waits_for_alarm.py", {"--timeout", "120"});
+  // ended by its own alarm (set in native code, unseen), not by forkcheck's request for its stacks.
+  const auto r = run("exec", "waits_for_native_alarm.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
   EXPECT_TRUE(contains(r.err, "STALLED at")) << r.err;
   EXPECT_TRUE(contains(v_.dump(), "pause() or sigsuspend()")) << v_["stall"].dump(1);
+}
+
+TEST_P(PythonPrograms, LinesOfTheWrongShapeOnItsChannelAreDroppedAndTheRunGoesOn) {
+  const auto r = run("exec", "garbles_the_channel.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  EXPECT_TRUE(contains(v_.value("stdout", ""), "garbled")) << v_.value("stdout", "");
+  EXPECT_FALSE(contains(r.err, "json.exception")) << r.err;
+}
+
+TEST_P(PythonPrograms, AWaitItsOwnAlarmEndsIsASleepNotAHang) {
+  // In signal.pause() for 4 s with signal.alarm(4) pending, under --hang-after 2: sleeping until
+  // the alarm, never stalled or ended.
+  const auto r = run("exec", "waits_for_alarm.py", {"--hang-after", "2", "--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  const int line = line_of(program("waits_for_alarm.py"), "alarm");
+  EXPECT_TRUE(contains(
+      r.err, "waits for its own alarm (SIGALRM, set at waits_for_alarm.py:" + std::to_string(line) +
+                 " in <module>), a wait that ends by "
+                 "itself within "))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, "STALLED")) << r.err;
 }
 
 TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {

@@ -160,7 +160,7 @@ _JSON_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\"})
 
 
 def _json(value):
-    """JSON text of a value made of dicts, lists, strings, ints, bools and None (the json module
+    """JSON text of a value made of dicts, lists, strings, numbers, bools and None (the json module
     would cost about 5 ms at every start: it imports re)."""
     if isinstance(value, str):
         return '"' + value.translate(_JSON_ESCAPES) + '"'
@@ -172,6 +172,8 @@ def _json(value):
         return "false"
     if isinstance(value, int):
         return str(int(value))  # an IntEnum (a signal number) as a plain number
+    if isinstance(value, float):
+        return repr(value) if value - value == 0 else "null"  # JSON has no inf or nan
     if isinstance(value, dict):
         return "{" + ",".join(_json(str(k)) + ":" + _json(v) for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
@@ -742,7 +744,7 @@ def _tell_exit_call(status, caller):
 
 def _watch_signal_handlers():
     """The handlers the program sets for SIGTERM, SIGINT and SIGHUP, with where: a process that
-    catches SIGTERM and goes on is why a terminate() never ends it."""
+    catches SIGTERM and goes on is why a terminate() never ends it. And its alarms."""
     import signal
 
     def make_signal(signal_):
@@ -755,6 +757,38 @@ def _watch_signal_handlers():
         return told_signal
 
     _patch(signal, "signal", make_signal)
+
+    # An alarm (signal.alarm, setitimer's ITIMER_REAL) ends a wait by itself: forkcheck counts a
+    # still process with one pending as sleeping until it comes, not as hung.
+    def make_alarm(alarm):
+        def told_alarm(*args, **kwargs):
+            previous = alarm(*args, **kwargs)
+            if len(args) == 1 and not kwargs:
+                _tell_alarm(args[0], sys._getframe(1))
+            return previous
+
+        return told_alarm
+
+    def make_setitimer(setitimer):
+        def told_setitimer(*args, **kwargs):
+            previous = setitimer(*args, **kwargs)
+            if 2 <= len(args) <= 3 and not kwargs and args[0] == signal.ITIMER_REAL:
+                _tell_alarm(args[1], sys._getframe(1))
+            return previous
+
+        return told_setitimer
+
+    if hasattr(signal, "alarm"):
+        _patch(signal, "alarm", make_alarm)
+    if hasattr(signal, "setitimer"):
+        _patch(signal, "setitimer", make_setitimer)
+
+
+@_quietly
+def _tell_alarm(seconds, caller):
+    import signal
+    _emit("alarm", seconds=float(seconds), where=_frame(caller),
+          ignored=signal.getsignal(signal.SIGALRM) == signal.SIG_IGN)
 
 
 @_quietly

@@ -77,6 +77,15 @@ class PythonChannel {
     std::string name;
   };
   std::map<std::uint64_t, ThreadName> threads_of(int pid) const;
+  // The alarms (signal.alarm, setitimer ITIMER_REAL) set and not yet due, of processes still
+  // connected, whose SIGALRM was not ignored: each ends a wait by itself. `at` is the latest it
+  // comes (the channel read the event a little after the call); `where`, the frame that set it.
+  struct PendingAlarm {
+    int pid = 0;
+    Clock::time_point at;
+    nlohmann::json where;
+  };
+  std::vector<PendingAlarm> pending_alarms(Clock::time_point now) const;
   bool any() const { return !processes_.empty(); }
   // How many processes told an exception whose message holds `piece`.
   std::size_t processes_that_raised(const std::string& piece) const;

@@ -95,6 +95,8 @@ struct PythonChannel::Process {
        start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array();
   json torch = nullptr, exit = nullptr;
   std::string crash_dumps_rearmed_over;  // whose fatal-signal handlers faulthandler was put over
+  std::optional<Clock::time_point> alarm_at;  // its pending alarm, when not ignored
+  json alarm_where = nullptr;
   bool events_open = false, dumps_open = false;
   int dump_file = -1;  // the file its faulthandler writes into, when it passed one
   off_t dump_file_read = 0;
@@ -286,7 +288,11 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
       c.partial.clear();
       data = nl + 1;
       left -= take + 1;
-      line(c, text, now);
+      try {
+        line(c, text, now);
+      } catch (const json::exception&) {
+        ++dropped_;  // a field of the wrong type: that line is dropped, never the run
+      }
     }
   }
 }
@@ -434,6 +440,15 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
          {"handler", text_of(j, "handler")},
          {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
          {"at_s", at_s}});
+  } else if (ev == "alarm") {
+    const auto s = j.find("seconds");
+    const double seconds = s != j.end() && s->is_number() ? s->get<double>() : 0;
+    const auto ignored = j.find("ignored");
+    p.alarm_at.reset();
+    if (seconds > 0 && seconds < 1e9 && !(ignored != j.end() && *ignored == true))
+      p.alarm_at =
+          now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    p.alarm_where = j.contains("where") ? frame_of(j["where"]) : json(nullptr);
   } else if (ev == "crash_dumps_rearmed") {
     p.crash_dumps_rearmed_over = text_of(j, "over");
   } else if (ev == "exit") {
@@ -552,6 +567,15 @@ std::map<std::uint64_t, PythonChannel::ThreadName> PythonChannel::threads_of(int
     n.name = t.value("name", "");
     out[ident] = n;
   }
+  return out;
+}
+
+std::vector<PythonChannel::PendingAlarm> PythonChannel::pending_alarms(
+    Clock::time_point now) const {
+  std::vector<PendingAlarm> out;
+  for (const auto& [pid, p] : processes_)
+    if (p->alarm_at && *p->alarm_at > now && p->gone_s < 0)
+      out.push_back({pid, *p->alarm_at, p->alarm_where});
   return out;
 }
 

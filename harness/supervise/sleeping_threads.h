@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "launch/process_tree.h"
 
 namespace fc::harness {
@@ -29,6 +31,10 @@ struct SleepingThread {
   // when it was first seen); nullopt where the timeout could not be read.
   std::optional<std::chrono::steady_clock::time_point> ends;
   bool ends_exact = false;
+  // Not a timed system call: the process's own alarm, pending, ends its wait (the Python
+  // bootstrap told where it was set: {file, line, function}).
+  bool alarm = false;
+  nlohmann::json alarm_where;
 };
 
 class SleepingThreads {

@@ -63,6 +63,8 @@ struct TreeSleep {
   // How long until it ends, as of the look: exactly (`ends_exact`), or at most; -1: not known.
   double ends_in_s = -1;
   bool ends_exact = false;
+  bool alarm = false;          // the wait its pending alarm ends (SleepingThread::alarm)
+  nlohmann::json alarm_where;  // where the alarm was set
 };
 
 // Something said of a live-watched child while it was left running (LaunchSpec::note_stalls): a

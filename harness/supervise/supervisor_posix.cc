@@ -219,6 +219,30 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
   }
   f.stuck = j.stuck.stuck();
   f.sleeping = j.sleeping.sleeping();
+  // A still process with its own alarm pending sleeps until it comes: the signal ends the wait.
+  if (j.python)
+    for (const auto& a : j.python->pending_alarms(now)) {
+      const auto p = after.processes.find(a.pid);
+      if (p == after.processes.end() || p->second.facts.zombie() || !f.asleep.count(a.pid))
+        continue;
+      SleepingThread t;
+      t.pid = a.pid;
+      t.tid = a.pid;
+      t.process = p->second.facts.name;
+      t.since = before.at;
+      t.ends = a.at;
+      t.alarm = true;
+      t.alarm_where = a.where;
+      // First to wake first; an unknown end last.
+      const auto ends = [](const SleepingThread& x) {
+        return x.ends.value_or(Clock::time_point::max());
+      };
+      f.sleeping.insert(std::upper_bound(f.sleeping.begin(), f.sleeping.end(), t,
+                                         [&](const SleepingThread& x, const SleepingThread& y) {
+                                           return ends(x) < ends(y);
+                                         }),
+                        t);
+    }
   j.watchdog->looked(f);
 }
 

@@ -70,6 +70,9 @@ std::optional<TreeSleep> Watchdog::tree_sleep() const {
   t.since_s = since_start(s.since);
   if (s.ends) t.ends_in_s = std::max(0.0, secs(*s.ends - last_.at));
   t.ends_exact = s.ends_exact;
+  t.alarm = s.alarm;
+  t.alarm_where = s.alarm_where;
+  if (s.alarm) t.wait = "";
   return t;
 }
 

@@ -42,13 +42,15 @@ nlohmann::json process_stall_record(const ProcessStall& p) {
 }
 
 nlohmann::json tree_sleep_record(const TreeSleep& s) {
-  return {{"pid", s.pid},
-          {"tid", s.tid},
-          {"process", s.process},
-          {"wait", s.wait},
-          {"since_s", s.since_s},
-          {"ends_in_s", s.ends_in_s},
-          {"ends_exact", s.ends_exact}};
+  nlohmann::json r = {{"pid", s.pid},
+                      {"tid", s.tid},
+                      {"process", s.process},
+                      {"wait", s.wait},
+                      {"since_s", s.since_s},
+                      {"ends_in_s", s.ends_in_s},
+                      {"ends_exact", s.ends_exact}};
+  if (s.alarm) r["alarm"] = {{"where", s.alarm_where}};
+  return r;
 }
 
 nlohmann::json watchdog_record(const ChildResult& r) {
