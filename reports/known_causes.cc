@@ -206,14 +206,13 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
       return c;
     }
     if (in_task < 0 && exited(d)) {
-      // Nothing of its end was told (Python 3.13 and later leave no trace of a worker's
-      // SystemExit): that it was in a task is the hang's likeliest reading, not a seen fact.
+      // Nothing of its end was told (a bootstrap that did not see it): that it was in a task is
+      // the hang's likeliest reading, not a seen fact.
       c.cause = "pid " + std::to_string(d.pid) + " " + d.what + " " + d.how +
                 ", and multiprocessing.Pool never learns of a task lost so: " + waiter +
                 " waits for a result for ever";
       c.missing = "whether pid " + std::to_string(d.pid) +
-                  " was running a task, and where it ended (nothing of its end was told: Python "
-                  "3.13 and later leave no trace of a worker's sys.exit)";
+                  " was running a task, and where it ended (nothing of its end was told)";
       return c;
     }
     if (exited(d)) {
@@ -223,9 +222,7 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
               "concurrent.futures.ProcessPoolExecutor, whose futures fail with BrokenProcessPool "
               "when a worker dies";
       if (d.where.empty())
-        c.missing =
-            "where the task ended its worker (Python 3.13 and later leave no trace of a "
-            "worker's SystemExit; an os._exit never has one)";
+        c.missing = "where the task ended its worker (nothing of its end was told)";
     } else {
       c.fix =
           "use concurrent.futures.ProcessPoolExecutor, whose futures fail with "

@@ -133,7 +133,7 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
       << c->cause;
   EXPECT_NE(c->cause.find("pid 41 at p.py:11 in <module> waits"), std::string::npos);
   EXPECT_EQ(c->fix.rfind("at p.py:6 in work, raise an exception", 0), 0u) << c->fix;
-  // Nothing of its end told (Python 3.13+): that it was in a task is not seen; no fix.
+  // Nothing of its end told: that it was in a task is not seen; no fix.
   const auto unplaced = known_cause(pool_hang("1", false));
   ASSERT_TRUE(unplaced);
   EXPECT_TRUE(unplaced->fix.empty());

@@ -1015,6 +1015,44 @@ def _on_multiprocessing_util(util):
     _patch(util, "_exit_function", make_exit_function)
 
 
+def _watch_worker_exits(process):
+    """Python 3.13 moved that call out of the SystemExit's path: there the exception is seen as
+    BaseProcess._bootstrap catches it (sys.monitoring's EXCEPTION_HANDLED, in multiprocessing's
+    processes only, which _bootstrap begins), with its whole traceback. No frame of ours joins
+    it: ours is above _bootstrap, which prints none of its callers."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None or sys.version_info < (3, 13):
+        return
+    bootstrap_code = process.BaseProcess._bootstrap.__code__
+
+    def handled(code, offset, error):
+        if (code is bootstrap_code and isinstance(error, SystemExit)
+                and error.code not in (None, 0)):
+            _quietly(_tell_exception)("process", error, error.__traceback__, _thread_name())
+
+    @_quietly
+    def watch():
+        # A tool id the program's debugger, coverage or profiler does not hold (they take 0-2).
+        for tool in (4, 3):
+            owner = monitoring.get_tool(tool)
+            if owner == "forkcheck":
+                return
+            if owner is None:
+                monitoring.use_tool_id(tool, "forkcheck")
+                monitoring.register_callback(tool, monitoring.events.EXCEPTION_HANDLED, handled)
+                monitoring.set_events(tool, monitoring.events.EXCEPTION_HANDLED)
+                return
+
+    def make_bootstrap(bootstrap):
+        def watched_bootstrap(self, *args, **kwargs):
+            watch()
+            return bootstrap(self, *args, **kwargs)
+
+        return watched_bootstrap
+
+    _patch(process.BaseProcess, "_bootstrap", make_bootstrap)
+
+
 def _told_end(method, tell):
     """method of a Popen, followed by tell(popen) when it is the call that learnt the child's
     end (returncode went from None to a value): once per child, however the program asked."""
@@ -1042,6 +1080,7 @@ def _on_multiprocessing_process(process):
         return told_init
 
     _patch(process.BaseProcess, "__init__", make_init)
+    _watch_worker_exits(process)
 
 
 @_quietly
