@@ -10,6 +10,7 @@
 // Words are the reports' (reports/wait_chain_text.h): this file records and follows.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,8 +78,12 @@ struct WaitGraphFacts {
 };
 
 // Reads the graph of the tree `pids` (the program's process `root` among them) now. Linux; a
-// graph with `why_not` elsewhere.
-WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids);
+// graph with `why_not` elsewhere. An other end no process of the tree holds is looked for in the
+// tree's ancestors, then in every other process within `scan_budget` (time is being called):
+// what it does not reach stays unseen.
+constexpr std::chrono::milliseconds kHolderScanBudget{200};
+WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
+                               std::chrono::milliseconds scan_budget = kHolderScanBudget);
 
 // One step of the chain: a thread of `pid` waits (`wait`), on these processes (`on`).
 struct WaitLink {

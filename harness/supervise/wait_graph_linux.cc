@@ -272,7 +272,8 @@ ThreadWaitFact fact_of(int pid, int tid, char state) {
 
 }  // namespace
 
-WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
+WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
+                               std::chrono::milliseconds scan_budget) {
   WaitGraphFacts g;
   g.read = true;
   g.root = root;
@@ -324,9 +325,8 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids) {
   }
   DIR* d = ::opendir("/proc");
   if (!d) return g;
-  // The rest within a budget: time is being called. What it does not reach stays not seen
-  // (unknown).
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  // The rest within the budget. What it does not reach stays not seen (unknown).
+  const auto until = std::chrono::steady_clock::now() + scan_budget;
   while (dirent* e = ::readdir(d)) {
     if (std::chrono::steady_clock::now() > until) break;
     char* end = nullptr;

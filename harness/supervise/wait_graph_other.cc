@@ -4,7 +4,8 @@
 
 namespace fc::harness {
 
-WaitGraphFacts read_wait_graph(int root, const std::vector<int>& /*pids*/) {
+WaitGraphFacts read_wait_graph(int root, const std::vector<int>& /*pids*/,
+                               std::chrono::milliseconds /*scan_budget*/) {
   WaitGraphFacts g;
   g.root = root;
   g.why_not =
