@@ -10,6 +10,7 @@
 #include <csignal>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -164,6 +165,25 @@ TEST(WaitGraph, AReadOfAPipeWhoseWriterIsOutsideTheTreeNamesThatProcess) {
   EXPECT_EQ(c.end_pid, ::getpid()) << "this test holds the write end";
   EXPECT_FALSE(g.processes.at(::getpid()).in_tree);
   ::close(fds[1]);
+}
+
+// A pid whose start time is not the one the look saw names another process (the tree's ended and
+// the pid was reused): it is left out of the graph, never read as the tree's.
+TEST(WaitGraph, APidThatNowNamesALaterProcessIsLeftOut) {
+  Tree tree([] {
+    const pid_t child = ::fork();
+    if (child == 0) ::pause();
+    ::waitpid(child, nullptr, 0);
+  });
+  const auto pids = tree.settled(2, all_waiting);
+  const auto child = launch::process_facts(pids[1]);
+  ASSERT_TRUE(child);
+  std::map<int, std::uint64_t> started = {{pids[1], child->start_time}};
+  EXPECT_EQ(read_wait_graph(tree.root(), pids, {}, started).processes.count(pids[1]), 1u);
+  started[pids[1]] = child->start_time + 1;  // as if the look had seen an earlier one
+  const WaitGraphFacts g = read_wait_graph(tree.root(), pids, {}, started);
+  EXPECT_EQ(g.processes.count(pids[1]), 0u);
+  for (const auto& t : g.threads) EXPECT_NE(t.pid, pids[1]);
 }
 
 // The other end held by a process that is neither in the tree nor above it: found by the scan of

@@ -398,9 +398,13 @@ class PosixControl : public TreeControl {
 
   WaitGraphFacts wait_graph() override {
     std::vector<int> pids;
+    std::map<int, std::uint64_t> started;
     for (const auto& [pid, p] : job_.tree->last_look().processes)
-      if (!p.facts.zombie()) pids.push_back(pid);
-    return read_wait_graph(job_.r.pid, pids);
+      if (!p.facts.zombie()) {
+        pids.push_back(pid);
+        started[pid] = p.facts.start_time;
+      }
+    return read_wait_graph(job_.r.pid, pids, kHolderScanBudget, started);
   }
 
   Sent ask_to_end() override {

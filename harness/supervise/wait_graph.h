@@ -80,10 +80,13 @@ struct WaitGraphFacts {
 // Reads the graph of the tree `pids` (the program's process `root` among them) now. Linux; a
 // graph with `why_not` elsewhere. An other end no process of the tree holds is looked for in the
 // tree's ancestors, then in every other process within `scan_budget` (time is being called):
-// what it does not reach stays unseen.
+// what it does not reach stays unseen. `started`: each pid's start time as the last look saw it
+// (ProcessFacts::start_time); a pid that now names a later process (it ended, and the pid was
+// reused) is left out.
 constexpr std::chrono::milliseconds kHolderScanBudget{200};
 WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
-                               std::chrono::milliseconds scan_budget = kHolderScanBudget);
+                               std::chrono::milliseconds scan_budget = kHolderScanBudget,
+                               const std::map<int, std::uint64_t>& started = {});
 
 // One step of the chain: a thread of `pid` waits (`wait`), on these processes (`on`).
 struct WaitLink {

@@ -273,13 +273,16 @@ ThreadWaitFact fact_of(int pid, int tid, char state) {
 }  // namespace
 
 WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
-                               std::chrono::milliseconds scan_budget) {
+                               std::chrono::milliseconds scan_budget,
+                               const std::map<int, std::uint64_t>& started) {
   WaitGraphFacts g;
   g.read = true;
   g.root = root;
   for (int pid : pids) {
     const auto facts = launch::process_facts(pid);
     if (!facts || facts->zombie()) continue;
+    if (const auto s = started.find(pid); s != started.end() && s->second != facts->start_time)
+      continue;  // another process now: the tree's ended since the look
     g.processes[pid] = {facts->ppid, facts->name, true, catches_timer_signals(pid)};
     for (const auto& [tid, th] : launch::thread_facts(pid))
       g.threads.push_back(fact_of(pid, tid, th.state));

@@ -5,7 +5,8 @@
 namespace fc::harness {
 
 WaitGraphFacts read_wait_graph(int root, const std::vector<int>& /*pids*/,
-                               std::chrono::milliseconds /*scan_budget*/) {
+                               std::chrono::milliseconds /*scan_budget*/,
+                               const std::map<int, std::uint64_t>& /*started*/) {
   WaitGraphFacts g;
   g.root = root;
   g.why_not =
