@@ -840,6 +840,28 @@ class BootstrapChecks:
         self.assertEqual([(a["how"], a["where"]["line"]) for a in asked],
                          [("terminate", line["terminate"])])
 
+    def test_alarms(self):
+        path, line = self.program("""
+            import signal
+
+            signal.alarm(30)  # <alarm>
+            signal.alarm(0)  # <cancel>
+            signal.setitimer(signal.ITIMER_REAL, 0.5)  # <timer>
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0.5)  # <virtual>
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)  # <timer-off>
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+            signal.alarm(30)  # <ignored>
+            signal.alarm(0)
+        """)
+        _, processes = self.run_program(path)
+        alarms = [(a["seconds"], a["where"]["line"], a["ignored"])
+                  for p in processes.values() for a in p.of("alarm")]
+        self.assertEqual(alarms, [(30.0, line["alarm"], False), (0.0, line["cancel"], False),
+                                  (0.5, line["timer"], False), (0.0, line["timer-off"], False),
+                                  (30.0, line["ignored"], True),
+                                  (0.0, line["ignored"] + 1, True)])
+
     def test_subprocess_end(self):
         path, _ = self.program("""
             import subprocess, sys
