@@ -23,7 +23,6 @@ namespace {
 
 constexpr size_t kOutputCap = 16 * 1024;   // per stream shown; report.json keeps what was captured
 constexpr size_t kDetailsCap = 64 * 1024;  // of a variant's pretty-printed details
-constexpr size_t kProtocolLineCap = 4 * 1024;  // the harness keeps 1 KiB; a foreign report may not
 
 using json = nlohmann::json;
 
@@ -329,7 +328,7 @@ std::string watch_finding(const json& report) {
   return o;
 }
 
-std::string header(const json& report) {
+std::string page_header(const json& report) {
   const json run = report.value("run", json::object());
   std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" +
                   h(str(report.value("tool", json::object()), "name")) + " " +
@@ -397,7 +396,7 @@ std::string overview(const json& report) {
   return o + "</div>\n";
 }
 
-std::string matrix(const json& report) {
+std::string matrix_section(const json& report) {
   const auto methods = matrix_methods(report);
   std::string o =
       "<section id=\"matrix\"><h2>Cases by start method</h2><div class=\"scroll\"><table "
@@ -620,7 +619,7 @@ std::string case_section(const json& c) {
   return o + "</section>\n";
 }
 
-std::string environment(const json& report) {
+std::string environment_dl(const json& report) {
   const json env = report.value("run", json::object()).value("environment", json::object());
   std::string o = "<section id=\"environment\"><h2>Environment</h2><table class=\"env\"><tbody>";
   for (const auto& row : environment_rows(env)) {
@@ -641,10 +640,10 @@ class HtmlReporter final : public Reporter {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<title>forkcheck report: " +
         h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
-    o += header(report) + key_finding_block(report) + overview(report) + watch_finding(report) +
-         matrix(report) + featured(report);
+    o += page_header(report) + key_finding_block(report) + overview(report) +
+         watch_finding(report) + matrix_section(report) + featured(report);
     for (const auto& c : list(report, "cases")) o += case_section(c);
-    o += environment(report);
+    o += environment_dl(report);
     o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +
          ") by forkcheck; <code>forkcheck report --from report.json</code> renders it "
          "again.</footer>\n</body></html>\n";

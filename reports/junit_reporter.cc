@@ -53,7 +53,6 @@ std::string fixed3(double s) {
 
 constexpr size_t kFramesPerThread = 24;
 constexpr size_t kStacksCap = 64 * 1024;
-constexpr size_t kProtocolLineCap = 4 * 1024;  // the harness keeps 1 KiB; a foreign report may not
 
 // A tree's stacks as a CI log shows them: each thread, then its first frames. "" when none.
 std::string stacks_text(const json& v) {

@@ -55,7 +55,7 @@ class Budget {
   size_t cap_, reserve_, omitted_ = 0;
 };
 
-std::string header(const json& report) {
+std::string summary_header(const json& report) {
   const json run = report.value("run", json::object());
   const json s = report.value("summary", json::object());
   const json tool = report.value("tool", json::object());
@@ -176,7 +176,7 @@ std::string cell_text(const json& v) {
   return mismatched(v) ? t + " \u26a0\ufe0f" : t;
 }
 
-std::vector<std::string> matrix(const json& report) {
+std::vector<std::string> matrix_paragraphs(const json& report) {
   const auto methods = matrix_methods(report);
   std::string head = "## Cases by start method\n\n| case | verdict |";
   std::string rule = "|---|---|";
@@ -333,7 +333,7 @@ std::vector<std::string> case_details(const json& report, const Limits& lim) {
   return parts;
 }
 
-std::string environment(const json& report) {
+std::string environment_block(const json& report) {
   const json env = report.value("run", json::object()).value("environment", json::object());
   std::string table = "## Environment\n\n| | |\n|---|---|\n", blocks;
   for (const auto& row : environment_rows(env)) {
@@ -347,7 +347,7 @@ std::string environment(const json& report) {
 }
 
 std::string render_at(const json& report, const Limits& lim, size_t cap, size_t& omitted) {
-  const std::string env = environment(report);
+  const std::string env = environment_block(report);
   const std::string footer =
       "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full "
       "outputs.\n";
@@ -355,9 +355,9 @@ std::string render_at(const json& report, const Limits& lim, size_t cap, size_t&
   const Finding f = key_finding(report);
   Budget b(cap, env.size() + footer.size() + note_room);
   b.add_reserved(key_finding_text(f));  // first, and always
-  b.add(header(report));
+  b.add(summary_header(report));
   b.add(watch_finding(report, f.headline));
-  for (const auto& p : matrix(report)) b.add(p);
+  for (const auto& p : matrix_paragraphs(report)) b.add(p);
   for (const auto& p : verdicts(report, lim)) b.add(p);
   b.add(featured(report, lim));
   for (const auto& p : case_details(report, lim)) b.add(p);

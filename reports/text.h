@@ -33,6 +33,9 @@ std::string md_code_block(std::string_view s);
 // At most `max_bytes`: the head and the tail of `s`, and between them a line saying how much was
 // cut. Cuts fall on UTF-8 character boundaries.
 std::string cap_text(const std::string& s, size_t max_bytes);
+// How much of a bad protocol line a report shows: the harness keeps 1 KiB; a foreign report may
+// not.
+constexpr size_t kProtocolLineCap = 4 * 1024;
 
 // Runs of white space (newlines included) as one space, none at either end: Python wraps some
 // messages over lines.
