@@ -458,6 +458,17 @@ TEST_P(PythonPrograms, AWaitItsOwnAlarmEndsIsASleepNotAHang) {
   EXPECT_FALSE(contains(r.err, "STALLED")) << r.err;
 }
 
+TEST_P(PythonPrograms, AnAlarmThatCannotEndTheWaitIsNoSleep) {
+  // Set again from its own handler (a heartbeat), or blocked where the wait is: a hang at
+  // --hang-after, well before the deadline.
+  for (const char* program : {"alarm_heartbeat_deadlock.py", "alarm_blocked_deadlock.py"}) {
+    fs::remove_all(dir_);
+    run("exec", program, {"--hang-after", "3", "--timeout", "100"});
+    EXPECT_EQ(v_.value("outcome", ""), "hang") << program << ": " << v_.value("message", "");
+    EXPECT_FALSE(v_["watchdog"].value("deadline_passed", true)) << program;
+  }
+}
+
 TEST_P(PythonPrograms, ABackOffSleepIsNeverAHangAndADeadlineInItIsATimeout) {
   // Quiet for 3 s at a time, under --hang-after 2: said as sleeping, never stalled or ended.
   auto r = run("exec", "backoff_retry.py", {"--hang-after", "2", "--timeout", "120"});

@@ -78,10 +78,13 @@ class PythonChannel {
   };
   std::map<std::uint64_t, ThreadName> threads_of(int pid) const;
   // The alarms (signal.alarm, setitimer ITIMER_REAL) set and not yet due, of processes still
-  // connected, whose SIGALRM was not ignored: each ends a wait by itself. `at` is the latest it
-  // comes (the channel read the event a little after the call); `where`, the frame that set it.
+  // connected, whose SIGALRM was not ignored and that were not set from its own handler (a
+  // heartbeat): each ends a wait by itself, where the signal can reach the process's main thread.
+  // `at` is the latest it comes (the channel read the event a little after the call); `where`, the
+  // frame that set it.
   struct PendingAlarm {
     int pid = 0;
+    Clock::time_point set;  // when the channel heard of it
     Clock::time_point at;
     nlohmann::json where;
   };

@@ -96,6 +96,7 @@ struct PythonChannel::Process {
   json torch = nullptr, exit = nullptr;
   std::string crash_dumps_rearmed_over;  // whose fatal-signal handlers faulthandler was put over
   std::optional<Clock::time_point> alarm_at;  // its pending alarm, when not ignored
+  Clock::time_point alarm_set;
   json alarm_where = nullptr;
   bool events_open = false, dumps_open = false;
   int dump_file = -1;  // the file its faulthandler writes into, when it passed one
@@ -356,6 +357,11 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     }
     c.role = Connection::Role::kEvents;
     p.events_open = true;
+    // A new image under the same pid (it exec'd Python again): its state is its own.
+    p.gone_s = -1;
+    p.alarm_at.reset();
+    p.alarm_where = nullptr;
+    p.crash_dumps_rearmed_over.clear();
     json hello = {{"pid", c.pid},
                   {"ppid", int_of(j, "ppid")},
                   {"born", text_of(j, "born")},
@@ -443,12 +449,15 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
   } else if (ev == "alarm") {
     const auto s = j.find("seconds");
     const double seconds = s != j.end() && s->is_number() ? s->get<double>() : 0;
-    const auto ignored = j.find("ignored");
+    const auto ignored = j.find("ignored"), from_handler = j.find("from_handler");
     p.alarm_at.reset();
-    if (seconds > 0 && seconds < 1e9 && !(ignored != j.end() && *ignored == true))
+    // A heartbeat (set again from its own handler) wakes the process whether or not it goes on.
+    if (seconds > 0 && seconds < 1e9 && !(ignored != j.end() && *ignored == true) &&
+        !(from_handler != j.end() && *from_handler == true))
       p.alarm_at =
           now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     p.alarm_where = j.contains("where") ? frame_of(j["where"]) : json(nullptr);
+    p.alarm_set = now;
   } else if (ev == "crash_dumps_rearmed") {
     p.crash_dumps_rearmed_over = text_of(j, "over");
   } else if (ev == "exit") {
@@ -575,7 +584,7 @@ std::vector<PythonChannel::PendingAlarm> PythonChannel::pending_alarms(
   std::vector<PendingAlarm> out;
   for (const auto& [pid, p] : processes_)
     if (p->alarm_at && *p->alarm_at > now && p->gone_s < 0)
-      out.push_back({pid, *p->alarm_at, p->alarm_where});
+      out.push_back({pid, p->alarm_set, *p->alarm_at, p->alarm_where});
   return out;
 }
 

@@ -39,6 +39,7 @@
 #include "harness/supervise/sleeping_threads.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/wait_graph.h"
 #include "harness/supervise/watchdog.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
@@ -223,13 +224,14 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
   if (j.python)
     for (const auto& a : j.python->pending_alarms(now)) {
       const auto p = after.processes.find(a.pid);
-      if (p == after.processes.end() || p->second.facts.zombie() || !f.asleep.count(a.pid))
+      if (p == after.processes.end() || p->second.facts.zombie() || !f.asleep.count(a.pid) ||
+          !signal_reaches_main_thread(a.pid, SIGALRM))
         continue;
       SleepingThread t;
       t.pid = a.pid;
       t.tid = a.pid;
       t.process = p->second.facts.name;
-      t.since = before.at;
+      t.since = a.set;
       t.ends = a.at;
       t.alarm = true;
       t.alarm_where = a.where;

@@ -88,6 +88,11 @@ WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
                                std::chrono::milliseconds scan_budget = kHolderScanBudget,
                                const std::map<int, std::uint64_t>& started = {});
 
+// Whether signal `sig` sent to `pid` now would reach its main thread and run a handler or end it:
+// not ignored, not blocked there (Linux: /proc's SigIgn and the main thread's SigBlk). Where that
+// cannot be read (other systems), false: nothing is assumed to wake it.
+bool signal_reaches_main_thread(int pid, int sig);
+
 // One step of the chain: a thread of `pid` waits (`wait`), on these processes (`on`).
 struct WaitLink {
   ThreadWaitFact wait;

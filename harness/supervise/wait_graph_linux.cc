@@ -20,6 +20,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "harness/stacks/stacks.h"
@@ -192,21 +193,28 @@ bool tree_only_memory(int pid, std::uint64_t address) {
   return false;
 }
 
-// Whether `pid` catches SIGALRM, SIGVTALRM or SIGPROF (/proc/PID/status: SigCgt).
-bool catches_timer_signals(int pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string key, mask;
-  while (status >> key) {
-    if (key == "SigCgt:") {
+// The mask after `key` ("SigCgt:", "SigIgn:", "SigBlk:") in a /proc status file; nullopt when
+// unread.
+std::optional<unsigned long long> status_mask(const std::string& path, const char* key) {
+  std::ifstream status(path);
+  std::string k, mask;
+  while (status >> k) {
+    if (k == key) {
       status >> mask;
-      const unsigned long long caught = std::strtoull(mask.c_str(), nullptr, 16);
-      for (int sig : {SIGALRM, SIGVTALRM, SIGPROF})
-        if (caught & (1ull << (sig - 1))) return true;
-      return false;
+      return std::strtoull(mask.c_str(), nullptr, 16);
     }
     std::string rest;
     std::getline(status, rest);
   }
+  return std::nullopt;
+}
+
+// Whether `pid` catches SIGALRM, SIGVTALRM or SIGPROF (/proc/PID/status: SigCgt).
+bool catches_timer_signals(int pid) {
+  const auto caught = status_mask("/proc/" + std::to_string(pid) + "/status", "SigCgt:");
+  if (!caught) return false;
+  for (int sig : {SIGALRM, SIGVTALRM, SIGPROF})
+    if (*caught & (1ull << (sig - 1))) return true;
   return false;
 }
 
@@ -271,6 +279,14 @@ ThreadWaitFact fact_of(int pid, int tid, char state) {
 }
 
 }  // namespace
+
+bool signal_reaches_main_thread(int pid, int sig) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  const auto ignored = status_mask(dir + "/status", "SigIgn:");
+  const auto blocked = status_mask(dir + "/task/" + std::to_string(pid) + "/status", "SigBlk:");
+  const unsigned long long bit = 1ull << (sig - 1);
+  return ignored && blocked && !(*ignored & bit) && !(*blocked & bit);
+}
 
 WaitGraphFacts read_wait_graph(int root, const std::vector<int>& pids,
                                std::chrono::milliseconds scan_budget,
