@@ -786,9 +786,16 @@ def _watch_signal_handlers():
 
 @_quietly
 def _tell_alarm(seconds, caller):
+    """An alarm set from within the SIGALRM handler is a heartbeat, which wakes the process again
+    and again whether or not it goes on: that one is told as such (from_handler)."""
     import signal
+    handler = signal.getsignal(signal.SIGALRM)
+    code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+    frame = caller
+    while code is not None and frame is not None and frame.f_code is not code:
+        frame = frame.f_back
     _emit("alarm", seconds=float(seconds), where=_frame(caller),
-          ignored=signal.getsignal(signal.SIGALRM) == signal.SIG_IGN)
+          ignored=handler == signal.SIG_IGN, from_handler=code is not None and frame is not None)
 
 
 @_quietly
@@ -1019,29 +1026,61 @@ def _watch_worker_exits(process):
     """Python 3.13 moved that call out of the SystemExit's path: there the exception is seen as
     BaseProcess._bootstrap catches it (sys.monitoring's EXCEPTION_HANDLED, in multiprocessing's
     processes only, which _bootstrap begins), with its whole traceback. No frame of ours joins
-    it: ours is above _bootstrap, which prints none of its callers."""
+    it: ours is above _bootstrap, which prints none of its callers. The tool id is one the
+    program's debugger, coverage and profiler do not hold (they take 0 to 2); one the program
+    asks for itself is handed over to it (use_tool_id), and we take another or none."""
     monitoring = getattr(sys, "monitoring", None)
     if monitoring is None or sys.version_info < (3, 13):
         return
     bootstrap_code = process.BaseProcess._bootstrap.__code__
+    handled_event = monitoring.events.EXCEPTION_HANDLED
+    held = []  # the tool id we hold, if any
 
     def handled(code, offset, error):
-        if (code is bootstrap_code and isinstance(error, SystemExit)
-                and error.code not in (None, 0)):
-            _quietly(_tell_exception)("process", error, error.__traceback__, _thread_name())
+        try:
+            if code is not bootstrap_code or not isinstance(error, SystemExit):
+                return
+            status = error.code
+            if status is None or (type(status) is int and status == 0):
+                return
+            _tell_exception("process", error, error.__traceback__, _thread_name())
+        except Exception:
+            pass
+
+    def take(avoid=None):
+        for tool in (4, 3):
+            if tool != avoid and monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, "forkcheck")
+                monitoring.register_callback(tool, handled_event, handled)
+                monitoring.set_events(tool, handled_event)
+                held[:] = [tool]
+                return
+
+    def release():
+        tool = held.pop()
+        monitoring.set_events(tool, 0)
+        monitoring.register_callback(tool, handled_event, None)
+        monitoring.free_tool_id(tool)
 
     @_quietly
     def watch():
-        # A tool id the program's debugger, coverage or profiler does not hold (they take 0-2).
-        for tool in (4, 3):
-            owner = monitoring.get_tool(tool)
-            if owner == "forkcheck":
-                return
-            if owner is None:
-                monitoring.use_tool_id(tool, "forkcheck")
-                monitoring.register_callback(tool, monitoring.events.EXCEPTION_HANDLED, handled)
-                monitoring.set_events(tool, monitoring.events.EXCEPTION_HANDLED)
-                return
+        if held and monitoring.get_tool(held[0]) == "forkcheck":
+            return
+        held[:] = []
+        take()
+
+    def make_use_tool_id(use_tool_id):
+        def handing_over(tool_id, name):
+            if held and held[0] == tool_id and monitoring.get_tool(tool_id) == "forkcheck":
+                _quietly(release)()
+                result = use_tool_id(tool_id, name)
+                _quietly(take)(avoid=tool_id)
+                return result
+            return use_tool_id(tool_id, name)
+
+        return handing_over
+
+    _patch(monitoring, "use_tool_id", make_use_tool_id)
 
     def make_bootstrap(bootstrap):
         def watched_bootstrap(self, *args, **kwargs):

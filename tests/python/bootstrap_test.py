@@ -840,6 +840,31 @@ class BootstrapChecks:
         self.assertEqual([(a["how"], a["where"]["line"]) for a in asked],
                          [("terminate", line["terminate"])])
 
+    def test_a_worker_that_takes_our_monitoring_tool_id_gets_it(self):
+        # 3.13+: the bootstrap sees a worker's SystemExit through sys.monitoring, under a tool
+        # id it hands over to a program that asks for it, then takes another.
+        path, line = self.program("""
+            import multiprocessing, sys
+
+            def tracer():
+                if hasattr(sys, "monitoring"):
+                    sys.monitoring.use_tool_id(4, "mine")
+                    print(sys.monitoring.get_tool(4), file=sys.stderr)
+                sys.exit(7)  # <exit>
+
+            if __name__ == "__main__":
+                multiprocessing.set_start_method("fork")
+                p = multiprocessing.Process(target=tracer)
+                p.start()
+                p.join()
+                print(p.exitcode)
+        """)
+        stdout, processes = self.run_program(path)
+        self.assertEqual(stdout.strip(), "7")
+        told = [e["frames"][-1]["line"] for p in processes.values() for e in p.of("exception")
+                if e["where"] == "process"]
+        self.assertEqual(told, [line["exit"]])
+
     def test_alarms(self):
         path, line = self.program("""
             import signal
