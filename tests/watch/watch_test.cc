@@ -341,6 +341,15 @@ TEST(Watch, ThreadsAPrepareHandlerStopsAreNotThereAtTheFork) {
   EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
   EXPECT_EQ(forks(rep)[0]["threads"], 1);
 
+  // Linked into the program, its handler registered before the shim's: it runs after the shim's
+  // listing, and the threads it joined are left out all the same.
+  r = watch(out, {FC_WATCH_ATFORK_POOL_LINKED});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  rep = report(out);
+  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
+  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
+  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+
   r = watch(out, {FC_WATCH_ATFORK_POOL, "unregistered"});
   ASSERT_EQ(r.code, 1) << r.out << r.err;
   rep = report(out);

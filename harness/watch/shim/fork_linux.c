@@ -12,24 +12,20 @@
 #include "threads.h"
 #include "watch_shim.h"
 
-/* The fork this thread is making: its line, whose thread list the prepare handler fills in. */
-static __thread struct fc_line* pending_fork;
-static int prepare_registered;
+/* The fork this thread is making: the threads its prepare handler lists. Initial-exec: the
+ * shim is preloaded, and its TLS is then static (no allocation on first use). */
+static __thread struct fc_fork_threads* pending_fork __attribute__((tls_model("initial-exec")));
 
 /* Among the pthread_atfork prepare handlers, which run last-registered first, this one runs after
  * those of every library loaded after the shim: one that stops its threads there (OpenBLAS joins
- * its pool in blas_thread_shutdown_) has done so, and the threads listed are the ones alive when
- * the child is copied. */
+ * its pool in blas_thread_shutdown_) has done so. For one that ran after it (a library linked
+ * into the program registers before the shim), fc_write_fork_threads leaves out what is gone. */
 static void list_threads_at_fork(void) {
-  struct fc_line* l = pending_fork;
-  if (!l) return;
-  pending_fork = 0;
-  fc_snapshot_threads(l);
+  struct fc_fork_threads* t = pending_fork;
+  if (t && !t->listed) fc_list_fork_threads(t);
 }
 
-void fc_watch_fork_prepare(void) {
-  prepare_registered = pthread_atfork(list_threads_at_fork, 0, 0) == 0;
-}
+void fc_watch_fork_prepare(void) { pthread_atfork(list_threads_at_fork, 0, 0); }
 
 FC_EXPORT pid_t fork(void) {
   int saved = errno;
@@ -44,21 +40,21 @@ FC_EXPORT pid_t fork(void) {
   const uint64_t seq = __atomic_add_fetch(&fc_self.forks, 1, __ATOMIC_RELAXED);
 
   /* Everything is measured before the real fork: that is the state the child inherits. The
-   * threads last, from the prepare handler, when there is one. */
+   * threads last: listed by the prepare handler, written after the fork. */
   struct fc_line l;
   fc_line_begin(&l, "fork");
   fc_line_field_hex(&l, "img", img);
   fc_line_field_u64(&l, "seq", seq);
   fc_snapshot_runtimes(&l);
   fc_snapshot_where(&l);
-  if (prepare_registered)
-    pending_fork = &l;
-  else
-    fc_snapshot_threads(&l);
+  struct fc_fork_threads threads;
+  threads.listed = 0;
+  struct fc_fork_threads* const outer = pending_fork; /* a fork made from a signal handler */
+  pending_fork = &threads;
 
   errno = saved;
   pid_t pid = real();
-  pending_fork = 0;
+  pending_fork = outer;
   if (pid == 0) {
     fc_become_fork_child(parent, img, seq);
     fc_forget_threads();
@@ -66,6 +62,8 @@ FC_EXPORT pid_t fork(void) {
   }
   int after = errno;
   if (pid > 0) {
+    if (!threads.listed) fc_list_fork_threads(&threads); /* no prepare handler ran */
+    fc_write_fork_threads(&l, &threads);
     fc_line_field_i64(&l, "child", pid);
     fc_line_write(&l);
   }

@@ -13,10 +13,24 @@ struct fc_line;
  * start (it predates the shim, or was started without pthread_create). */
 const char* fc_thread_creator(pid_t tid);
 
-/* Appends the snapshot of the live threads:
+/* The threads alive at a fork, listed in two steps: their ids just before it (from the fork's
+ * pthread_atfork prepare handler, or, where that did not run, right after), then, in the parent
+ * after the fork, those still there are written. A thread some other prepare handler stopped
+ * (OpenBLAS joins its pool), one listed as it was being joined, is gone by then and not counted,
+ * whatever order the handlers ran in. */
+#define FC_FORK_TIDS 256
+struct fc_fork_threads {
+  int listed;     /* the ids were read */
+  unsigned count; /* the threads there were, beyond FC_FORK_TIDS too */
+  unsigned kept;  /* of tids[] */
+  pid_t tids[FC_FORK_TIDS];
+};
+/* Step one: every thread's id, now. No allocation; errno is left as it was. */
+void fc_list_fork_threads(struct fc_fork_threads* t);
+/* Step two, after the fork: appends
  *   ,"tid":SELF,"tname":..,"main":B,"thread_list":[{"tid":..,"name":..,"by":..},...],"threads":N
- * Runs in the parent, before the real fork. */
-void fc_snapshot_threads(struct fc_line* l);
+ * of the listed threads that are still there (and not exiting). */
+void fc_write_fork_threads(struct fc_line* l, const struct fc_fork_threads* t);
 
 /* In a fork child: every recorded creator, and every start under way, was the parent's. */
 void fc_forget_threads(void);

@@ -220,18 +220,10 @@ static void settle_thread_starts(void) {
   }
 }
 
-void fc_snapshot_threads(struct fc_line* l) {
+void fc_list_fork_threads(struct fc_fork_threads* t) {
+  const int saved = errno;
   settle_thread_starts();
-  pid_t self = fc_gettid(), pid = fc_getpid();
-  char name[17];
-  fc_line_field_i64(l, "tid", self);
-  thread_name(self, name);
-  fc_line_field_str(l, "tname", name, 16);
-  fc_line_field_bool(l, "main", self == pid);
-
-  uint64_t count = 0, listed = 0;
-  fc_line_key(l, "thread_list");
-  fc_line_raw(l, "[");
+  t->count = 0;
   int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     char buf[4096] __attribute__((aligned(8)));
@@ -243,20 +235,72 @@ void fc_snapshot_threads(struct fc_line* l) {
         off += d->d_reclen;
         pid_t tid = parse_tid(d->d_name);
         if (tid <= 0) continue;
-        ++count;
-        if (listed >= FC_LIST_THREADS) continue;
-        thread_name(tid, name);
-        fc_line_raw(l, listed ? ",{" : "{");
-        fc_line_raw(l, "\"tid\":");
-        fc_line_i64(l, tid);
-        fc_line_field_str(l, "name", name, 16);
-        const char* by = fc_thread_creator(tid);
-        if (by) fc_line_field_str(l, "by", by, FC_CREATOR_LEN);
-        fc_line_raw(l, "}");
-        ++listed;
+        if (t->count < FC_FORK_TIDS) t->tids[t->count] = tid;
+        ++t->count;
       }
     }
     close(fd);
+  }
+  t->listed = 1;
+  errno = saved;
+}
+
+/* Whether thread `tid` of this process is still there and not on its way out: /proc's stat
+ * state is not Z or X, and its flags lack PF_EXITING (a thread just joined can still be listed
+ * for a moment after its joiner woke). */
+static int still_there(pid_t tid) {
+  char path[64] = "/proc/self/task/";
+  size_t n = strlen(path);
+  n += fc_utoa((uint64_t)tid, path + n);
+  memcpy(path + n, "/stat", 6);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512];
+  ssize_t r = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (r <= 0) return 0;
+  buf[r] = 0;
+  const char* p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  if (!p || p[1] != ' ') return 0;
+  const char state = p[2];
+  if (state == 'Z' || state == 'X' || state == 'x') return 0;
+  /* Fields after the state: ppid pgrp session tty_nr tpgid flags. */
+  p += 3;
+  for (int field = 0; field < 5 && p; ++field) {
+    p = strchr(p + 1, ' ');
+  }
+  if (!p) return 1;
+  uint64_t flags = 0;
+  for (++p; *p >= '0' && *p <= '9'; ++p) flags = flags * 10 + (uint64_t)(*p - '0');
+  return (flags & 0x4u) == 0; /* PF_EXITING */
+}
+
+void fc_write_fork_threads(struct fc_line* l, const struct fc_fork_threads* t) {
+  pid_t self = fc_gettid(), pid = fc_getpid();
+  char name[17];
+  fc_line_field_i64(l, "tid", self);
+  thread_name(self, name);
+  fc_line_field_str(l, "tname", name, 16);
+  fc_line_field_bool(l, "main", self == pid);
+
+  const unsigned seen = t->count < FC_FORK_TIDS ? t->count : FC_FORK_TIDS;
+  uint64_t count = t->count - seen, listed = 0; /* past the ids kept: counted as they were */
+  fc_line_key(l, "thread_list");
+  fc_line_raw(l, "[");
+  for (unsigned i = 0; i < seen; ++i) {
+    const pid_t tid = t->tids[i];
+    if (tid != self && !still_there(tid)) continue;
+    ++count;
+    if (listed >= FC_LIST_THREADS) continue;
+    thread_name(tid, name);
+    fc_line_raw(l, listed ? ",{" : "{");
+    fc_line_raw(l, "\"tid\":");
+    fc_line_i64(l, tid);
+    fc_line_field_str(l, "name", name, 16);
+    const char* by = fc_thread_creator(tid);
+    if (by) fc_line_field_str(l, "by", by, FC_CREATOR_LEN);
+    fc_line_raw(l, "}");
+    ++listed;
   }
   fc_line_raw(l, "]");
   fc_line_field_u64(l, "threads", count);
