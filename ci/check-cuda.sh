@@ -46,10 +46,25 @@ check "cuda-before-fork: fork fails as the case expects, spawn works" \
   'all(x["matched"] for x in v) and {x["start_method"]: x["outcome"] for x in v} == {"fork": "error", "spawn": "ok"}' \
   "$out/case"
 
-for prog in pool_after_cuda dataloader_after_cuda pool_before_cuda; do
+plainly() {  # plainly PROG WANT: runs it without forkcheck; WANT fail: it must fail naming the
+  # re-initialisation, ok: it must end with 0 (what forkcheck is then checked against)
+  local prog=$1 want=$2 rc lines
   "$py" "$progs/$prog.py" >"$out/$prog.plain.log" 2>&1
-  plain=$?
-  grep -c "Cannot re-initialize CUDA" "$out/$prog.plain.log" | sed "s/^/$prog plainly: exit $plain, lines naming the re-initialisation: /"
+  rc=$?
+  lines=$(grep -c "Cannot re-initialize CUDA" "$out/$prog.plain.log")
+  if { [ "$want" = fail ] && [ "$rc" -ne 0 ] && [ "$lines" -gt 0 ]; } ||
+    { [ "$want" = ok ] && [ "$rc" -eq 0 ]; }; then
+    echo "PASS $prog plainly: exit $rc, $lines lines naming the re-initialisation"
+  else
+    echo "FAIL $prog plainly: exit $rc, $lines lines naming the re-initialisation (wanted: $want)"
+    failed=1
+  fi
+}
+
+plainly pool_after_cuda fail
+plainly dataloader_after_cuda fail
+plainly pool_before_cuda ok
+for prog in pool_after_cuda dataloader_after_cuda pool_before_cuda; do
   "$fc" exec --out "$out/exec-$prog" -- "$py" "$progs/$prog.py" >"$out/exec-$prog.log" 2>&1
   echo "exec $prog: exit $?"
   "$fc" watch --out "$out/watch-$prog" -- "$py" "$progs/$prog.py" >"$out/watch-$prog.log" 2>&1
