@@ -786,8 +786,9 @@ class BootstrapChecks:
             def raises_exit():
                 sys.exit(5)  # <sys-exit>
 
-            def waits():
+            def waits(ready):
                 signal.signal(signal.SIGTERM, on_term)  # <handler>
+                ready.set()  # signal() has returned: what it told is sent
                 threading.Event().wait(30)
 
             if __name__ == "__main__":
@@ -810,13 +811,11 @@ class BootstrapChecks:
                     p.start()
                     p.join()
                     codes.append(p.exitcode)
-                w = mp.Process(target=waits)
+                ready = mp.Event()
+                w = mp.Process(target=waits, args=(ready,))
                 w.start()
-                while True:  # its handler set (it shows in /proc once signal() returned)
-                    with open("/proc/%d/status" % w.pid) as status:
-                        caught = [l for l in status if l.startswith("SigCgt:")][0].split()[1]
-                    if int(caught, 16) & (1 << (signal.SIGTERM - 1)):
-                        break
+                # Its handler set, and told: /proc's SigCgt shows it before signal() returns.
+                assert ready.wait(60), "the child never set its handler"
                 w.terminate()  # <terminate>
                 os.kill(w.pid, signal.SIGKILL)  # its handler returned: it goes on
                 w.join()
