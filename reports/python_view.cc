@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "reports/report_view.h"
@@ -267,6 +268,14 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     out.push_back(d);
     return out.back();
   };
+  // Each signal a process of the program sent (os.kill, killpg): (pid or group, signal).
+  std::set<std::pair<long long, long long>> sent;
+  for (const auto& p : list(member(variant, "python"), "processes"))
+    for (const auto& x : list(p, "signals_sent")) {
+      const json &to = member(x, "to"), &sig = member(x, "signal");
+      if (to.is_number_integer() && sig.is_number_integer())
+        sent.insert({std::llabs(to.get<long long>()), sig.get<long long>()});
+    }
   for (const auto& p : list(member(variant, "python"), "processes")) {
     // What each parent learnt of its children's ends.
     for (const auto& c : list(p, "child_exits")) {
@@ -274,10 +283,14 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
       if (!code.is_number_integer() || code.get<int>() == 0 || member(c, "pid") == main_pid)
         continue;
       // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
-      // workers): not a failure. Killed by another signal, it failed all the same.
+      // workers), or by a signal a process of the program sent it (to it, or to the group it
+      // leads): not a failure. Killed by another signal, it failed all the same.
       const std::string asked = field(c, "asked");
       if ((asked == "terminate" && code.get<int>() == -15) ||
           (asked == "kill" && code.get<int>() == -9))
+        continue;
+      if (code.get<int>() < 0 && member(c, "pid").is_number_integer() &&
+          sent.count({member(c, "pid").get<long long>(), -code.get<long long>()}))
         continue;
       DescendantEnd& d = entry(member(c, "pid").is_number() ? c["pid"].get<int>() : 0);
       const std::string name = field(c, "name"), target = field(c, "target");

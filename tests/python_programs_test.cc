@@ -435,6 +435,22 @@ TEST_P(PythonPrograms, ForkchecksLookNeverEndsAProgramsWaitForASignal) {
   EXPECT_TRUE(contains(v_.dump(), "pause() or sigsuspend()")) << v_["stall"].dump(1);
 }
 
+TEST_P(PythonPrograms, EndsTheProgramAskedForAreNotItsFailures) {
+  // os.kill, Popen.terminate() and kill(), os.killpg of a group a child leads: each signal sent
+  // by the program, each end checked by it; the program exits 0, and so does exec.
+  const auto r = run("exec", "ends_it_asked_for.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  EXPECT_FALSE(contains(r.out, "failed")) << r.out;
+  // What it sent is in the facts, with where.
+  const int line = line_of(program("ends_it_asked_for.py"), "kill");
+  bool told = false;
+  for (const auto& p : v_["python"]["processes"])
+    for (const auto& x : p.value("signals_sent", json::array()))
+      told = told || (x.value("signal", 0) == SIGTERM && x["where"].value("line", 0) == line);
+  EXPECT_TRUE(told) << v_["python"].dump().substr(0, 3000);
+}
+
 TEST_P(PythonPrograms, LinesOfTheWrongShapeOnItsChannelAreDroppedAndTheRunGoesOn) {
   const auto r = run("exec", "garbles_the_channel.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.err;

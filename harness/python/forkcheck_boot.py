@@ -563,6 +563,7 @@ def start():
     _watch_forks()
     _watch_main_thread_and_exit()
     _watch_os_exit()
+    _watch_signals_sent()
     _watch_signal_handlers()
     _after_import.install()
 
@@ -740,6 +741,36 @@ def _tell_exit_call(status, caller):
     event["frames"] = _capped(_stack(caller), event)
     event.update(thread_name=_thread_name(), process_name=_process_name())
     _emit("exception", **event)
+
+
+def _watch_signals_sent():
+    """Each signal a process of the program sends to another (os.kill, os.killpg; what
+    Popen.terminate() and kill() call too), with where: a child that a signal of the program's
+    own ended was dealt with by the program, not a failure of it."""
+
+    def make_kill(kill, group):
+        def told_kill(*args, **kwargs):
+            result = kill(*args, **kwargs)  # its errors are the original's
+            if len(args) == 2 and not kwargs:
+                _tell_signal_sent(args[0], args[1], group, sys._getframe(1))
+            return result
+
+        return told_kill
+
+    _patch(os, "kill", lambda kill: make_kill(kill, False))
+    if hasattr(os, "killpg"):
+        _patch(os, "killpg", lambda killpg: make_kill(killpg, True))
+
+
+@_quietly
+def _tell_signal_sent(to, signalnum, group, caller):
+    if type(to) is not int or int(signalnum) == 0:
+        return  # a look whether it is alive, not a signal
+    caller = _calling_frame(caller, ("subprocess", "multiprocessing.popen_fork",
+                                     "multiprocessing.process", "multiprocessing.pool",
+                                     "concurrent.futures.process"))
+    _emit("signal_sent", to=to, group=group, signal=int(signalnum),
+          where=caller and _frame(caller))
 
 
 def _watch_signal_handlers():

@@ -92,7 +92,8 @@ struct PythonChannel::Process {
   json hello = nullptr;
   std::map<std::uint64_t, json> threads;
   json forks = json::array(), exceptions = json::array(), child_exits = json::array(),
-       start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array();
+       start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array(),
+       signals_sent = json::array();
   json torch = nullptr, exit = nullptr;
   std::string crash_dumps_rearmed_over;  // whose fatal-signal handlers faulthandler was put over
   std::optional<Clock::time_point> alarm_at;  // its pending alarm, when not ignored
@@ -440,6 +441,12 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                             {"how", text_of(j, "how")},
                             {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
                             {"at_s", at_s}});
+  } else if (ev == "signal_sent" && p.signals_sent.size() < kMaxChildExits) {
+    p.signals_sent.push_back({{"to", int_of(j, "to")},
+                              {"group", j.contains("group") && j["group"] == true},
+                              {"signal", int_of(j, "signal")},
+                              {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                              {"at_s", at_s}});
   } else if (ev == "signal_handler" && p.signal_handlers.size() < kMaxForks) {
     p.signal_handlers.push_back(
         {{"signal", text_of(j, "signal")},
@@ -602,6 +609,7 @@ json PythonChannel::facts() const {
     one["start_methods"] = p->start_methods;
     one["ends_asked"] = p->ends_asked;
     one["signal_handlers"] = p->signal_handlers;
+    one["signals_sent"] = p->signals_sent;
     one["torch"] = p->torch;
     one["exit"] = p->exit;
     one["first_seen_s"] = p->first_seen_s;
