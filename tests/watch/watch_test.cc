@@ -312,6 +312,13 @@ TEST(Watch, SpawnAndSingleThreadedForksAreNotFlagged) {
   fs::remove_all(out);
 }
 
+// The report's one fork: safe, with the forking thread alone alive.
+void expect_one_single_threaded_fork(const json& rep) {
+  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
+  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
+  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+}
+
 TEST(Watch, OpenMPPoolIsFlaggedUntilPaused) {
   auto out = fresh_dir("omp");
   Ran r = watch(out, {FC_WATCH_OMP});
@@ -323,10 +330,7 @@ TEST(Watch, OpenMPPoolIsFlaggedUntilPaused) {
   // omp_pause_resource_all ends the pool's threads: the fork is single-threaded again.
   r = watch(out, {FC_WATCH_OMP, "pause"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  rep = report(out);
-  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
-  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
-  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+  expect_one_single_threaded_fork(report(out));
   fs::remove_all(out);
 }
 
@@ -336,23 +340,17 @@ TEST(Watch, ThreadsAPrepareHandlerStopsAreNotThereAtTheFork) {
   auto out = fresh_dir("atfork");
   Ran r = watch(out, {FC_WATCH_ATFORK_POOL});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  json rep = report(out);
-  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
-  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
-  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+  expect_one_single_threaded_fork(report(out));
 
   // Linked into the program, its handler registered before the shim's: it runs after the shim's
   // listing, and the threads it joined are left out all the same.
   r = watch(out, {FC_WATCH_ATFORK_POOL_LINKED});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  rep = report(out);
-  ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
-  EXPECT_TRUE(forks(rep)[0]["hazards"].empty()) << forks(rep)[0].dump(2);
-  EXPECT_EQ(forks(rep)[0]["threads"], 1);
+  expect_one_single_threaded_fork(report(out));
 
   r = watch(out, {FC_WATCH_ATFORK_POOL, "unregistered"});
   ASSERT_EQ(r.code, 1) << r.out << r.err;
-  rep = report(out);
+  const json rep = report(out);
   ASSERT_EQ(forks(rep).size(), 1u) << forks(rep).dump(2);
   EXPECT_EQ(forks(rep)[0]["threads"], 4) << forks(rep)[0].dump(2);
   EXPECT_EQ(hazardous(forks(rep)), 1u);
