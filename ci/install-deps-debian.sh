@@ -24,6 +24,7 @@ test_packages=(
   python3-torch  # forkcheck watch's Python multiprocessing test (skipped without it)
   libpng-dev                               # tests: the screenshot test
   python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
+  python3-pytest                           # tests: a stalled pytest test is named
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
   dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts

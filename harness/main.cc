@@ -71,6 +71,13 @@ void add_live_options(CLI::App* command, fc::harness::LiveOptions& live) {
                    "end it as a hang once its whole tree has used no CPU for this long (default: "
                    "say so, take the stacks, and wait for the deadline)")
       ->check(kStallSeconds);
+  command
+      ->add_option("--worker-failures", live.worker_failures,
+                   "a worker that failed where the program did not deal with it (read its exit "
+                   "code, ended it, got BrokenProcessPool): fail fails the run for it even where "
+                   "whether it was dealt with cannot be seen; report only reports it (default: "
+                   "fail where nothing dealt with it, report where that cannot be seen)")
+      ->check(CLI::IsMember({"fail", "report"}));
 }
 
 // exec and watch: the program's default start method (harness/python/forkcheck_boot.py reads it).

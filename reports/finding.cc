@@ -161,6 +161,13 @@ Finding subject_finding(const json& c, const json& v) {
   }
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
   if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);
+  // The test a test runner was in when it stopped or stalled: where to look first in a suite.
+  if (outcome != "ok" || v.contains("stall")) {
+    const json& stuck = member(member(v, "watchdog"), "stuck");
+    std::string test = stuck.is_object() ? running_test(v, stuck.value("pid", 0)) : "";
+    if (test.empty()) test = running_test(v);
+    if (!test.empty()) f.facts.push_back("in the test " + test);
+  }
   // The cause a rule of known shapes found (known_causes.h), and what of its shape was not seen.
   const json& cause = member(v, "cause");
   if (cause.is_object()) {
@@ -173,7 +180,8 @@ Finding subject_finding(const json& c, const json& v) {
     if (outcome != "ok" || f.facts.size() < 4) {
       f.facts.push_back("pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) +
                         ": " + d.how + (d.where.empty() ? "" : " at " + d.where) +
-                        (d.where_from.empty() ? "" : " (" + d.where_from + ")"));
+                        (d.where_from.empty() ? "" : " (" + d.where_from + ")") +
+                        (d.test.empty() ? "" : " during " + d.test));
       // A crash in a child of a fork made while threads ran: the fork the bootstrap saw.
       if (d.how.rfind("killed by", 0) == 0 || d.how.rfind("crashed", 0) == 0)
         if (const std::string forked = fork_with_threads(v, d.pid); !forked.empty())

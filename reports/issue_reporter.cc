@@ -126,6 +126,20 @@ class IssueReporter : public Reporter {
                   (d.where_from.empty() ? "" : " (" + md_inline(d.where_from) + ")") + "\n";
         body += "\n";
       }
+      // The ends it dealt with (or that cannot be counted), said so that none is lost.
+      if (const auto other = uncounted_descendants(v); !other.empty()) {
+        constexpr size_t kShown = 5;
+        body += "### Ends not counted as failures\n\n" + std::to_string(other.size()) + " end" +
+                (other.size() == 1 ? "" : "s") +
+                " of its processes did not fail the run (report.json: `process_ends`):\n\n";
+        for (size_t i = 0; i < other.size() && i < kShown; ++i)
+          body += "- pid " + std::to_string(other[i].pid) +
+                  (other[i].what.empty() ? "" : " " + md_inline(other[i].what)) + ": " +
+                  md_inline(other[i].how) + ": " + md_inline(other[i].not_counted) + "\n";
+        if (other.size() > kShown)
+          body += "- and " + std::to_string(other.size() - kShown) + " more\n";
+        body += "\n";
+      }
       const std::string err = field(v, "stderr");
       if (!err.empty() && field(v, "outcome") != "ok")
         body += "### The end of its stderr\n\n" +

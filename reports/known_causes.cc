@@ -184,7 +184,7 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
     pools +=
         field(t, "pid") == waiter_pid && passes(t, "multiprocessing/pool.py", "_handle_workers");
   const json* parent = python_process(v, waiter_pid);
-  for (const auto& d : failed_descendants(v)) {
+  for (const auto& d : ended_badly(v)) {
     if (!pool_worker(d.what)) continue;
     bool its_child = false;
     for (const auto& e : parent ? list(*parent, "child_exits") : json::array())
@@ -242,7 +242,7 @@ std::optional<KnownCause> broken_process_pool(const json& v) {
   if (!error || error->type.find("BrokenProcessPool") == std::string::npos) return std::nullopt;
   // The executor's own workers (their target is concurrent.futures' _process_worker).
   std::vector<DescendantEnd> dead;
-  for (auto& d : failed_descendants(v))
+  for (auto& d : ended_badly(v))
     if (d.what.find("_process_worker") != std::string::npos) dead.push_back(std::move(d));
   KnownCause c = made("broken-process-pool");
   if (dead.empty()) {
@@ -279,7 +279,7 @@ std::optional<KnownCause> dataloader_worker_died(const json& v) {
   if (digits == std::string::npos) {
     // The main process may fail otherwise as the worker dies (a ConnectionResetError reading
     // from it): a DataLoader worker (torch's _worker_loop) killed by a signal is still the cause.
-    for (const auto& d : failed_descendants(v))
+    for (const auto& d : ended_badly(v))
       if (d.what.find("torch.utils.data._utils.worker._worker_loop") != std::string::npos &&
           d.how.rfind("killed by", 0) == 0) {
         const auto error = program_error(v);
@@ -294,7 +294,7 @@ std::optional<KnownCause> dataloader_worker_died(const json& v) {
     return std::nullopt;
   }
   const int pid = std::atoi(said.c_str() + digits);
-  for (const auto& d : failed_descendants(v))
+  for (const auto& d : ended_badly(v))
     if (d.pid == pid) {
       c.cause = "DataLoader worker pid " + std::to_string(pid) + " " + d.how +
                 (d.where.empty() ? "" : " at " + d.where) +

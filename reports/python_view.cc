@@ -228,32 +228,62 @@ bool died_of_a_signal(const DescendantEnd& d) {
   return starts_with(d.how, "killed by") || starts_with(d.how, "crashed");
 }
 
-std::vector<DescendantEnd> ended_descendants(const json& variant);
-
-}  // namespace
-
-std::vector<DescendantEnd> failed_descendants(const json& variant) {
-  std::vector<DescendantEnd> out;
-  for (auto& d : ended_descendants(variant))
-    if (!(died_of_a_signal(d) && look_before_death(variant, d.pid))) out.push_back(std::move(d));
-  return out;
+std::string where_text(const json& where) {
+  return where.is_object() ? " at " + python_frame_text(where) : "";
 }
 
-std::string deaths_after_look_text(const json& variant) {
-  std::string s;
-  for (const auto& d : ended_descendants(variant)) {
-    const json* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
-    if (!look) continue;
-    const double after = ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>();
-    s += (s.empty() ? "" : "; ") + std::string("pid ") + std::to_string(d.pid) +
-         (d.what.empty() ? "" : " " + d.what) + " " + d.how + " " + format_seconds(after) +
-         " after forkcheck " + field(*look, "what") +
-         ": forkcheck may have caused it, so it is not counted as the program's failure";
+// Why process `pid`, whose end its parent learnt (`parent`: the parent's facts, `code`: the end
+// as Python says it), was dealt with by the program: "" when nothing shows that it was.
+std::string handled_end(const json& variant, const json& parent, const json& exit, int pid,
+                        int code, bool& only_looked) {
+  only_looked = false;
+  // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
+  // workers).
+  const std::string asked = field(exit, "asked");
+  if ((asked == "terminate" && code == -15) || (asked == "kill" && code == -9)) {
+    for (const auto& a : list(parent, "ends_asked"))
+      if (member(a, "child") == pid) {
+        // A Pool or an executor ending its workers from its own thread has no line of the
+        // program's: the library is named.
+        const std::string by = field(a, "by");
+        const bool library =
+            by.rfind("multiprocessing.", 0) == 0 || by.rfind("concurrent.", 0) == 0;
+        if (!member(a, "where").is_object() && library)
+          return "ended by " + by + "'s " + asked + "(), a library the program uses";
+        return "ended as the program asked: " + asked + "()" + where_text(member(a, "where"));
+      }
+    return "ended as the program asked: " + asked + "()";
   }
-  return s;
+  // By a signal a process of the program sent it (to it, or to the group it leads). Killed by
+  // another signal, it failed all the same.
+  if (code < 0)
+    for (const auto& p : list(member(variant, "python"), "processes"))
+      for (const auto& x : list(p, "signals_sent")) {
+        const json &to = member(x, "to"), &sig = member(x, "signal");
+        if (to.is_number_integer() && sig.is_number_integer() &&
+            std::llabs(to.get<long long>()) == pid && sig.get<long long>() == -code)
+          return "ended by the " + field(exit, "signal", "signal " + std::to_string(-code)) +
+                 " that pid " + field(p, "pid") + " sent" + where_text(member(x, "where"));
+      }
+  // Its end looked at: its exit code read, or handed to the program by subprocess.
+  only_looked = true;
+  for (const auto& l : list(parent, "ends_looked"))
+    if (member(l, "child") == pid) {
+      const std::string via = field(l, "via");
+      const std::string where = where_text(member(l, "where"));
+      if (via == "exitcode") return "the program read its exit code (Process.exitcode)" + where;
+      if (via == "returncode") return "the program read its exit status (Popen.returncode)" + where;
+      return "subprocess's " + via + "() gave the program its exit status" + where;
+    }
+  // A worker whose death broke a ProcessPoolExecutor: the program's futures got the error.
+  for (const auto& b : list(parent, "pools_broken"))
+    for (const auto& w : list(b, "workers"))
+      if (w == pid)
+        return "its end broke the ProcessPoolExecutor, which raised BrokenProcessPool to the "
+               "program";
+  only_looked = false;
+  return "";
 }
-
-namespace {
 
 std::vector<DescendantEnd> ended_descendants(const json& variant) {
   std::vector<DescendantEnd> out;
@@ -268,38 +298,29 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     out.push_back(d);
     return out.back();
   };
-  // Each signal a process of the program sent (os.kill, killpg): (pid or group, signal).
-  std::set<std::pair<long long, long long>> sent;
-  for (const auto& p : list(member(variant, "python"), "processes"))
-    for (const auto& x : list(p, "signals_sent")) {
-      const json &to = member(x, "to"), &sig = member(x, "signal");
-      if (to.is_number_integer() && sig.is_number_integer())
-        sent.insert({std::llabs(to.get<long long>()), sig.get<long long>()});
-    }
-  for (const auto& p : list(member(variant, "python"), "processes")) {
+  std::set<int> ends_learnt;  // by a Python parent
+  const auto& processes = list(member(variant, "python"), "processes");
+  for (const auto& p : processes) {
     // What each parent learnt of its children's ends.
     for (const auto& c : list(p, "child_exits")) {
       const json& code = member(c, "returncode");
-      if (!code.is_number_integer() || code.get<int>() == 0 || member(c, "pid") == main_pid)
-        continue;
-      // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
-      // workers), or by a signal a process of the program sent it (to it, or to the group it
-      // leads): not a failure. Killed by another signal, it failed all the same.
-      const std::string asked = field(c, "asked");
-      if ((asked == "terminate" && code.get<int>() == -15) ||
-          (asked == "kill" && code.get<int>() == -9))
-        continue;
-      if (code.get<int>() < 0 && member(c, "pid").is_number_integer() &&
-          sent.count({member(c, "pid").get<long long>(), -code.get<long long>()}))
-        continue;
-      DescendantEnd& d = entry(member(c, "pid").is_number() ? c["pid"].get<int>() : 0);
+      if (!member(c, "pid").is_number_integer() || member(c, "pid") == main_pid) continue;
+      const int pid = c["pid"].get<int>();
+      ends_learnt.insert(pid);
+      if (!code.is_number_integer() || code.get<int>() == 0) continue;
+      DescendantEnd& d = entry(pid);
       const std::string name = field(c, "name"), target = field(c, "target");
       d.what = name +
                (target.empty() ? "" : (name.empty() ? "" : " ") + std::string("(") + target + ")");
       d.how = code.get<int>() < 0
                   ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
                   : "exit status " + display(code);
+      d.not_counted = handled_end(variant, p, c, pid, code.get<int>(), d.only_looked);
+      d.ended_by_program = !d.not_counted.empty() && !d.only_looked;
+      d.test = field(member(c, "test"), "name");
     }
+  }
+  for (const auto& p : processes) {
     // What a process said of its own end: its target raised, or it crashed.
     const int pid = member(p, "pid").is_number() ? p["pid"].get<int>() : 0;
     if (pid == main_pid) continue;
@@ -317,6 +338,7 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
                                           : ": " + shorten(one_line(field(x, "message")), 160))) +
               (d.how.empty() ? "" : " (" + d.how + ")");
       if (d.what.empty()) d.what = field(x, "process_name");
+      if (!field(member(x, "test"), "name").empty()) d.test = field(member(x, "test"), "name");
       const json frames = own_frames(p, list(x, "frames"));  // lives as long as f points into it
       // Only a frame of the user's: a worker that failed inside multiprocessing has none.
       if (const json* f = deepest_users_frame(frames, member(p, "paths"));
@@ -325,21 +347,88 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     }
     if (member(p, "crash").is_object()) {
       DescendantEnd& d = entry(pid);
+      if (!field(member(p, "test"), "name").empty()) d.test = field(member(p, "test"), "name");
       const json& crash = member(p, "crash");
       if (d.how.empty()) d.how = "crashed: " + field(crash, "fatal");
       d.where = crash_where(p);
       const std::string over = field(crash, "rearmed_over");
       if (!d.where.empty())
         d.where_from = "the line from " + field(crash, "dumped_by", "faulthandler") + "'s dump" +
+                       (field(crash, "written_to") == "stderr" ? " in its stderr" : "") +
                        (over.empty() ? ""
                                      : ", which forkcheck armed again after " + over +
                                            " had put its own handlers over it");
     }
   }
+  // An end no Python parent learnt: one whose parent is not a Python process of the tree (a
+  // shell, a C++ launcher) may have been looked at there, unseen.
+  for (auto& d : out) {
+    if (!d.not_counted.empty() || ends_learnt.count(d.pid)) continue;
+    const json* p = process_by_pid(variant, d.pid);
+    const json& ppid = p ? member(*p, "ppid") : json();
+    if (!ppid.is_number_integer() || process_by_pid(variant, ppid.get<int>())) continue;
+    d.parent_unseen = true;
+    d.not_counted = "its parent (pid " + display(ppid) +
+                    ") is not a Python process forkcheck's bootstrap is in, so whether it looked "
+                    "at this end cannot be seen (--worker-failures fail counts it)";
+  }
+  // Died of a signal just after forkcheck signalled it to look at it.
+  for (auto& d : out) {
+    if (!d.not_counted.empty() || !died_of_a_signal(d)) continue;
+    if (const json* look = look_before_death(variant, d.pid))
+      d.not_counted =
+          format_seconds(ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>()) +
+          " after forkcheck " + field(*look, "what") + ": forkcheck may have caused it";
+  }
+  // The run's own choice (--worker-failures; matrix's default is fail): count every end the
+  // program did not cause itself, or none.
+  const std::string mode = field(member(variant, "details"), "worker_failures");
+  for (auto& d : out) {
+    if (mode == "fail" && (d.parent_unseen || d.only_looked)) d.not_counted.clear();
+    if (mode == "report" && d.not_counted.empty())
+      d.not_counted = "--worker-failures report: a failed worker is reported, not counted";
+  }
   return out;
 }
 
 }  // namespace
+
+std::vector<DescendantEnd> failed_descendants(const json& variant) {
+  std::vector<DescendantEnd> out;
+  for (auto& d : ended_descendants(variant))
+    if (d.not_counted.empty()) out.push_back(std::move(d));
+  return out;
+}
+
+std::vector<DescendantEnd> ended_badly(const json& variant) {
+  std::vector<DescendantEnd> out;
+  for (auto& d : ended_descendants(variant))
+    if (!d.ended_by_program &&
+        d.not_counted.find("forkcheck may have caused it") == std::string::npos)
+      out.push_back(std::move(d));
+  return out;
+}
+
+std::vector<DescendantEnd> uncounted_descendants(const json& variant) {
+  std::vector<DescendantEnd> out;
+  for (auto& d : ended_descendants(variant))
+    if (!d.not_counted.empty()) out.push_back(std::move(d));
+  return out;
+}
+
+std::string deaths_after_look_text(const json& variant) {
+  std::string s;
+  for (const auto& d : ended_descendants(variant)) {
+    const json* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
+    if (!look || d.not_counted.find("forkcheck may have caused it") == std::string::npos) continue;
+    const double after = ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>();
+    s += (s.empty() ? "" : "; ") + std::string("pid ") + std::to_string(d.pid) +
+         (d.what.empty() ? "" : " " + d.what) + " " + d.how + " " + format_seconds(after) +
+         " after forkcheck " + field(*look, "what") +
+         ": forkcheck may have caused it, so it is not counted as the program's failure";
+  }
+  return s;
+}
 
 std::string fork_with_threads(const json& variant, int pid) {
   const auto& processes = list(member(variant, "python"), "processes");
@@ -385,7 +474,12 @@ std::string own_start_method_choice(const json& variant) {
 
 std::string descendant_text(const DescendantEnd& d) {
   return "pid " + std::to_string(d.pid) + (d.what.empty() ? "" : " " + d.what) + " " + d.how +
-         (d.where.empty() ? "" : " at " + d.where);
+         (d.where.empty() ? "" : " at " + d.where) + (d.test.empty() ? "" : " during " + d.test);
+}
+
+std::string running_test(const json& variant, int pid) {
+  const json* p = pid ? process_by_pid(variant, pid) : main_python_process(variant);
+  return p ? field(member(*p, "test"), "name") : "";
 }
 
 std::string descendants_failure(const json& variant) {

@@ -65,10 +65,30 @@ struct DescendantEnd {
   // Where a crash's line came from: "the line from faulthandler's dump", and whose handlers it
   // was armed again over when a library replaced it.
   std::string where_from;
+  // Why this end is not the program's failure ("" when it is): the program dealt with it ("ended
+  // as the program asked: terminate() at t.py:9", "the program read its exit code
+  // (Process.exitcode) at t.py:12 in test", "its end broke the ProcessPoolExecutor, ..."),
+  // forkcheck may have caused it, whether it was looked at cannot be seen, or --worker-failures.
+  std::string not_counted;
+  std::string test;  // the test running in it, or in its parent as it ended (pytest's words)
+  bool parent_unseen = false;  // its parent is not a Python process of the tree
+  // Not counted only because the program looked at its end (read its exit code, was given
+  // BrokenProcessPool for it): --worker-failures fail counts it.
+  bool only_looked = false;
+  bool ended_by_program = false;  // a signal of the program's, or its terminate() or kill()
 };
-// A process that died of a signal within 2 s of forkcheck signalling it to look at it (asked it
-// for its stacks, attached a debugger) is not among them: forkcheck may have caused it.
+// The ends the program did not deal with: what fails a run whose program exited 0. A process
+// that died of a signal within 2 s of forkcheck signalling it to look at it (asked it for its
+// stacks, attached a debugger) is not among them: forkcheck may have caused it.
 std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
+
+// Every end of note but those forkcheck may have caused or the program itself caused, counted or
+// not: the evidence a failure of the program's is explained by (a worker whose death broke the
+// executor that then raised).
+std::vector<DescendantEnd> ended_badly(const nlohmann::json& variant);
+
+// The other ends of note (not exit 0), each with why it is not counted.
+std::vector<DescendantEnd> uncounted_descendants(const nlohmann::json& variant);
 
 // Those processes: "pid 4243 Process-2 (work) killed by SIGSEGV 100 ms after forkcheck asked one
 // of its threads for its stack: forkcheck may have caused it, so it is not counted as the
@@ -84,6 +104,11 @@ std::string own_start_method_choice(const nlohmann::json& variant);
 // bootstrap's fork facts): "was forked at pool.py:10 in <module> by pid 41 while 1 other thread
 // ran there: "holder" (started at pool.py:9 in <module>)"; "" when it was not, or it is not known.
 std::string fork_with_threads(const nlohmann::json& variant, int pid);
+
+// The test a test runner said runs in Python process `pid` (0: the program's main process) when
+// it was last heard of: "tests/test_loader.py::test_workers (call)" (pytest's
+// PYTEST_CURRENT_TEST), else unittest's test id; "" when none.
+std::string running_test(const nlohmann::json& variant, int pid = 0);
 
 // "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
 std::string descendant_text(const DescendantEnd& d);

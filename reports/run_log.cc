@@ -6,10 +6,32 @@
 
 #include "reports/file_io.h"
 #include "reports/known_causes.h"
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/verdict.h"
 
 namespace fc::reports {
+namespace {
+
+// The ends of a user's program's processes of note (not exit 0): those that fail it and those
+// not counted, each with why (the first kListed of each).
+nlohmann::json process_ends(const nlohmann::json& variant) {
+  constexpr size_t kListed = 100;
+  auto listed = [](const std::vector<DescendantEnd>& ends) {
+    nlohmann::json list = nlohmann::json::array();
+    for (size_t i = 0; i < ends.size() && i < kListed; ++i) {
+      const DescendantEnd& d = ends[i];
+      nlohmann::json e = {{"pid", d.pid}, {"what", d.what}, {"how", d.how}, {"where", d.where}};
+      if (!d.not_counted.empty()) e["why"] = d.not_counted;
+      list.push_back(std::move(e));
+    }
+    return nlohmann::json{{"count", ends.size()}, {"list", std::move(list)}};
+  };
+  return {{"failed", listed(failed_descendants(variant))},
+          {"not_counted", listed(uncounted_descendants(variant))}};
+}
+
+}  // namespace
 
 RunLog::RunLog(const std::filesystem::path& path) : path_(path) {
   std::error_code ec;
@@ -146,6 +168,8 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
       // A user's program that failed: the cause its shape shows, where a rule knows it.
       if (v.value("role", "") == "subject" && v["outcome"] != "ok" && v["outcome"] != "skip")
         if (const auto cause = known_cause(v)) v["cause"] = to_json(*cause);
+      if (v.value("role", "") == "subject" && v.contains("python"))
+        v["process_ends"] = process_ends(v);
     }
     auto verdict = case_verdict(c["variants"], c.value("not_selected", nlohmann::json::array()));
     c["verdict"] = verdict.verdict;

@@ -68,7 +68,15 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
     // not done, whatever the program's own exit says.
     const std::string descendants = descendants_failure(v);
     const std::string looked = deaths_after_look_text(v);
-    const std::string also = looked.empty() ? "" : "; " + looked;
+    std::string also = looked.empty() ? "" : "; " + looked;
+    // The other ends it did not count, in a number (issue.md and process_ends list them).
+    size_t uncounted = 0;
+    for (const auto& d : uncounted_descendants(v))
+      if (d.not_counted.find("forkcheck may have caused it") == std::string::npos) ++uncounted;
+    if (uncounted > 0)
+      also += "; " + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
+              " of its processes not counted as failures (each with why: issue.md, "
+              "report.json's process_ends)";
     if (v.value("outcome", "") == "ok") {
       if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "") + also};
       if (hazards.empty())

@@ -110,10 +110,18 @@ class PythonPrograms : public ::testing::TestWithParam<Interpreter> {
   fc::test_run::Run run(const std::string& command, const std::string& name,
                         std::vector<std::string> options = {},
                         const std::vector<std::string>& program_args = {}) {
+    std::vector<std::string> python_args = {program(name).string()};
+    python_args.insert(python_args.end(), program_args.begin(), program_args.end());
+    return run_python(command, std::move(options), python_args);
+  }
+
+  // forkcheck COMMAND --quiet --out DIR OPTIONS -- PYTHON PYTHON_ARGS; the report's one variant.
+  fc::test_run::Run run_python(const std::string& command, std::vector<std::string> options,
+                               const std::vector<std::string>& python_args) {
     std::vector<std::string> args = {command, "--quiet", "--out", dir_.string()};
     args.insert(args.end(), options.begin(), options.end());
-    args.insert(args.end(), {"--", GetParam().path, program(name).string()});
-    args.insert(args.end(), program_args.begin(), program_args.end());
+    args.insert(args.end(), {"--", GetParam().path});
+    args.insert(args.end(), python_args.begin(), python_args.end());
     auto r = fc::test_run::forkcheck(args);
     const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
     if (report.is_object() && report.contains("cases") && report["cases"].size() == 1)
@@ -449,6 +457,148 @@ TEST_P(PythonPrograms, EndsTheProgramAskedForAreNotItsFailures) {
     for (const auto& x : p.value("signals_sent", json::array()))
       told = told || (x.value("signal", 0) == SIGTERM && x["where"].value("line", 0) == line);
   EXPECT_TRUE(told) << v_["python"].dump().substr(0, 3000);
+}
+
+// Why each end of a process of `v` was not counted, by its "how" ("killed by SIGSEGV"...).
+std::vector<std::string> not_counted_why(const json& v) {
+  std::vector<std::string> out;
+  for (const auto& e : v["process_ends"]["not_counted"]["list"])
+    out.push_back(e.value("how", "") + ": " + e.value("why", ""));
+  return out;
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& part) {
+  for (const auto& l : lines)
+    if (contains(l, part)) return true;
+  return false;
+}
+
+TEST_P(PythonPrograms, ASuiteThatEndsItsChildrenOnPurposeStaysGreenWithTheEndsListed) {
+  // Children terminated, killed, signalled, exiting non-zero and raising, a worker crashing a
+  // ProcessPoolExecutor, commands exiting non-zero: each checked by the test that caused it.
+  const std::string prog = "suite_ends_on_purpose.py";
+  const auto r = run("exec", prog, {"--timeout", "300"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "ok") << v_.value("message", "");
+  ASSERT_TRUE(v_.contains("process_ends")) << v_.dump().substr(0, 2000);
+  EXPECT_EQ(v_["process_ends"]["failed"].value("count", -1), 0) << v_["process_ends"].dump(1);
+  const auto why = not_counted_why(v_);
+  const auto at = [&](const char* test) {
+    return prog + ":" + std::to_string(line_of(program(prog), test));
+  };
+  EXPECT_TRUE(
+      any_contains(why, "the program read its exit code (Process.exitcode) at " + at("exitcode")))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(
+      why, "killed by SIGTERM: ended as the program asked: terminate() at " + at("terminate")))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(why, "killed by SIGTERM: ended by the SIGTERM that pid"))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(why,
+                           "killed by SIGSEGV: its end broke the ProcessPoolExecutor, which raised "
+                           "BrokenProcessPool to the program"))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(why,
+                           "exit status 3: the program read its exit status "
+                           "(Popen.returncode) at " +
+                               at("returncode")))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(why, "subprocess's call() gave the program its exit status"))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(why, "subprocess's check_call() gave the program its exit status"))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(contains(r.out, "ends of its processes not counted as failures")) << r.out;
+  const std::string issue = slurp(dir_ / "issue.md");
+  EXPECT_TRUE(contains(issue, "### Ends not counted as failures")) << issue;
+  // Asked to fail for every worker the program did not end itself, the exit codes it only read
+  // count.
+  fs::remove_all(dir_);
+  const auto strict = run("exec", prog, {"--timeout", "300", "--worker-failures", "fail"});
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_GE(v_["process_ends"]["failed"].value("count", 0), 4) << v_["process_ends"].dump(1);
+}
+
+TEST_P(PythonPrograms, ATrainerWhoseWorkersDieUnlookedAtFailsUnlessAskedToReport) {
+  const auto r = run("exec", "trainer_workers_die.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_["exit"].value("code", -1), 0) << v_["exit"].dump();
+  EXPECT_EQ(v_["process_ends"]["failed"].value("count", 0), 3) << v_["process_ends"].dump(1);
+  const int line = line_of(program("trainer_workers_die.py"), "raise");
+  EXPECT_TRUE(contains(r.out, "the program exited 0, but 3 processes of it failed")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "raised RuntimeError: actor 0 could not run its episode (exit "
+                       "status 1) at trainer_workers_die.py:" +
+                           std::to_string(line)))
+      << r.out;
+  fs::remove_all(dir_);
+  const auto told =
+      run("exec", "trainer_workers_die.py", {"--timeout", "120", "--worker-failures", "report"});
+  EXPECT_EQ(told.code, 0) << told.out << told.err;
+  EXPECT_EQ(v_["process_ends"]["not_counted"].value("count", 0), 3) << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(not_counted_why(v_), "--worker-failures report"))
+      << v_["process_ends"].dump(1);
+}
+
+TEST_P(PythonPrograms, AnEndWhoseParentForkcheckCannotSeeIsReportedNotCountedByDefault) {
+  const auto r = run("exec", "shell_handles_its_child.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(any_contains(not_counted_why(v_), "raised ValueError: 42: its parent (pid "))
+      << v_["process_ends"].dump(1);
+  EXPECT_TRUE(any_contains(not_counted_why(v_), "whether it looked at this end cannot be seen"))
+      << v_["process_ends"].dump(1);
+  fs::remove_all(dir_);
+  const auto strict =
+      run("exec", "shell_handles_its_child.py", {"--timeout", "120", "--worker-failures", "fail"});
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_EQ(v_["process_ends"]["failed"].value("count", 0), 1) << v_["process_ends"].dump(1);
+}
+
+bool has_pytest(const std::string& python) {
+  const std::string command = python + " -m pytest --version >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+// pytest, without its cache (nothing written into the source tree), on one file of pytest_suite/.
+std::vector<std::string> pytest_on(const std::string& file) {
+  return {
+      "-m", "pytest",           "-q",
+      "-p", "no:cacheprovider", (fs::path(FC_PYTHON_PROGRAMS) / "pytest_suite" / file).string()};
+}
+
+TEST_P(PythonPrograms, AStalledPytestTestIsNamed) {
+  if (!has_pytest(GetParam().path)) GTEST_SKIP() << GetParam().path << " has no pytest";
+  const auto r = run_python("exec", {"--hang-after", "3", "--timeout", "120"},
+                            pytest_on("test_queue_stall.py"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "hang") << v_.value("message", "");
+  EXPECT_TRUE(contains(r.out, "\n  in the test test_queue_stall.py::test_join_before_drain (call)"))
+      << r.out;
+  for (const auto& p : v_["python"]["processes"])
+    EXPECT_EQ(p["test"].value("name", ""), "test_queue_stall.py::test_join_before_drain (call)")
+        << p.dump().substr(0, 2000);
+}
+
+TEST_P(PythonPrograms, AStalledUnittestTestIsNamed) {
+  const auto r = run("exec", "unittest_stall.py", {"--hang-after", "3", "--timeout", "120"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "hang") << v_.value("message", "");
+  EXPECT_TRUE(contains(r.out, "\n  in the test __main__.QueueTests.test_join_before_drain\n"))
+      << r.out;
+}
+
+TEST_P(PythonPrograms, AWorkerThatCrashedUnderPytestIsNamedWithItsTestAndLine) {
+  // pytest arms faulthandler with its own stderr, over the bootstrap's: the dump is read there.
+  if (!has_pytest(GetParam().path)) GTEST_SKIP() << GetParam().path << " has no pytest";
+  const auto r = run_python("exec", {"--timeout", "120"}, pytest_on("test_worker_crash.py"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_["exit"].value("code", -1), 0) << v_["exit"].dump();
+  const int line =
+      line_of(fs::path(FC_PYTHON_PROGRAMS) / "pytest_suite" / "test_worker_crash.py", "crash");
+  EXPECT_TRUE(contains(r.out, "killed by SIGSEGV at test_worker_crash.py:" + std::to_string(line) +
+                                  " in crash (the line from the program's own faulthandler's "
+                                  "dump in its stderr) during "
+                                  "test_worker_crash.py::test_worker_crash (call)"))
+      << r.out;
 }
 
 TEST_P(PythonPrograms, LinesOfTheWrongShapeOnItsChannelAreDroppedAndTheRunGoesOn) {

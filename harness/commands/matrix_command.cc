@@ -52,6 +52,9 @@ int matrix_command(const MatrixOptions& options) {
   subject.command = options.command;
   subject.timeout_s = options.timeout_s > 0 ? options.timeout_s : kMatrixDefaultTimeoutS;
   subject.live = options.live;
+  // matrix asks whether the workers work under each method: one whose exit code the program
+  // read still failed there.
+  if (subject.live.worker_failures.empty()) subject.live.worker_failures = "fail";
 #ifdef _WIN32
   subject.start_methods = {"spawn"};  // Windows has no other
 #else

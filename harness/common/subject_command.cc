@@ -132,11 +132,15 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       }
     out.classified = classify(r, /*expect_result=*/false);
     if (!r.started) out.classified.message = start_failure(r.start_error, program);
+    if (!subject.live.worker_failures.empty())
+      out.classified.details["worker_failures"] = subject.live.worker_failures;
     // A failure the catalog knows by its message: named with its case and fix. The catalog is
     // listed only then (the torch program's list costs a third of a second).
     const bool failed =
         out.classified.outcome != Outcome::kOk ||
-        !reports::failed_descendants({{"python", r.python}, {"pid", r.pid}}).empty();
+        !reports::failed_descendants(
+             {{"python", r.python}, {"pid", r.pid}, {"details", out.classified.details}})
+             .empty();
     if (failed) out.all_ok = false;
     if (failed && !interrupted()) {
       const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());

@@ -31,6 +31,9 @@ struct LiveOptions {
   // forkcheck::launch's): "" leaves the program's own; force: over the program's own choices too.
   std::string start_method;
   bool force_start_method = false;
+  // --worker-failures: "fail" counts every failed worker not shown dealt with, "report" none;
+  // "": those shown not dealt with (reports/python_view.h).
+  std::string worker_failures;
 };
 
 // The environment that sets a start method (FORKCHECK_START_METHOD, read by the Python

@@ -426,6 +426,9 @@ def _hello(born, thread_name, fork_seq=None):
         paths=_paths(),
         start_method=_start_method(),
     )
+    test = os.environ.get(_PYTEST_TEST)  # a child starts in its parent's test
+    if test:
+        fields["test"] = {"name": test, "by": "pytest"}
     _emit("hello", **fields)
 
 
@@ -565,6 +568,7 @@ def start():
     _watch_os_exit()
     _watch_signals_sent()
     _watch_signal_handlers()
+    _watch_pytest_test()
     _after_import.install()
 
 
@@ -771,6 +775,62 @@ def _tell_signal_sent(to, signalnum, group, caller):
                                      "concurrent.futures.process"))
     _emit("signal_sent", to=to, group=group, signal=int(signalnum),
           where=caller and _frame(caller))
+
+
+# pytest names the test it runs, and its phase, in this variable of every process it runs in:
+# "tests/test_loader.py::test_workers (call)".
+_PYTEST_TEST = "PYTEST_CURRENT_TEST"
+
+
+def _watch_pytest_test():
+    """Each test pytest begins and ends, as it sets and removes PYTEST_CURRENT_TEST: a stall, a
+    crash or a failed worker is named by the test that was running."""
+    environ = type(os.environ)
+
+    def make_set(setitem):
+        def told_setitem(self, key, value):
+            setitem(self, key, value)
+            if key == _PYTEST_TEST:
+                _tell_test(value, "pytest")
+
+        return told_setitem
+
+    def make_delete(delitem):
+        def told_delitem(self, key):
+            delitem(self, key)
+            if key == _PYTEST_TEST:
+                _tell_test(None, "pytest")
+
+        return told_delitem
+
+    _patch(environ, "__setitem__", make_set)
+    _patch(environ, "__delitem__", make_delete)
+
+
+@_quietly
+def _tell_test(name, by):
+    _emit("test", name=name if isinstance(name, str) else None, by=by)
+
+
+def _on_unittest_case(case):
+    """unittest's test as it runs (TestCase.run), where pytest does not name one."""
+
+    def make_run(run):
+        def told_run(self, *args, **kwargs):
+            _tell_unittest_test(self)
+            try:
+                return run(self, *args, **kwargs)
+            finally:
+                _tell_test(None, "unittest")
+
+        return told_run
+
+    _patch(case.TestCase, "run", make_run)
+
+
+@_quietly
+def _tell_unittest_test(test):
+    _tell_test(test.id(), "unittest")
 
 
 def _watch_signal_handlers():
@@ -1151,6 +1211,38 @@ def _on_multiprocessing_process(process):
 
     _patch(process.BaseProcess, "__init__", make_init)
     _watch_worker_exits(process)
+    _watch_exitcode_looks(process)
+
+
+def _watch_exitcode_looks(process):
+    """Each non-zero exit code the program reads through Process.exitcode (itself, not
+    multiprocessing's own upkeep, as a Pool's replacing of dead workers): a child whose end the
+    program looked at was dealt with by it, whatever that end was."""
+    exitcode = process.BaseProcess.__dict__.get("exitcode")
+    if not isinstance(exitcode, property) or exitcode.fset is not None:
+        return
+    fget = exitcode.fget
+
+    def told_exitcode(self):
+        code = fget(self)
+        if code:
+            _note_exitcode_read(self, code, sys._getframe(1))
+        return code
+
+    process.BaseProcess.exitcode = property(_dressed_as(fget, told_exitcode), None, None,
+                                            exitcode.__doc__)
+
+
+@_quietly
+def _note_exitcode_read(process, code, caller):
+    popen = process._popen
+    if getattr(popen, "_forkcheck_looked", False):
+        return
+    if caller.f_globals is globals() or (caller.f_globals.get("__name__") or "").startswith(
+            "multiprocessing."):
+        return
+    popen._forkcheck_looked = True
+    _emit("end_looked", child=popen.pid, code=code, via="exitcode", where=_frame(caller))
 
 
 @_quietly
@@ -1189,9 +1281,12 @@ def _noting_request(name):
 def _tell_end_asked(pid, how):
     """Where the program asked a child to end (Process.terminate() at train.py:40): a child that
     then goes on (its SIGTERM handler returned) leaves that request unanswered."""
-    caller = _calling_frame(sys._getframe(), ("multiprocessing.popen_fork", "multiprocessing.process",
-                                              "multiprocessing.pool", "concurrent.futures.process"))
-    _emit("end_asked", child=pid, how=how, where=caller and _frame(caller))
+    caller = _calling_frame(sys._getframe(), ("multiprocessing.popen_fork",
+                                              "multiprocessing.process"))
+    by = caller and caller.f_globals.get("__name__")  # a Pool, an executor, the program
+    caller = _calling_frame(caller, ("multiprocessing.pool", "concurrent.futures.process",
+                                     "threading"))
+    _emit("end_asked", child=pid, how=how, by=by, where=caller and _frame(caller))
 
 
 def _on_multiprocessing_popen_fork(popen_fork):
@@ -1254,6 +1349,96 @@ def _on_subprocess(subprocess):
     # __exit__, __del__ and the module's own cleanup of dead children.
     _patch(subprocess.Popen, "_handle_exitstatus",
            lambda handle: _told_end(handle, _tell_subprocess_end))
+    _watch_returncode_looks(subprocess.Popen)
+
+
+# subprocess's functions that hand the exit status on to their caller (returned, or raised as
+# CalledProcessError): a read of returncode under them is the program's look at it.
+_HANDING_RETURNCODE = ("wait", "poll", "call", "check_call", "run", "check_output",
+                       "getstatusoutput")
+
+
+def _watch_returncode_looks(popen):
+    """Each non-zero exit status of a child that reaches the program: Popen.returncode read by
+    it, or handed to it by wait(), poll(), run(), call(), check_call()... But not one that only
+    __exit__, __del__ or subprocess's own reaping of dead children learnt. returncode stays an
+    entry of the object's __dict__, behind a property of the class that reads it there."""
+    import weakref
+    if "returncode" in popen.__dict__:
+        return
+    looked = weakref.WeakSet()
+
+    def get(self):
+        try:
+            code = self.__dict__["returncode"]
+        except KeyError:
+            raise AttributeError("'%s' object has no attribute 'returncode'" %
+                                 type(self).__name__) from None
+        if code:
+            _note_returncode_read(self, code, sys._getframe(1), looked)
+        return code
+
+    def set_(self, value):
+        self.__dict__["returncode"] = value
+
+    def delete(self):
+        del self.__dict__["returncode"]
+
+    popen.returncode = property(get, set_, delete)
+
+
+@_quietly
+def _note_returncode_read(popen, code, caller, looked):
+    if popen in looked:
+        return
+    outermost = None
+    while caller is not None and (caller.f_globals is globals()
+                                  or caller.f_globals.get("__name__") == "subprocess"):
+        if caller.f_globals is not globals():
+            outermost = caller.f_code.co_name
+        caller = caller.f_back
+    if caller is None or (outermost is not None and outermost not in _HANDING_RETURNCODE):
+        return
+    looked.add(popen)
+    _emit("end_looked", child=popen.pid, code=code, via=outermost or "returncode",
+          where=_frame(caller))
+
+
+def _on_concurrent_futures_process(process):
+    """A worker whose death broke a ProcessPoolExecutor was told to the program: every future
+    it had pending fails with BrokenProcessPool, which the program gets from result()."""
+
+    def make_init(init):
+        def told_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            _tell_pool_broken(sys._getframe(1))
+
+        return told_init
+
+    _patch(process.BrokenProcessPool, "__init__", make_init)
+
+
+_pool_told_broken = None  # its workers' pids (3.6-3.8 make one error per pending future)
+
+
+@_quietly
+def _tell_pool_broken(caller):
+    # Where the executor's manager breaks it, its workers (pid -> Process) are at hand: the
+    # manager's `processes` (3.9 and later: self.processes; before: the argument). A
+    # BrokenProcessPool that submit() raises later has none and is not told again.
+    global _pool_told_broken
+    if caller.f_globals.get("__name__") != "concurrent.futures.process":
+        return
+    processes = caller.f_locals.get("processes")
+    if processes is None:
+        processes = getattr(caller.f_locals.get("self"), "processes", None)
+    if not isinstance(processes, dict):
+        return
+    workers = sorted(pid for pid in processes if type(pid) is int)
+    if workers == _pool_told_broken:
+        return
+    _pool_told_broken = workers
+    _emit("pool_broken", workers=workers)
 
 
 @_quietly
@@ -1323,5 +1508,7 @@ _after_import = _AfterImport({
     "multiprocessing.popen_fork": _on_multiprocessing_popen_fork,
     "multiprocessing.popen_forkserver": _on_multiprocessing_popen_forkserver,
     "subprocess": _on_subprocess,
+    "concurrent.futures.process": _on_concurrent_futures_process,
+    "unittest.case": _on_unittest_case,
     "torch.utils.data._utils.signal_handling": _on_torch_signal_handling,
 })

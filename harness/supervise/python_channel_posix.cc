@@ -93,8 +93,10 @@ struct PythonChannel::Process {
   std::map<std::uint64_t, json> threads;
   json forks = json::array(), exceptions = json::array(), child_exits = json::array(),
        start_methods = json::array(), ends_asked = json::array(), signal_handlers = json::array(),
-       signals_sent = json::array();
+       signals_sent = json::array(), ends_looked = json::array(), pools_broken = json::array();
   json torch = nullptr, exit = nullptr;
+  // The test each test runner says is running in it now ({"pytest": {name, since_s}, ...}).
+  json tests = json::object();
   std::string crash_dumps_rearmed_over;  // whose fatal-signal handlers faulthandler was put over
   std::optional<Clock::time_point> alarm_at;  // its pending alarm, when not ignored
   Clock::time_point alarm_set;
@@ -108,6 +110,24 @@ struct PythonChannel::Process {
   std::size_t stacks_answers = 0;
   json last_stacks = nullptr;
   double gone_s = -1;  // when its events connection closed, from the channel's opening
+
+  // A test runner's word on the test running now: {"name": ..., "by": "pytest"|"unittest"};
+  // a null name ends it.
+  void set_test(const json& said, double at_s) {
+    const std::string by = text_of(said, "by");
+    if (by != "pytest" && by != "unittest") return;
+    const std::string name = text_of(said, "name");
+    if (!name.empty())
+      tests[by] = {{"name", name}, {"by", by}, {"since_s", at_s}};
+    else
+      tests.erase(by);
+  }
+  // pytest's, else unittest's (pytest runs unittest's TestCases too, and names them better).
+  json current_test() const {
+    for (const char* by : {"pytest", "unittest"})
+      if (tests.contains(by)) return tests[by];
+    return nullptr;
+  }
 };
 
 int PythonChannel::dump_signal() {
@@ -376,6 +396,9 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     for (const char* key : {"argv", "paths"})
       if (j.contains(key)) hello[key] = bounded(j[key], 16 * kMaxText);
     p.hello = std::move(hello);
+    p.tests = json::object();
+    if (j.contains("test") && j["test"].is_object())
+      p.set_test(j["test"], std::chrono::duration<double>(now - opened_).count());
     if (j.contains("main_thread") && j["main_thread"].is_object()) {
       json t = thread_of(j["main_thread"]);
       if (t["ident"].is_number()) p.threads[t["ident"].get<std::uint64_t>()] = t;
@@ -406,6 +429,8 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                        {"torch", j.contains("torch") ? bounded(j["torch"]) : json(nullptr)},
                        {"start_method", text_of(j, "start_method")},
                        {"at_s", at_s}});
+  } else if (ev == "test") {
+    p.set_test(j, at_s);
   } else if (ev == "exception" && p.exceptions.size() < kMaxExceptions) {
     p.exceptions.push_back({{"where", text_of(j, "where")},
                             {"type", text_of(j, "type")},
@@ -413,15 +438,13 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                             {"frames", frames_of(j, "frames")},
                             {"thread_name", text_of(j, "thread_name")},
                             {"process_name", text_of(j, "process_name")},
+                            {"test", p.current_test()},
                             {"at_s", at_s}});
   } else if (ev == "child_exit" && p.child_exits.size() < kMaxChildExits) {
-    json e = {{"pid", int_of(j, "pid")},
-              {"returncode", int_of(j, "returncode")},
-              {"via", text_of(j, "via")},
-              {"asked", text_of(j, "asked")},
-              {"name", text_of(j, "name")},
-              {"target", text_of(j, "target")},
-              {"at_s", at_s}};
+    json e = {{"pid", int_of(j, "pid")},    {"returncode", int_of(j, "returncode")},
+              {"via", text_of(j, "via")},   {"asked", text_of(j, "asked")},
+              {"name", text_of(j, "name")}, {"target", text_of(j, "target")},
+              {"test", p.current_test()},   {"at_s", at_s}};
     // A negative return code is the signal that killed it (Python's convention), named here
     // where the number means what this OS means by it.
     if (e["returncode"].is_number_integer() && e["returncode"].get<int>() < 0)
@@ -439,6 +462,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
   } else if (ev == "end_asked" && p.ends_asked.size() < kMaxChildExits) {
     p.ends_asked.push_back({{"child", int_of(j, "child")},
                             {"how", text_of(j, "how")},
+                            {"by", text_of(j, "by")},
                             {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
                             {"at_s", at_s}});
   } else if (ev == "signal_sent" && p.signals_sent.size() < kMaxChildExits) {
@@ -447,6 +471,18 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
                               {"signal", int_of(j, "signal")},
                               {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
                               {"at_s", at_s}});
+  } else if (ev == "end_looked" && p.ends_looked.size() < kMaxChildExits) {
+    p.ends_looked.push_back({{"child", int_of(j, "child")},
+                             {"code", int_of(j, "code")},
+                             {"via", text_of(j, "via")},
+                             {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                             {"at_s", at_s}});
+  } else if (ev == "pool_broken" && p.pools_broken.size() < kMaxForks) {
+    json workers = json::array();
+    if (j.contains("workers") && j["workers"].is_array())
+      for (const auto& w : j["workers"])
+        if (w.is_number_integer() && workers.size() < kMaxChildExits) workers.push_back(w);
+    p.pools_broken.push_back({{"workers", std::move(workers)}, {"at_s", at_s}});
   } else if (ev == "signal_handler" && p.signal_handlers.size() < kMaxForks) {
     p.signal_handlers.push_back(
         {{"signal", text_of(j, "signal")},
@@ -610,8 +646,11 @@ json PythonChannel::facts() const {
     one["ends_asked"] = p->ends_asked;
     one["signal_handlers"] = p->signal_handlers;
     one["signals_sent"] = p->signals_sent;
+    one["ends_looked"] = p->ends_looked;
+    one["pools_broken"] = p->pools_broken;
     one["torch"] = p->torch;
     one["exit"] = p->exit;
+    one["test"] = p->current_test();
     one["first_seen_s"] = p->first_seen_s;
     if (p->gone_s >= 0) one["gone_s"] = p->gone_s;
     // A fatal signal's dump (faulthandler's own at SIGSEGV, SIGBUS, SIGABRT...): the crash's

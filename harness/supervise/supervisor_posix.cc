@@ -37,6 +37,7 @@
 #include "harness/supervise/python_stacks_ask_posix.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/sleeping_threads.h"
+#include "harness/supervise/stderr_crash_dumps.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/supervise/wait_graph.h"
@@ -846,6 +847,8 @@ void finish(Loop& loop, Strays& strays, Job& job) {
     }
     job.r.python = job.python->facts();
     job.python.reset();
+    // A crash dump the program's own faulthandler wrote (pytest arms one by default).
+    adopt_crash_dumps_from_stderr(job.r.python, job.r.err.text());
   }
 }
 

@@ -900,6 +900,50 @@ class BootstrapChecks:
         self.assertEqual([(e["pid"], e["returncode"], e["via"]) for e in parent.of("child_exit")],
                          [(int(stdout), 3, "subprocess")])
 
+    def test_looks_at_ends_are_told_once_and_change_nothing(self):
+        path, line = self.program("""
+            import multiprocessing as mp, subprocess, sys
+
+            def fails():
+                sys.exit(6)
+
+            if __name__ == "__main__":
+                mp.set_start_method("fork")
+                p = mp.Process(target=fails)
+                p.start()
+                p.join()
+                codes = [p.exitcode, p.exitcode]  # <exitcode>
+                # Still a property, and returncode still an entry of the object's __dict__.
+                assert type(mp.Process.exitcode) is property
+                shell = [sys.executable, "-c", "import sys; sys.exit(3)"]
+                child = subprocess.Popen(shell)
+                child.communicate()  # learns the end; hands it to no one
+                assert vars(child)["returncode"] == 3, vars(child)
+                codes.append(child.returncode)  # <returncode>
+                codes.append(subprocess.call(shell))  # <call>
+                quiet = subprocess.Popen(shell)
+                quiet.communicate()  # never looked at
+                child.returncode = 9
+                codes.append(child.returncode)
+                del child.returncode
+                try:
+                    child.returncode
+                except AttributeError as e:
+                    codes.append(str(e))
+                child.returncode = 3  # as its __del__ expects it
+                print(codes, quiet.pid)
+        """)
+        stdout, processes = self.run_program(path)
+        codes, quiet = stdout.strip().rsplit(" ", 1)
+        self.assertEqual(codes, "[6, 6, 3, 3, 9, \"'Popen' object has no attribute 'returncode'\"]")
+        looked = [(e["code"], e["via"], e["where"]["line"])
+                  for p in processes.values() for e in p.of("end_looked")]
+        self.assertEqual(looked, [(6, "exitcode", line["exitcode"]),
+                                  (3, "returncode", line["returncode"]),
+                                  (3, "call", line["call"])])
+        self.assertNotIn(int(quiet), [e["child"] for p in processes.values()
+                                      for e in p.of("end_looked")])
+
     # The program's own environment
 
     def test_programs_own_sitecustomize_still_runs(self):
