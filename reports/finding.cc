@@ -5,6 +5,7 @@
 #include <set>
 
 #include "reports/known_causes.h"
+#include "reports/memory_text.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
@@ -182,11 +183,16 @@ Finding subject_finding(const json& c, const json& v) {
                         ": " + d.how + (d.where.empty() ? "" : " at " + d.where) +
                         (d.where_from.empty() ? "" : " (" + d.where_from + ")") +
                         (d.test.empty() ? "" : " during " + d.test));
+      if (!d.memory.empty() && (d.how.find("SIGKILL") != std::string::npos))
+        f.facts.push_back("  pid " + std::to_string(d.pid) + " memory: " + d.memory);
       // A crash in a child of a fork made while threads ran: the fork the bootstrap saw.
       if (d.how.rfind("killed by", 0) == 0 || d.how.rfind("crashed", 0) == 0)
         if (const std::string forked = fork_with_threads(v, d.pid); !forked.empty())
           f.facts.push_back("  pid " + std::to_string(d.pid) + " " + forked);
     }
+  // Processes whose private memory grew far past what they had at first (copy-on-write).
+  if (const std::string grew = memory_growth_fact(v); !grew.empty())
+    f.facts.push_back("memory: " + grew);
   // A process stuck on a lock, born of a fork made while other threads ran: which fork.
   const json& stuck_record = member(member(v, "watchdog"), "stuck");
   const std::string stuck_forked = stuck_record.is_object() && stuck_kind(stuck_record) != "pause"

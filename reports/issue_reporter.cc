@@ -123,7 +123,9 @@ class IssueReporter : public Reporter {
           body += "- pid " + std::to_string(d.pid) +
                   (d.what.empty() ? "" : " " + md_inline(d.what)) + ": " + md_inline(d.how) +
                   (d.where.empty() ? "" : " at " + md_inline(d.where)) +
-                  (d.where_from.empty() ? "" : " (" + md_inline(d.where_from) + ")") + "\n";
+                  (d.where_from.empty() ? "" : " (" + md_inline(d.where_from) + ")") +
+                  (d.test.empty() ? "" : " during " + md_inline(d.test)) + "\n" +
+                  (d.memory.empty() ? "" : "  - memory: " + md_inline(d.memory) + "\n");
         body += "\n";
       }
       // The ends it dealt with (or that cannot be counted), said so that none is lost.

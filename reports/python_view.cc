@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "reports/memory_text.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 
@@ -315,6 +316,14 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
       d.how = code.get<int>() < 0
                   ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
                   : "exit status " + display(code);
+      // SIGKILL: the kernel's OOM killer, where its log names this pid (or its counters rose).
+      if (code.get<int>() == -9) {
+        if (oom_killed(variant, pid))
+          d.how = "killed by SIGKILL, sent by " + oom_kill_text(variant, pid);
+        else if (const std::string perhaps = oom_kill_text(variant, pid); !perhaps.empty())
+          d.how += " (" + perhaps + ")";
+      }
+      d.memory = process_memory_text(variant, pid);
       d.not_counted = handled_end(variant, p, c, pid, code.get<int>(), d.only_looked);
       d.ended_by_program = !d.not_counted.empty() && !d.only_looked;
       d.test = field(member(c, "test"), "name");
@@ -347,6 +356,7 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     }
     if (member(p, "crash").is_object()) {
       DescendantEnd& d = entry(pid);
+      if (d.memory.empty()) d.memory = process_memory_text(variant, pid);
       if (!field(member(p, "test"), "name").empty()) d.test = field(member(p, "test"), "name");
       const json& crash = member(p, "crash");
       if (d.how.empty()) d.how = "crashed: " + field(crash, "fatal");

@@ -70,7 +70,8 @@ struct DescendantEnd {
   // (Process.exitcode) at t.py:12 in test", "its end broke the ProcessPoolExecutor, ..."),
   // forkcheck may have caused it, whether it was looked at cannot be seen, or --worker-failures.
   std::string not_counted;
-  std::string test;  // the test running in it, or in its parent as it ended (pytest's words)
+  std::string test;    // the test running in it, or in its parent as it ended (pytest's words)
+  std::string memory;  // what its memory samples showed (memory_text.h), "" when never sampled
   bool parent_unseen = false;  // its parent is not a Python process of the tree
   // Not counted only because the program looked at its end (read its exit code, was given
   // BrokenProcessPool for it): --worker-failures fail counts it.

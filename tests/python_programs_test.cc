@@ -601,6 +601,118 @@ TEST_P(PythonPrograms, AWorkerThatCrashedUnderPytestIsNamedWithItsTestAndLine) {
       << r.out;
 }
 
+// A memory cgroup of `limit_mib` under this process's own (v1: the memory controller's
+// hierarchy; v2: the unified one), without swap; "" and why where the machine does not allow it.
+fs::path make_memory_cgroup(int limit_mib, std::string& why) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line, v1, v2;
+  while (std::getline(in, line)) {
+    if (line.find(":memory:") != std::string::npos) v1 = line.substr(line.find(":memory:") + 8);
+    if (line.rfind("0::", 0) == 0) v2 = line.substr(3);
+  }
+  const std::string name = "forkcheck-test-" + std::to_string(::getpid());
+  const auto write = [](const fs::path& file, const std::string& text) {
+    std::ofstream out(file);
+    out << text;
+    out.flush();
+    return static_cast<bool>(out);
+  };
+  const std::string bytes = std::to_string(static_cast<long long>(limit_mib) * 1024 * 1024);
+  if (!v1.empty()) {
+    fs::path dir = fs::path("/sys/fs/cgroup/memory" + v1) / name;
+    std::error_code ec;
+    if (!fs::create_directory(dir, ec) || !write(dir / "memory.limit_in_bytes", bytes)) {
+      why = "cannot make a memory cgroup (v1) at " + dir.string() + ": " + ec.message();
+      return {};
+    }
+    write(dir / "memory.swappiness", "0");
+    return dir;
+  }
+  if (!v2.empty()) {
+    fs::path dir = fs::path("/sys/fs/cgroup" + v2) / name;
+    std::error_code ec;
+    if (!fs::create_directory(dir, ec) || !write(dir / "memory.max", bytes)) {
+      why = "cannot make a memory cgroup (v2) at " + dir.string() +
+            " (the memory controller may not be enabled there): " + ec.message();
+      fs::remove(dir, ec);
+      return {};
+    }
+    write(dir / "memory.swap.max", "0");
+    return dir;
+  }
+  why = "this process is in no memory cgroup (/proc/self/cgroup)";
+  return {};
+}
+
+TEST_P(PythonPrograms, AWorkerTheOomKillerEndedIsToldSoWithItsMemory) {
+  if (GetParam().label != "system") GTEST_SKIP() << "run once, on the system's Python";
+  std::string why;
+  const fs::path cgroup = make_memory_cgroup(160, why);
+  if (cgroup.empty()) GTEST_SKIP() << why;
+  // forkcheck and the program in the cgroup: the worker, the largest, is the one killed.
+  fc::harness::LaunchSpec spec;
+  spec.argv = {"/bin/sh",
+               "-c",
+               "echo $$ > \"$0\"/cgroup.procs && exec \"$@\"",
+               cgroup.string(),
+               FC_FORKCHECK,
+               "exec",
+               "--quiet",
+               "--out",
+               dir_.string(),
+               "--",
+               GetParam().path,
+               program("worker_oom.py").string()};
+  spec.timeout_s = 120;
+  spec.channel = false;
+  const auto r = fc::harness::supervise(spec);
+  std::error_code ec;
+  fs::remove(cgroup, ec);  // empty once everything in it ended
+  const std::string out = r.out.text();
+  EXPECT_EQ(r.exit.code, 1) << out << r.err.text();
+  const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << out;
+  const json& v = report["cases"][0]["variants"][0];
+  EXPECT_EQ(v["exit"].value("code", -1), 0) << v["exit"].dump();
+  // The kernel's log names the victim where forkcheck may read it (root, or dmesg_restrict 0);
+  // else the cgroup's OOM counter says one was killed there.
+  if (v["memory"]["oom"].value("kernel_log_read", false)) {
+    EXPECT_TRUE(contains(out,
+                         "killed by SIGKILL, sent by the kernel's OOM killer (its memory "
+                         "cgroup's limit was reached; its anonymous resident memory then: "))
+        << out;
+    EXPECT_FALSE(v["memory"]["oom"]["killed"].empty()) << v["memory"].dump(1);
+  } else {
+    EXPECT_TRUE(contains(out,
+                         "killed by SIGKILL (perhaps the kernel's OOM killer: it killed "
+                         "processes during the run (1 in memory cgroup "))
+        << out;
+  }
+  EXPECT_TRUE(contains(out, " memory: RSS ")) << out;
+  EXPECT_TRUE(contains(slurp(dir_ / "issue.md"), "  - memory: RSS ")) << slurp(dir_ / "issue.md");
+}
+
+TEST_P(PythonPrograms, WorkersWhosePrivateMemoryGrowsAfterForkAreToldLive) {
+  // About a gigabyte in all: on the system's Python and the newest only.
+  if (GetParam().label != "system" && GetParam().label != "pyenv_3_13")
+    GTEST_SKIP() << "run on the system's Python and 3.13 only";
+  const auto r = run("exec", "cow_refcount_growth.py", {"--timeout", "120"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "forkcheck: MEMORY: the private memory of 2 processes (pids "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "copy-on-write, perhaps")) << r.err;
+  EXPECT_TRUE(contains(r.out, "\n  memory: the private memory of 2 processes")) << r.out;
+  // Each worker's samples: sharing much and with little of its own when first seen, hundreds of
+  // MiB of its own at its peak. (The parent grew too, but from nothing shared.)
+  int grown = 0;
+  for (const auto& p : v_["memory"]["processes"]) {
+    const long long first_private = p["first"].value("private_kib", 0LL);
+    grown += p["first"].value("rss_kib", 0LL) - first_private > 64 * 1024 &&
+             first_private < 64 * 1024 && p["peak"].value("private_kib", 0LL) > 200 * 1024;
+  }
+  EXPECT_EQ(grown, 2) << v_["memory"].dump(1);
+}
+
 TEST_P(PythonPrograms, LinesOfTheWrongShapeOnItsChannelAreDroppedAndTheRunGoesOn) {
   const auto r = run("exec", "garbles_the_channel.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.err;

@@ -8,6 +8,7 @@
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/watchdog_record.h"
 #include "reports/finding.h"
+#include "reports/memory_text.h"
 #include "reports/text.h"
 #include "reports/watchdog_text.h"
 
@@ -67,6 +68,10 @@ void LiveConsole::attach(LaunchSpec& spec) {
   spec.on_look = [this](const LiveStatus& s) { status(s); };
   spec.on_stall = [this](StallNote::Event e, const StallNote& n, const Stacks* taken) {
     stall(e, n, taken);
+  };
+  spec.watch_memory = true;
+  spec.on_memory_growth = [this](const MemoryGrowth& g) {
+    note("MEMORY: " + reports::memory_growth_text(g.pids, g.from_kib, g.to_kib));
   };
 }
 

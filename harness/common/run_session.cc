@@ -177,6 +177,7 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   if (r.waits.read || !r.waits.why_not.empty()) v["wait_chain"] = to_json(r.wait_chain, r.waits);
   add_stall(v, r);
   if (!r.python.is_null()) v["python"] = r.python;
+  if (!r.memory.is_null()) v["memory"] = r.memory;
   if (!r.python_note.empty()) v["python_note"] = r.python_note;
   // A hazard that did not bite is worth knowing, and the report says why, in every format.
   if (planned.value("role", "") == "hazard" && c.outcome == Outcome::kOk)

@@ -24,6 +24,7 @@
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/capture.h"
 #include "harness/supervise/exit_status.h"
+#include "harness/supervise/memory_watch.h"
 #include "harness/supervise/wait_graph.h"
 
 namespace fc::harness {
@@ -121,6 +122,11 @@ struct LaunchSpec {
   // and go on waiting; say so if it works again (kResumed). The deadline still ends it.
   bool note_stalls = false;
   std::function<void(StallNote::Event, const StallNote&, const Stacks* taken)> on_stall;
+  // Sample each process's memory as the tree is looked at, and tell the OOM killer's victims
+  // (memory_watch.h: ChildResult::memory); say live when forked processes' private memory grows
+  // far past what they had at first.
+  bool watch_memory = false;
+  std::function<void(const MemoryGrowth&)> on_memory_growth;
   // End it as a hang once the whole tree, or one process of it that can never go on, has been
   // still this long (0: never; at least a stall window is needed to tell).
   double hang_after_s = 0;
@@ -227,6 +233,9 @@ struct ChildResult {
   // when none did. `python_note`: why the bootstrap could not be offered, when it could not.
   nlohmann::json python;
   std::string python_note;
+  // LaunchSpec::watch_memory: each process's memory (first, peak, last), the OOM kills and
+  // counters (MemoryWatch::record()); null otherwise.
+  nlohmann::json memory;
 };
 
 class Supervisor {

@@ -32,6 +32,7 @@
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/job_tree.h"
+#include "harness/supervise/memory_watch.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/python_channel.h"
 #include "harness/supervise/python_stacks_ask_posix.h"
@@ -159,6 +160,7 @@ struct Job {
   // being asked for their stacks for the taking under way (each one's debugger waits for it).
   std::unique_ptr<PythonChannel> python;
   std::map<ProcessId, PythonStacksAsk> asks;
+  std::unique_ptr<MemoryWatch> memory;  // LaunchSpec::watch_memory
 
   bool pipes_open() const { return out.get() >= 0 || err.get() >= 0 || chan.get() >= 0; }
   bool debugger() const { return stacks_of != 0; }
@@ -196,6 +198,9 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
   const launch::TreeLook before = j.tree->last_look();
   launch::TreeChange change = j.tree->look();
   const launch::TreeLook& after = j.tree->last_look();
+  if (j.memory)
+    if (auto grew = j.memory->sample(after, now); grew && j.spec->on_memory_growth)
+      j.spec->on_memory_growth(*grew);
   change.cpu_ns += std::exchange(j.reaped_cpu_ns, 0);
   if (std::exchange(j.reaped_any, false)) change.membership_changed = true;
   LookFacts f;
@@ -517,6 +522,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   const std::string program = resolve_program(spec.argv[0]);
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   job->start = Clock::now();
+  // Before the child starts: the OOM counters and the kernel's log are read from here on.
+  if (spec.watch_memory) job->memory = std::make_unique<MemoryWatch>(job->start);
   if (spec.zygote && spec.env.empty() && !spec.stdin_passthrough) {
     std::string why;
     if (auto pid = spec.zygote->start(args, out_w, err_w, with_channel ? chan_w : -1,
@@ -850,6 +857,7 @@ void finish(Loop& loop, Strays& strays, Job& job) {
     // A crash dump the program's own faulthandler wrote (pytest arms one by default).
     adopt_crash_dumps_from_stderr(job.r.python, job.r.err.text());
   }
+  if (job.memory) job.r.memory = job.memory->record();
 }
 
 // Ctrl-Z: every tree stopped with forkcheck, and continued with it; the time they were stopped
