@@ -64,7 +64,7 @@ _fork_counter = itertools.count(1)
 _forking = {}  # thread ident -> (seq, thread name) of the fork that thread is making
 _main_ident = None
 _main_native_id = None
-_told_main_exception = None
+_told_main_exception = None  # its id only: holding it would keep its frames' locals alive
 _argv_pending = False  # Python 3.6 sets sys.argv only after site.py
 _torch_told = False
 _thread_started_at = {}  # Thread -> frame of its start(): weak keys once threading is imported
@@ -906,7 +906,7 @@ def _watch_main_thread_and_exit():
     def make_excepthook(excepthook):
         def told_excepthook(error_type, error, traceback):
             global _told_main_exception
-            _told_main_exception = error
+            _told_main_exception = id(error)
             _tell_exception("main", error, traceback, _thread_name())
             return excepthook(error_type, error, traceback)
 
@@ -920,7 +920,8 @@ def _watch_main_thread_and_exit():
 def _at_exit():
     _catch_up()
     last = getattr(sys, "last_value", None)
-    if last is not None and last is not _told_main_exception:
+    # While sys.last_value holds it, no other object has its id.
+    if last is not None and id(last) != _told_main_exception:
         # The program's own sys.excepthook did not call ours.
         _tell_exception("main", last, last.__traceback__, "MainThread")
     # Known only after an uncaught exception: a wrapper of sys.exit, to learn its code, would
@@ -1131,8 +1132,7 @@ def _watch_worker_exits(process):
         try:
             if code is not bootstrap_code or not isinstance(error, SystemExit):
                 return
-            status = error.code
-            if status is None or (type(status) is int and status == 0):
+            if error.code in (None, 0):  # False too: sys.exit(False) exits 0
                 return
             _tell_exception("process", error, error.__traceback__, _thread_name())
         except Exception:

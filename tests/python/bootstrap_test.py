@@ -944,6 +944,53 @@ class BootstrapChecks:
         self.assertNotIn(int(quiet), [e["child"] for p in processes.values()
                                       for e in p.of("end_looked")])
 
+    def test_a_worker_exit_that_means_0_is_no_failure(self):
+        # sys.exit(False) exits 0, as CPython's test_sys_exit checks; True is 1.
+        path, _ = self.program("""
+            import multiprocessing as mp, sys
+
+            if __name__ == "__main__":
+                mp.set_start_method("fork")
+                codes = []
+                for code in (False, True):
+                    p = mp.Process(target=sys.exit, args=(code,))
+                    p.start()
+                    p.join()
+                    codes.append(p.exitcode)
+                print(codes)
+        """)
+        stdout, processes = self.run_program(path)
+        self.assertEqual(stdout.strip(), "[0, 1]")
+        self.assertEqual([e["message"] for p in processes.values() for e in p.of("exception")
+                          if e["where"] == "process"], ["True"])
+
+    def test_an_uncaught_exception_is_let_go_once_told(self):
+        # CPython's regrtest checks that nothing a test made outlives it ("env changed"): the
+        # exception sys.excepthook was handed, and its frames' locals, are not kept by us.
+        path, _ = self.program("""
+            import gc, sys, weakref
+
+            class Held:
+                pass
+
+            def fail(held):
+                raise ValueError("told")
+
+            held = Held()
+            ref = weakref.ref(held)
+            try:
+                fail(held)
+            except ValueError:
+                sys.excepthook(*sys.exc_info())  # as unittest's and regrtest's runners do
+            del held
+            gc.collect()
+            print("freed" if ref() is None else "kept")
+        """)
+        stdout, processes = self.run_program(path)
+        self.assertEqual(stdout.strip(), "freed")
+        self.assertEqual([e["message"] for p in processes.values() for e in p.of("exception")],
+                         ["told"])
+
     # The program's own environment
 
     def test_programs_own_sitecustomize_still_runs(self):
