@@ -190,6 +190,8 @@ Finding subject_finding(const json& c, const json& v) {
         if (const std::string forked = fork_with_threads(v, d.pid); !forked.empty())
           f.facts.push_back("  pid " + std::to_string(d.pid) + " " + forked);
     }
+  // What forkcheck could not keep of the Python side: said wherever it bit.
+  if (const std::string drops = python_drops_text(v); !drops.empty()) f.facts.push_back(drops);
   // Processes whose private memory grew far past what they had at first (copy-on-write).
   if (const std::string grew = memory_growth_fact(v); !grew.empty())
     f.facts.push_back("memory: " + grew);

@@ -487,6 +487,38 @@ std::string descendant_text(const DescendantEnd& d) {
          (d.where.empty() ? "" : " at " + d.where) + (d.test.empty() ? "" : " during " + d.test);
 }
 
+std::string python_drops_text(const json& variant) {
+  const json& python = member(variant, "python");
+  const json& by = member(python, "dropped_by");
+  const json& bounds = member(python, "bounds");
+  if (!by.is_object() || by.empty()) return "";
+  const auto bound = [&](const char* key) { return display(member(bounds, key)); };
+  std::string s;
+  for (const auto& [why, n] : by.items()) {
+    if (!n.is_number_unsigned() || n.get<std::size_t>() == 0) continue;
+    const std::string count = std::to_string(n.get<std::size_t>());
+    std::string said;
+    if (why == "fork")
+      said = count + " forks past the " + bound("forks") + " kept of a process (" +
+             bound("threaded_forks") + " of those made beside other threads)";
+    else if (why == "process" || why == "connection")
+      said = count + " Python processes past the " + bound("processes") +
+             " heard (those went unheard" +
+             (why == "connection" ? ", their connections refused" : "") + ")";
+    else if (why == "exception")
+      said = count + " exceptions past the " + bound("exceptions") + " kept of a process";
+    else if (why == "child_exit")
+      said = count + " children's ends past the " + bound("child_exits") +
+             " kept of a process (not judged failed or handled)";
+    else if (why == "malformed")
+      said = count + " lines not in forkcheck's protocol";
+    else
+      said = count + " " + why + " events past their bound";
+    s += (s.empty() ? "" : "; ") + said;
+  }
+  return s.empty() ? "" : "not kept of what the Python side told: " + s;
+}
+
 std::string running_test(const json& variant, int pid) {
   const json* p = pid ? process_by_pid(variant, pid) : main_python_process(variant);
   return p ? field(member(*p, "test"), "name") : "";

@@ -111,6 +111,11 @@ std::string fork_with_threads(const nlohmann::json& variant, int pid);
 // PYTEST_CURRENT_TEST), else unittest's test id; "" when none.
 std::string running_test(const nlohmann::json& variant, int pid = 0);
 
+// What the channel did not keep of the Python side, and why (python.dropped_by against its
+// bounds): "not kept of what the Python side told: 12 forks past the 200 kept of a process
+// (2000 of those made beside other threads)"; "" when all was kept.
+std::string python_drops_text(const nlohmann::json& variant);
+
 // "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
 std::string descendant_text(const DescendantEnd& d);
 

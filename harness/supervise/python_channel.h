@@ -102,7 +102,8 @@ class PythonChannel {
     enum class Role { kUnknown, kEvents, kDumps } role = Role::kUnknown;
     std::string partial;
     Clock::time_point last_data;
-    int passed_fd = -1;  // a descriptor that came with its first bytes (the dumps hello's file)
+    int passed_fd = -1;    // a descriptor that came with its first bytes (the dumps hello's file)
+    bool refused = false;  // its process came past the bound on processes: not heard
   };
   struct Process;
   void line(Connection& c, const std::string& text, Clock::time_point now);
@@ -116,7 +117,12 @@ class PythonChannel {
   Clock::time_point opened_;
   std::map<int, Connection> connections_;  // by fd
   std::map<int, std::unique_ptr<Process>> processes_;
-  std::size_t dropped_ = 0;  // lines that were not what the protocol says
+  std::size_t dropped_ = 0;  // lines not kept: not what the protocol says, or past a bound
+  std::map<std::string, std::size_t> dropped_by_;  // why: "fork" (past its bound), ...
+  void drop(const std::string& why) {
+    ++dropped_;
+    ++dropped_by_[why];
+  }
 };
 
 }  // namespace fc::harness

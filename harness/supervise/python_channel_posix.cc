@@ -23,8 +23,11 @@ using json = nlohmann::json;
 
 constexpr std::size_t kMaxLine = 1u << 20;       // an event larger than this is not one
 constexpr std::size_t kMaxDumpBytes = 4u << 20;  // what one process's dumps keep
-constexpr std::size_t kMaxProcesses = 2000, kMaxThreads = 256, kMaxForks = 200, kMaxExceptions = 50,
-                      kMaxChildExits = 2000, kMaxFrames = 128;
+// Bounds on what is kept of each process (the report says what went past them): forks made
+// beside other threads are kept to a higher bound than others, as they are the hazards.
+constexpr std::size_t kMaxProcesses = 2000, kMaxThreads = 256, kMaxForks = 200,
+                      kMaxThreadedForks = 2000, kMaxExceptions = 50, kMaxChildExits = 2000,
+                      kMaxFrames = 128;
 constexpr std::size_t kMaxText = 4096;  // a message, a name, a path
 
 std::string text_of(const json& j, const char* key) {
@@ -210,7 +213,7 @@ void PythonChannel::accept_ready(Clock::time_point now) {
     if (fd < 0) return;
     if (connections_.size() >= 2 * kMaxProcesses) {  // a tree of thousands: the rest unheard
       ::close(fd);
-      ++dropped_;
+      drop("connection");
       continue;
     }
     set_cloexec_nonblock(fd);
@@ -313,7 +316,7 @@ void PythonChannel::read_ready(int fd, Clock::time_point now) {
       try {
         line(c, text, now);
       } catch (const json::exception&) {
-        ++dropped_;  // a field of the wrong type: that line is dropped, never the run
+        drop("malformed");  // a field of the wrong type: that line is dropped, never the run
       }
     }
   }
@@ -343,18 +346,23 @@ PythonChannel::Process& PythonChannel::process(int pid, Clock::time_point now) {
 void PythonChannel::line(Connection& c, const std::string& text, Clock::time_point now) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("ev") || !j["ev"].is_string()) {
-    ++dropped_;
+    drop("malformed");
     return;
   }
   const std::string ev = j["ev"].get<std::string>();
+  if (c.refused) return;  // its process was counted once, when refused
   if (c.role == Connection::Role::kUnknown) {
     const json pid = int_of(j, "pid");
     const std::string role = text_of(j, "role");
     // The hello names the process; the kernel's word for who connected wins where it has one.
     if (ev != "hello" || pid.is_null() || (role != "events" && role != "dumps") ||
-        (c.peer_pid && c.peer_pid != pid.get<int>()) ||
-        (processes_.size() >= kMaxProcesses && !processes_.count(pid.get<int>()))) {
-      ++dropped_;
+        (c.peer_pid && c.peer_pid != pid.get<int>())) {
+      drop("malformed");
+      return;
+    }
+    if (processes_.size() >= kMaxProcesses && !processes_.count(pid.get<int>())) {
+      c.refused = true;
+      if (role == "events") drop("process");  // a process once, by its events connection
       return;
     }
     c.pid = pid.get<int>();
@@ -417,7 +425,10 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
       const auto ident = t["ident"].get<std::uint64_t>();
       p.threads[ident] = std::move(t);
     }
-  } else if (ev == "fork" && p.forks.size() < kMaxForks) {
+  } else if (ev == "fork" && p.forks.size() < (j.contains("threads") && j["threads"].is_array() &&
+                                                       !j["threads"].empty()
+                                                   ? kMaxThreadedForks
+                                                   : kMaxForks)) {
     json threads = json::array();
     if (j.contains("threads") && j["threads"].is_array())
       for (const auto& t : j["threads"])
@@ -522,7 +533,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     if (p.hello.is_object() && j.contains("argv"))
       p.hello["argv"] = bounded(j["argv"], 16 * kMaxText);
   } else {
-    ++dropped_;
+    drop(ev);  // an event past its bound in this process (or one this forkcheck does not know)
   }
 }
 
@@ -676,7 +687,18 @@ json PythonChannel::facts() const {
     }
     processes.push_back(std::move(one));
   }
-  return {{"processes", std::move(processes)}, {"dropped", dropped_}};
+  json by = json::object();
+  for (const auto& [why, n] : dropped_by_) by[why] = n;
+  return {{"processes", std::move(processes)},
+          {"dropped", dropped_},
+          {"dropped_by", std::move(by)},
+          {"bounds",
+           {{"processes", kMaxProcesses},
+            {"forks", kMaxForks},
+            {"threaded_forks", kMaxThreadedForks},
+            {"exceptions", kMaxExceptions},
+            {"child_exits", kMaxChildExits},
+            {"threads", kMaxThreads}}}};
 }
 
 }  // namespace fc::harness

@@ -10,11 +10,11 @@ ROWS = [(i, float(i)) for i in range(3_000_000)]  # about 300 MiB of small objec
 
 
 def read_rows(_):
-    time.sleep(1.5)  # first seen sharing the parent's pages
+    time.sleep(3)  # first seen sharing the parent's pages (sampled every 0.5 s)
     total = 0
     for row in ROWS:  # <read>  only reads, yet each tuple's reference count is written
         total += row[0]
-    time.sleep(1.5)  # seen again, the pages now its own
+    time.sleep(2)  # seen again, the pages now its own
     return total
 
 
