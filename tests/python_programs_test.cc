@@ -710,7 +710,9 @@ TEST_P(PythonPrograms, WorkersWhosePrivateMemoryGrowsAfterForkAreToldLive) {
                       first_private < 64 * 1024 && p["peak"].value("private_kib", 0LL) > 200 * 1024;
     grown += grew;
     // Said live, together or each on its own line as each was seen to grow.
-    if (grew) EXPECT_TRUE(contains(r.err, std::to_string(p.value("pid", 0)))) << r.err;
+    if (grew) {
+      EXPECT_TRUE(contains(r.err, std::to_string(p.value("pid", 0)))) << r.err;
+    }
   }
   EXPECT_EQ(grown, 2) << v_["memory"].dump(1);
 }
