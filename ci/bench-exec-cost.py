@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What `forkcheck exec` costs a Python program: the wall time and memory it adds to a program
-that does nothing (`python3 -c pass`; the target: at most 50 ms and 20 MiB) and the share of
+that does nothing (`python3 -c pass`; the target: at most 50 ms and 20 MiB), the time it adds to
+each fork of a program that starts short-lived multiprocessing workers one after another (the
+target: at most 2 ms a fork; the size of the report it leaves is printed), and the share of
 wall time it adds to a torch program of about 1 s of training (the target: at most 5 %).
 
 Each figure is measured here, side by side in one run: the plain program and the same program
@@ -26,6 +28,22 @@ import time
 TARGET_PASS_MS = 50
 TARGET_PASS_MIB = 20
 TARGET_TORCH_SHARE = 0.05
+TARGET_FORK_MS = 2
+FORKS = 300
+
+FORK_PROGRAM = """
+import multiprocessing as mp, sys
+
+def work():
+    pass
+
+if __name__ == "__main__":
+    context = mp.get_context("fork")
+    for _ in range(int(sys.argv[1])):
+        p = context.Process(target=work)
+        p.start()
+        p.join()
+"""
 
 TORCH_PROGRAM = """
 import sys, time, torch
@@ -156,6 +174,22 @@ def main():
               % (plain_mib, with_mib, with_mib - plain_mib, TARGET_PASS_MIB,
                  verdict(with_mib - plain_mib <= TARGET_PASS_MIB)))
         ok = added_ms <= TARGET_PASS_MS and with_mib - plain_mib <= TARGET_PASS_MIB
+
+        forker = os.path.join(scratch, "forks.py")
+        with open(forker, "w") as out:
+            out.write(FORK_PROGRAM)
+        command = [args.python, forker, str(FORKS)]
+        walls = pairs("%d forks wall s" % FORKS, command, under(command), 3)
+        per_fork_ms = statistics.median(b - a for a, b in zip(*walls)) * 1000 / FORKS
+        report = os.path.join(scratch, "out-0")
+        sizes = ", ".join("%s %.0f KiB" % (name, os.path.getsize(os.path.join(report, name)) / 1024)
+                          for name in ("report.json", "run.jsonl")
+                          if os.path.exists(os.path.join(report, name)))
+        print("%d forks one after another: %.2f s plainly, %.2f s under exec: +%.2f ms a fork "
+              "(median of pairs; target at most %d ms): %s; it left %s"
+              % (FORKS, statistics.median(walls[0]), statistics.median(walls[1]), per_fork_ms,
+                 TARGET_FORK_MS, verdict(per_fork_ms <= TARGET_FORK_MS), sizes))
+        ok = ok and per_fork_ms <= TARGET_FORK_MS
 
         if not has_torch(args.torch_python):
             print("torch program: not measured: %s cannot import torch" % args.torch_python)

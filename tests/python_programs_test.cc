@@ -721,6 +721,12 @@ TEST_P(PythonPrograms, WhatPassedTheBoundsIsSaidWithTheBound) {
   const auto r = run("exec", "forks_past_the_bound.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(v_["python"]["dropped_by"].value("fork", 0), 50) << v_["python"]["dropped_by"];
+  EXPECT_FALSE(v_["python"]["dropped_by"].contains("start_method")) << v_["python"]["dropped_by"];
+  const json& chosen = v_["python"]["processes"][0]["start_methods"];
+  ASSERT_EQ(chosen.size(), 1u) << chosen;
+  EXPECT_EQ(chosen[0].value("count", 0), 250) << chosen;
+  EXPECT_EQ(chosen[0]["where"].value("line", 0),
+            line_of(program("forks_past_the_bound.py"), "context"));
   EXPECT_TRUE(contains(r.out,
                        "not kept of what the Python side told: 50 forks past the 200 kept "
                        "of a process (2000 of those made beside other threads)"))

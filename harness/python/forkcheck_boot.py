@@ -243,6 +243,15 @@ def _stack(frame):
     return frames
 
 
+def _wrappers_caller():
+    """The frame that called the wrapper calling this; None where no Python code did (atexit at
+    the interpreter's end, a thread a C library started): _getframe would raise there."""
+    try:
+        return sys._getframe(2)
+    except ValueError:
+        return None
+
+
 def _calling_frame(frame, passing_through):
     """From frame outwards, the first frame of a module neither ours nor one of passing_through:
     the code that called into those modules."""
@@ -727,7 +736,7 @@ def _watch_os_exit():
             # telling (a signal handler that raises), the process ends as the program asked.
             try:
                 if len(args) == 1 and not kwargs and type(args[0]) is int and args[0] != 0:
-                    _tell_exit_call(args[0], sys._getframe(1))
+                    _tell_exit_call(args[0], _wrappers_caller())
             except BaseException:
                 pass
             return exit_(*args, **kwargs)
@@ -756,7 +765,7 @@ def _watch_signals_sent():
         def told_kill(*args, **kwargs):
             result = kill(*args, **kwargs)  # its errors are the original's
             if len(args) == 2 and not kwargs:
-                _tell_signal_sent(args[0], args[1], group, sys._getframe(1))
+                _tell_signal_sent(args[0], args[1], group, _wrappers_caller())
             return result
 
         return told_kill
@@ -842,7 +851,7 @@ def _watch_signal_handlers():
         def told_signal(*args, **kwargs):
             previous = signal_(*args, **kwargs)  # its errors are the original's
             if len(args) == 2 and not kwargs:
-                _tell_signal_handler(args[0], args[1], sys._getframe(1))
+                _tell_signal_handler(args[0], args[1], _wrappers_caller())
             return previous
 
         return told_signal
@@ -855,7 +864,7 @@ def _watch_signal_handlers():
         def told_alarm(*args, **kwargs):
             previous = alarm(*args, **kwargs)
             if len(args) == 1 and not kwargs:
-                _tell_alarm(args[0], sys._getframe(1))
+                _tell_alarm(args[0], _wrappers_caller())
             return previous
 
         return told_alarm
@@ -864,7 +873,7 @@ def _watch_signal_handlers():
         def told_setitimer(*args, **kwargs):
             previous = setitimer(*args, **kwargs)
             if 2 <= len(args) <= 3 and not kwargs and args[0] == signal.ITIMER_REAL:
-                _tell_alarm(args[1], sys._getframe(1))
+                _tell_alarm(args[1], _wrappers_caller())
             return previous
 
         return told_setitimer
@@ -1081,8 +1090,8 @@ def _on_traceback(traceback):
 
     def make_print_exc(print_exc):
         def told_print_exc(*args, **kwargs):
-            caller = sys._getframe(1)
-            if (caller.f_code.co_name == "_bootstrap"
+            caller = _wrappers_caller()
+            if (caller is not None and caller.f_code.co_name == "_bootstrap"
                     and caller.f_globals.get("__name__") == "multiprocessing.process"):
                 _, error, traceback = sys.exc_info()
                 _tell_exception("process", error, traceback, _thread_name())
@@ -1101,8 +1110,8 @@ def _on_multiprocessing_util(util):
 
     def make_exit_function(exit_function):
         def told_exit_function(*args, **kwargs):
-            caller = sys._getframe(1)
-            if (caller.f_code.co_name == "_bootstrap"
+            caller = _wrappers_caller()  # None when atexit calls it at the interpreter's end
+            if (caller is not None and caller.f_code.co_name == "_bootstrap"
                     and caller.f_globals.get("__name__") == "multiprocessing.process"):
                 _, error, traceback = sys.exc_info()
                 if isinstance(error, SystemExit) and error.code not in (None, 0):
@@ -1226,7 +1235,7 @@ def _watch_exitcode_looks(process):
     def told_exitcode(self):
         code = fget(self)
         if code:
-            _note_exitcode_read(self, code, sys._getframe(1))
+            _note_exitcode_read(self, code, _wrappers_caller())
         return code
 
     process.BaseProcess.exitcode = property(_dressed_as(fget, told_exitcode), None, None,
@@ -1375,7 +1384,7 @@ def _watch_returncode_looks(popen):
             raise AttributeError("'%s' object has no attribute 'returncode'" %
                                  type(self).__name__) from None
         if code:
-            _note_returncode_read(self, code, sys._getframe(1), looked)
+            _note_returncode_read(self, code, _wrappers_caller(), looked)
         return code
 
     def set_(self, value):
@@ -1411,7 +1420,7 @@ def _on_concurrent_futures_process(process):
     def make_init(init):
         def told_init(self, *args, **kwargs):
             init(self, *args, **kwargs)
-            _tell_pool_broken(sys._getframe(1))
+            _tell_pool_broken(_wrappers_caller())
 
         return told_init
 

@@ -964,6 +964,20 @@ class BootstrapChecks:
         self.assertEqual([e["message"] for p in processes.values() for e in p.of("exception")
                           if e["where"] == "process"], ["True"])
 
+    def test_wrappers_called_with_no_python_caller_stay_quiet(self):
+        # atexit calls what it holds with no Python frame above it: CPython's own tests register
+        # multiprocessing.util._exit_function again, after the bootstrap wrapped it.
+        path, _ = self.program("""
+            import atexit, multiprocessing.util, os, signal
+
+            atexit.register(multiprocessing.util._exit_function)
+            atexit.register(os.kill, os.getpid(), 0)
+            atexit.register(signal.signal, signal.SIGTERM, signal.SIG_DFL)
+            print("registered")
+        """)
+        stdout, _ = self.run_program(path)  # fails on any stderr naming forkcheck_boot
+        self.assertEqual(stdout.strip(), "registered")
+
     def test_an_uncaught_exception_is_let_go_once_told(self):
         # CPython's regrtest checks that nothing a test made outlives it ("env changed"): the
         # exception sys.excepthook was handed, and its frames' locals, are not kept by us.
