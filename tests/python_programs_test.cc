@@ -558,11 +558,19 @@ bool has_pytest(const std::string& python) {
   return std::system(command.c_str()) == 0;
 }
 
-// pytest, without its cache (nothing written into the source tree), on one file of pytest_suite/.
+// pytest, without its cache (nothing written into the source tree), on one file of pytest_suite/,
+// rooted there: its test ids would otherwise be relative to the common ancestor of the working
+// directory and the file (the source tree's root, where ctest runs in the build tree under it).
 std::vector<std::string> pytest_on(const std::string& file) {
-  return {
-      "-m", "pytest",           "-q",
-      "-p", "no:cacheprovider", (fs::path(FC_PYTHON_PROGRAMS) / "pytest_suite" / file).string()};
+  const fs::path suite = fs::path(FC_PYTHON_PROGRAMS) / "pytest_suite";
+  return {"-m",
+          "pytest",
+          "-q",
+          "-p",
+          "no:cacheprovider",
+          "--rootdir",
+          suite.string(),
+          (suite / file).string()};
 }
 
 TEST_P(PythonPrograms, AStalledPytestTestIsNamed) {
