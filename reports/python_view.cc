@@ -385,10 +385,12 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
   // Died of a signal just after forkcheck signalled it to look at it.
   for (auto& d : out) {
     if (!d.not_counted.empty() || !died_of_a_signal(d)) continue;
-    if (const json* look = look_before_death(variant, d.pid))
+    if (const json* look = look_before_death(variant, d.pid)) {
+      d.after_look = true;
       d.not_counted =
           format_seconds(ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>()) +
           " after forkcheck " + field(*look, "what") + ": forkcheck may have caused it";
+    }
   }
   // The run's own choice (--worker-failures; matrix's default is fail): count every end the
   // program did not cause itself, or none.
@@ -413,9 +415,7 @@ std::vector<DescendantEnd> failed_descendants(const json& variant) {
 std::vector<DescendantEnd> ended_badly(const json& variant) {
   std::vector<DescendantEnd> out;
   for (auto& d : ended_descendants(variant))
-    if (!d.ended_by_program &&
-        d.not_counted.find("forkcheck may have caused it") == std::string::npos)
-      out.push_back(std::move(d));
+    if (!d.ended_by_program && !d.after_look) out.push_back(std::move(d));
   return out;
 }
 
@@ -430,7 +430,7 @@ std::string deaths_after_look_text(const json& variant) {
   std::string s;
   for (const auto& d : ended_descendants(variant)) {
     const json* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
-    if (!look || d.not_counted.find("forkcheck may have caused it") == std::string::npos) continue;
+    if (!look || !d.after_look) continue;
     const double after = ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>();
     s += (s.empty() ? "" : "; ") + std::string("pid ") + std::to_string(d.pid) +
          (d.what.empty() ? "" : " " + d.what) + " " + d.how + " " + format_seconds(after) +

@@ -77,6 +77,7 @@ struct DescendantEnd {
   // BrokenProcessPool for it): --worker-failures fail counts it.
   bool only_looked = false;
   bool ended_by_program = false;  // a signal of the program's, or its terminate() or kill()
+  bool after_look = false;        // died of a signal just after forkcheck signalled it: not counted
 };
 // The ends the program did not deal with: what fails a run whose program exited 0. A process
 // that died of a signal within 2 s of forkcheck signalling it to look at it (asked it for its

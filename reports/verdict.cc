@@ -72,7 +72,7 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
     // The other ends it did not count, in a number (issue.md and process_ends list them).
     size_t uncounted = 0;
     for (const auto& d : uncounted_descendants(v))
-      if (d.not_counted.find("forkcheck may have caused it") == std::string::npos) ++uncounted;
+      if (!d.after_look) ++uncounted;
     if (uncounted > 0)
       also += "; " + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
               " of its processes not counted as failures (each with why: issue.md, "

@@ -52,6 +52,9 @@ json frame_of(const json& f) {
   return out;
 }
 
+// An event's "where": the frame it names, or null.
+json where_of(const json& j) { return j.contains("where") ? frame_of(j["where"]) : json(nullptr); }
+
 json frames_of(const json& j, const char* key) {
   json out = json::array();
   const auto it = j.find(key);
@@ -467,7 +470,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     p.torch = std::move(t);
   } else if (ev == "start_method" && p.start_methods.size() < kMaxForks) {
     json said = {{"method", text_of(j, "method")},
-                 {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                 {"where", where_of(j)},
                  {"overridden_by", text_of(j, "overridden_by")}};
     // The same choice at the same line (a test suite's get_context in a loop): counted once.
     bool again = false;
@@ -483,19 +486,19 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
     p.ends_asked.push_back({{"child", int_of(j, "child")},
                             {"how", text_of(j, "how")},
                             {"by", text_of(j, "by")},
-                            {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                            {"where", where_of(j)},
                             {"at_s", at_s}});
   } else if (ev == "signal_sent" && p.signals_sent.size() < kMaxChildExits) {
     p.signals_sent.push_back({{"to", int_of(j, "to")},
                               {"group", j.contains("group") && j["group"] == true},
                               {"signal", int_of(j, "signal")},
-                              {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                              {"where", where_of(j)},
                               {"at_s", at_s}});
   } else if (ev == "end_looked" && p.ends_looked.size() < kMaxChildExits) {
     p.ends_looked.push_back({{"child", int_of(j, "child")},
                              {"code", int_of(j, "code")},
                              {"via", text_of(j, "via")},
-                             {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
+                             {"where", where_of(j)},
                              {"at_s", at_s}});
   } else if (ev == "pool_broken" && p.pools_broken.size() < kMaxForks) {
     json workers = json::array();
@@ -504,11 +507,10 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
         if (w.is_number_integer() && workers.size() < kMaxChildExits) workers.push_back(w);
     p.pools_broken.push_back({{"workers", std::move(workers)}, {"at_s", at_s}});
   } else if (ev == "signal_handler" && p.signal_handlers.size() < kMaxForks) {
-    p.signal_handlers.push_back(
-        {{"signal", text_of(j, "signal")},
-         {"handler", text_of(j, "handler")},
-         {"where", j.contains("where") ? frame_of(j["where"]) : json(nullptr)},
-         {"at_s", at_s}});
+    p.signal_handlers.push_back({{"signal", text_of(j, "signal")},
+                                 {"handler", text_of(j, "handler")},
+                                 {"where", where_of(j)},
+                                 {"at_s", at_s}});
   } else if (ev == "alarm") {
     const auto s = j.find("seconds");
     const double seconds = s != j.end() && s->is_number() ? s->get<double>() : 0;
@@ -519,7 +521,7 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
         !(from_handler != j.end() && *from_handler == true))
       p.alarm_at =
           now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    p.alarm_where = j.contains("where") ? frame_of(j["where"]) : json(nullptr);
+    p.alarm_where = where_of(j);
     p.alarm_set = now;
   } else if (ev == "crash_dumps_rearmed") {
     p.crash_dumps_rearmed_over = text_of(j, "over");
