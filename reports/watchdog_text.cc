@@ -135,6 +135,45 @@ std::string time_called_text(const json& w, const json& hang) {
   return "still working when its " + deadline + " deadline passed: a timeout, not a hang";
 }
 
+std::string attached_text(const json& w, const json& hang, bool hung) {
+  const json& a = member(w, "attached");
+  if (!a.is_object()) return "";
+  const std::string pid = "pid " + display(member(a, "pid"));
+  const std::string parent = display(member(a, "parent_pid"));
+  if (is_true(a, "ended"))
+    return pid + " ended while watched; its exit status went to its parent" +
+           (parent.empty() || parent == "0" ? std::string() : ", pid " + parent) +
+           ", which forkcheck cannot read";
+  if (!is_true(a, "left_running")) return "";
+  const json& ran = list(a, "running_at_end");
+  const std::string left =
+      "; left running as it was (" +
+      (ran.size() == 1 ? std::string("1 process") : std::to_string(ran.size()) + " processes") +
+      "): forkcheck attach ends nothing it did not start" +
+      (hung ? std::string(" (--kill-on-hang does)") : std::string());
+  const json& tree = member(w, "tree");
+  const std::string state = field(tree, "state");
+  const json& stuck = member(w, "stuck");
+  const std::string watch =
+      "the " + format_tenths(number(w, "timeout_s")) + " watch ended (--timeout)";
+  const std::string why = field(w, "called_for");
+  if (why == "stall" || why == "stuck" || why == "step") return time_called_text(w, hang) + left;
+  if (state == "blocked")
+    return "blocked when " + watch + ": the whole tree had been still for " +
+           format_tenths(number(tree, "still_s")) +
+           (stuck.is_object() ? "; " + stuck_text(stuck) : "") + left;
+  if (stuck.is_object())
+    return "blocked in part when " + watch + ": " + stuck_text(stuck) + ", while " +
+           rest_text(stuck) + ": a partial deadlock" + left;
+  if (state == "sleeping")
+    return "asleep when " + watch + ": " + sleeping_text(member(tree, "sleep")) + ": no hang seen" +
+           left;
+  if (state == "starved")
+    return "starved when " + watch + ": " + starved_text(number(tree, "starved_s"), -1, 0) +
+           ": no hang seen" + left;
+  return "still working when " + watch + ": no hang seen" + left;
+}
+
 std::string escalation_text(const json& w) {
   const bool term = is_true(w, "sigterm"), kill = is_true(w, "sigkill");
 #ifdef _WIN32

@@ -36,6 +36,16 @@ std::string sleeping_text(const nlohmann::json& sleep);
 // What the tree was doing then (CPU, processes, threads, waits) is tree_facts()'s to say.
 std::string time_called_text(const nlohmann::json& watchdog, const nlohmann::json& hang);
 
+// A watch of a running process forkcheck did not start (forkcheck attach), from the variant's
+// "watchdog" and "hang" records, whose "attached" record says how the watch ended:
+// "pid 812 ended while watched, 4.1 s in; its exit status went to its parent, pid 40, which
+// forkcheck cannot read", "the whole tree had been still for 10.2 s, past the 10.0 s a stall may
+// last (--hang-after) (called after 11.3 s); left running as it was: forkcheck attach ends
+// nothing it did not start (--kill-on-hang does)", "still working when the 30.0 s watch ended
+// (--timeout): no hang seen; left running". `hang`: whether the watch found it hung (a hang by the
+// same rule exec's outcome follows); "" for a variant that was not attached.
+std::string attached_text(const nlohmann::json& watchdog, const nlohmann::json& hang, bool hung);
+
 // What ending it took: "; SIGTERM ended it", "; SIGTERM was not enough, SIGKILL ended it" (on
 // Windows, Ctrl-Break and its job object); "" when nothing was sent.
 std::string escalation_text(const nlohmann::json& watchdog);

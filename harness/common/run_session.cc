@@ -203,10 +203,12 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
                                  const ChildResult& r) {
   nlohmann::json v = base_record(case_id, planned);
   const std::string by = "forkcheck was interrupted by " + signal_name(r.interrupted_by);
-  const std::string message = r.started
-                                  ? "not finished: " + by + " after " +
-                                        reports::format_tenths(r.duration_s) + " and killed it"
-                                  : "not run: " + by + " before it started";
+  const std::string message =
+      r.started
+          ? "not finished: " + by + " after " + reports::format_tenths(r.duration_s) +
+                (r.attached && r.attached->left_running ? " and left it running (forkcheck attach)"
+                                                        : " and killed it")
+          : "not run: " + by + " before it started";
   // Neither as expected nor not (reports/report_view.h: unfinished): a skip, never a regression.
   v["outcome"] = "skip";
   v["message"] = message;

@@ -10,6 +10,11 @@ bool time_was_called(const ChildResult& r) {
          !r.failing_at_start.empty();
 }
 
+bool called_a_hang(const ChildResult& r) {
+  return time_was_called(r) &&
+         (r.step_hang || r.still_too_long || r.stuck_too_long || r.tree.blocked || r.stuck);
+}
+
 bool exited_by_itself(const ChildResult& r) {
   return r.started && time_was_called(r) && !r.sent_sigterm && !r.sent_sigkill &&
          r.interrupted_by == 0;
@@ -30,6 +35,15 @@ Classified classify(const ChildResult& r, bool expect_result) {
     c.harness_error = true;
     return c;
   }
+  // A process forkcheck attached to: hung by the rule exec's outcome follows, else nothing wrong
+  // was seen (it worked, or ended: its exit status is its parent's). Killed only on request
+  // (--kill-on-hang), and then said as exec says it.
+  if (r.attached && !r.sent_sigterm && !r.sent_sigkill) {
+    const bool hung = called_a_hang(r);
+    c.outcome = hung ? Outcome::kHang : Outcome::kOk;
+    c.message = reports::attached_text(watchdog, step_hang_record(r), hung);
+    return c;
+  }
   // Ended by forkcheck because its processes kept failing at start: an error, said as such.
   if (!r.failing_at_start.empty() && (r.sent_sigterm || r.sent_sigkill)) {
     c.outcome = Outcome::kError;
@@ -39,9 +53,7 @@ Classified classify(const ChildResult& r, bool expect_result) {
   }
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.
   if (time_was_called(r) && (r.sent_sigterm || r.sent_sigkill)) {
-    c.outcome = r.step_hang || r.still_too_long || r.stuck_too_long || r.tree.blocked || r.stuck
-                    ? Outcome::kHang
-                    : Outcome::kTimeout;
+    c.outcome = called_a_hang(r) ? Outcome::kHang : Outcome::kTimeout;
     c.message = reports::time_called_text(watchdog, step_hang_record(r)) + ending;
     if (r.bad_channel_lines > 0)
       c.message += "; its channel also carried a line that is not a forkcheck message (" +

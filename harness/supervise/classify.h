@@ -33,4 +33,8 @@ bool exited_by_itself(const ChildResult& r);
 // LaunchSpec::hang_after_s.
 bool time_was_called(const ChildResult& r);
 
+// Time was called and the tree was hung then (blocked, a process stuck, a step overdue): the
+// outcome `hang`, and what --kill-on-hang ends an attached process for.
+bool called_a_hang(const ChildResult& r);
+
 }  // namespace fc::harness

@@ -22,8 +22,11 @@ namespace fc::harness {
 class JobTree {
  public:
   // `root`: our child, not yet reaped, leader of its own process group; `token`: its
-  // FORKCHECK_RUN value, which its descendants inherit.
-  JobTree(ProcessId root, std::uint64_t root_start_time, std::string token);
+  // FORKCHECK_RUN value, which its descendants inherit. `attached`: a running process forkcheck
+  // did not start (forkcheck attach): not our child, its group not ours, no token; its processes
+  // are not the guardian's to end should forkcheck die, and the tree is walked from it only
+  // while it is still the process of that start time.
+  JobTree(ProcessId root, std::uint64_t root_start_time, std::string token, bool attached = false);
   // The guardian forgets what the tree still held (ended by now).
   ~JobTree();
   JobTree(const JobTree&) = delete;
@@ -72,6 +75,7 @@ class JobTree {
 
  private:
   void hold(const launch::ProcessFacts& f);
+  std::vector<ProcessId> alive_besides_root() const;
   void drop(std::map<ProcessId, ProcessHandle>::iterator it);
   // Whether every member of the child's group is of the tree (seen in it, or started with its
   // token); strangers are remembered.
@@ -81,6 +85,7 @@ class JobTree {
   ProcessId root_;
   std::uint64_t root_start_time_;
   std::string token_;
+  bool attached_ = false;
   bool root_reaped_ = false;
   std::vector<std::pair<ProcessId, std::uint64_t>> orphans_;  // adopted: pid, start time
   std::map<ProcessId, ProcessHandle> handles_;

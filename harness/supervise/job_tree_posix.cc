@@ -12,20 +12,24 @@
 
 namespace fc::harness {
 
-JobTree::JobTree(ProcessId root, std::uint64_t root_start_time, std::string token)
-    : root_(root), root_start_time_(root_start_time), token_(std::move(token)) {
+JobTree::JobTree(ProcessId root, std::uint64_t root_start_time, std::string token, bool attached)
+    : root_(root),
+      root_start_time_(root_start_time),
+      token_(std::move(token)),
+      attached_(attached) {
   seen_.emplace(root, root_start_time);
   // Our child, unreaped: its pid cannot be reused, so this handle is the child itself.
   if (auto h = ProcessHandle::open(root, root_start_time)) handles_.emplace(root, std::move(*h));
 }
 
 JobTree::~JobTree() {
+  if (attached_) return;  // the guardian was never told of them
   for (const auto& [pid, h] : handles_) guardian_forget(pid, h.start_time());
 }
 
 bool JobTree::claims(const launch::ProcessFacts& orphan) const {
   return seen_.count({orphan.pid, orphan.start_time}) ||
-         started_with_env(orphan.pid, kRunTokenVar, token_);
+         (!attached_ && started_with_env(orphan.pid, kRunTokenVar, token_));
 }
 
 void JobTree::adopt(const launch::ProcessFacts& orphan) {
@@ -41,12 +45,12 @@ void JobTree::hold(const launch::ProcessFacts& f) {
   if (it != handles_.end()) drop(it);  // a process of ours that ended; another has its pid
   if (auto h = ProcessHandle::open(f.pid, f.start_time)) {
     handles_.emplace(f.pid, std::move(*h));
-    if (f.pid != root_) guardian_track(f.pid, f.start_time, /*group_leader=*/false);
+    if (f.pid != root_ && !attached_) guardian_track(f.pid, f.start_time, /*group_leader=*/false);
   }
 }
 
 void JobTree::drop(std::map<ProcessId, ProcessHandle>::iterator it) {
-  guardian_forget(it->first, it->second.start_time());
+  if (!attached_) guardian_forget(it->first, it->second.start_time());
   handles_.erase(it);
 }
 
@@ -55,6 +59,11 @@ launch::TreeChange JobTree::look() {
   // adopted orphan while it has the start time it was adopted with (either may have been reaped
   // and its pid given to a stranger).
   std::vector<ProcessId> roots;
+  // Not our child: its parent may have reaped it, and its pid gone to a stranger.
+  if (!root_reaped_ && attached_) {
+    const auto f = launch::process_facts(root_);
+    if (!f || f->start_time != root_start_time_) root_reaped_ = true;
+  }
   if (!root_reaped_) roots.push_back(root_);
   orphans_.erase(std::remove_if(orphans_.begin(), orphans_.end(),
                                 [](const auto& o) {
@@ -106,7 +115,7 @@ bool JobTree::group_is_ours() {
 std::vector<ProcessId> JobTree::signal_all(int sig, bool spare_root) {
   // The group first, while its id is surely ours (the child unreaped) and all in it are the
   // tree's: it reaches at once what forks meanwhile.
-  if (!root_reaped_ && !spare_root && group_is_ours()) ::kill(-root_, sig);
+  if (!root_reaped_ && !attached_ && !spare_root && group_is_ours()) ::kill(-root_, sig);
   std::vector<ProcessId> reached;
   for (const auto& [pid, h] : handles_) {
     if (spare_root && pid == root_) continue;
@@ -122,6 +131,7 @@ bool JobTree::signal(ProcessId pid, int sig) {
 
 std::vector<ProcessId> JobTree::leftovers() {
   look();
+  if (attached_) return alive_besides_root();
   for (ProcessId p : descendants_with_env(::getpid(), kRunTokenVar, token_)) {
     auto f = launch::process_facts(p);
     if (!f || f->zombie()) continue;
@@ -134,6 +144,10 @@ std::vector<ProcessId> JobTree::leftovers() {
       guardian_track(p, f->start_time, /*group_leader=*/false);
     }
   }
+  return alive_besides_root();
+}
+
+std::vector<ProcessId> JobTree::alive_besides_root() const {
   std::vector<ProcessId> left;
   for (const auto& [pid, h] : handles_)
     if (pid != root_ && !h.ended()) left.push_back(pid);

@@ -130,6 +130,13 @@ struct LaunchSpec {
   // End it as a hang once the whole tree, or one process of it that can never go on, has been
   // still this long (0: never; at least a stall window is needed to tell).
   double hang_after_s = 0;
+  // Watch this running process and its descendants (forkcheck attach) instead of starting one:
+  // argv, env, stdin and the bootstrap do not apply. Its output is not ours to read, and its exit
+  // status goes to its own parent. When time is called (a hang, the deadline) or forkcheck is
+  // interrupted, the watch ends and the tree is left running as it was, unless `end_attached`:
+  // then it is ended as exec ends its child's.
+  int attach_pid = 0;
+  bool end_attached = false;
   // End it once this many of its Python processes have failed at start with the same error
   // (kStartFailure: a module without a __main__ guard, whose spawned workers a Pool starts for
   // ever), rather than at the deadline (0: never).
@@ -172,10 +179,18 @@ struct TreeFacts {
   std::string waiting_in;
 };
 
+// A watch of a process forkcheck did not start (LaunchSpec::attach_pid), and how it ended.
+struct AttachedWatch {
+  int parent_pid = 0;         // its parent when the watch began: where its exit status goes
+  bool left_running = false;  // the watch ended (time called, interrupted) with it left as it was
+  bool ended = false;         // it ended while watched; its exit status is its parent's to read
+  std::vector<int> running_at_end;  // processes of its tree alive when the watch ended
+};
+
 struct ChildResult {
   bool started = false;
   std::string start_error;  // why it could not be started
-  std::string started_via;  // "exec" or "zygote"
+  std::string started_via;  // "exec", "zygote" or "attach"
   std::string start_note;   // why a zygote was asked for and not used
   int pid = -1;
   ExitStatus exit;
@@ -236,6 +251,7 @@ struct ChildResult {
   // LaunchSpec::watch_memory: each process's memory (first, peak, last), the OOM kills and
   // counters (MemoryWatch::record()); null otherwise.
   nlohmann::json memory;
+  std::optional<AttachedWatch> attached;  // LaunchSpec::attach_pid
 };
 
 class Supervisor {

@@ -161,6 +161,9 @@ struct Job {
   std::unique_ptr<PythonChannel> python;
   std::map<ProcessId, PythonStacksAsk> asks;
   std::unique_ptr<MemoryWatch> memory;  // LaunchSpec::watch_memory
+  // LaunchSpec::attach_pid: a process we did not start, held by this handle (not our child: it is
+  // never reaped here, and nothing of it is signalled unless the spec asks for its end).
+  std::optional<ProcessHandle> attached;
 
   bool pipes_open() const { return out.get() >= 0 || err.get() >= 0 || chan.get() >= 0; }
   bool debugger() const { return stacks_of != 0; }
@@ -175,6 +178,13 @@ Job* Loop::find(uint64_t serial) {
 // Whether the job has exited by now (it is held unreaped: its status is there to take).
 bool exited(Job& job, Clock::time_point now) {
   if (job.ended_at) return true;
+  if (job.attached) {
+    if (!job.attached->ended()) return false;
+    job.r.attached->ended = true;  // its status is its parent's, not ours to read
+    job.ended_at = now;
+    if (job.watchdog) job.watchdog->exited(now);
+    return true;
+  }
   Reaper& reaper = Reaper::instance();
   reaper.reap();
   if (auto status = reaper.take(job.r.pid)) {
@@ -416,6 +426,10 @@ class PosixControl : public TreeControl {
   }
 
   Sent ask_to_end() override {
+    if (leaves_running()) {
+      leave_running();
+      return Sent::kNothing;
+    }
     // An exit that comes just before the signal is the child's own: looked at last, so that
     // "SIGTERM ended it" is never said of a child that had already exited. What is left of its
     // tree gets SIGTERM and its grace too.
@@ -427,11 +441,28 @@ class PosixControl : public TreeControl {
 
   bool kill_all() override {
     const bool alive = !exited(job_, Clock::now());
+    if (leaves_running()) {
+      leave_running();
+      return false;
+    }
     freeze_and_kill(job_, loop_);
     return alive;
   }
 
  private:
+  // forkcheck attach: a process it did not start is ended only when asked to, and only when hung
+  // (--kill-on-hang); a deadline or an interrupt ends the watch, not the process.
+  bool leaves_running() const {
+    return job_.attached && !(job_.spec->end_attached && called_a_hang(job_.r));
+  }
+  // The watch ends here, the tree left exactly as it was.
+  void leave_running() {
+    if (job_.ended_at) return;
+    const Clock::time_point now = Clock::now();
+    job_.r.attached->left_running = true;
+    job_.ended_at = now;
+  }
+
   Job& job_;
   Loop& loop_;
 };
@@ -583,10 +614,53 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   return job;
 }
 
+// forkcheck attach: a job for a running process forkcheck did not start, watched as a child is
+// (its tree looked at, its stalls, stuck processes, waits, memory and stacks), with nothing to
+// read from it but /proc and its stacks.
+std::unique_ptr<Job> attach_job(size_t index, const LaunchSpec& spec, Loop& loop) {
+  auto job = std::make_unique<Job>();
+  job->index = index;
+  job->spec = &spec;
+  job->r.timeout_s = spec.timeout_s;
+  static uint64_t serial = 1u << 31;  // apart from start_job's
+  job->serial = ++serial;
+  const ProcessId pid = spec.attach_pid;
+  job->r.pid = pid;
+  const auto facts = launch::process_facts(pid);
+  if (!facts || facts->zombie()) {
+    job->r.start_error = "no running process " + std::to_string(pid);
+    return job;
+  }
+  job->attached = ProcessHandle::open(pid, facts->start_time);
+  if (!job->attached) {
+    job->r.start_error = "process " + std::to_string(pid) + " ended as forkcheck attached";
+    return job;
+  }
+  job->start = Clock::now();
+  AttachedWatch a;
+  a.parent_pid = facts->ppid;
+  job->r.attached = a;
+  job->r.started_via = "attach";
+  job->r.python_note =
+      "not started by forkcheck: its Python processes have no bootstrap to give their frames, "
+      "names and exceptions (their frames come from gdb and CPython's gdb extension where the "
+      "interpreter has it); forkcheck exec gives them all";
+  if (spec.watch_memory) job->memory = std::make_unique<MemoryWatch>(job->start);
+  job->tree = std::make_unique<JobTree>(pid, facts->start_time, "", /*attached=*/true);
+  job->r.started = true;
+  job->channel = std::make_unique<ChannelReader>(job->start);
+  job->control = std::make_unique<PosixControl>(*job, loop);
+  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
+  job->next_tick = job->start;
+  look(*job, loop, job->start);
+  return job;
+}
+
 // Starts the child; on failure (no program, no pipes: EMFILE) returns the job with
 // r.started == false and the reason.
 std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, Loop& loop) {
   try {
+    if (spec.attach_pid > 0) return attach_job(index, spec, loop);
     return start_job_unguarded(index, spec, loop);
   } catch (const std::exception& e) {
     auto job = std::make_unique<Job>();
@@ -806,6 +880,17 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   std::set<ProcessId> killed;
   adopt_orphans(loop, strays);
   job.tree->look();
+  if (job.attached && !job.r.sent_sigterm && !job.r.sent_sigkill) {
+    // Not forkcheck's to end (it ended the watch, or the process ended by itself): what of its
+    // tree was alive then is said, nothing is signalled.
+    auto& alive = job.r.attached->running_at_end;
+    if (!job.attached->ended()) alive.push_back(job.r.pid);
+    for (ProcessId p : job.tree->leftovers()) alive.push_back(p);
+    job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
+    job.watchdog->finish(*job.ended_at);
+    if (job.memory) job.r.memory = job.memory->record();
+    return;
+  }
   bool anything_left = false;
   for (const auto& [pid, p] : job.tree->last_look().processes)
     anything_left = anything_left || (pid != job.r.pid && !p.facts.zombie());
@@ -832,7 +917,7 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   job.r.leftovers_killed.assign(killed.begin(), killed.end());
   const auto& strangers = job.tree->group_strangers();
   job.r.group_strangers.assign(strangers.begin(), strangers.end());
-  Reaper::instance().release(job.r.pid);
+  if (!job.attached) Reaper::instance().release(job.r.pid);
   job.tree->root_reaped();
   job.out.reset();
   job.err.reset();
@@ -864,14 +949,15 @@ void finish(Loop& loop, Strays& strays, Job& job) {
 // does not count against any deadline.
 void pause_all(Loop& loop) {
   const Clock::time_point from = Clock::now();
+  // A process forkcheck attached to is not stopped with it: it is not forkcheck's job.
   for (auto& j : loop.running)
-    if (j->tree && !j->ended_at) j->tree->signal_all(SIGSTOP);
+    if (j->tree && !j->ended_at && !j->attached) j->tree->signal_all(SIGSTOP);
   std::fflush(nullptr);
   stop_now();
   const Clock::time_point to = Clock::now();
   for (auto& j : loop.running) {
     if (!j->tree || j->ended_at) continue;
-    j->tree->signal_all(SIGCONT);
+    if (!j->attached) j->tree->signal_all(SIGCONT);
     j->stuck.clear();
     j->sleeping.clear();
     j->watchdog->paused(from, to, *j->channel);
@@ -1009,6 +1095,10 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
     // its own exit, even when the exit is noticed just after the deadline.
     for (auto& j : running) {
       if (j->ended_at) continue;
+      if (j->attached) {
+        exited(*j, now);
+        continue;
+      }
       if (auto status = reaper.take(j->r.pid)) {  // exited; held unreaped until finish()
         j->r.exit = ExitStatus::from_wait_status(*status);
         j->ended_at = now;

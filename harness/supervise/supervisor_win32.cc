@@ -354,6 +354,10 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   job->r.out = Capture(spec.capture_cap);
   job->r.err = Capture(spec.capture_cap);
   job->r.timeout_s = spec.timeout_s;
+  if (spec.attach_pid > 0) {  // the command refuses it on Windows first (attach_command.cc)
+    job->r.start_error = "watching a running process is not available on Windows";
+    return job;
+  }
   if (spec.argv.empty()) {
     job->r.start_error = "no command given";
     return job;

@@ -68,6 +68,12 @@ nlohmann::json watchdog_record(const ChildResult& r) {
                         {"run_queue_s", r.tree.run_queue_s},
                         {"looks", r.tree.looks}}}};
   if (r.hang_after_s > 0) w["hang_after_s"] = r.hang_after_s;
+  if (r.attached)
+    w["attached"] = {{"pid", r.pid},
+                     {"parent_pid", r.attached->parent_pid},
+                     {"left_running", r.attached->left_running},
+                     {"ended", r.attached->ended},
+                     {"running_at_end", r.attached->running_at_end}};
   if (time_was_called(r))
     if (const char* why = called_for(r)) w["called_for"] = why;
   if (r.paused_s > 0) w["paused_s"] = r.paused_s;
