@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/commands/attach_command.h"
 #include "harness/commands/bench_command.h"
 #include "harness/commands/command_line.h"
 #include "harness/commands/diff_command.h"
@@ -166,6 +167,26 @@ int main(int argc, char** argv) {
   exec->add_option("command", exec_opt.command, "the command and its arguments, after --")
       ->required();
 
+  // `forkcheck attach PID`: a running process and its tree, watched as exec watches its child
+  // (harness/commands/attach_command.h).
+  fc::harness::AttachOptions attach_opt;
+  attach_opt.argv = opt.argv;
+  auto* attach = app.add_subcommand(
+      "attach", "watch a running process and its descendants, left running: forkcheck attach PID");
+  attach->add_option("--out", out, kOutHelp);
+  attach->add_option("pid", attach_opt.pid, "the process to watch")->required();
+  attach
+      ->add_option("--hang-after", attach_opt.hang_after_s,
+                   "call it a hang once its whole tree has used no CPU for this long, or a "
+                   "process of it has been stuck that long (default 10)")
+      ->check(kStallSeconds);
+  attach
+      ->add_option("--timeout", attach_opt.timeout_s,
+                   "seconds to watch (default: until it ends, hangs, or Ctrl-C)")
+      ->check(kTimeoutSeconds);
+  attach->add_flag("--kill-on-hang", attach_opt.kill_on_hang,
+                   "end its tree as exec would when it hangs (default: leave it running)");
+
   // `forkcheck bench`: start-up cost per start method, beside Python's
   // (harness/commands/bench_command.cc).
   fc::harness::BenchOptions bench_opt;
@@ -268,6 +289,14 @@ int main(int argc, char** argv) {
       "         in the last lines printed and in report.json's exit)\n"
       "  2      usage error: nothing run or written\n"
       "  128+N  forkcheck was interrupted by signal N (the report is partial)");
+  attach->footer(
+      "Exit status (the table: forkcheck --help):\n"
+      "  0      no hang seen: it worked on (left running) or ended (its exit status is its\n"
+      "         parent's to read, not forkcheck's)\n"
+      "  1      a finding: its tree hung (left running unless --kill-on-hang)\n"
+      "  2      usage error: no such process, forkcheck's own, or not Linux; nothing written\n"
+      "  128+N  forkcheck was interrupted by signal N (the program runs on; the report is "
+      "partial)");
   matrix->footer(
       "Exit status (the table: forkcheck --help):\n"
       "  0      the program was ok under every start method\n"
@@ -294,7 +323,8 @@ int main(int argc, char** argv) {
 
   if (app.get_subcommands().empty())
     return usage_error(
-        "a command is required: all, run, list, exec, watch, matrix, bench, env, report, diff or "
+        "a command is required: all, run, list, exec, watch, matrix, attach, bench, env, report, "
+        "diff or "
         "help "
         "(see forkcheck help)");
   try {
@@ -313,6 +343,10 @@ int main(int argc, char** argv) {
     if (*watch) {
       watch_opt.out = out;
       return fc::harness::watch_command(watch_opt);
+    }
+    if (*attach) {
+      attach_opt.out = out;
+      return fc::harness::attach_command(attach_opt);
     }
     if (*exec) {
       exec_opt.out = out;

@@ -107,7 +107,15 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     spec.stacks_budget_s = kSubjectStacksBudgetS;
     spec.hang_after_s = subject.live.hang_after_s;
     spec.end_after_start_failures = 3;  // a Pool without a __main__ guard: no end otherwise
-    spec.python_bootstrap = find_python_bootstrap().found.string();
+    if (subject.attach_pid > 0) {
+      // Already running: nothing of it is started or given (no bootstrap, stdin, environment).
+      spec.attach_pid = subject.attach_pid;
+      spec.end_attached = subject.kill_on_hang;
+      spec.stdin_passthrough = false;
+      spec.end_after_start_failures = 0;
+    } else {
+      spec.python_bootstrap = find_python_bootstrap().found.string();
+    }
     console.attach(spec);
     if (matrix) std::printf("forkcheck matrix: under %s\n", name.c_str());
     std::fflush(stdout);  // what forkcheck printed comes before the program's output

@@ -60,6 +60,10 @@ struct SubjectCommand {
   // Called after the command ended and before its result is recorded: adds what the subcommand
   // learned to the variant's details and message (the message is empty for an interrupted run).
   std::function<void(const ChildResult&, nlohmann::json& details, std::string& message)> annotate;
+  // `attach`: watch this running process and its tree instead of starting `command` (which then
+  // only names it: its command line as /proc has it); end it only if hung and `kill_on_hang`.
+  int attach_pid = 0;
+  bool kill_on_hang = false;
 };
 
 struct SubjectResult {

@@ -32,4 +32,9 @@ std::vector<ProcessId> descendants_with_env(ProcessId ancestor, const std::strin
 // Whether `pid`'s initial environment has NAME=VALUE or NAME=VALUE-... (Windows: never known).
 bool started_with_env(ProcessId pid, const std::string& name, const std::string& value);
 
+// A running process's command line, as it has it now (Linux: /proc/PID/cmdline); empty when it
+// is gone, a kernel thread, or not read on this platform (macOS, Windows: forkcheck attach is
+// Linux's).
+std::vector<std::string> process_command_line(ProcessId pid);
+
 }  // namespace fc::harness

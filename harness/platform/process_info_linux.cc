@@ -109,4 +109,12 @@ std::vector<pid_t> descendants_with_env(pid_t ancestor, const std::string& name,
   return found;
 }
 
+std::vector<std::string> process_command_line(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
 }  // namespace fc::harness

@@ -134,4 +134,7 @@ std::vector<pid_t> processes_with_env(const std::string& name, const std::string
   return pids;
 }
 
+// forkcheck attach is Linux's: nothing reads another process's arguments here.
+std::vector<std::string> process_command_line(pid_t) { return {}; }
+
 }  // namespace fc::harness

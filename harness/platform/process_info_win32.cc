@@ -93,4 +93,7 @@ std::vector<ProcessId> descendants_with_env(ProcessId, const std::string&, const
   return {};
 }
 
+// forkcheck attach is Linux's: nothing reads another process's arguments here.
+std::vector<std::string> process_command_line(ProcessId) { return {}; }
+
 }  // namespace fc::harness

@@ -1,0 +1,66 @@
+#include "harness/commands/attach_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include "harness/common/exit_status_codes.h"
+#include "harness/common/out_dir.h"
+#include "harness/common/usage_error.h"
+#include "harness/platform/process_info.h"
+#include "harness/supervise/interrupt.h"
+#include "launch/process_tree.h"
+
+namespace fc::harness {
+
+namespace {
+
+// forkcheck's own process and its ancestors: a tree that holds forkcheck cannot be watched by it
+// (its own looks and debuggers would be the tree's activity).
+std::set<ProcessId> own_line() {
+  std::set<ProcessId> line;
+  for (ProcessId p = ::getpid(); p > 0 && line.insert(p).second;) {
+    const auto f = launch::process_facts(p);
+    if (!f) break;
+    p = f->ppid;
+  }
+  return line;
+}
+
+}  // namespace
+
+int attach_command(const AttachOptions& options) {
+#ifndef __linux__
+  throw UsageError(
+      "attach: watching a running process needs Linux's /proc; it is not available "
+      "on this platform (forkcheck exec is)");
+#endif
+  const std::string pid = std::to_string(options.pid);
+  const auto facts = launch::process_facts(options.pid);
+  if (options.pid <= 0 || !facts || facts->zombie())
+    throw UsageError("attach: no running process " + pid);
+  if (own_line().count(options.pid))
+    throw UsageError("attach: pid " + pid +
+                     " is forkcheck itself or one of its ancestors: its tree holds forkcheck");
+  SubjectCommand subject;
+  subject.name = "attach";
+  subject.argv = options.argv;
+  subject.command = process_command_line(options.pid);
+  if (subject.command.empty()) subject.command = {facts->name};
+  subject.attach_pid = options.pid;
+  subject.kill_on_hang = options.kill_on_hang;
+  subject.timeout_s = options.timeout_s;
+  subject.live.hang_after_s = options.hang_after_s;
+  subject.live.quiet = true;  // its output is not forkcheck's to read
+  subject.out = make_out_dir(options.out, "attach");
+  std::error_code ec;
+  std::string program = std::filesystem::read_symlink("/proc/" + pid + "/exe", ec).string();
+  if (ec || program.empty()) program = subject.command.front();
+  SubjectResult done = run_subject(subject, program);
+  if (done.interrupted) return interrupted_exit_status();
+  return done.classified.outcome == Outcome::kOk ? exit_status::kOk : exit_status::kFinding;
+}
+
+}  // namespace fc::harness
