@@ -1,6 +1,7 @@
 // The torch cases of the catalogue, end to end: `forkcheck run` of torch-omp-pool-hang,
 // hogwild-shared-memory and selfplay-pipeline once, then what report.json says about each
-// variant's outcome and evidence.
+// variant's outcome and evidence; cow-refcount-growth in a run of its own (its own fixture, so
+// that a filter on it runs it alone).
 #include <unistd.h>
 
 #include <cmath>
@@ -321,6 +322,110 @@ TEST_F(TorchCases, SelfplayPipelineSaysNoHazardOfItsFailsHere) {
   EXPECT_TRUE(contains(c["verdict_reason"], "ok here, as expected: fork-inherited-module"))
       << c["verdict_reason"];
   EXPECT_EQ(c["variants"].size(), 3u);
+}
+
+// cow-refcount-growth: what each variant's workers measured of their own private memory. Memory,
+// not time: nothing here depends on how long anything took or on the machine's load.
+class CowRefcountGrowth : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = fs::temp_directory_path() / ("forkcheck-cowcase-" + std::to_string(::getpid()));
+    fs::remove_all(out_);
+    fc::harness::LaunchSpec spec;
+    spec.argv = {FC_FORKCHECK, "run", "cow-refcount-growth", "--out", out_.string()};
+    spec.timeout_s = 300;
+    spec.channel = false;
+    auto r = fc::harness::supervise(spec);
+    exit_code_ = r.exit.code;
+    stdout_ = r.out.text();
+    std::ifstream in(out_ / "report.json");
+    if (in) report_ = json::parse(in, nullptr, false);
+  }
+  static void TearDownTestSuite() { fs::remove_all(out_); }
+  void SetUp() override {
+    ASSERT_TRUE(report_.is_object() && report_["cases"].is_array())
+        << "no report.json: " << stdout_;
+    ASSERT_EQ(report_["cases"].size(), 1u);
+  }
+  static const json& variant(const std::string& name) {
+    for (const auto& v : report_["cases"][0]["variants"])
+      if (v["name"] == name) return v;
+    ADD_FAILURE() << "no variant " << name;
+    static json none;
+    return none;
+  }
+
+  static inline fs::path out_;
+  static inline int exit_code_ = -1;
+  static inline std::string stdout_;
+  static inline json report_;
+};
+
+// The figures every variant carries: each worker's Private_Dirty before and after, the samples'
+// footprint in the parent, the rule and its threshold; the mean is the workers' own figures'.
+TEST_F(CowRefcountGrowth, EveryVariantCarriesTheWorkersMeasurements) {
+  EXPECT_EQ(exit_code_, 0) << stdout_;
+  EXPECT_EQ(report_["cases"][0]["verdict"], "reproduced") << report_["cases"][0]["verdict_reason"];
+  ASSERT_EQ(report_["cases"][0]["variants"].size(), 4u);
+  for (const auto& v : report_["cases"][0]["variants"]) {
+    const std::string name = v["name"];
+    const json& d = v["details"];
+    ASSERT_TRUE(d.contains("workers_private_memory")) << name << ": " << v["message"];
+    ASSERT_EQ(d["workers_private_memory"].size(), 4u) << name;
+    double sum = 0;
+    for (const auto& w : d["workers_private_memory"]) {
+      const long long before = w["private_dirty_kib_before"], after = w["private_dirty_kib_after"];
+      EXPECT_GE(before, 0) << name;
+      EXPECT_EQ(w["growth_kib"].get<long long>(), after - before) << name;
+      sum += static_cast<double>(after - before);
+    }
+    EXPECT_DOUBLE_EQ(d["mean_growth_kib"].get<double>(), sum / 4) << name;
+    EXPECT_GT(d["samples_footprint_kib"].get<double>(), 1024) << name << ": at least 1 MiB";
+    EXPECT_DOUBLE_EQ(d["rule"]["threshold_kib"].get<double>(),
+                     0.5 * d["samples_footprint_kib"].get<double>())
+        << name;
+    for (const auto& w : d["workers"])
+      EXPECT_EQ(w["result"]["checksum"], d["parent_checksum"]) << name << ": read what was built";
+  }
+}
+
+// fork over a list of objects: each worker's growth is at least the rule's half of the samples'
+// footprint, and the message gives the measured figures.
+TEST_F(CowRefcountGrowth, ForkedWorkersCopyTheListsPages) {
+  const json& v = variant("fork");
+  EXPECT_EQ(v["expected"], "error");
+  ASSERT_EQ(v["outcome"], "error") << v["message"];
+  const json& d = v["details"];
+  EXPECT_GE(d["mean_growth_kib"].get<double>(), d["rule"]["threshold_kib"].get<double>());
+  for (const auto& w : d["workers_private_memory"])
+    EXPECT_GE(w["growth_kib"].get<double>(), d["rule"]["threshold_kib"].get<double>()) << w;
+  EXPECT_GT(d["pages_holding_reference_counts"].get<long long>(), 1000) << "counts on every page";
+  const std::string m = v["message"];
+  EXPECT_NE(m.find("the 4 forked workers' private memory grew by "), std::string::npos) << m;
+  EXPECT_NE(m.find("reading 100,000 samples that take "), std::string::npos) << m;
+  EXPECT_NE(m.find("were copied into each worker"), std::string::npos) << m;
+}
+
+// The fixes: one flat tensor under fork, a shared segment under spawn and forkserver. Each
+// worker's growth stays under a tenth of the samples' footprint (the rule's line is a half), and
+// the segment is gone afterwards.
+TEST_F(CowRefcountGrowth, FlatTensorAndSharedMemoryCopyNothing) {
+  for (const char* name : {"fork-flat-tensor", "spawn-shared-memory", "forkserver-shared-memory"}) {
+    const json& v = variant(name);
+    EXPECT_EQ(v["expected"], "ok") << name;
+    EXPECT_EQ(v["outcome"], "ok") << name << ": " << v["message"];
+    const json& d = v["details"];
+    const double footprint = d["samples_footprint_kib"].get<double>();
+    for (const auto& w : d["workers_private_memory"])
+      EXPECT_LT(w["growth_kib"].get<double>(), 0.1 * footprint) << name << ": " << w;
+    EXPECT_NE(v["message"].get<std::string>().find("under the 50%"), std::string::npos)
+        << v["message"];
+    if (d.contains("shm_segment")) {
+      EXPECT_EQ(d["shm_exists_after"], false) << name;
+      EXPECT_FALSE(fs::exists("/dev/shm" + d["shm_segment"].get<std::string>())) << name;
+    }
+  }
+  EXPECT_TRUE(variant("spawn-shared-memory")["details"].contains("shm_segment"));
 }
 
 }  // namespace
