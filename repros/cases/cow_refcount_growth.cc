@@ -340,12 +340,8 @@ FORKCHECK_CASE(cow_refcount_growth_case) {
       "Linux, where the case reads each worker's private memory (fork: every POSIX system)";
   c.variants = &variants;
   c.run = &run;
-  c.explains = {
-      {"is killed by signal: Killed",
-       "a worker killed by SIGKILL is most often the OOM killer's: if each forked worker's memory "
-       "grows as it reads the dataset, its samples are objects whose reference counts copy their "
-       "pages; keep them in numpy arrays or one tensor, or in shared memory"},
-  };
+  // No message of its own to explain: "killed by signal: Killed" says SIGKILL, not who sent it
+  // (exec tells an OOM kill from the cgroup's counters, reports/memory_text.h).
   // What in the environment may explain a change of its outcome (forkcheck diff): the heap's
   // layout (libc's malloc, libtorch's allocator) puts the counts on the pages, the kernel copies
   // them.
