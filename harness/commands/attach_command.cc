@@ -1,7 +1,5 @@
 #include "harness/commands/attach_command.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -9,19 +7,21 @@
 #include "harness/common/exit_status_codes.h"
 #include "harness/common/out_dir.h"
 #include "harness/common/usage_error.h"
+#include "harness/platform/host.h"
 #include "harness/platform/process_info.h"
 #include "harness/supervise/interrupt.h"
 #include "launch/process_tree.h"
 
 namespace fc::harness {
 
+#ifdef __linux__
 namespace {
 
 // forkcheck's own process and its ancestors: a tree that holds forkcheck cannot be watched by it
 // (its own looks and debuggers would be the tree's activity).
 std::set<ProcessId> own_line() {
   std::set<ProcessId> line;
-  for (ProcessId p = ::getpid(); p > 0 && line.insert(p).second;) {
+  for (ProcessId p = current_process_id(); p > 0 && line.insert(p).second;) {
     const auto f = launch::process_facts(p);
     if (!f) break;
     p = f->ppid;
@@ -30,13 +30,16 @@ std::set<ProcessId> own_line() {
 }
 
 }  // namespace
+#endif
 
-int attach_command(const AttachOptions& options) {
 #ifndef __linux__
+int attach_command(const AttachOptions&) {
   throw UsageError(
       "attach: watching a running process needs Linux's /proc; it is not available "
       "on this platform (forkcheck exec is)");
-#endif
+}
+#else
+int attach_command(const AttachOptions& options) {
   const std::string pid = std::to_string(options.pid);
   const auto facts = launch::process_facts(options.pid);
   if (options.pid <= 0 || !facts || facts->zombie())
@@ -62,5 +65,7 @@ int attach_command(const AttachOptions& options) {
   if (done.interrupted) return interrupted_exit_status();
   return done.classified.outcome == Outcome::kOk ? exit_status::kOk : exit_status::kFinding;
 }
+
+#endif
 
 }  // namespace fc::harness
