@@ -182,7 +182,9 @@ TEST_F(Attach, AWorkingProgramIsNoFindingAndRunsOnWhenTheWatchEnds) {
   ASSERT_TRUE(v.is_object()) << said_;
   EXPECT_EQ(code, 0) << said_;
   EXPECT_EQ(v["outcome"], "ok") << v["message"];
-  EXPECT_TRUE(contains(v["message"], "watch ended (--timeout): no hang seen")) << v["message"];
+  // Working, or starved on a busy machine: either way no hang, and said so.
+  EXPECT_TRUE(contains(v["message"], "watch ended (--timeout): ")) << v["message"];
+  EXPECT_TRUE(contains(v["message"], ": no hang seen; left running")) << v["message"];
   EXPECT_TRUE(v["watchdog"]["attached"]["left_running"].get<bool>());
   EXPECT_TRUE(t.running());
 }
