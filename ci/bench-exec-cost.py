@@ -12,7 +12,13 @@ machine's load comes and goes). Memory is the sum, over every process of the run
 resident set (VmHWM, shared pages counted in each process: an upper bound of what is added),
 sampled from /proc every millisecond or so until the run ends; timed runs are not sampled.
 
+With --long-forks N (100000 for the figure docs/reports.md quotes), a long fork-heavy run under
+exec alone: forkcheck's own resident memory sampled every half second (at a quarter, half, three
+quarters of the run and at its end, and its peak), and the sizes of the report and run log it
+left: what stays bounded over a long run, and what does not.
+
 Usage: ci/bench-exec-cost.py [--build build] [--python PY] [--torch-python PY] [--runs N]
+                             [--long-forks N]
 Exit status: 0 when every figure is within its target, 1 when one is not, 2 when a program
 could not be run.
 """
@@ -115,6 +121,52 @@ def run(argv, sample=False):
     return wall, peaks
 
 
+def rss_kib(pid):
+    """(VmRSS, VmHWM) of pid in KiB, or None once it is gone."""
+    found = {}
+    try:
+        with open("/proc/%d/status" % pid) as status:
+            for line in status:
+                if line.startswith(("VmRSS:", "VmHWM:")):
+                    found[line.split(":")[0]] = int(line.split()[1])
+    except OSError:
+        return None
+    return found.get("VmRSS"), found.get("VmHWM")
+
+
+def long_fork_run(forkcheck, python, forker, forks, out):
+    """forkcheck exec on `forks` forks one after another: its own memory over time, sizes left."""
+    argv = [forkcheck, "exec", "--quiet", "--out", out, "--", python, forker, str(forks)]
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    samples = []  # (seconds, VmRSS KiB, VmHWM KiB) of forkcheck's own process
+    while process.poll() is None:
+        got = rss_kib(process.pid)
+        if got and got[0] is not None:
+            samples.append((time.perf_counter() - started, got[0], got[1]))
+        time.sleep(0.5)
+    _, stderr = process.communicate()
+    wall = time.perf_counter() - started
+    if process.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(argv), process.returncode,
+                                   stderr.decode(errors="replace")[-500:]))
+    if not samples:
+        fail("forkcheck ended before its memory could be read")
+
+    def at(fraction):
+        t = wall * fraction
+        return min(samples, key=lambda s: abs(s[0] - t))
+
+    marks = ", ".join("%.0f s %.1f MiB" % (s[0], s[1] / 1024)
+                      for s in (at(0.25), at(0.5), at(0.75), samples[-1]))
+    sizes = ", ".join("%s %.0f KiB" % (name, os.path.getsize(os.path.join(out, name)) / 1024)
+                      for name in ("report.json", "run.jsonl")
+                      if os.path.exists(os.path.join(out, name)))
+    print("%d forks one after another under exec: %.1f s; forkcheck's own resident memory %s "
+          "(peak %.1f MiB); it left %s" % (forks, wall, marks, samples[-1][2] / 1024, sizes))
+
+
 def has_torch(python):
     return python and subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL).returncode == 0
@@ -141,6 +193,8 @@ def main():
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--torch-python", default="/usr/bin/python3")
     parser.add_argument("--runs", type=int, default=20, help="pairs for -c pass (torch: a quarter)")
+    parser.add_argument("--long-forks", type=int, default=0,
+                        help="also a long run of this many forks under exec (0: none)")
     args = parser.parse_args()
     forkcheck = os.path.join(args.build, "bin", "forkcheck")
     if not os.access(forkcheck, os.X_OK):
@@ -190,6 +244,9 @@ def main():
               % (FORKS, statistics.median(walls[0]), statistics.median(walls[1]), per_fork_ms,
                  TARGET_FORK_MS, verdict(per_fork_ms <= TARGET_FORK_MS), sizes))
         ok = ok and per_fork_ms <= TARGET_FORK_MS
+        if args.long_forks > 0:
+            long_fork_run(forkcheck, args.python, forker, args.long_forks,
+                          os.path.join(scratch, "long"))
 
         if not has_torch(args.torch_python):
             print("torch program: not measured: %s cannot import torch" % args.torch_python)

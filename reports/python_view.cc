@@ -440,6 +440,14 @@ std::string deaths_after_look_text(const json& variant) {
   return s;
 }
 
+bool fork_entry_covers(const json& fork, const json& seq) {
+  const json& first = member(fork, "seq");
+  if (!seq.is_number_integer() || !first.is_number_integer()) return false;
+  const json& last = member(fork, "last_seq");
+  const long long n = seq.get<long long>(), from = first.get<long long>();
+  return n == from || (last.is_number_integer() && n > from && n <= last.get<long long>());
+}
+
 std::string fork_with_threads(const json& variant, int pid) {
   const auto& processes = list(member(variant, "python"), "processes");
   for (const auto& child : processes) {
@@ -447,7 +455,7 @@ std::string fork_with_threads(const json& variant, int pid) {
     for (const auto& parent : processes) {
       if (member(parent, "pid") != member(child, "ppid")) continue;
       for (const auto& fork : list(parent, "forks")) {
-        if (member(fork, "seq") != member(child, "fork_seq") || list(fork, "threads").empty())
+        if (!fork_entry_covers(fork, member(child, "fork_seq")) || list(fork, "threads").empty())
           continue;
         const json* at = deepest_users_frame(list(fork, "stack"), member(parent, "paths"));
         const auto& threads = list(fork, "threads");
@@ -491,9 +499,17 @@ std::string python_drops_text(const json& variant) {
   const json& python = member(variant, "python");
   const json& by = member(python, "dropped_by");
   const json& bounds = member(python, "bounds");
-  if (!by.is_object() || by.empty()) return "";
+  const json& folded = member(python, "quiet_folded");
+  const std::size_t quiet =
+      folded.is_number_unsigned() ? folded.get<std::size_t>() : std::size_t{0};
+  if ((!by.is_object() || by.empty()) && quiet == 0) return "";
   const auto bound = [&](const char* key) { return display(member(bounds, key)); };
   std::string s;
+  // Not lost: counted. Their ends were ordinary and nothing else names them.
+  if (quiet > 0)
+    s = std::to_string(quiet) + " Python processes that had ended quietly (exit status 0, no " +
+        "exception, crash, fork or child; not forked beside other threads) were folded into this " +
+        "count to keep the " + bound("processes") + " heard at once";
   for (const auto& [why, n] : by.items()) {
     if (!n.is_number_unsigned() || n.get<std::size_t>() == 0) continue;
     const std::string count = std::to_string(n.get<std::size_t>());

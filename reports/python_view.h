@@ -107,6 +107,10 @@ std::string own_start_method_choice(const nlohmann::json& variant);
 // ran there: "holder" (started at pool.py:9 in <module>)"; "" when it was not, or it is not known.
 std::string fork_with_threads(const nlohmann::json& variant, int pid);
 
+// Whether a fork entry a process kept stands for its fork numbered `seq`: consecutive forks alike
+// in all but time are folded into one entry, `seq` to `last_seq`.
+bool fork_entry_covers(const nlohmann::json& fork, const nlohmann::json& seq);
+
 // The test a test runner said runs in Python process `pid` (0: the program's main process) when
 // it was last heard of: "tests/test_loader.py::test_workers (call)" (pytest's
 // PYTEST_CURRENT_TEST), else unittest's test id; "" when none.

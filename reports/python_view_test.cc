@@ -43,5 +43,28 @@ TEST(ProcessEnds, AWorkersExceptionIsKeptWhateverTheOrderOfThePids) {
   }
 }
 
+// Forks alike in all but time are one entry, seq to last_seq: a child born of any of them is told
+// where it was forked, and with which threads beside it.
+TEST(ForkEntries, AFoldedEntryStandsForEachOfItsForks) {
+  const json once = {{"seq", 4}};
+  const json folded = {{"seq", 5}, {"last_seq", 304}, {"folded", 300}};
+  EXPECT_TRUE(fork_entry_covers(once, 4));
+  EXPECT_FALSE(fork_entry_covers(once, 5));
+  for (int seq : {5, 6, 200, 304}) EXPECT_TRUE(fork_entry_covers(folded, seq)) << seq;
+  for (int seq : {4, 305}) EXPECT_FALSE(fork_entry_covers(folded, seq)) << seq;
+  EXPECT_FALSE(fork_entry_covers(folded, json("6")));
+
+  json fork = folded;
+  fork["stack"] = json::array({{{"file", "/w/train.py"}, {"line", 9}, {"function", "<module>"}}});
+  fork["threads"] = json::array({{{"name", "flusher"}}});
+  const json parent = {
+      {"pid", 40}, {"born", "exec"}, {"paths", {{"main", "/w"}}}, {"forks", json::array({fork})}};
+  const json child = {{"pid", 41}, {"ppid", 40}, {"born", "fork"}, {"fork_seq", 200}};
+  const json variant = {{"python", {{"processes", json::array({parent, child})}}}};
+  const std::string said = fork_with_threads(variant, 41);
+  EXPECT_NE(said.find("by pid 40 while 1 other thread ran there: \"flusher\""), std::string::npos)
+      << said;
+}
+
 }  // namespace
 }  // namespace fc::reports

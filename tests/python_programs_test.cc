@@ -728,19 +728,43 @@ TEST_P(PythonPrograms, WorkersWhosePrivateMemoryGrowsAfterForkAreToldLive) {
 TEST_P(PythonPrograms, WhatPassedTheBoundsIsSaidWithTheBound) {
   const auto r = run("exec", "forks_past_the_bound.py", {"--timeout", "120"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_EQ(v_["python"]["dropped_by"].value("fork", 0), 50) << v_["python"]["dropped_by"];
+  EXPECT_EQ(v_["python"]["dropped_by"].value("fork", 0), 51) << v_["python"]["dropped_by"];
   EXPECT_FALSE(v_["python"]["dropped_by"].contains("start_method")) << v_["python"]["dropped_by"];
   // The program's own process: the one exec started (by pid it may come anywhere: pids wrap).
-  json chosen;
+  json chosen, forks;
   for (const auto& p : v_["python"]["processes"])
-    if (p.value("born", "") == "exec") chosen = p["start_methods"];
+    if (p.value("born", "") == "exec") {
+      chosen = p["start_methods"];
+      forks = p["forks"];
+    }
+  // 300 forks alike, one entry; then one each, to the bound.
+  ASSERT_EQ(forks.size(), 200u);
+  EXPECT_EQ(forks[0].value("folded", 0), 300) << forks[0];
+  EXPECT_EQ(forks[0].value("last_seq", 0) - forks[0].value("seq", 0), 299) << forks[0];
+  EXPECT_EQ(forks[0]["stack"].back().value("line", 0),
+            line_of(program("forks_past_the_bound.py"), "alike"))
+      << forks[0];
+  EXPECT_FALSE(forks[1].contains("folded")) << forks[1];
   ASSERT_EQ(chosen.size(), 1u) << chosen;
   EXPECT_EQ(chosen[0].value("count", 0), 250) << chosen;
   EXPECT_EQ(chosen[0]["where"].value("line", 0),
             line_of(program("forks_past_the_bound.py"), "context"));
   EXPECT_TRUE(contains(r.out,
-                       "not kept of what the Python side told: 50 forks past the 200 kept "
+                       "not kept of what the Python side told: 51 forks past the 200 kept "
                        "of a process (2000 of those made beside other threads)"))
+      << r.out;
+}
+
+// Past the bound on Python processes heard at once, those that ended quietly make room: a
+// failed worker that comes after 2100 of them is still heard, and fails the run.
+TEST_P(PythonPrograms, QuietProcessesMakeRoomPastTheBoundForOneThatFails) {
+  if (GetParam().label != "system") GTEST_SKIP() << "run once, on the system's Python";
+  const auto r = run("exec", "past_the_process_bound.py", {"--timeout", "300"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_GE(v_["python"].value("quiet_folded", 0), 100) << v_["python"]["bounds"];
+  EXPECT_FALSE(v_["python"]["dropped_by"].contains("process")) << v_["python"]["dropped_by"];
+  EXPECT_TRUE(contains(r.out, "the last worker's own error")) << r.out;
+  EXPECT_TRUE(contains(r.out, "ended quietly (exit status 0, no exception, crash, fork or child;"))
       << r.out;
 }
 

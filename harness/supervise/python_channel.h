@@ -68,7 +68,8 @@ class PythonChannel {
 
   // Everything the tree's Python processes said, for the run log (reports/ phrases it):
   // {"processes": [{pid, ppid, born, fork_seq, python, argv, paths, threads, forks, exceptions,
-  //   child_exits, torch, start_methods, exit, crash}], "dropped": n}; null when none connected.
+  //   child_exits, torch, start_methods, exit, crash}], "dropped": n, "quiet_folded": n}; null
+  //   when none connected.
   nlohmann::json facts() const;
   // Thread ident -> OS thread id and name, for `pid`, from its thread events (the main thread's
   // from its hello).
@@ -111,6 +112,14 @@ class PythonChannel {
   void read_dump_file(Process& p, Clock::time_point now);
   void close_connection(Connection& c);
   Process& process(int pid, Clock::time_point now);
+  // At the bound on processes, room for one more: the process that ended quietly first goes
+  // into a count (quiet_folded_). Quiet: it ended, told no exception, crash, exit status but 0,
+  // fork, child, signal, request or look, and was not forked beside other threads; no process
+  // kept names it as its parent. False when none is.
+  bool fold_a_quiet_process();
+  bool quiet(const Process& p) const;
+  std::vector<int> quiet_candidates_;  // found by the last scan, ended first first
+  std::size_t quiet_folded_ = 0;
 
   int listen_fd_ = -1;
   std::string address_, socket_file_;

@@ -7,13 +7,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <utility>
+#include <vector>
 
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/exit_status.h"
+#include "reports/python_view.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -85,6 +89,20 @@ json bounded(const json& j, std::size_t max = kMaxText) {
   return dumped.size() <= max ? j : json(nullptr);
 }
 
+// A fork event as kept, but for when it came (at_s).
+json fork_entry(const json& j) {
+  json threads = json::array();
+  if (j.contains("threads") && j["threads"].is_array())
+    for (const auto& t : j["threads"])
+      if (threads.size() < kMaxThreads) threads.push_back(thread_of(t));
+  return {{"seq", int_of(j, "seq")},
+          {"stack", frames_of(j, "stack")},
+          {"threads", std::move(threads)},
+          {"native_threads", int_of(j, "native_threads")},
+          {"torch", j.contains("torch") ? bounded(j["torch"]) : json(nullptr)},
+          {"start_method", text_of(j, "start_method")}};
+}
+
 bool set_cloexec_nonblock(int fd) {
   return ::fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 &&
          ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) == 0;
@@ -127,6 +145,25 @@ struct PythonChannel::Process {
       tests[by] = {{"name", name}, {"by", by}, {"since_s", at_s}};
     else
       tests.erase(by);
+  }
+  // A fork like the one kept last (the same stack, threads, torch and start method), the next of
+  // this process's forks, is folded into it: its `last_seq`, `last_at_s` and `folded` (how many
+  // forks the entry stands for) move on. Whatever differs starts an entry of its own.
+  bool fold_fork(const json& event, double at_s) {
+    if (forks.empty()) return false;
+    json& last = forks.back();
+    const json seq = int_of(event, "seq");
+    const json& last_seq = last.contains("last_seq") ? last["last_seq"] : last["seq"];
+    if (!seq.is_number_integer() || !last_seq.is_number_integer() ||
+        seq.get<long long>() != last_seq.get<long long>() + 1)
+      return false;
+    json entry = fork_entry(event);
+    for (const char* key : {"stack", "threads", "native_threads", "torch", "start_method"})
+      if (entry[key] != last[key]) return false;
+    last["last_seq"] = seq;
+    last["last_at_s"] = at_s;
+    last["folded"] = last.value("folded", 1) + 1;
+    return true;
   }
   // pytest's, else unittest's (pytest runs unittest's TestCases too, and names them better).
   json current_test() const {
@@ -346,6 +383,59 @@ PythonChannel::Process& PythonChannel::process(int pid, Clock::time_point now) {
   return *p;
 }
 
+bool PythonChannel::quiet(const Process& p) const {
+  if (p.gone_s < 0 || p.events_open || p.dumps_open || !p.dumps.empty() || p.alarm_at) return false;
+  for (const json* events : {&p.forks, &p.exceptions, &p.child_exits, &p.ends_asked,
+                             &p.signals_sent, &p.ends_looked, &p.pools_broken, &p.signal_handlers})
+    if (!events->empty()) return false;
+  if (p.exit.is_object() && p.exit["code"] != json(0) && !p.exit["code"].is_null()) return false;
+  const json& hello = p.hello;
+  if (!hello.is_object()) return false;
+  const json& ppid = hello.value("ppid", json());
+  if (!ppid.is_number_integer()) return false;
+  const auto parent = processes_.find(ppid.get<int>());
+  if (parent == processes_.end()) return false;  // the program's own process, or one of its roots
+  // Born of a fork beside other threads: the hazard watch and the findings name it by.
+  if (hello.value("born", "") == "fork")
+    for (const auto& f : parent->second->forks)
+      if (reports::fork_entry_covers(f, hello.value("fork_seq", json())) &&
+          !f.value("threads", json::array()).empty())
+        return false;
+  return true;
+}
+
+bool PythonChannel::fold_a_quiet_process() {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    while (!quiet_candidates_.empty()) {
+      const int pid = quiet_candidates_.back();
+      quiet_candidates_.pop_back();
+      const auto it = processes_.find(pid);
+      // Named as nobody's parent at the scan; ended since, with no child told, it can be none.
+      if (it == processes_.end() || !quiet(*it->second)) continue;
+      if (it->second->dump_file >= 0) ::close(it->second->dump_file);
+      processes_.erase(it);
+      ++quiet_folded_;
+      return true;
+    }
+    if (attempt > 0) break;
+    // A fresh scan: up to a quarter of the bound at a time, so that a long run of short-lived
+    // processes costs a scan per that many, not one each.
+    std::vector<std::pair<double, int>> found;
+    std::set<int> parents;
+    for (const auto& [pid, p] : processes_)
+      if (p->hello.is_object() && p->hello.value("ppid", json()).is_number_integer())
+        parents.insert(p->hello["ppid"].get<int>());
+    for (const auto& [pid, p] : processes_)
+      if (!parents.count(pid) && quiet(*p)) found.emplace_back(p->gone_s, pid);
+    std::sort(found.begin(), found.end());
+    if (found.size() > kMaxProcesses / 4) found.resize(kMaxProcesses / 4);
+    quiet_candidates_.clear();
+    for (auto it = found.rbegin(); it != found.rend(); ++it)
+      quiet_candidates_.push_back(it->second);
+  }
+  return false;
+}
+
 void PythonChannel::line(Connection& c, const std::string& text, Clock::time_point now) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("ev") || !j["ev"].is_string()) {
@@ -363,7 +453,8 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
       drop("malformed");
       return;
     }
-    if (processes_.size() >= kMaxProcesses && !processes_.count(pid.get<int>())) {
+    if (processes_.size() >= kMaxProcesses && !processes_.count(pid.get<int>()) &&
+        !fold_a_quiet_process()) {
       c.refused = true;
       if (role == "events") drop("process");  // a process once, by its events connection
       return;
@@ -428,21 +519,16 @@ void PythonChannel::line(Connection& c, const std::string& text, Clock::time_poi
       const auto ident = t["ident"].get<std::uint64_t>();
       p.threads[ident] = std::move(t);
     }
+  } else if (ev == "fork" && p.fold_fork(j, at_s)) {
+    // The same fork as the one before it, folded into it: a loop that forks a worker at a time
+    // costs one entry however long it runs.
   } else if (ev == "fork" && p.forks.size() < (j.contains("threads") && j["threads"].is_array() &&
                                                        !j["threads"].empty()
                                                    ? kMaxThreadedForks
                                                    : kMaxForks)) {
-    json threads = json::array();
-    if (j.contains("threads") && j["threads"].is_array())
-      for (const auto& t : j["threads"])
-        if (threads.size() < kMaxThreads) threads.push_back(thread_of(t));
-    p.forks.push_back({{"seq", int_of(j, "seq")},
-                       {"stack", frames_of(j, "stack")},
-                       {"threads", std::move(threads)},
-                       {"native_threads", int_of(j, "native_threads")},
-                       {"torch", j.contains("torch") ? bounded(j["torch"]) : json(nullptr)},
-                       {"start_method", text_of(j, "start_method")},
-                       {"at_s", at_s}});
+    json entry = fork_entry(j);
+    entry["at_s"] = at_s;
+    p.forks.push_back(std::move(entry));
   } else if (ev == "test") {
     p.set_test(j, at_s);
   } else if (ev == "exception" && p.exceptions.size() < kMaxExceptions) {
@@ -702,6 +788,7 @@ json PythonChannel::facts() const {
   for (const auto& [why, n] : dropped_by_) by[why] = n;
   return {{"processes", std::move(processes)},
           {"dropped", dropped_},
+          {"quiet_folded", quiet_folded_},
           {"dropped_by", std::move(by)},
           {"bounds",
            {{"processes", kMaxProcesses},

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "reports/python_view.h"
 #include "reports/report_view.h"
@@ -25,8 +26,9 @@ std::string started_at(const json& thread) {
 void add_python_sites(json& forks, const json& python_facts) {
   const json& processes = member(python_facts, "processes");
   if (!processes.is_array()) return;
-  // (parent pid, fork seq) -> the parent's fork event, and child pid -> (parent pid, fork seq).
-  std::map<std::pair<int, int>, const json*> events;
+  // parent pid -> its fork entries (each for one fork, or several alike: fork_entry_covers), and
+  // child pid -> (parent pid, fork seq).
+  std::map<int, std::vector<const json*>> events;
   std::map<int, std::pair<int, int>> born;
   std::map<int, const json*> by_pid;
   for (const auto& p : processes) {
@@ -34,7 +36,7 @@ void add_python_sites(json& forks, const json& python_facts) {
     const int pid = p["pid"].get<int>();
     by_pid[pid] = &p;
     for (const auto& f : list(p, "forks"))
-      if (member(f, "seq").is_number_integer()) events[{pid, f["seq"].get<int>()}] = &f;
+      if (member(f, "seq").is_number_integer()) events[pid].push_back(&f);
     if (member(p, "born") == "fork" && member(p, "ppid").is_number_integer() &&
         member(p, "fork_seq").is_number_integer())
       born[pid] = {p["ppid"].get<int>(), p["fork_seq"].get<int>()};
@@ -44,9 +46,11 @@ void add_python_sites(json& forks, const json& python_facts) {
     if (!child.is_number_integer()) continue;
     auto b = born.find(child.get<int>());
     if (b == born.end() || member(fork, "pid") != b->second.first) continue;
-    auto e = events.find(b->second);
-    if (e == events.end()) continue;
-    const json& event = *e->second;
+    const json* found = nullptr;
+    for (const json* f : events[b->second.first])
+      if (reports::fork_entry_covers(*f, b->second.second)) found = f;
+    if (!found) continue;
+    const json& event = *found;
     const json* parent = by_pid[b->second.first];
     // Where it forked: the deepest frame in the user's own files, with its source line.
     std::string site;
