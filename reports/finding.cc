@@ -109,7 +109,7 @@ std::string fork_guard_advice(const json& v, int pid) {
   for (const auto& p : list(member(v, "python"), "processes")) {
     if (member(p, "pid") != pid) continue;
     for (const auto& g : list(member(v, "details"), "fork_guards"))
-      if (member(g, "pid") == member(p, "ppid") && member(g, "seq") == member(p, "fork_seq") &&
+      if (member(g, "pid") == member(p, "ppid") && fork_entry_covers(g, member(p, "fork_seq")) &&
           field(g, "guard") == "unguarded") {
         std::string file = field(g, "file");
         file = file.substr(file.rfind('/') + 1);

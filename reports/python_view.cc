@@ -507,9 +507,9 @@ std::string python_drops_text(const json& variant) {
   std::string s;
   // Not lost: counted. Their ends were ordinary and nothing else names them.
   if (quiet > 0)
-    s = std::to_string(quiet) + " Python processes that had ended quietly (exit status 0, no " +
-        "exception, crash, fork or child; not forked beside other threads) were folded into this " +
-        "count to keep the " + bound("processes") + " heard at once";
+    s = std::to_string(quiet) + " Python processes that had ended quietly (no exception, crash, " +
+        "exit status but 0, fork or child told; not forked beside other threads) were folded " +
+        "into this count to keep the " + bound("processes") + " heard at once";
   for (const auto& [why, n] : by.items()) {
     if (!n.is_number_unsigned() || n.get<std::size_t>() == 0) continue;
     const std::string count = std::to_string(n.get<std::size_t>());

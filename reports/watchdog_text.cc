@@ -140,12 +140,22 @@ std::string attached_text(const json& w, const json& hang, bool hung) {
   if (!a.is_object()) return "";
   const std::string pid = "pid " + display(member(a, "pid"));
   const std::string parent = display(member(a, "parent_pid"));
-  if (is_true(a, "ended"))
-    return pid + " ended while watched; its exit status went to its parent" +
-           (parent.empty() || parent == "0" ? std::string() : ", pid " + parent) +
-           ", which forkcheck cannot read";
-  if (!is_true(a, "left_running")) return "";
   const json& ran = list(a, "running_at_end");
+  // The watch ends with the process itself: what it left running is said, not followed.
+  const std::string left_behind =
+      ran.empty() ? std::string()
+                  : "; " +
+                        std::string(ran.size() == 1 ? "1 process"
+                                                    : std::to_string(ran.size()) + " processes") +
+                        " of its tree still ran then (pid " + pid_list(ran) + "), not watched on";
+  if (is_true(a, "ended")) {
+    const std::string ended =
+        pid + " ended while watched; its exit status went to its parent" +
+        (parent.empty() || parent == "0" ? std::string() : ", pid " + parent) +
+        ", which forkcheck cannot read" + left_behind;
+    return hung ? time_called_text(w, hang) + "; then " + ended : ended;
+  }
+  if (!is_true(a, "left_running")) return "";
   const std::string left =
       "; left running as it was (" +
       (ran.size() == 1 ? std::string("1 process") : std::to_string(ran.size()) + " processes") +

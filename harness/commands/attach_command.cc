@@ -53,6 +53,7 @@ int attach_command(const AttachOptions& options) {
   subject.command = process_command_line(options.pid);
   if (subject.command.empty()) subject.command = {facts->name};
   subject.attach_pid = options.pid;
+  subject.attach_start_time = facts->start_time;
   subject.kill_on_hang = options.kill_on_hang;
   subject.timeout_s = options.timeout_s;
   subject.live.hang_after_s = options.hang_after_s;

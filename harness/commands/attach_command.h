@@ -3,9 +3,10 @@
 // as `exec` watches its child (subject_command.h: the same supervisor, classification and
 // reports; case and variant `attach`): a stall, a process stuck for good, starvation, the wait
 // chain, memory and the OOM killer, native stacks (and Python frames where gdb can read them).
-// Nothing of it is stopped or ended: when it hangs, or --timeout ends the watch, or forkcheck is
-// interrupted, the watch ends and the program runs on as it was; --kill-on-hang ends a hung tree
-// as exec would. Linux only (its /proc is what is read).
+// Nothing of it is ended, and a process is held stopped only for a look (eu-stack's brief one,
+// gdb's only once it can never go on or the tree is called hung): when it hangs, or --timeout ends
+// the watch, or forkcheck is interrupted, the watch ends and the program runs on as it was;
+// --kill-on-hang ends a tree hung past --hang-after as exec would. Linux only (its /proc).
 #pragma once
 
 #include <filesystem>

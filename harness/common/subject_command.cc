@@ -110,6 +110,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (subject.attach_pid > 0) {
       // Already running: nothing of it is started or given (no bootstrap, stdin, environment).
       spec.attach_pid = subject.attach_pid;
+      spec.attach_start_time = subject.attach_start_time;
       spec.end_attached = subject.kill_on_hang;
       spec.stdin_passthrough = false;
       spec.end_after_start_failures = 0;

@@ -4,6 +4,7 @@
 // variant, and the run goes through RunSession into every report format.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -63,6 +64,7 @@ struct SubjectCommand {
   // `attach`: watch this running process and its tree instead of starting `command` (which then
   // only names it: its command line as /proc has it); end it only if hung and `kill_on_hang`.
   int attach_pid = 0;
+  std::uint64_t attach_start_time = 0;  // as the command found it: a later process is not it
   bool kill_on_hang = false;
 };
 

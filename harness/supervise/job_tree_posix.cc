@@ -72,6 +72,11 @@ launch::TreeChange JobTree::look() {
                                 }),
                  orphans_.end());
   for (const auto& o : orphans_) roots.push_back(o.first);
+  // Not our tree's subreaper: a process of it whose parent ended went to another reaper. Each one
+  // held and still alive is walked from too (its handle names it: its pid is not a stranger's).
+  if (attached_)
+    for (const auto& [pid, h] : handles_)
+      if (!h.ended()) roots.push_back(pid);
   launch::TreeLook now = launch::look_at_tree(roots);
   for (const auto& [pid, p] : now.processes) hold(p.facts);
   for (auto it = handles_.begin(); it != handles_.end();) {

@@ -120,6 +120,10 @@ class PythonChannel {
   bool quiet(const Process& p) const;
   std::vector<int> quiet_candidates_;  // found by the last scan, ended first first
   std::size_t quiet_folded_ = 0;
+  // Hellos refused since a scan found nothing quiet: the next scan waits for 64 of them, so that a
+  // tree of thousands that are not quiet costs a scan per 64 processes, not one each.
+  std::size_t refused_since_empty_scan_ = 0;
+  bool last_scan_empty_ = false;
 
   int listen_fd_ = -1;
   std::string address_, socket_file_;

@@ -399,7 +399,7 @@ bool PythonChannel::quiet(const Process& p) const {
   if (hello.value("born", "") == "fork")
     for (const auto& f : parent->second->forks)
       if (reports::fork_entry_covers(f, hello.value("fork_seq", json())) &&
-          !f.value("threads", json::array()).empty())
+          (!f.value("threads", json::array()).empty() || f.value("native_threads", 1) > 1))
         return false;
   return true;
 }
@@ -418,6 +418,8 @@ bool PythonChannel::fold_a_quiet_process() {
       return true;
     }
     if (attempt > 0) break;
+    if (last_scan_empty_ && ++refused_since_empty_scan_ < 64) return false;
+    refused_since_empty_scan_ = 0;
     // A fresh scan: up to a quarter of the bound at a time, so that a long run of short-lived
     // processes costs a scan per that many, not one each.
     std::vector<std::pair<double, int>> found;
@@ -425,13 +427,18 @@ bool PythonChannel::fold_a_quiet_process() {
     for (const auto& [pid, p] : processes_)
       if (p->hello.is_object() && p->hello.value("ppid", json()).is_number_integer())
         parents.insert(p->hello["ppid"].get<int>());
-    for (const auto& [pid, p] : processes_)
-      if (!parents.count(pid) && quiet(*p)) found.emplace_back(p->gone_s, pid);
+    for (const auto& [pid, p] : processes_) {
+      if (parents.count(pid)) continue;
+      // What its faulthandler wrote so far (a crash's dump) is read before it is judged quiet.
+      if (p->gone_s >= 0 && p->dump_file >= 0) read_dump_file(*p, Clock::now());
+      if (quiet(*p)) found.emplace_back(p->gone_s, pid);
+    }
     std::sort(found.begin(), found.end());
     if (found.size() > kMaxProcesses / 4) found.resize(kMaxProcesses / 4);
     quiet_candidates_.clear();
     for (auto it = found.rbegin(); it != found.rend(); ++it)
       quiet_candidates_.push_back(it->second);
+    last_scan_empty_ = found.empty();
   }
   return false;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -136,6 +137,7 @@ struct LaunchSpec {
   // interrupted, the watch ends and the tree is left running as it was, unless `end_attached`:
   // then it is ended as exec ends its child's.
   int attach_pid = 0;
+  std::uint64_t attach_start_time = 0;  // its start time when asked for (0: as found)
   bool end_attached = false;
   // End it once this many of its Python processes have failed at start with the same error
   // (kStartFailure: a module without a __main__ guard, whose spawned workers a Pool starts for

@@ -453,7 +453,9 @@ class PosixControl : public TreeControl {
   // forkcheck attach: a process it did not start is ended only when asked to, and only when hung
   // (--kill-on-hang); a deadline or an interrupt ends the watch, not the process.
   bool leaves_running() const {
-    return job_.attached && !(job_.spec->end_attached && called_a_hang(job_.r));
+    const ChildResult& r = job_.r;
+    const bool proven = r.still_too_long || r.stuck_too_long || r.step_hang;
+    return job_.attached && !(job_.spec->end_attached && proven);
   }
   // The watch ends here, the tree left exactly as it was.
   void leave_running() {
@@ -627,8 +629,10 @@ std::unique_ptr<Job> attach_job(size_t index, const LaunchSpec& spec, Loop& loop
   const ProcessId pid = spec.attach_pid;
   job->r.pid = pid;
   const auto facts = launch::process_facts(pid);
-  if (!facts || facts->zombie()) {
-    job->r.start_error = "no running process " + std::to_string(pid);
+  // The process the command checked, not one that got its pid since.
+  if (!facts || facts->zombie() ||
+      (spec.attach_start_time != 0 && facts->start_time != spec.attach_start_time)) {
+    job->r.start_error = "no running process " + std::to_string(pid) + " (it ended)";
     return job;
   }
   job->attached = ProcessHandle::open(pid, facts->start_time);
@@ -794,7 +798,7 @@ void adopt_orphans(Loop& loop, Strays& strays) {
   for (const auto& j : loop.running) {
     if (!j->r.started) continue;
     known.insert(j->r.pid);
-    if (!j->debugger()) {
+    if (!j->debugger() && !j->attached) {  // an attached tree's orphans never come to us
       ++trees;
       only = j.get();
     }
@@ -828,7 +832,7 @@ void credit_reaped(Loop& loop) {
   if (reaped.empty()) return;
   std::vector<Job*> trees;
   for (auto& j : loop.running)
-    if (j->tree && !j->debugger() && !j->ended_at) trees.push_back(j.get());
+    if (j->tree && !j->debugger() && !j->ended_at && !j->attached) trees.push_back(j.get());
   for (const auto& rp : reaped) {
     Job* owner = nullptr;
     std::uint64_t seen_ns = 0;
@@ -858,7 +862,7 @@ void freeze_and_kill(Job& job, Loop& loop) {
     adopt_orphans(loop, none);
     bool fresh = false;
     for (ProcessId p : job.tree->leftovers()) fresh = stopped.insert(p).second || fresh;
-    if (!job.ended_at)
+    if (!job.ended_at && !job.attached)
       for (ProcessId p : group_members(job.r.pid)) fresh = stopped.insert(p).second || fresh;
     job.tree->signal_all(SIGSTOP);
     if (!fresh && round > 0) break;
@@ -896,7 +900,8 @@ void finish(Loop& loop, Strays& strays, Job& job) {
     anything_left = anything_left || (pid != job.r.pid && !p.facts.zombie());
   if (anything_left) {
     for (ProcessId p : job.tree->leftovers()) killed.insert(p);
-    for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
+    if (!job.attached)
+      for (ProcessId p : group_members(job.r.pid)) killed.insert(p);
   }
   if (!killed.empty()) {
     freeze_and_kill(job, loop);
@@ -950,14 +955,20 @@ void finish(Loop& loop, Strays& strays, Job& job) {
 void pause_all(Loop& loop) {
   const Clock::time_point from = Clock::now();
   // A process forkcheck attached to is not stopped with it: it is not forkcheck's job.
+  // Nor is a debugger of one (it holds that process stopped while it is stopped itself).
+  const auto of_attached = [&](const Job& j) {
+    if (j.attached) return true;
+    const Job* owner = j.debugger() ? loop.find(j.stacks_of) : nullptr;
+    return owner && owner->attached;
+  };
   for (auto& j : loop.running)
-    if (j->tree && !j->ended_at && !j->attached) j->tree->signal_all(SIGSTOP);
+    if (j->tree && !j->ended_at && !of_attached(*j)) j->tree->signal_all(SIGSTOP);
   std::fflush(nullptr);
   stop_now();
   const Clock::time_point to = Clock::now();
   for (auto& j : loop.running) {
     if (!j->tree || j->ended_at) continue;
-    if (!j->attached) j->tree->signal_all(SIGCONT);
+    if (!of_attached(*j)) j->tree->signal_all(SIGCONT);
     j->stuck.clear();
     j->sleeping.clear();
     j->watchdog->paused(from, to, *j->channel);

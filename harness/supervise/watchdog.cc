@@ -1,5 +1,7 @@
 #include "harness/supervise/watchdog.h"
 
+#include "harness/supervise/classify.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -346,7 +348,10 @@ void Watchdog::call(Clock::time_point now) {
     if (taking_) control_.stop_stacks("not needed: its processes' error at start is the cause");
     return;  // tick() ends it
   }
-  if (!spec_.collect_stacks || interrupted_) {
+  // A process forkcheck did not start is stopped by a debugger only when hung (it could not go on
+  // anyway): a working one whose watch ends is left as it was, unlooked at.
+  const bool leave_be = spec_.attach_pid > 0 && !called_a_hang(r_);
+  if (!spec_.collect_stacks || interrupted_ || leave_be) {
     if (taking_) control_.stop_stacks("forkcheck was interrupted before the debugger finished");
     return;  // tick() ends it
   }

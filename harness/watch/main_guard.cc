@@ -70,13 +70,15 @@ nlohmann::json fork_guards(const nlohmann::json& python_facts) {
           f["threads"].empty())
         continue;
       const StartSite site = start_site(f.value("stack", nlohmann::json::array()));
-      out.push_back({{"pid", p.value("pid", 0)},
-                     {"seq", f.value("seq", 0)},
-                     {"guard", site.guard == StartSite::Guard::kGuarded     ? "guarded"
-                               : site.guard == StartSite::Guard::kUnguarded ? "unguarded"
-                                                                            : "unknown"},
-                     {"file", site.file},
-                     {"line", site.line}});
+      nlohmann::json guard = {{"pid", p.value("pid", 0)},
+                              {"seq", f.value("seq", 0)},
+                              {"guard", site.guard == StartSite::Guard::kGuarded     ? "guarded"
+                                        : site.guard == StartSite::Guard::kUnguarded ? "unguarded"
+                                                                                     : "unknown"},
+                              {"file", site.file},
+                              {"line", site.line}};
+      if (f.contains("last_seq")) guard["last_seq"] = f["last_seq"];  // a folded entry
+      out.push_back(std::move(guard));
     }
   }
   return out;
