@@ -755,6 +755,82 @@ TEST_P(PythonPrograms, WhatPassedTheBoundsIsSaidWithTheBound) {
       << r.out;
 }
 
+// forkcheck attach on a hung Python program it did not start (the multiprocessing docs' own
+// deadlock): the hang, the wait chain across both processes, and, with no bootstrap in it, Python
+// frames read by gdb's py-bt once it is hung; the program runs on.
+TEST_P(PythonPrograms, AttachToAHungPythonProgramGivesTheChainAndItsPythonLine) {
+  if (GetParam().label != "system") GTEST_SKIP() << "run once, on the system's Python";
+  const fs::path script = program("causes/queue_join_before_drain.py");
+  const pid_t pid = ::fork();  // in the test's process group: see attach_test.cc's Target
+  if (pid == 0) {
+    ::execl(GetParam().path.c_str(), GetParam().path.c_str(), script.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto r = fc::test_run::forkcheck(
+      {"attach", std::to_string(pid), "--hang-after", "2", "--out", dir_.string()});
+  const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out << r.err;
+  const json& v = report["cases"][0]["variants"][0];
+  std::vector<int> alive;
+  for (const auto& p : v["watchdog"]["attached"]["running_at_end"]) alive.push_back(p.get<int>());
+  const auto end_all = [&] {
+    for (int p : alive) ::kill(p, SIGKILL);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  };
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v.value("outcome", ""), "hang") << v.value("message", "");
+  EXPECT_EQ(alive.size(), 2u) << "both left running";
+  EXPECT_TRUE(contains(r.out, "a deadlock across 2 processes")) << r.out;
+  EXPECT_TRUE(contains(v.value("python_note", ""), "not started by forkcheck"));
+  int line = 0;
+  for (const auto& t : v["stacks"])
+    if (t.value("pid", 0) == pid)
+      for (const auto& f : t.value("python", json::array()))
+        if (contains(f.value("file", ""), "queue_join_before_drain.py")) line = f.value("line", 0);
+  const std::string note = v.value("stacks_python_note", "") + "; " + v.value("stacks_note", "");
+  end_all();
+  if (line == 0 && (contains(note, "budget") || !contains(note, "py-bt")))
+    GTEST_SKIP() << "gdb gave no Python frames here (no CPython gdb extension, or not within its "
+                    "budget): "
+                 << note;
+  EXPECT_EQ(line, line_of(script, "join")) << note;
+}
+
+// The bootstrap's compiled code is kept in forkcheck's folder and used by the next process (each
+// would compile its source, about 20 ms, where Python's own __pycache__ is not written); a copy
+// that is not whole is compiled again, and the bootstrap still speaks.
+TEST_P(PythonPrograms, TheBootstrapsCompiledCodeIsKeptAndABrokenCopyIsNotUsed) {
+  const fs::path cache = dir_ / "bytecode";
+  const auto once = [&] {
+    fs::remove_all(dir_ / "out");
+    const auto r = fc::test_run::forkcheck(
+        {"exec", "--quiet", "--out", (dir_ / "out").string(), "--", GetParam().path, "-c", "pass"},
+        {{"FORKCHECK_PY_BYTECODE", cache.string()}, {"PYTHONDONTWRITEBYTECODE", "1"}});
+    const json report = json::parse(slurp(dir_ / "out" / "report.json"), nullptr, false);
+    const json& v = report["cases"][0]["variants"][0];
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(v["python"]["processes"].size(), 1u) << "the bootstrap spoke";
+  };
+  const auto kept = [&] {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(cache)) files.push_back(e.path());
+    return files;
+  };
+  once();
+  const auto files = kept();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename().string().rfind("forkcheck_boot.", 0), 0u) << files[0];
+  const auto size = fs::file_size(files[0]);
+  EXPECT_GT(size, 1000u);
+  // Marshal data, but not code: None, then bytes.
+  { std::ofstream(files[0], std::ios::trunc) << "N, and not code"; }
+  once();
+  EXPECT_EQ(kept().size(), 1u);
+  EXPECT_EQ(fs::file_size(files[0]), size) << "written whole again";
+}
+
 // Past the bound on Python processes heard at once, those that ended quietly make room: a
 // failed worker that comes after 2100 of them is still heard, and fails the run.
 TEST_P(PythonPrograms, QuietProcessesMakeRoomPastTheBoundForOneThatFails) {

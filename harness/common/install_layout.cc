@@ -1,6 +1,8 @@
 #include "harness/common/install_layout.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <system_error>
 
 #include "harness/install_dirs.h"
@@ -84,6 +86,25 @@ PartLookup find_python_bootstrap() {
   // A folder without the bootstrap in it is not found.
   if (!lookup.found.empty() && !is_there(lookup.found / "sitecustomize.py")) lookup.found.clear();
   return lookup;
+}
+
+std::string python_bytecode_folder() {
+  namespace fs = std::filesystem;
+  fs::path folder;
+  if (const char* given = std::getenv("FORKCHECK_PY_BYTECODE"); given && *given)
+    folder = given;
+  else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    folder = fs::path(xdg) / "forkcheck" / "python";
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    folder = fs::path(home) / ".cache" / "forkcheck" / "python";
+  else
+    return "";
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec || !fs::is_directory(folder, ec)) return "";
+  // Code the interpreter runs: nobody else's to write.
+  fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace, ec);
+  return folder.string();
 }
 
 }  // namespace fc::harness

@@ -37,4 +37,10 @@ PartLookup find_report_schema();
 // copy there too).
 PartLookup find_python_bootstrap();
 
+// Where the bootstrap keeps its compiled code between runs (sitecustomize.py reads it from
+// FORKCHECK_PY_BYTECODE): $FORKCHECK_PY_BYTECODE, else $XDG_CACHE_HOME/forkcheck/python, else
+// $HOME/.cache/forkcheck/python, made (owner only) if missing; "" where none can be made (each
+// Python process then compiles the bootstrap's source, about 20 ms).
+std::string python_bytecode_folder();
+
 }  // namespace fc::harness

@@ -116,6 +116,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       spec.end_after_start_failures = 0;
     } else {
       spec.python_bootstrap = find_python_bootstrap().found.string();
+      spec.python_bytecode = python_bytecode_folder();
     }
     console.attach(spec);
     if (matrix) std::printf("forkcheck matrix: under %s\n", name.c_str());

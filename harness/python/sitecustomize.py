@@ -14,10 +14,59 @@ def _start_forkcheck():
     if "FORKCHECK_PY_CHANNEL" not in os.environ:
         return
     try:
-        import forkcheck_boot
-        forkcheck_boot.start()
+        _load_forkcheck_boot().start()
     except Exception:
         pass  # a broken bootstrap must never break the program
+
+
+def _load_forkcheck_boot():
+    """forkcheck_boot, from the bytecode forkcheck keeps for it (FORKCHECK_PY_BYTECODE: a folder
+    of forkcheck's own), compiled and kept there on first use. Compiling its source costs each
+    Python process of the program about 20 ms, and Python's own __pycache__ is often not written
+    (an installed, read-only folder; PYTHONDONTWRITEBYTECODE): the program's own setting is left
+    as it is, for the program's own modules."""
+    import marshal
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.join(here, "forkcheck_boot.py")
+    cached = None
+    folder = os.environ.get("FORKCHECK_PY_BYTECODE", "")
+    tag = getattr(sys.implementation, "cache_tag", None)
+    if folder and tag:
+        import _frozen_importlib_external  # loaded already: the import system's own
+
+        st = os.stat(source)
+        cached = os.path.join(folder, "forkcheck_boot.%s.%s.%d.%d.bin" % (
+            tag, _frozen_importlib_external.MAGIC_NUMBER.hex(), st.st_mtime_ns, st.st_size))
+    code = None
+    if cached:
+        try:
+            with open(cached, "rb") as f:
+                code = marshal.load(f)
+        except Exception:
+            code = None
+        if type(code) is not type(_load_forkcheck_boot.__code__):  # marshal's None, a number...
+            code = None
+    if code is None:
+        with open(source, "rb") as f:
+            code = compile(f.read(), source, "exec", dont_inherit=True)
+        if cached:
+            try:  # whole or not at all: another process may be reading it
+                partial = "%s.%d.tmp" % (cached, os.getpid())
+                with open(partial, "wb") as f:
+                    marshal.dump(code, f)
+                os.replace(partial, cached)
+            except Exception:
+                pass
+    module = type(sys)("forkcheck_boot")
+    module.__file__ = source
+    sys.modules["forkcheck_boot"] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        del sys.modules["forkcheck_boot"]
+        raise
+    return module
 
 
 def _shadowed_spec():

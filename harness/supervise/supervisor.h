@@ -106,6 +106,8 @@ struct LaunchSpec {
   // The folder of the Python bootstrap (harness/python: its sitecustomize.py), put first on the
   // child's PYTHONPATH with a channel for it to talk on (python_channel.h); "" for none.
   std::string python_bootstrap;
+  std::string
+      python_bytecode;  // where it keeps its compiled code (FORKCHECK_PY_BYTECODE); "": none
   // The stacks taken once time is called get at most this long, and at most the watchdog's own
   // bound (watchdog.h: the deadline is a promise).
   double stacks_budget_s = 5;

@@ -527,6 +527,8 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
       if (old && *old) path += ":" + std::string(old);
       overrides.emplace_back("PYTHONPATH", path);
       overrides.emplace_back("FORKCHECK_PY_CHANNEL", job->python->address());
+      if (!spec.python_bytecode.empty())
+        overrides.emplace_back("FORKCHECK_PY_BYTECODE", spec.python_bytecode);
       overrides.emplace_back("FORKCHECK_PY_SIGNAL", std::to_string(PythonChannel::dump_signal()));
       overrides.emplace_back("FORKCHECK_PY_STACKS_SIGNAL",
                              std::to_string(PythonChannel::stacks_signal()));

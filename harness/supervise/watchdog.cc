@@ -330,6 +330,24 @@ void Watchdog::take_live_stacks(const std::map<launch::ProcessId, Attach>& which
   control_.take_stacks(req);  // may answer at once (stacks_in)
 }
 
+namespace {
+
+// Whether `pid`'s threads in `stacks` run CPython's evaluation loop (a native frame of it) and none
+// has a Python frame.
+bool python_frames_missing(const Stacks& stacks, launch::ProcessId pid) {
+  bool interpreter = false;
+  for (const auto& t : stacks.threads) {
+    if (t.pid != pid) continue;
+    if (!t.python.empty()) return false;
+    for (const auto& f : t.frames)
+      interpreter = interpreter || f.function.rfind("_PyEval_", 0) == 0 ||
+                    f.function.rfind("PyEval_", 0) == 0;
+  }
+  return interpreter;
+}
+
+}  // namespace
+
 void Watchdog::call(Clock::time_point now) {
   control_.look_now();  // what the report says of the tree is as of this moment
   r_.called_after_s = since_start(now);
@@ -378,6 +396,12 @@ void Watchdog::call(Clock::time_point now) {
         reused.insert(p);
     }
   }
+  // A process forkcheck attached to has no bootstrap to give its Python frames: one whose stall
+  // stacks show CPython's evaluation loop but no Python frame is looked at again now that it is
+  // hung, by a debugger that reads them where the interpreter lets it (gdb's py-bt).
+  if (spec_.attach_pid > 0)
+    for (auto it = reused.begin(); it != reused.end();)
+      it = python_frames_missing(stall_taken_, *it) ? reused.erase(it) : std::next(it);
   if (!reused.empty()) {
     r_.stacks.method = stall_taken_.method;
     r_.stacks.python_note = stall_taken_.python_note;

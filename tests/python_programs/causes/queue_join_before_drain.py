@@ -17,6 +17,6 @@ if __name__ == "__main__":
     queue = Queue()
     p = Process(target=f, args=(queue,))
     p.start()
-    p.join()  # this deadlocks
+    p.join()  # this deadlocks  # <join>
     obj = queue.get()
     print(len(obj))
