@@ -34,10 +34,13 @@ def _load_forkcheck_boot():
     tag = getattr(sys.implementation, "cache_tag", None)
     if folder and tag:
         import _frozen_importlib_external  # loaded already: the import system's own
+        from binascii import crc32  # a small C module
 
+        # Its interpreter's bytecode, of this very file (a build's copy and an install's apart).
         st = os.stat(source)
-        cached = os.path.join(folder, "forkcheck_boot.%s.%s.%d.%d.bin" % (
-            tag, _frozen_importlib_external.MAGIC_NUMBER.hex(), st.st_mtime_ns, st.st_size))
+        cached = os.path.join(folder, "forkcheck_boot.%s.%s.%08x.%d.%d.bin" % (
+            tag, _frozen_importlib_external.MAGIC_NUMBER.hex(), crc32(source.encode()),
+            st.st_mtime_ns, st.st_size))
     code = None
     if cached:
         try:
