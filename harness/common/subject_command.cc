@@ -56,7 +56,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
          {"start_method", method.empty() ? "none" : method},
          {"role", "subject"},
          {"expected", "ok"},
-         {"expected_why", "a program that works ends by itself with status 0"},
+         {"expected_why", subject.attach_pid > 0
+                              ? "a program that works does not hang while watched"
+                              : "a program that works ends by itself with status 0"},
          {"description", method.empty()
                              ? shown
                              : shown + " (default start method " + method +
