@@ -98,27 +98,37 @@ def peak_kib(pid):
     return None
 
 
-def run(argv, sample=False):
-    """(wall seconds, {pid: peak KiB} when sampled); fails on a non-zero exit status."""
+def run(argv, sample=None, every=0.0005):
+    """Wall seconds; fails on a non-zero exit status. `sample(process, seconds)` is called every
+    `every` seconds while it runs."""
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
-    peaks = {}
-    if sample:
-        tree = {process.pid}
-        while process.poll() is None:
-            tree |= children_of(tree)
-            for pid in tree:
-                kib = peak_kib(pid)
-                if kib is not None:
-                    peaks[pid] = max(kib, peaks.get(pid, 0))
-            time.sleep(0.0005)
+    while sample and process.poll() is None:
+        sample(process, time.perf_counter() - started)
+        time.sleep(every)
     _, stderr = process.communicate()
     wall = time.perf_counter() - started
     if process.returncode != 0:
         fail("%s exited %d: %s" % (" ".join(argv), process.returncode,
                                    stderr.decode(errors="replace")[-500:]))
-    return wall, peaks
+    return wall
+
+
+def tree_peak_kib(argv):
+    """The peak resident set of every process of the run, summed (KiB)."""
+    peaks, tree = {}, set()
+
+    def sample(process, _):
+        tree.add(process.pid)
+        tree.update(children_of(tree))
+        for pid in tree:
+            kib = peak_kib(pid)
+            if kib is not None:
+                peaks[pid] = max(kib, peaks.get(pid, 0))
+
+    run(argv, sample)
+    return sum(peaks.values())
 
 
 def rss_kib(pid):
@@ -137,20 +147,14 @@ def rss_kib(pid):
 def long_fork_run(forkcheck, python, forker, forks, out):
     """forkcheck exec on `forks` forks one after another: its own memory over time, sizes left."""
     argv = [forkcheck, "exec", "--quiet", "--out", out, "--", python, forker, str(forks)]
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
     samples = []  # (seconds, VmRSS KiB, VmHWM KiB) of forkcheck's own process
-    while process.poll() is None:
+
+    def sample(process, seconds):
         got = rss_kib(process.pid)
         if got and got[0] is not None:
-            samples.append((time.perf_counter() - started, got[0], got[1]))
-        time.sleep(0.5)
-    _, stderr = process.communicate()
-    wall = time.perf_counter() - started
-    if process.returncode != 0:
-        fail("%s exited %d: %s" % (" ".join(argv), process.returncode,
-                                   stderr.decode(errors="replace")[-500:]))
+            samples.append((seconds, got[0], got[1]))
+
+    wall = run(argv, sample, every=0.5)
     if not samples:
         fail("forkcheck ended before its memory could be read")
 
@@ -176,8 +180,8 @@ def pairs(label, plain, under, runs):
     """Alternating plain and forkcheck runs: (plain walls, forkcheck walls)."""
     walls = ([], [])
     for i in range(runs):
-        walls[0].append(run(plain)[0])
-        walls[1].append(run(under(i))[0])
+        walls[0].append(run(plain))
+        walls[1].append(run(under(i)))
     print("  %s: plain %s" % (label, " ".join("%.3f" % w for w in walls[0])))
     print("  %s: exec  %s" % (label, " ".join("%.3f" % w for w in walls[1])))
     return walls
@@ -216,9 +220,9 @@ def main():
         walls = pairs("-c pass wall s", do_nothing, under(do_nothing), args.runs)
         added_ms = statistics.median(b - a for a, b in zip(*walls)) * 1000
         plain_mib = statistics.median(
-            sum(run(do_nothing, sample=True)[1].values()) for _ in range(5)) / 1024
+            tree_peak_kib(do_nothing) for _ in range(5)) / 1024
         with_mib = statistics.median(
-            sum(run(under(do_nothing)(i), sample=True)[1].values()) for i in range(5)) / 1024
+            tree_peak_kib(under(do_nothing)(i)) for i in range(5)) / 1024
         print("-c pass: %.1f ms plainly, %.1f ms under exec: +%.1f ms (median of pairs; target "
               "at most %d ms): %s" % (statistics.median(walls[0]) * 1000,
                                       statistics.median(walls[1]) * 1000, added_ms,

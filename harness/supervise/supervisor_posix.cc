@@ -475,6 +475,16 @@ std::string resolve_program(const std::string& name) {
   return p.empty() ? name : p.string();
 }
 
+// A started (or attached) job's watching from now on: its channel reader, its watchdog, and the
+// first look at its tree.
+void start_watching(Job& job, Loop& loop) {
+  job.channel = std::make_unique<ChannelReader>(job.start);
+  job.control = std::make_unique<PosixControl>(job, loop);
+  job.watchdog = std::make_unique<Watchdog>(*job.spec, job.r, *job.control, job.start);
+  job.next_tick = job.start;
+  look(job, loop, job.start);
+}
+
 std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, Loop& loop) {
   auto job = std::make_unique<Job>();
   job->index = index;
@@ -610,11 +620,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   job->out = std::move(out.read);
   job->err = std::move(err.read);
   if (with_channel) job->chan = std::move(chan.read);
-  job->channel = std::make_unique<ChannelReader>(job->start);
-  job->control = std::make_unique<PosixControl>(*job, loop);
-  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
-  job->next_tick = job->start;
-  look(*job, loop, job->start);
+  start_watching(*job, loop);
   return job;
 }
 
@@ -654,11 +660,7 @@ std::unique_ptr<Job> attach_job(size_t index, const LaunchSpec& spec, Loop& loop
   if (spec.watch_memory) job->memory = std::make_unique<MemoryWatch>(job->start);
   job->tree = std::make_unique<JobTree>(pid, facts->start_time, "", /*attached=*/true);
   job->r.started = true;
-  job->channel = std::make_unique<ChannelReader>(job->start);
-  job->control = std::make_unique<PosixControl>(*job, loop);
-  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
-  job->next_tick = job->start;
-  look(*job, loop, job->start);
+  start_watching(*job, loop);
   return job;
 }
 
