@@ -174,7 +174,10 @@ int main(int argc, char** argv) {
   auto* attach = app.add_subcommand(
       "attach", "watch a running process and its descendants, left running: forkcheck attach PID");
   attach->add_option("--out", out, kOutHelp);
-  attach->add_option("pid", attach_opt.pid, "the process to watch")->required();
+  attach->add_option("pid", attach_opt.pid, "the process to watch");
+  attach->add_flag("--env", attach_opt.print_env,
+                   "print the lines a job script adds (eval \"$(forkcheck attach --env)\") so "
+                   "that attach reads its Python processes' own frames; nothing else is done");
   attach
       ->add_option("--hang-after", attach_opt.hang_after_s,
                    "call it a hang once its whole tree has used no CPU for this long, or a "

@@ -4,7 +4,7 @@
 // its stuck process and the catalog case that shows the same wait, as exec does; a working
 // program is left running when --timeout ends the watch and is no finding; an end while watched
 // is said, its status being its parent's; --kill-on-hang ends a hung tree; a pid that cannot be
-// watched is a usage error that writes nothing.
+// watched (or none given, or one given to --env) is a usage error that writes nothing.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -246,11 +246,19 @@ TEST_F(Attach, KillOnHangEndsAHungTreeAsExecWould) {
 TEST_F(Attach, WhatCannotBeWatchedIsAUsageErrorThatWritesNothing) {
   // One past the largest pid the kernel gives: never a process.
   const long pid_max = std::stol(slurp("/proc/sys/kernel/pid_max"));
-  for (const std::string& pid : {std::to_string(pid_max + 1), std::to_string(::getpid())}) {
+  const std::string never = (dir_ / "never").string();
+  const std::vector<std::vector<std::string>> refused = {
+      {"attach", std::to_string(pid_max + 1), "--out", never},
+      {"attach", std::to_string(::getpid()), "--out", never},
+      {"attach", "--out", never},                        // no pid
+      {"attach", "--env", std::to_string(::getpid())}};  // --env watches nothing
+  for (const auto& args : refused) {
     fc::harness::LaunchSpec spec;
-    spec.argv = {FC_FORKCHECK, "attach", pid, "--out", (dir_ / "never").string()};
+    spec.argv = {FC_FORKCHECK};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.channel = false;
     auto r = fc::harness::supervise(spec);
+    const std::string& pid = args[1];
     EXPECT_EQ(r.exit.code, 2) << pid;
     const std::string err = r.err.text();
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;

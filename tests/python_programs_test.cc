@@ -755,6 +755,25 @@ TEST_P(PythonPrograms, WhatPassedTheBoundsIsSaidWithTheBound) {
       << r.out;
 }
 
+// `forkcheck attach PID --hang-after 2 --out OUT` on a program the test started (`pid`, its
+// child), then every process of it left running killed: the report's variant (null when none),
+// what forkcheck said and how many processes it left running.
+json attach_then_end(pid_t pid, const fs::path& out, fc::test_run::Run& r, std::size_t& alive) {
+  r = fc::test_run::forkcheck(
+      {"attach", std::to_string(pid), "--hang-after", "2", "--out", out.string()});
+  const json report = json::parse(slurp(out / "report.json"), nullptr, false);
+  json v = report.is_object() ? report["cases"][0]["variants"][0] : json();
+  alive = 0;
+  if (v.is_object())
+    for (const auto& p : v["watchdog"]["attached"]["running_at_end"]) {
+      ::kill(p.get<int>(), SIGKILL);
+      ++alive;
+    }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return v;
+}
+
 // forkcheck attach on a hung Python program it did not start (the multiprocessing docs' own
 // deadlock): the hang, the wait chain across both processes, and, with no bootstrap in it, Python
 // frames read by gdb's py-bt once it is hung; the program runs on.
@@ -767,21 +786,13 @@ TEST_P(PythonPrograms, AttachToAHungPythonProgramGivesTheChainAndItsPythonLine) 
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  const auto r = fc::test_run::forkcheck(
-      {"attach", std::to_string(pid), "--hang-after", "2", "--out", dir_.string()});
-  const json report = json::parse(slurp(dir_ / "report.json"), nullptr, false);
-  ASSERT_TRUE(report.is_object()) << r.out << r.err;
-  const json& v = report["cases"][0]["variants"][0];
-  std::vector<int> alive;
-  for (const auto& p : v["watchdog"]["attached"]["running_at_end"]) alive.push_back(p.get<int>());
-  const auto end_all = [&] {
-    for (int p : alive) ::kill(p, SIGKILL);
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-  };
+  std::size_t alive = 0;
+  fc::test_run::Run r;
+  const json v = attach_then_end(pid, dir_, r, alive);
+  ASSERT_TRUE(v.is_object()) << r.out << r.err;
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_EQ(v.value("outcome", ""), "hang") << v.value("message", "");
-  EXPECT_EQ(alive.size(), 2u) << "both left running";
+  EXPECT_EQ(alive, 2u) << "both left running";
   EXPECT_TRUE(contains(r.out, "a deadlock across 2 processes")) << r.out;
   EXPECT_TRUE(contains(v.value("python_note", ""), "not started by forkcheck"));
   int line = 0;
@@ -790,12 +801,55 @@ TEST_P(PythonPrograms, AttachToAHungPythonProgramGivesTheChainAndItsPythonLine) 
       for (const auto& f : t.value("python", json::array()))
         if (contains(f.value("file", ""), "queue_join_before_drain.py")) line = f.value("line", 0);
   const std::string note = v.value("stacks_python_note", "") + "; " + v.value("stacks_note", "");
-  end_all();
   if (line == 0 && (contains(note, "budget") || !contains(note, "py-bt")))
     GTEST_SKIP() << "gdb gave no Python frames here (no CPython gdb extension, or not within its "
                     "budget): "
                  << note;
   EXPECT_EQ(line, line_of(script, "join")) << note;
+}
+
+// The same hung program started as a job script would start it with the lines `forkcheck attach
+// --env` prints: each Python process, the forked child and its feeder thread included, gives its
+// own Python frames when attach asks (nothing stopped, no debugger needed), on every Python; none
+// of the bootstrap's own frames shows; the program runs on.
+TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
+  const fs::path script = program("causes/queue_join_before_drain.py");
+  const auto env = fc::test_run::forkcheck(
+      {"attach", "--env"}, {{"FORKCHECK_PY_BYTECODE", (dir_ / "bytecode").string()}});
+  ASSERT_EQ(env.code, 0) << env.err;
+  ASSERT_TRUE(contains(env.out, "FORKCHECK_PY_ATTACHABLE=")) << env.out;
+  const std::string job = env.out + "exec \"$0\" \"$1\"\n";
+  const pid_t pid = ::fork();  // in the test's process group: see attach_test.cc's Target
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", job.c_str(), GetParam().path.c_str(), script.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::size_t alive = 0;
+  fc::test_run::Run r;
+  const json v = attach_then_end(pid, dir_ / "out", r, alive);
+  ASSERT_TRUE(v.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v.value("outcome", ""), "hang") << v.value("message", "");
+  EXPECT_EQ(alive, 2u) << "both left running";
+  const std::string note = v.value("stacks_python_note", "");
+  EXPECT_TRUE(contains(note, "Python frames of 2 of 2 Python processes from the program itself"))
+      << note;
+  int join_line = 0;
+  bool feeder = false;
+  for (const auto& t : v["stacks"])
+    for (const auto& f : t.value("python", json::array())) {
+      const std::string file = f.value("file", "");
+      EXPECT_FALSE(contains(file, "forkcheck_boot")) << t.dump();
+      if (t.value("pid", 0) == pid && contains(file, "queue_join_before_drain.py"))
+        join_line = f.value("line", 0);
+      // The child's thread that writes the queue's pipe, named as the child listed it.
+      if (t.value("pid", 0) != pid && t.value("name", "") == "QueueFeederThread" &&
+          f.value("function", "") == "_feed")
+        feeder = true;
+    }
+  EXPECT_EQ(join_line, line_of(script, "join")) << v["stacks"].dump(1);
+  EXPECT_TRUE(feeder) << v["stacks"].dump(1);
 }
 
 // The bootstrap's compiled code is kept in forkcheck's folder and used by the next process (each

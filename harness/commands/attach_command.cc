@@ -1,16 +1,23 @@
 #include "harness/commands/attach_command.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
+#include <string>
 #include <system_error>
 
 #include "harness/common/exit_status_codes.h"
+#include "harness/common/install_layout.h"
 #include "harness/common/out_dir.h"
 #include "harness/common/usage_error.h"
 #include "harness/platform/host.h"
 #include "harness/platform/process_info.h"
 #include "harness/supervise/interrupt.h"
 #include "launch/process_tree.h"
+
+#ifdef __linux__
+#include "harness/supervise/python_channel.h"
+#endif
 
 namespace fc::harness {
 
@@ -33,13 +40,50 @@ std::set<ProcessId> own_line() {
 #endif
 
 #ifndef __linux__
+std::string attach_env_lines() {
+  throw UsageError("attach --env: forkcheck attach needs Linux's /proc; not on this platform");
+}
+
 int attach_command(const AttachOptions&) {
   throw UsageError(
       "attach: watching a running process needs Linux's /proc; it is not available "
       "on this platform (forkcheck exec is)");
 }
 #else
+namespace {
+
+// A word for sh, whatever it holds.
+std::string sh_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string attach_env_lines() {
+  const PartLookup bootstrap = find_python_bootstrap();
+  if (bootstrap.found.empty())
+    throw UsageError("attach --env: forkcheck's Python bootstrap was not found (looked at " +
+                     bootstrap.looked_text() + ")");
+  std::string lines =
+      "# forkcheck attach reads this job's Python frames through each process's own files.\n"
+      "# Until it asks, a Python process only makes two anonymous files: nothing is sent.\n"
+      "export PYTHONPATH=" +
+      sh_quoted(bootstrap.found.string()) + "\"${PYTHONPATH:+:$PYTHONPATH}\"\n" +
+      "export FORKCHECK_PY_ATTACHABLE=" + std::to_string(PythonChannel::dump_signal()) + "\n";
+  if (const std::string kept = python_bytecode_folder(); !kept.empty())
+    lines += "export FORKCHECK_PY_BYTECODE=" + sh_quoted(kept) + "\n";
+  return lines;
+}
+
 int attach_command(const AttachOptions& options) {
+  if (options.print_env) {
+    if (options.pid != 0) throw UsageError("attach: --env takes no pid");
+    std::fputs(attach_env_lines().c_str(), stdout);
+    return exit_status::kOk;
+  }
+  if (options.pid == 0) throw UsageError("attach: a pid is required (or --env)");
   const std::string pid = std::to_string(options.pid);
   const auto facts = launch::process_facts(options.pid);
   if (options.pid <= 0 || !facts || facts->zombie())

@@ -24,6 +24,7 @@ struct AttachOptions {
   double timeout_s = 0;       // none: until it ends, hangs, or forkcheck is interrupted
   double hang_after_s = kAttachHangAfterS;
   bool kill_on_hang = false;
+  bool print_env = false;  // --env: print the lines for a job script, and nothing else
 
   static constexpr double kAttachHangAfterS = 10;
 };
@@ -33,5 +34,11 @@ struct AttachOptions {
 // before anything is written, for a pid that is not a running process, is forkcheck's own or one
 // of its ancestors, or on a platform other than Linux.
 int attach_command(const AttachOptions& options);
+
+// `forkcheck attach --env`: the lines a job script adds (sh) so that every Python process of the
+// job makes its Python frames readable by a later `forkcheck attach`, doing nothing until then
+// (harness/python/forkcheck_boot.py, start_attachable): the bootstrap's folder first on
+// PYTHONPATH, the signal it answers on, and where its compiled code is kept.
+std::string attach_env_lines();
 
 }  // namespace fc::harness

@@ -582,6 +582,174 @@ def start():
 
 
 # ---------------------------------------------------------------------------------------------
+# Attachable: Python frames for `forkcheck attach`, nothing said until it asks
+
+_THREADS_FILE_CAP = 65536  # bytes: past it the threads file is written afresh, live ones only
+_attach_signal = None
+_attach_chain = False  # faulthandler chains to the program's own handler of the signal
+_threads_file = None  # "forkcheck-py-threads": a header, then "+TID NAME" lines
+_threads_file_identity = None
+_threads_file_size = 0
+_threads_lock = None
+
+
+def start_attachable():
+    """FORKCHECK_PY_ATTACHABLE=SIGNAL (the lines `forkcheck attach --env` prints for a job
+    script). Nothing is sent anywhere and no thread runs: two anonymous files are made, which
+    forkcheck attach finds by name through /proc/PID/fd, and each Python thread it asks writes
+    its own frames with faulthandler (all_threads=False), as under exec:
+    - "forkcheck-py-dumps": what faulthandler writes, on SIGNAL;
+    - "forkcheck-py-threads": "forkcheck-py-threads pid=PID signal=SIGNAL", then "+TID NAME" as
+      each Python thread starts, so that no other thread is asked (a signal can end another
+      library's wait: its poll() returns EINTR).
+    A forked child makes its own. Crash dumps stay as the program set them."""
+    global _attach_signal, _attach_chain, _threads_lock
+    signal_number = int(os.environ["FORKCHECK_PY_ATTACHABLE"])
+    # Chained to a handler the process already has; never to the default action, which for a
+    # real-time signal is to die.
+    _attach_chain = _signal.getsignal(signal_number) not in (_signal.SIG_DFL, _signal.SIG_IGN)
+    _attach_signal = signal_number
+    _threads_lock = _thread.allocate_lock()
+    if not _attachable_files():
+        return
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_attachable_child)
+    else:  # Python 3.6
+        os.fork = _forking_call(os.fork, after_in_child=_attachable_child)
+    _AfterImport({"threading": _list_threads}).install()
+
+
+def _named_file(name):
+    """An anonymous file that /proc/PID/fd shows by `name`, close-on-exec, or None: a memfd
+    ("/memfd:NAME"), else (Python 3.6, 3.7) a file made and removed at once ("/dev/shm/NAME.PID.N
+    (deleted)")."""
+    memfd_create = getattr(os, "memfd_create", None)  # 3.8, Linux
+    if memfd_create is not None:
+        try:
+            return memfd_create(name, getattr(os, "MFD_CLOEXEC", 1))
+        except OSError:
+            pass
+    for folder in ("/dev/shm", "/tmp"):
+        for attempt in range(8):
+            path = "%s/%s.%d.%d" % (folder, name, os.getpid(), attempt)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                continue
+            except OSError:
+                break
+            try:
+                os.unlink(path)
+            except OSError:
+                os.close(fd)
+                return None
+            return fd
+    return None
+
+
+def _attachable_files():
+    """This process's two files, faulthandler registered on the dumps one (again in a forked
+    child: that changes its file only, the handler it chains to stays the first one's). The
+    process is left as it was when either cannot be made."""
+    global _dump_target, _dump_target_identity, _threads_file, _threads_file_identity
+    global _threads_file_size, _dump_signal
+    dumps = _named_file("forkcheck-py-dumps")
+    threads = _named_file("forkcheck-py-threads") if dumps is not None else None
+    try:
+        if threads is None:
+            raise OSError("no file")
+        header = "forkcheck-py-threads pid=%d signal=%d\n" % (os.getpid(), _attach_signal)
+        _threads_file_size = os.write(threads, header.encode())
+        faulthandler.register(_attach_signal, file=dumps, all_threads=False, chain=_attach_chain)
+    except (OSError, ValueError, RuntimeError):
+        for fd in (dumps, threads):
+            if fd is not None:
+                os.close(fd)
+        return False
+    inherited = [(_dump_target, _dump_target_identity), (_threads_file, _threads_file_identity)]
+    _dump_target, _dump_target_identity = dumps, _identity(dumps)
+    _threads_file, _threads_file_identity = threads, _identity(threads)
+    _dump_signal = _attach_signal
+    for fd, identity in inherited:  # the parent's, unless the program reused the number
+        if fd is not None and _identity(fd) == identity:
+            os.close(fd)
+    return True
+
+
+@_quietly
+def _attachable_child():
+    global _threads_lock
+    _threads_lock = _thread.allocate_lock()  # may have been copied held by a thread not here
+    if not _attachable_files():
+        faulthandler.unregister(_attach_signal)  # the parent's file is not the child's to write
+    else:
+        _list_thread(_own_native_id(), _forking_thread_name())
+
+
+def _forking_thread_name():
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return "MainThread"
+    # A plain dict read: threading's own locks may have been copied held.
+    thread = getattr(threading, "_active", {}).get(_thread.get_ident())
+    return thread.name if thread is not None else None
+
+
+def _list_threads(threading):
+    """Each Python thread's OS id goes into the threads file when it has started: told by
+    start() (3.8: Thread.native_id), or noted by the thread itself (3.6, 3.7)."""
+    if hasattr(threading.Thread, "native_id"):
+        def make_start(start):
+            def listed_start(self):
+                start(self)
+                _list_thread(self.native_id, self.name)
+
+            return listed_start
+
+        _patch(threading.Thread, "start", make_start)
+    else:
+        def make_bootstrap_inner(bootstrap_inner):
+            def listed_bootstrap_inner(self):
+                self._forkcheck_native_id = _own_native_id()
+                _list_thread(self._forkcheck_native_id, self.name)
+                return bootstrap_inner(self)
+
+            return listed_bootstrap_inner
+
+        _patch(threading.Thread, "_bootstrap_inner", make_bootstrap_inner)
+
+
+@_quietly
+def _list_thread(native_id, name):
+    """'+TID NAME' in the threads file; at its cap, the file written afresh with the threads
+    alive now (a program that starts threads all day keeps a file of its live ones)."""
+    global _threads_file_size
+    if native_id is None or _threads_file is None:
+        return
+    if _identity(_threads_file) != _threads_file_identity:
+        return  # the program closed it and reused the number
+    line = "+%d %s\n" % (native_id, str(name).replace("\n", " "))
+    if not _threads_lock.acquire(True, _LOCK_TIMEOUT_S):
+        return
+    try:
+        if _threads_file_size + len(line) > _THREADS_FILE_CAP:
+            text = "forkcheck-py-threads pid=%d signal=%d\n" % (os.getpid(), _attach_signal)
+            threading = sys.modules.get("threading")
+            for thread in list(getattr(threading, "_active", {}).values()):
+                tid = _native_id_of(thread)
+                if tid is not None and tid != native_id:
+                    text += "+%d %s\n" % (tid, str(thread.name).replace("\n", " "))
+            text += line
+            os.ftruncate(_threads_file, 0)
+            os.lseek(_threads_file, 0, os.SEEK_SET)
+            _threads_file_size = 0
+            line = text
+        _threads_file_size += os.write(_threads_file, line.encode("utf-8", "replace"))
+    finally:
+        _threads_lock.release()
+
+
+# ---------------------------------------------------------------------------------------------
 # Forks
 
 
@@ -669,18 +837,28 @@ def _adopt_dumps():
         own.close()
 
 
-def _forking_call(fork):
-    """os.fork or os.forkpty told to us as os.register_at_fork would (Python 3.6)."""
+def _forking_call(fork, before=None, after_in_parent=None, after_in_child=None):
+    """os.fork or os.forkpty told to us as os.register_at_fork would (Python 3.6): exec's hooks,
+    unless others are given."""
+    if after_in_child is None:
+        before, after_in_parent, after_in_child = (_before_fork, _after_fork_in_parent,
+                                                   _after_fork_in_child)
 
     def forking(*args):
-        _before_fork()
+        if before is not None:
+            before()
         try:
             result = fork(*args)
         except BaseException:
-            _after_fork_in_parent()
+            if after_in_parent is not None:
+                after_in_parent()
             raise
         pid = result[0] if isinstance(result, tuple) else result
-        (_after_fork_in_parent if pid else _after_fork_in_child)()
+        if pid:
+            if after_in_parent is not None:
+                after_in_parent()
+        else:
+            after_in_child()
         return result
 
     return _dressed_as(fork, forking)

@@ -2,8 +2,9 @@
 
 forkcheck puts this directory first on PYTHONPATH, so site.py imports this module at the
 start-up of every Python process of the tree, spawned and forkserver workers included. It
-starts forkcheck's bootstrap (forkcheck_boot) when forkcheck gave a channel, then runs the
-sitecustomize this one shadows, as site.py would have run it without us.
+starts forkcheck's bootstrap (forkcheck_boot) when forkcheck gave a channel, or when a job asked
+to be readable by forkcheck attach, then runs the sitecustomize this one shadows, as site.py
+would have run it without us.
 """
 
 import os
@@ -11,10 +12,16 @@ import sys
 
 
 def _start_forkcheck():
-    if "FORKCHECK_PY_CHANNEL" not in os.environ:
+    """exec, watch and matrix give a channel; a job started with the lines of `forkcheck attach
+    --env` asks for its Python frames to be readable by forkcheck attach, nothing more."""
+    if "FORKCHECK_PY_CHANNEL" in os.environ:
+        how = "start"
+    elif "FORKCHECK_PY_ATTACHABLE" in os.environ:
+        how = "start_attachable"
+    else:
         return
     try:
-        _load_forkcheck_boot().start()
+        getattr(_load_forkcheck_boot(), how)()
     except Exception:
         pass  # a broken bootstrap must never break the program
 
@@ -55,6 +62,9 @@ def _load_forkcheck_boot():
             code = compile(f.read(), source, "exec", dont_inherit=True)
         if cached:
             try:  # whole or not at all: another process may be reading it
+                # Made where missing: a job started with `forkcheck attach --env`'s lines may run
+                # on a machine where forkcheck never ran.
+                os.makedirs(folder, 0o700, exist_ok=True)
                 partial = "%s.%d.tmp" % (cached, os.getpid())
                 with open(partial, "wb") as f:
                     marshal.dump(code, f)

@@ -51,6 +51,11 @@ class StackTaking {
                        const std::map<std::uint64_t, PyThreadName>& threads,
                        std::vector<std::string> unread = {});
   const std::set<ProcessId>& python_dumping() const { return python_dumping_; }
+  // A process whose bootstrap was found but not asked, and why (forkcheck attach: its files are
+  // its parent's, or name another signal).
+  void python_not_asked(ProcessId pid, const std::string& why) {
+    unread_.push_back("pid " + std::to_string(pid) + ": its bootstrap was not asked: " + why);
+  }
 
   bool complete() const { return pending_ == 0 && dumps_pending_ == 0; }
 
@@ -78,6 +83,7 @@ class StackTaking {
   size_t python_processes_ = 0, python_read_ = 0;
   std::string python_why_;  // why a Python process's frames were not read (the last reason)
   std::string none_why_;    // why no debugger was used at all
+  bool attached_ = false;   // StacksRequest::attached
   std::set<ProcessId> python_dumping_;
   size_t dumps_pending_ = 0;
   struct Dump {

@@ -89,7 +89,9 @@ constexpr const char* kOsThreadFacts = "thread names, states and wait channels f
 }  // namespace
 
 StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>& python_dumping)
-    : python_dumping_(python_dumping), dumps_pending_(python_dumping.size()) {
+    : attached_(request.attached),
+      python_dumping_(python_dumping),
+      dumps_pending_(python_dumping.size()) {
   const char* env = std::getenv("FORKCHECK_STACKS");
   const std::string wanted = env && *env ? env : "auto";
   if (wanted == "none") {
@@ -340,7 +342,10 @@ Stacks StackTaking::take(const std::string& why_short) {
           (python_read_ > 0              ? "; the others: "
            : stacks_.python_note.empty() ? "no Python frames for " + of + ": "
                                          : "; no Python frames for " + of + ": ") +
-          (python_why_.empty() ? "gdb did not finish" : python_why_);
+          (python_why_.empty() ? "gdb did not finish" : python_why_) +
+          (attached_ ? "; a Python process gives its frames itself where its job was started "
+                       "with the lines `forkcheck attach --env` prints"
+                     : "");
   }
   if (stacks_.method.empty()) {
     if (methods_.empty())

@@ -67,6 +67,10 @@ struct StacksRequest {
   // user's own program wants ("dead.c:5"); reading it costs eu-stack a tenth of a second more per
   // process, which the catalog's hangs, whose functions name them, do without.
   bool source_lines = true;
+  // forkcheck attach: the tree was not started by forkcheck, so a Python process of it has the
+  // bootstrap only where its job was started with `forkcheck attach --env`'s lines (said where
+  // its Python frames could not be had otherwise).
+  bool attached = false;
 };
 
 // gdb reading a Python process's frames takes seconds (1.4 s for a plain python3 here, 4 to 6 s

@@ -32,6 +32,9 @@ class PythonChannel {
   // on disk; elsewhere a socket file in the temporary folder, removed with the channel). nullptr
   // and `why` when it cannot.
   static std::unique_ptr<PythonChannel> open(const std::string& token, std::string& why);
+  // forkcheck attach's: nothing listens; processes whose attachable bootstrap was found are
+  // adopted (below).
+  static std::unique_ptr<PythonChannel> for_attach();
   ~PythonChannel();
   PythonChannel(const PythonChannel&) = delete;
   PythonChannel& operator=(const PythonChannel&) = delete;
@@ -48,6 +51,13 @@ class PythonChannel {
   std::vector<int> connection_fds() const;
   void accept_ready(Clock::time_point now);
   void read_ready(int fd, Clock::time_point now);
+
+  // forkcheck attach: `pid` has the attachable bootstrap (python_attachable.h). Its dump file is
+  // read as a dumps connection's (this takes `dump_file`; one of the same file already held is
+  // kept, with what was read of it), its listed threads are its Python threads, and its main
+  // thread is the one whose id is the pid. It said nothing: it is not in facts().
+  void adopt(int pid, int dump_file, const std::vector<std::pair<int, std::string>>& threads,
+             Clock::time_point now);
 
   // Stacks on demand (python_stacks_ask.h). What `pid` offers: its main thread's OS id and its
   // Python threads' (as it told them), the stacks signal handled, the dump signal registered with

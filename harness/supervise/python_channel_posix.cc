@@ -126,7 +126,8 @@ struct PythonChannel::Process {
   Clock::time_point alarm_set;
   json alarm_where = nullptr;
   bool events_open = false, dumps_open = false;
-  int dump_file = -1;  // the file its faulthandler writes into, when it passed one
+  bool adopted = false;  // forkcheck attach found its attachable bootstrap: it tells nothing
+  int dump_file = -1;    // the file its faulthandler writes into, when it passed one
   off_t dump_file_read = 0;
   std::string dumps;
   std::size_t dumps_base = 0;  // where `dumps` begins in the stream (its oldest part let go)
@@ -228,6 +229,38 @@ std::unique_ptr<PythonChannel> PythonChannel::open(const std::string& token, std
     return nullptr;
   }
   return c;
+}
+
+std::unique_ptr<PythonChannel> PythonChannel::for_attach() {
+  std::unique_ptr<PythonChannel> c(new PythonChannel());
+  c->opened_ = Clock::now();
+  return c;
+}
+
+void PythonChannel::adopt(int pid, int dump_file,
+                          const std::vector<std::pair<int, std::string>>& threads,
+                          Clock::time_point now) {
+  Process& p = process(pid, now);
+  p.adopted = true;
+  struct stat held {
+  }, given{};
+  if (p.dump_file >= 0 && ::fstat(p.dump_file, &held) == 0 && ::fstat(dump_file, &given) == 0 &&
+      held.st_dev == given.st_dev && held.st_ino == given.st_ino) {
+    ::close(dump_file);
+  } else {
+    if (p.dump_file >= 0) ::close(p.dump_file);
+    p.dump_file = dump_file;
+    // Only what is written from now on: an earlier look's dumps are not this one's.
+    p.dump_file_read = ::lseek(dump_file, 0, SEEK_END);
+    if (p.dump_file_read < 0) p.dump_file_read = 0;
+  }
+  p.events_open = p.dumps_open = true;
+  p.hello = {{"pid", pid},
+             {"dump_signal", dump_signal()},
+             {"main_thread", {{"native_id", pid}, {"name", "MainThread"}}}};
+  p.threads.clear();
+  for (const auto& [tid, name] : threads)
+    p.threads[static_cast<std::uint64_t>(tid)] = {{"native_id", tid}, {"name", name}};
 }
 
 PythonChannel::~PythonChannel() {
@@ -747,9 +780,12 @@ std::vector<PythonChannel::PendingAlarm> PythonChannel::pending_alarms(
 }
 
 json PythonChannel::facts() const {
-  if (processes_.empty()) return nullptr;
+  if (std::all_of(processes_.begin(), processes_.end(),
+                  [](const auto& e) { return e.second->adopted; }))
+    return nullptr;  // none connected
   json processes = json::array();
   for (const auto& [pid, p] : processes_) {
+    if (p->adopted) continue;
     json threads = json::array();
     for (const auto& [ident, t] : p->threads) threads.push_back(t);
     json one = p->hello.is_object() ? p->hello : json({{"pid", pid}});

@@ -34,6 +34,7 @@
 #include "harness/supervise/job_tree.h"
 #include "harness/supervise/memory_watch.h"
 #include "harness/supervise/own_process.h"
+#include "harness/supervise/python_attachable.h"
 #include "harness/supervise/python_channel.h"
 #include "harness/supervise/python_stacks_ask_posix.h"
 #include "harness/supervise/reaper.h"
@@ -349,6 +350,28 @@ void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
   job.next_tick = now;  // what waited for the stacks is due at once
 }
 
+// forkcheck attach: the processes of the tree whose job was started with the lines of
+// `forkcheck attach --env` are asked for their Python frames as exec's are, through their own
+// files (python_attachable.h). Returns those found but not to be asked, each with why.
+std::vector<std::pair<ProcessId, std::string>> adopt_attachable(Job& job,
+                                                                const StacksRequest& request,
+                                                                Clock::time_point now) {
+  std::vector<std::pair<ProcessId, std::string>> not_asked;
+  for (const auto& [pid, attach] : request.processes) {
+    std::string why;
+    auto files = attachable_files(pid, PythonChannel::dump_signal(), why);
+    if (!files) {
+      if (!why.empty()) not_asked.emplace_back(pid, why);
+      continue;
+    }
+    if (!job.python) job.python = PythonChannel::for_attach();
+    std::vector<std::pair<int, std::string>> threads;
+    for (const auto& t : files->threads) threads.emplace_back(t.tid, t.name);
+    job.python->adopt(pid, files->dump_fd, threads, now);
+  }
+  return not_asked;
+}
+
 void freeze_and_kill(Job& job, Loop& loop);
 
 class PosixControl : public TreeControl {
@@ -360,14 +383,18 @@ class PosixControl : public TreeControl {
     look(job_, loop_, Clock::now());
   }
 
-  void take_stacks(const StacksRequest& request) override {
+  void take_stacks(const StacksRequest& given) override {
     ++job_.taking_gen;
+    StacksRequest request = given;
+    request.attached = job_.attached.has_value();
     // Python processes whose bootstrap listens are asked for their stacks first, in ways that
     // cannot harm them (python_stacks_ask.h); nothing is stopped. A process's debugger starts
     // once its ask is over, so that it never holds a thread the ask waits for.
     std::set<ProcessId> dumping;
     job_.asks.clear();
     const Clock::time_point now = Clock::now();
+    std::vector<std::pair<ProcessId, std::string>> not_asked;
+    if (job_.attached) not_asked = adopt_attachable(job_, request, now);
     if (job_.python) {
       for (const auto& [pid, attach] : request.processes) {
         const auto offer = job_.python->offer(pid);
@@ -378,6 +405,7 @@ class PosixControl : public TreeControl {
       }
     }
     job_.taking = std::make_unique<StackTaking>(request, dumping);
+    for (const auto& [pid, why] : not_asked) job_.taking->python_not_asked(pid, why);
     want_debuggers(job_, loop_, 0);
     advance_asks(job_, loop_, now);
     if (job_.taking->complete()) deliver_stacks(job_, Clock::now(), "");

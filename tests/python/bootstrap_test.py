@@ -41,6 +41,12 @@ SETTLE_S = 10  # how long connections may take to close once the program is gone
 _names = itertools.count()
 
 
+def tgkill(pid, tid, signal_number):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(SYS_TGKILL, pid, tid, signal_number) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill")
+
+
 def find_interpreters():
     """(label, path or None, reason) for pyenv's 3.6 to 3.13 and the system's python3."""
     root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
@@ -1052,6 +1058,141 @@ class BootstrapChecks:
                              {b"sitecustomize"})
         self.assertEqual(sockets, b"0")
 
+    def attachable_files(self, pid):
+        """{"dumps": path, "threads": path} of pid's attachable bootstrap, by /proc/PID/fd."""
+        found = {}
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            for kind in ("dumps", "threads"):
+                if ("forkcheck-py-" + kind) in link and link.endswith(" (deleted)"):
+                    found[kind] = "/proc/%d/fd/%s" % (pid, fd)
+        return found
+
+    def test_attachable_lists_python_threads_and_answers_only_when_asked(self):
+        """FORKCHECK_PY_ATTACHABLE (forkcheck attach --env): no connection, no thread, no output;
+        each process, a forked child too, holds its own two files; a listed thread asked with the
+        signal writes its own line, and the program goes on as it was."""
+        program, markers = self.program("""
+            import os, sys, threading, time
+
+            def worker(stop):
+                stop.wait()  # <worker>
+
+            stop = threading.Event()
+            threads = [threading.Thread(target=worker, args=(stop,), name="w%d" % i)
+                       for i in range(3)]
+            for thread in threads:
+                thread.start()
+            pid = os.fork()
+            if pid == 0:
+                child_thread = threading.Thread(target=worker, args=(stop,), name="child-w")
+                child_thread.start()
+                sys.stdin.readline()
+                stop.set()
+                child_thread.join()
+                os._exit(7)
+            print(pid, len(os.listdir("/proc/self/task")), flush=True)
+            sys.stdin.readline()
+            stop.set()
+            for thread in threads:
+                thread.join()
+            print("child", os.waitpid(pid, 0)[1] >> 8, flush=True)
+        """)
+        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
+                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            child, tasks = map(int, proc.stdout.readline().split())
+            self.assertEqual(tasks, 4, "the main thread and three workers: no thread of ours")
+            parent_files = self.wait_for(lambda: self.attachable_files(proc.pid), 10,
+                                         "the parent's files")
+            def child_files_with_its_thread():
+                files = self.attachable_files(child)
+                if len(files) < 2:
+                    return None
+                with open(files["threads"]) as threads:
+                    return "child-w" in threads.read() and files
+
+            child_files = self.wait_for(child_files_with_its_thread, 10, "the child's files")
+            for pid in (proc.pid, child):
+                self.assertFalse([link for link in self.descriptors(pid)
+                                  if link.startswith("socket:")], "no connection")
+            listed = {}
+            for pid, files in ((proc.pid, parent_files), (child, child_files)):
+                with open(files["threads"]) as threads:
+                    lines = threads.read().splitlines()
+                self.assertEqual(lines[0], "forkcheck-py-threads pid=%d signal=%d"
+                                 % (pid, DUMP_SIGNAL))
+                listed[pid] = {line.split(" ", 1)[1]: int(line[1:].split()[0])
+                               for line in lines[1:]}
+            self.assertEqual(sorted(listed[proc.pid]), ["w0", "w1", "w2"])
+            self.assertIn("child-w", listed[child])  # its own, not the parent's
+            self.assertNotEqual(os.stat(parent_files["dumps"]).st_ino,
+                                os.stat(child_files["dumps"]).st_ino)
+            for pid, files, name in ((proc.pid, parent_files, "w1"),
+                                     (child, child_files, "child-w")):
+                with open(files["dumps"], "rb") as dumps:
+                    self.assertEqual(dumps.read(), b"", "nothing written until asked")
+                    tgkill(pid, listed[pid][name], DUMP_SIGNAL)
+                    text = self.wait_for(lambda: dumps.read(), 10, "a dump").decode()
+                # (On 3.6 and 3.7 our wrapper of _bootstrap_inner is in it: forkcheck drops it.)
+                self.assertIn('program.py", line %d in worker' % markers["worker"], text)
+            out, err = proc.communicate(b"\n\n", timeout=30)
+        finally:
+            proc.kill()
+            proc.wait()
+        self.assertEqual(out.decode().strip(), "child 7")
+        self.assertEqual(proc.returncode, 0, err.decode())
+        # Only the program's own words (3.12 warns of its fork beside threads).
+        self.assertNotIn(b"forkcheck_boot", err)
+
+    def test_attachable_threads_file_stays_bounded(self):
+        """A program that starts threads all day keeps a file of its live ones."""
+        program, _ = self.program("""
+            import os, sys, threading
+
+            for i in range(4000):
+                thread = threading.Thread(target=lambda: None, name="short-%d" % i)
+                thread.start()
+                thread.join()
+            keep = threading.Event()
+            last = threading.Thread(target=keep.wait, name="the-last-one")
+            last.start()
+            print("ready", flush=True)
+            sys.stdin.readline()
+            keep.set()
+        """)
+        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
+                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, env=env)
+        try:
+            self.assertEqual(proc.stdout.readline(), b"ready\n")
+            path = self.attachable_files(proc.pid)["threads"]
+            self.assertLessEqual(os.stat(path).st_size, 65536)
+            with open(path) as threads:
+                text = threads.read()
+            self.assertIn("the-last-one", text)
+            self.assertNotIn("short-0\n", text)  # ended long ago: written afresh without it
+            proc.communicate(b"\n", timeout=30)
+        finally:
+            proc.kill()
+            proc.wait()
+        self.assertEqual(proc.returncode, 0)
+
+    def descriptors(self, pid):
+        out = []
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                out.append(os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+            except OSError:
+                pass
+        return out
+
     def test_start_method_default_and_the_programs_own_choice(self):
         default, _ = self.program("""
             import multiprocessing as mp
@@ -1162,10 +1303,15 @@ class BootstrapChecks:
         """-c pass with the bootstrap (forkcheck listening) against without: medians of 20."""
         self.forkcheck.close()
         self.forkcheck = Forkcheck(reading=False)  # no reader threads competing for the CPUs
-        walls, cpus = {"with": [], "without": []}, {"with": [], "without": []}
-        envs = {"with": self.env(), "without": clean_env()}
+        kinds = ("without", "with", "attachable")
+        walls, cpus = {kind: [] for kind in kinds}, {kind: [] for kind in kinds}
+        kept = os.path.join(self.dir, "bytecode")  # compiled once, as forkcheck keeps it
+        envs = {"with": self.env(FORKCHECK_PY_BYTECODE=kept), "without": clean_env(),
+                "attachable": dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
+                                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL),
+                                   FORKCHECK_PY_BYTECODE=kept)}
         for _ in range(20):
-            for kind in ("without", "with"):  # interleaved: the machine's load hits both alike
+            for kind in kinds:  # interleaved: the machine's load hits each alike
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 started = time.perf_counter()
                 subprocess.run([self.python, "-c", "pass"], env=envs[kind], check=True)
@@ -1181,6 +1327,12 @@ class BootstrapChecks:
               "CPU %.1f and %.1f ms" % (self.label, without, with_, cost,
                                           statistics.median(cpus["without"]),
                                           statistics.median(cpus["with"])),
+              end=" ", file=sys.stderr)
+        print("\n    %s: -c pass with the attachable bootstrap (forkcheck attach --env): "
+              "+%.1f ms, CPU %.1f ms" % (
+                  self.label,
+                  statistics.median(b - a for a, b in zip(walls["without"], walls["attachable"])),
+                  statistics.median(cpus["attachable"])),
               end=" ", file=sys.stderr)
         self.wait_for(lambda: len(self.forkcheck.connections) == 40, 30,
                       "two connections from each run with the bootstrap")
