@@ -837,7 +837,10 @@ TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
       << note;
   int join_line = 0;
   bool feeder = false;
-  for (const auto& t : v["stacks"])
+  for (const auto& t : v["stacks"]) {
+    if (t.value("pid", 0) == pid && t.value("tid", 0) == pid) {
+      EXPECT_EQ(t.value("name", ""), "MainThread") << "named, though no thread listed it";
+    }
     for (const auto& f : t.value("python", json::array())) {
       const std::string file = f.value("file", "");
       EXPECT_FALSE(contains(file, "forkcheck_boot")) << t.dump();
@@ -848,6 +851,7 @@ TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
           f.value("function", "") == "_feed")
         feeder = true;
     }
+  }
   EXPECT_EQ(join_line, line_of(script, "join")) << v["stacks"].dump(1);
   EXPECT_TRUE(feeder) << v["stacks"].dump(1);
 }

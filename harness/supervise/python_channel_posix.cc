@@ -258,7 +258,9 @@ void PythonChannel::adopt(int pid, int dump_file,
   p.hello = {{"pid", pid},
              {"dump_signal", dump_signal()},
              {"main_thread", {{"native_id", pid}, {"name", "MainThread"}}}};
+  // The main thread is not listed (a forked child's is: the thread that forked, by its name).
   p.threads.clear();
+  p.threads[static_cast<std::uint64_t>(pid)] = {{"native_id", pid}, {"name", "MainThread"}};
   for (const auto& [tid, name] : threads)
     p.threads[static_cast<std::uint64_t>(tid)] = {{"native_id", tid}, {"name", name}};
 }
