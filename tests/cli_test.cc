@@ -62,6 +62,20 @@ fs::path fresh_dir(const std::string& name) {
   return d;
 }
 
+// A locale the user names but the machine has not installed (many containers: LANG=en_US.UTF-8
+// without its files) is no crash: Boost.Process's PATH search would throw from std::locale("").
+TEST(Cli, ALocaleThatIsNotInstalledIsNoCrash) {
+  const std::vector<std::pair<std::string, std::string>> env = {{"LC_ALL", "xx_YY.UTF-8"}};
+  const auto list = forkcheck({"list"}, env);
+  EXPECT_EQ(list.code, 0) << list.err;
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("forkcheck-cli-locale-" + std::to_string(::getpid()));
+  const auto exec = forkcheck({"exec", "--quiet", "--out", out.string(), "--", "true"}, env);
+  EXPECT_EQ(exec.code, 0) << exec.err;
+  EXPECT_EQ(exec.err.find("locale"), std::string::npos) << exec.err;
+  std::filesystem::remove_all(out);
+}
+
 TEST(Cli, UnknownFlag) { expect_usage_error(forkcheck({"all", "--bogus"}), "--bogus"); }
 
 TEST(Cli, NoCommand) { expect_usage_error(forkcheck({}), "command"); }

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "harness/platform/host.h"
-#include "launch/boost_process_v1.h"
 
 extern char** environ;  // macOS's <unistd.h> does not declare it
 
@@ -60,7 +59,26 @@ nlohmann::json host_platform() {
           {"cpus", ::sysconf(_SC_NPROCESSORS_ONLN)}};
 }
 
-std::string find_in_path(const std::string& name) { return bp::search_path(name).string(); }
+// PATH searched here, not with Boost.Process: its search reads the environment through
+// std::locale(""), which throws where the user's locale (LANG, LC_ALL) is not installed, as in
+// many containers.
+std::string find_in_path(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";  // execvp's default
+  for (std::size_t from = 0;;) {
+    const std::size_t colon = dirs.find(':', from);
+    std::string dir = dirs.substr(from, colon == std::string::npos ? colon : colon - from);
+    if (dir.empty()) dir = ".";  // POSIX: an empty entry is the working directory
+    std::string candidate = dir + "/" + name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (colon == std::string::npos) return "";
+    from = colon + 1;
+  }
+}
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "harness/platform/host.h"
 #include "harness/stacks/stack_taking.h"
 #include "harness/supervise/classify.h"
-#include "launch/boost_process_v1.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -104,10 +104,8 @@ StackTaking::StackTaking(const StacksRequest& request, const std::set<ProcessId>
     stacks_.note = "no process was left to look at";
     return;
   }
-  const std::string eu =
-      wanted == "auto" || wanted == "eu-stack" ? bp::search_path("eu-stack").string() : "";
-  const std::string gdb =
-      wanted == "auto" || wanted == "gdb" ? bp::search_path("gdb").string() : "";
+  const std::string eu = wanted == "auto" || wanted == "eu-stack" ? find_in_path("eu-stack") : "";
+  const std::string gdb = wanted == "auto" || wanted == "gdb" ? find_in_path("gdb") : "";
   if (wanted == "proc")
     none_why_ = "FORKCHECK_STACKS=proc asked for no debugger";
   else if (eu.empty() && gdb.empty())

@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "harness/platform/host.h"
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
 #include "harness/platform/zygote.h"
@@ -499,8 +500,8 @@ class PosixControl : public TreeControl {
 
 std::string resolve_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
-  auto p = bp::search_path(name);
-  return p.empty() ? name : p.string();
+  const std::string p = find_in_path(name);
+  return p.empty() ? name : p;
 }
 
 // A started (or attached) job's watching from now on: its channel reader, its watchdog, and the
