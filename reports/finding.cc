@@ -13,6 +13,7 @@
 #include "reports/wait_chain_text.h"
 #include "reports/watch_view.h"
 #include "reports/watchdog_text.h"
+#include "reports/whose_torch.h"
 
 namespace fc::reports {
 namespace {
@@ -330,6 +331,11 @@ Finding catalog_finding(const json& report) {
     record += (record.empty() ? "" : ", ") + method + " " + std::to_string(r.first) + " of " +
               std::to_string(r.second);
   if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
+  // `forkcheck all` from a native package: what it did not run, and why.
+  if (report.contains("run") &&
+      report["run"].value("options", json::object()).value("only", "").empty() &&
+      built_without_torch(report["run"].value("environment", json())))
+    f.facts.push_back(std::string("torch cases: ") + kNoTorchProgram);
   auto joined = [](const std::vector<std::string>& ids) {
     std::string out;
     for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;

@@ -282,6 +282,8 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
                         yes_no(t.value("has_mkldnn", nlohmann::json())) + ", LAPACK " +
                         yes_no(t.value("has_lapack", nlohmann::json())) + ", CUDA devices " +
                         display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
+  } else if (built_without_torch(env)) {
+    add("libtorch", kNoTorchProgram);
   } else {
     add("libtorch", "not loaded by the program that collected this");
   }

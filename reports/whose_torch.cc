@@ -21,6 +21,11 @@ std::string release(const std::string& version) {
 
 }  // namespace
 
+bool built_without_torch(const json& env) {
+  return env.is_object() && env.contains("collected_by") && env["collected_by"].is_object() &&
+         env["collected_by"].value("torch_program", json()) == false;
+}
+
 json catalog_libtorch(const json& env) {
   const json& t = member(env, "libtorch");
   if (!t.is_object()) return nullptr;

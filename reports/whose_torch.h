@@ -15,6 +15,16 @@ namespace fc::reports {
 // torch program collected the environment.
 nlohmann::json catalog_libtorch(const nlohmann::json& env);
 
+// Said where a forkcheck built without libtorch (a native package: the archive, the wheel) ran or
+// lists the catalog: which cases it does not hold, and why.
+inline constexpr const char* kNoTorchProgram =
+    "none: this forkcheck was built without libtorch (a native package: the archive or the "
+    "wheel), so it holds none of the catalog's torch cases; a forkcheck built from source "
+    "against libtorch runs them";
+
+// Whether a run's environment says its forkcheck had no torch program (kNoTorchProgram).
+bool built_without_torch(const nlohmann::json& env);
+
 // "1.13.0 (/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13.0)": a libtorch as catalog_libtorch
 // gives it.
 std::string libtorch_text(const nlohmann::json& libtorch);

@@ -128,7 +128,7 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
                   ? (reports::libtorch_text(cat.libtorch) +
                      ": the torch cases run against it (the one forkcheck was built with)")
                         .c_str()
-                  : "none: this forkcheck was built without its torch program");
+                  : reports::kNoTorchProgram);
   if (const std::string p = reports::python_torch_sentence(cat.libtorch, python_torch); !p.empty())
     std::printf("  Python: %s\n", reports::terminal_safe(p).c_str());
   return cat.errors.empty() ? exit_status::kOk : exit_status::kError;

@@ -11,6 +11,7 @@
 #include "harness/common/json_shape.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/version.h"
 #include "reports/text.h"
 
 namespace fc::harness {
@@ -84,6 +85,7 @@ std::vector<std::string> repro_programs() {
   const PartLookup lookup = find_repro_dir();
   // Not found anywhere: the installed place, so that the error names where it should be.
   const std::filesystem::path dir = lookup.found.empty() ? lookup.looked.back() : lookup.found;
+  if (!kTorchProgramBuilt) return {(dir / "forkcheck-repro").string()};
   return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
 }
 

@@ -43,16 +43,19 @@ nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygote
 }  // namespace
 
 nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with_libtorch) {
-  const auto programs = repro_programs();  // {native, torch}
+  const auto programs = repro_programs();  // {native, torch}, or {native} in a native build
   std::string torch_why, native_why;
-  if (!with_libtorch) {
+  if (!with_libtorch || programs.size() < 2) {
     nlohmann::json env = ask(programs.at(0), timeout_s, zygotes, native_why);
     if (env.is_null())
       return {
           {"error", "the native repro program could not report the environment: " + native_why}};
-    env["collected_by"]["note"] =
-        "the native repro program, without libtorch: the program's own Python side (its torch "
-        "and threads) is under \"python\"";
+    if (with_libtorch)
+      env["collected_by"]["torch_program"] = false;  // a native build: reports/ says so
+    else
+      env["collected_by"]["note"] =
+          "the native repro program, without libtorch: the program's own Python side (its "
+          "torch and threads) is under \"python\"";
     return env;
   }
   nlohmann::json env = ask(programs.at(1), timeout_s, zygotes, torch_why);
