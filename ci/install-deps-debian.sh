@@ -25,6 +25,7 @@ test_packages=(
   libpng-dev                               # tests: the screenshot test
   python3-jsonschema chromium              # tests: report.json against its schema, report.html drawn
   python3-pytest                           # tests: a stalled pytest test is named
+  python3-pip python3-setuptools python3-wheel  # tests: the wheel built from the tree
   g++-mingw-w64-x86-64-posix wine64        # tests: the Windows code path cross-compiled, run under wine
   dpkg-dev                                 # ... and pugixml's Debian source unpacked for it
   shellcheck                               # tests: the ci/ scripts

@@ -6,6 +6,11 @@
 #                     and run against it; a newer version than installed refused
 #   package.deb       cpack's two .debs: contents, Depends, run unpacked (and installed with
 #                     dpkg when FORKCHECK_TEST_DEB_INSTALL=1, as ci/run-tests.sh sets as root)
+#   install.portable  ci/make-portable.sh's archive (a FORKCHECK_PORTABLE native build of its
+#                     own), unpacked into an empty root with only a Python in it: exec and a
+#                     native case run there
+#   install.wheel     ci/make-wheel.sh's wheel of that build, pip-installed with --no-index into
+#                     a venv of pyenv's 3.12: exec, watch, matrix, list and all from it
 #   install.torch_from_python  FORKCHECK_TORCH_FROM_PYTHON configured: a wheel-like package used,
 #                     this machine's Python torch used or refused saying why, no torch refused
 # Linux: the tests use bash, readelf and, for the package, Debian's dpkg tools.
@@ -29,3 +34,16 @@ add_test(NAME install.torch_from_python
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_torch_from_python.sh
                  ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/torch-from-python-test ${Torch_DIR})
 set_tests_properties(install.torch_from_python PROPERTIES TIMEOUT 300 ${FC_TEST_PROPS})
+
+# The packages that need no build (issue: archive and wheel): a portable build of its own, made
+# first (COST: it compiles for minutes), which the wheel then packs.
+add_test(NAME install.portable
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_portable.sh
+                 ${CMAKE_BINARY_DIR}/portable ${CMAKE_BINARY_DIR}/portable-dist)
+set_tests_properties(install.portable PROPERTIES TIMEOUT 1200 SKIP_RETURN_CODE 77 COST 300
+                                                 FIXTURES_SETUP fc_portable ${FC_TEST_PROPS})
+add_test(NAME install.wheel
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_wheel.sh ${CMAKE_BINARY_DIR}/portable
+                 ${CMAKE_BINARY_DIR}/wheel-dist)
+set_tests_properties(install.wheel PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+                                              FIXTURES_REQUIRED "fc_portable;fc_no_leftovers")

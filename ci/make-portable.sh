@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The portable Linux package: forkcheck built with FORKCHECK_PORTABLE (libstdc++, libgcc, Boost
+# and pugixml linked in; libgomp shipped beside the watch shim; FORKCHECK_PARTS=native, so no
+# libtorch), installed into BUILD/stage and packed as DIST/forkcheck-VERSION-linux-ARCH.tar.gz,
+# whose one top folder has the same name. Its programs need the C library and the kernel only;
+# the glibc they need is the build machine's (the release workflow builds in a manylinux_2_28
+# container: glibc 2.28 and later). ci/make-wheel.sh packs the same staging folder as a wheel.
+#   ci/make-portable.sh BUILD DIST [cmake options...]
+# Prints the archive's path last.
+set -euo pipefail
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+build=$1
+dist=$2
+shift 2
+jobs=${FORKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
+args=()
+if command -v ninja >/dev/null && [ ! -f "$build/Makefile" ]; then args+=(-G Ninja); fi
+cmake ${args[@]+"${args[@]}"} -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DFORKCHECK_PARTS=native -DFORKCHECK_PORTABLE=ON -DFORKCHECK_BUILD_TESTS=OFF "$@"
+cmake --build "$build" -j "$jobs"
+version=$("$build/bin/forkcheck" --version)
+name=forkcheck-$version-linux-$(uname -m)
+rm -rf "$build/stage"
+cmake --install "$build" --prefix "$build/stage/$name" --component forkcheck
+mkdir -p "$dist"
+tar -C "$build/stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$name.tar.gz" "$name"
+echo "$dist/$name.tar.gz"
