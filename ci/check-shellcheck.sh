@@ -7,6 +7,6 @@ if ! command -v shellcheck >/dev/null; then
   echo "SKIP: shellcheck is not installed"
   exit 77
 fi
-scripts=(ci/*.sh cmake/*.sh tests/install/*.sh .ci/run)
+scripts=(ci/*.sh cmake/*.sh tests/install/*.sh tests/ci/*.sh .ci/run)
 shellcheck --shell=bash "${scripts[@]}"
 echo "shellcheck: ${#scripts[@]} scripts clean: ${scripts[*]}"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ctest ci.action_install_mode: action.yml's choice of release or source (ci/action-install-mode.sh)
+# for each kind of job: a release only on Linux, with a version tag, for a command about the
+# user's own program; an impossible choice refused with exit status 2.
+set -euo pipefail
+script=$(dirname "$0")/../../ci/action-install-mode.sh
+fail=0
+check() {  # INSTALL VERSION ACTION_REF COMMAND OS -> EXPECTED ("mode tag", or "refused")
+  local got
+  if got=$(FORKCHECK_INSTALL=$1 FORKCHECK_VERSION=$2 FORKCHECK_ACTION_REF=$3 \
+    FORKCHECK_COMMAND=$4 RUNNER_OS=$5 bash "$script" 2>/dev/null); then
+    got=$(sed -n 's/^mode=//p' <<<"$got")" "$(sed -n 's/^tag=//p' <<<"$got")
+  else
+    got="refused ($?)"
+  fi
+  if [ "$got" != "$6" ]; then
+    echo "FAIL: install=$1 version=$2 ref=$3 command='$4' os=$5: got '$got', expected '$6'"
+    fail=1
+  fi
+}
+check auto "" v0.2.0 "exec -- pytest" Linux "release v0.2.0"
+check auto "" v0.2.0 "matrix -- python3 t.py" Linux "release v0.2.0"
+check auto "" v0.2.0 "all" Linux "source v0.2.0"          # the torch cases need a build
+check auto "" main "exec -- pytest" Linux "source "         # no release to install
+check auto v1.0.0 main "exec -- pytest" Linux "release v1.0.0"
+check auto "" v0.2.0 "exec -- pytest" macOS "source v0.2.0" # no archive for macOS
+check source "" v0.2.0 "exec -- pytest" Linux "source v0.2.0"
+check release "" main "exec -- pytest" Linux "refused (2)"
+check release v1.0.0 "" "exec -- x" Windows "refused (2)"
+check bogus "" v1.0.0 "exec -- x" Linux "refused (2)"
+[ "$fail" = 0 ] && echo "PASS: 10 choices"
+exit "$fail"
