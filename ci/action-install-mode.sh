@@ -2,11 +2,26 @@
 # action.yml's choice of how forkcheck gets onto the runner (its `install` input): prints
 # "mode=release|source" and "tag=vX.Y.Z" (empty when none) as lines for $GITHUB_OUTPUT, and says
 # the choice on stderr. Reads FORKCHECK_INSTALL (auto, release, source), FORKCHECK_VERSION,
-# FORKCHECK_ACTION_REF (the action's own ref), FORKCHECK_COMMAND and RUNNER_OS. Exit 2, saying
-# why, for a choice that cannot be had. Tested by tests/ci/action_install_mode_test.sh.
+# FORKCHECK_ACTION_REF (the action's own ref), FORKCHECK_COMMAND and RUNNER_OS; on Linux the
+# machine (uname -m) and its glibc (getconf GNU_LIBC_VERSION), which FORKCHECK_MACHINE and
+# FORKCHECK_GLIBC stand for in tests. Exit 2, saying why, for a choice that cannot be had. Tested
+# by tests/ci/action_install_mode_test.sh.
 set -euo pipefail
 tag=${FORKCHECK_VERSION:-${FORKCHECK_ACTION_REF:-}}
-case $tag in v[0-9]*) ;; *) tag= ;; esac
+# A release's own tag, vX.Y.Z: a moving tag (v1) or a branch names no archive.
+[[ $tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || tag=
+# Where the archive runs: Linux on x86_64 or aarch64, with glibc 2.28 or later (a container of
+# an older distribution, or musl, builds from source instead).
+archive_runs_here() {
+  [ "${RUNNER_OS:-}" = Linux ] || return 1
+  local machine glibc minor
+  machine=${FORKCHECK_MACHINE:-$(uname -m)}
+  case $machine in x86_64 | aarch64) ;; *) return 1 ;; esac
+  glibc=${FORKCHECK_GLIBC-$(getconf GNU_LIBC_VERSION 2>/dev/null || true)}
+  [[ $glibc =~ ^glibc\ 2\.([0-9]+) ]] || return 1
+  minor=${BASH_REMATCH[1]}
+  [ "$minor" -ge 28 ]
+}
 command=${FORKCHECK_COMMAND:-all}
 sub=${command%% *}
 mode=${FORKCHECK_INSTALL:-auto}
@@ -15,13 +30,14 @@ if [ "$mode" = auto ]; then
   # The archive holds no torch case: commands about the user's own program only.
   case $sub in
     exec | watch | matrix | attach | diff | report)
-      if [ "${RUNNER_OS:-}" = Linux ] && [ -n "$tag" ]; then mode=release; fi ;;
+      if [ -n "$tag" ] && archive_runs_here; then mode=release; fi ;;
   esac
 fi
 case $mode in
   release)
-    if [ "${RUNNER_OS:-}" != Linux ] || [ -z "$tag" ]; then
-      echo "install: release needs a Linux runner and a version tag (version: v0.2.0)" >&2
+    if [ -z "$tag" ] || ! archive_runs_here; then
+      echo "install: release needs a release's tag (version: v0.2.0) and Linux on x86_64 or" \
+        "aarch64 with glibc 2.28 or later" >&2
       exit 2
     fi ;;
   source) ;;

@@ -13,8 +13,9 @@ stage=$(cd "$1" && pwd)
 dist=$2
 python=${FORKCHECK_WHEEL_PYTHON:-python3}
 version=$("$stage/bin/forkcheck" --version)
+# The newest glibc symbol version any ELF file of it needs (objdump says nothing of other files).
 glibc=$(find "$stage" -type f \( -perm -u+x -o -name '*.so*' \) -exec objdump -T {} + 2>/dev/null |
-  grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n -u | tail -1)
+  grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n -u | tail -1 || true)
 [ -n "$glibc" ] || { echo "make-wheel: no glibc version found in $stage" >&2; exit 1; }
 platform=manylinux_2_${glibc#GLIBC_2.}_$(uname -m)
 work=$(mktemp -d)

@@ -30,7 +30,7 @@ function(fc_portable_install)
   if(NOT IS_ABSOLUTE "${gomp}" OR NOT EXISTS "${gomp}")
     message(FATAL_ERROR "FORKCHECK_PORTABLE: the compiler's libgomp.so.1 was not found (${gomp})")
   endif()
-  file(REAL_PATH "${gomp}" gomp)
+  get_filename_component(gomp "${gomp}" REALPATH)  # file(REAL_PATH) needs CMake 3.19
   install(FILES ${gomp} DESTINATION ${FORKCHECK_INSTALL_PRIVATE_LIBDIR} RENAME libgomp.so.1
           COMPONENT forkcheck)
   file(RELATIVE_PATH to_lib /p/${FORKCHECK_INSTALL_LIBEXECDIR} /p/${FORKCHECK_INSTALL_PRIVATE_LIBDIR})

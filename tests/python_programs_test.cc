@@ -856,6 +856,45 @@ TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
   EXPECT_TRUE(feeder) << v["stacks"].dump(1);
 }
 
+// The same in a container's pid namespace (unshare --pid): the job's files name it and its
+// threads by the namespace's ids (pid 1, thread 2), which attach turns into its own before it
+// asks; a thread of the job is asked and named.
+TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobInAPidNamespaceOfItsOwn) {
+  if (GetParam().label != "system") GTEST_SKIP() << "run once, on the system's Python";
+  if (::geteuid() != 0) GTEST_SKIP() << "unshare --pid needs root";
+  const fs::path script = dir_ / "namespaced.py";
+  fs::create_directories(dir_);
+  std::ofstream(script)
+      << "import threading\n"
+         "never = threading.Event()\n"
+         "threading.Thread(target=never.wait, name=\"in-ns\", daemon=True).start()\n"
+         "lock = threading.Lock()\n"
+         "lock.acquire()\n"
+         "lock.acquire()\n";
+  const auto env = fc::test_run::forkcheck(
+      {"attach", "--env"}, {{"FORKCHECK_PY_BYTECODE", (dir_ / "bytecode").string()}});
+  ASSERT_EQ(env.code, 0) << env.err;
+  const std::string job = env.out + "exec unshare --pid --fork --mount-proc \"$0\" \"$1\"\n";
+  const pid_t pid = ::fork();  // in the test's process group: see attach_test.cc's Target
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", job.c_str(), GetParam().path.c_str(), script.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::size_t alive = 0;
+  fc::test_run::Run r;
+  const json v = attach_then_end(pid, dir_ / "out", r, alive);
+  ASSERT_TRUE(v.is_object()) << r.out << r.err;
+  if (contains(r.err + r.out, "unshare failed")) GTEST_SKIP() << "no pid namespace here: " << r.err;
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  bool asked = false;
+  for (const auto& t : v["stacks"])
+    if (t.value("name", "") == "in-ns" && t.value("tid", 0) != 2)  // ours, not the namespace's
+      for (const auto& f : t.value("python", json::array()))
+        if (f.value("function", "") == "wait") asked = true;
+  EXPECT_TRUE(asked) << v.value("stacks_python_note", "") << v["stacks"].dump(1);
+}
+
 // The bootstrap's compiled code is kept in forkcheck's folder and used by the next process (each
 // would compile its source, about 20 ms, where Python's own __pycache__ is not written); a copy
 // that is not whole is compiled again, and the bootstrap still speaks.

@@ -14,7 +14,11 @@ import os
 
 from setuptools import setup
 from setuptools.dist import Distribution
-from wheel.bdist_wheel import bdist_wheel
+
+try:  # setuptools 70.1 and later have it; wheel's own is deprecated from wheel 0.44
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # Debian bookworm's setuptools 66, with its python3-wheel
+    from wheel.bdist_wheel import bdist_wheel
 
 STAGE = os.environ["FORKCHECK_WHEEL_STAGE"]
 PLATFORM = os.environ["FORKCHECK_WHEEL_PLATFORM"]

@@ -352,14 +352,15 @@ def _dump_file():
     memfd_create = getattr(os, "memfd_create", None)  # 3.8, Linux
     if memfd_create is not None:
         try:
-            return memfd_create("forkcheck-dumps", getattr(os, "MFD_CLOEXEC", 1))
+            return _above_stdio(memfd_create("forkcheck-dumps", getattr(os, "MFD_CLOEXEC", 1)))
         except OSError:
             pass
     o_tmpfile = getattr(os, "O_TMPFILE", None)  # Linux
     if o_tmpfile is not None:
         for folder in ("/dev/shm", "/tmp"):
             try:
-                return os.open(folder, o_tmpfile | os.O_RDWR, 0o600)  # forkcheck reads it
+                # forkcheck reads it
+                return _above_stdio(os.open(folder, o_tmpfile | os.O_RDWR, 0o600))
             except OSError:
                 pass
     return None
@@ -465,7 +466,10 @@ def _paths():
 
 def _catch_up():
     """Tells what becomes known only as the program runs on, at its next import, fork or exit:
-    its sys.argv on Python 3.6, and torch once imported."""
+    its sys.argv on Python 3.6, and torch once imported. Nothing where nothing is told (the
+    attachable bootstrap: torch is neither asked nor wrapped)."""
+    if _events is None:
+        return
     if _argv_pending:
         _tell_argv()
     _notice_torch()
@@ -587,9 +591,11 @@ def start():
 _THREADS_FILE_CAP = 65536  # bytes: past it the threads file is written afresh, live ones only
 _attach_signal = None
 _attach_chain = False  # faulthandler chains to the program's own handler of the signal
-_threads_file = None  # "forkcheck-py-threads": a header, then "+TID NAME" lines
+_threads_file = None  # "forkcheck-py-threads": a header, then "+TID START NAME" lines
 _threads_file_identity = None
+_threads_file_pid = None  # the process whose files they are (a child without its own: not ours)
 _threads_file_size = 0
+_threads_file_cap = _THREADS_FILE_CAP
 _threads_lock = None
 
 
@@ -599,9 +605,10 @@ def start_attachable():
     forkcheck attach finds by name through /proc/PID/fd, and each Python thread it asks writes
     its own frames with faulthandler (all_threads=False), as under exec:
     - "forkcheck-py-dumps": what faulthandler writes, on SIGNAL;
-    - "forkcheck-py-threads": "forkcheck-py-threads pid=PID signal=SIGNAL", then "+TID NAME" as
-      each Python thread starts, so that no other thread is asked (a signal can end another
-      library's wait: its poll() returns EINTR).
+    - "forkcheck-py-threads": "forkcheck-py-threads pid=PID signal=SIGNAL", then "+TID START
+      NAME" as each Python thread starts (START: the kernel's start time of that thread, so that
+      an id the kernel gave again to another thread is never taken for it), so that no other
+      thread is asked (a signal can end another library's wait: its poll() returns EINTR).
     A forked child makes its own. Crash dumps stay as the program set them."""
     global _attach_signal, _attach_chain, _threads_lock
     signal_number = int(os.environ["FORKCHECK_PY_ATTACHABLE"])
@@ -616,17 +623,30 @@ def start_attachable():
         os.register_at_fork(after_in_child=_attachable_child)
     else:  # Python 3.6
         os.fork = _forking_call(os.fork, after_in_child=_attachable_child)
+        os.forkpty = _forking_call(os.forkpty, after_in_child=_attachable_child)
     _AfterImport({"threading": _list_threads}).install()
 
 
+def _above_stdio(fd):
+    """fd, moved to 3 or above: a program that closed its stdio must get 0, 1 and 2 back when it
+    opens files, never find ours there (its prints would go into our file)."""
+    if fd is None or fd > 2:
+        return fd
+    import fcntl  # rare: only where the program started with its stdio closed
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(fd)
+
+
 def _named_file(name):
-    """An anonymous file that /proc/PID/fd shows by `name`, close-on-exec, or None: a memfd
-    ("/memfd:NAME"), else (Python 3.6, 3.7) a file made and removed at once ("/dev/shm/NAME.PID.N
-    (deleted)")."""
+    """An anonymous file that /proc/PID/fd shows by `name`, close-on-exec, at 3 or above, or None:
+    a memfd ("/memfd:NAME"), else (Python 3.6, 3.7) a file made and removed at once
+    ("/dev/shm/NAME.PID.N (deleted)")."""
     memfd_create = getattr(os, "memfd_create", None)  # 3.8, Linux
     if memfd_create is not None:
         try:
-            return memfd_create(name, getattr(os, "MFD_CLOEXEC", 1))
+            return _above_stdio(memfd_create(name, getattr(os, "MFD_CLOEXEC", 1)))
         except OSError:
             pass
     for folder in ("/dev/shm", "/tmp"):
@@ -640,10 +660,10 @@ def _named_file(name):
                 break
             try:
                 os.unlink(path)
+                return _above_stdio(fd)
             except OSError:
                 os.close(fd)
                 return None
-            return fd
     return None
 
 
@@ -652,7 +672,7 @@ def _attachable_files():
     child: that changes its file only, the handler it chains to stays the first one's). The
     process is left as it was when either cannot be made."""
     global _dump_target, _dump_target_identity, _threads_file, _threads_file_identity
-    global _threads_file_size, _dump_signal
+    global _threads_file_size, _threads_file_pid, _threads_file_cap, _dump_signal
     dumps = _named_file("forkcheck-py-dumps")
     threads = _named_file("forkcheck-py-threads") if dumps is not None else None
     try:
@@ -669,6 +689,7 @@ def _attachable_files():
     inherited = [(_dump_target, _dump_target_identity), (_threads_file, _threads_file_identity)]
     _dump_target, _dump_target_identity = dumps, _identity(dumps)
     _threads_file, _threads_file_identity = threads, _identity(threads)
+    _threads_file_pid, _threads_file_cap = os.getpid(), _THREADS_FILE_CAP
     _dump_signal = _attach_signal
     for fd, identity in inherited:  # the parent's, unless the program reused the number
         if fd is not None and _identity(fd) == identity:
@@ -680,9 +701,11 @@ def _attachable_files():
 def _attachable_child():
     global _threads_lock
     _threads_lock = _thread.allocate_lock()  # may have been copied held by a thread not here
-    if not _attachable_files():
-        faulthandler.unregister(_attach_signal)  # the parent's file is not the child's to write
-    else:
+    # A child that could not make its own files lists nothing (_list_thread: they are its
+    # parent's) and is never asked (their header names the parent). faulthandler's registration
+    # is left as it is: unregistering would put back the handler of the process's start, over one
+    # the program installed since.
+    if _attachable_files():
         _list_thread(_own_native_id(), _forking_thread_name())
 
 
@@ -719,32 +742,49 @@ def _list_threads(threading):
         _patch(threading.Thread, "_bootstrap_inner", make_bootstrap_inner)
 
 
+def _thread_line(native_id, name):
+    """'+TID START NAME': START, the thread's start time in the kernel's clock ticks (field 22 of
+    /proc/self/task/TID/stat), tells this thread from a later one given the same id."""
+    try:
+        with open("/proc/self/task/%d/stat" % native_id, "rb") as stat:
+            start = int(stat.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None  # ended already, or no /proc: not listed, never asked
+    return "+%d %d %s\n" % (native_id, start, str(name).replace("\n", " "))
+
+
 @_quietly
 def _list_thread(native_id, name):
-    """'+TID NAME' in the threads file; at its cap, the file written afresh with the threads
+    """Its line in the threads file; at the file's cap, the file written afresh with the threads
     alive now (a program that starts threads all day keeps a file of its live ones)."""
-    global _threads_file_size
-    if native_id is None or _threads_file is None:
-        return
+    global _threads_file_size, _threads_file_cap
+    if native_id is None or _threads_file is None or os.getpid() != _threads_file_pid:
+        return  # no file, or its parent's (a child that could not make its own)
     if _identity(_threads_file) != _threads_file_identity:
         return  # the program closed it and reused the number
-    line = "+%d %s\n" % (native_id, str(name).replace("\n", " "))
-    if not _threads_lock.acquire(True, _LOCK_TIMEOUT_S):
+    line = _thread_line(native_id, name)
+    if line is None or not _threads_lock.acquire(True, _LOCK_TIMEOUT_S):
         return
     try:
-        if _threads_file_size + len(line) > _THREADS_FILE_CAP:
-            text = "forkcheck-py-threads pid=%d signal=%d\n" % (os.getpid(), _attach_signal)
-            threading = sys.modules.get("threading")
-            for thread in list(getattr(threading, "_active", {}).values()):
-                tid = _native_id_of(thread)
-                if tid is not None and tid != native_id:
-                    text += "+%d %s\n" % (tid, str(thread.name).replace("\n", " "))
-            text += line
-            os.ftruncate(_threads_file, 0)
-            os.lseek(_threads_file, 0, os.SEEK_SET)
-            _threads_file_size = 0
-            line = text
-        _threads_file_size += os.write(_threads_file, line.encode("utf-8", "replace"))
+        data = line.encode("utf-8", "replace")
+        if _threads_file_size + len(data) <= _threads_file_cap:
+            _threads_file_size += os.write(_threads_file, data)
+            return
+        text = "forkcheck-py-threads pid=%d signal=%d\n" % (os.getpid(), _attach_signal)
+        threading = sys.modules.get("threading")
+        for thread in list(getattr(threading, "_active", {}).values()):
+            tid = _native_id_of(thread)
+            if tid is not None and tid != native_id:
+                text += _thread_line(tid, thread.name) or ""
+        data = (text + line).encode("utf-8", "replace")
+        # Written over the old text before it is cut to length: a reader, or a write that fails,
+        # never finds the file without its header.
+        os.pwrite(_threads_file, data, 0)
+        os.ftruncate(_threads_file, len(data))
+        os.lseek(_threads_file, len(data), os.SEEK_SET)
+        _threads_file_size = len(data)
+        # Room to grow past what is alive now: not a rewrite at every start.
+        _threads_file_cap = max(_THREADS_FILE_CAP, 2 * len(data))
     finally:
         _threads_lock.release()
 

@@ -26,17 +26,24 @@ std::optional<std::vector<AttachableThread>> parse_attachable_threads(const std:
                              header.substr(header.rfind(' ') + 1) + ")";
     return std::nullopt;
   }
-  std::map<int, std::string> by_tid;
+  std::map<int, AttachableThread> by_tid;
   for (std::string line; std::getline(in, line);) {
     // The last line, unended, may be one being written: "+4" of "+4711 loader".
     if (in.eof() || line.size() < 2 || line[0] != '+') continue;
     char* end = nullptr;
     const long tid = std::strtol(line.c_str() + 1, &end, 10);
-    if (tid <= 0 || end == line.c_str() + 1) continue;
-    by_tid[static_cast<int>(tid)] = *end == ' ' ? std::string(end + 1) : std::string();
+    if (tid <= 0 || end == line.c_str() + 1 || *end != ' ') continue;
+    char* after = nullptr;
+    const unsigned long long start = std::strtoull(end + 1, &after, 10);
+    if (after == end + 1 || (*after != ' ' && *after != '\0')) continue;
+    AttachableThread t;
+    t.tid = static_cast<int>(tid);
+    t.start = start;
+    t.name = *after == ' ' ? std::string(after + 1) : std::string();
+    by_tid[t.tid] = std::move(t);
   }
   std::vector<AttachableThread> threads;
-  for (auto& [tid, name] : by_tid) threads.push_back({tid, std::move(name)});
+  for (auto& [tid, t] : by_tid) threads.push_back(std::move(t));
   return threads;
 }
 

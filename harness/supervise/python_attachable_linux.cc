@@ -1,8 +1,11 @@
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "harness/supervise/python_attachable.h"
@@ -31,6 +34,37 @@ std::string read_all(int fd, std::size_t cap) {
   return text;
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The id a task has in its own, innermost pid namespace: the last of its NSpid line (our own id
+// where the kernel shows none).
+int innermost_id(const std::string& task_dir, int ours) {
+  const std::string status = read_file(task_dir + "/status");
+  const auto at = status.find("\nNSpid:");
+  if (at == std::string::npos) return ours;
+  std::istringstream ids(status.substr(at + 7, status.find('\n', at + 1) - at - 7));
+  int id = ours;
+  for (int next = 0; ids >> next;) id = next;
+  return id;
+}
+
+// A task's start time in clock ticks (field 22 of its stat line); 0 when it is gone.
+unsigned long long start_time(const std::string& task_dir) {
+  const std::string stat = read_file(task_dir + "/stat");
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  for (int i = 0; i < 20 && fields >> field; ++i) {
+  }
+  return std::strtoull(field.c_str(), nullptr, 10);
+}
+
 }  // namespace
 
 std::optional<AttachableFiles> attachable_files(int pid, int signal, std::string& why) {
@@ -57,18 +91,30 @@ std::optional<AttachableFiles> attachable_files(int pid, int signal, std::string
   }
   const std::string text = read_all(threads, 1u << 20);
   ::close(threads);
-  auto listed = parse_attachable_threads(text, pid, signal, why);
+  auto listed = parse_attachable_threads(text, innermost_id(proc, pid), signal, why);
   if (!listed) return std::nullopt;
+  // Its threads by the ids it knows them by (its own pid namespace's), to ours.
+  std::map<int, int> ours;
+  if (DIR* tasks = ::opendir((proc + "/task").c_str())) {
+    while (const dirent* e = ::readdir(tasks)) {
+      const int tid = std::atoi(e->d_name);
+      if (tid > 0) ours[innermost_id(proc + "/task/" + e->d_name, tid)] = tid;
+    }
+    ::closedir(tasks);
+  }
   AttachableFiles files;
+  for (auto& t : *listed) {
+    const auto our = ours.find(t.tid);
+    if (our == ours.end()) continue;                                                     // ended
+    if (start_time(proc + "/task/" + std::to_string(our->second)) != t.start) continue;  // another
+    t.tid = our->second;
+    files.threads.push_back(std::move(t));
+  }
   files.dump_fd = ::open((proc + "/fd/" + dumps_fd).c_str(), O_RDONLY | O_CLOEXEC);
   if (files.dump_fd < 0) {
     why = "its bootstrap's files could not be opened";
     return std::nullopt;
   }
-  struct stat st {};
-  for (auto& t : *listed)
-    if (::stat((proc + "/task/" + std::to_string(t.tid)).c_str(), &st) == 0)
-      files.threads.push_back(std::move(t));
   return files;
 }
 

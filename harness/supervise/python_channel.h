@@ -53,11 +53,14 @@ class PythonChannel {
   void read_ready(int fd, Clock::time_point now);
 
   // forkcheck attach: `pid` has the attachable bootstrap (python_attachable.h). Its dump file is
-  // read as a dumps connection's (this takes `dump_file`; one of the same file already held is
-  // kept, with what was read of it), its listed threads are its Python threads, and its main
-  // thread is the one whose id is the pid. It said nothing: it is not in facts().
+  // read as a dumps connection's (this takes `dump_file`, read from its end on), its listed
+  // threads are its Python threads, and its main thread is the one whose id is the pid. It said
+  // nothing: it is not in facts().
   void adopt(int pid, int dump_file, const std::vector<std::pair<int, std::string>>& threads,
              Clock::time_point now);
+  // Every process adopted so far let go (its file closed): each look adopts afresh what it finds
+  // then, so that one that exec'd, closed its files or ended is never asked on an old look's word.
+  void forget_adopted();
 
   // Stacks on demand (python_stacks_ask.h). What `pid` offers: its main thread's OS id and its
   // Python threads' (as it told them), the stacks signal handled, the dump signal registered with

@@ -237,23 +237,27 @@ std::unique_ptr<PythonChannel> PythonChannel::for_attach() {
   return c;
 }
 
+void PythonChannel::forget_adopted() {
+  for (auto it = processes_.begin(); it != processes_.end();) {
+    if (!it->second->adopted) {
+      ++it;
+      continue;
+    }
+    if (it->second->dump_file >= 0) ::close(it->second->dump_file);
+    it = processes_.erase(it);
+  }
+}
+
 void PythonChannel::adopt(int pid, int dump_file,
                           const std::vector<std::pair<int, std::string>>& threads,
                           Clock::time_point now) {
   Process& p = process(pid, now);
   p.adopted = true;
-  struct stat held {
-  }, given{};
-  if (p.dump_file >= 0 && ::fstat(p.dump_file, &held) == 0 && ::fstat(dump_file, &given) == 0 &&
-      held.st_dev == given.st_dev && held.st_ino == given.st_ino) {
-    ::close(dump_file);
-  } else {
-    if (p.dump_file >= 0) ::close(p.dump_file);
-    p.dump_file = dump_file;
-    // Only what is written from now on: an earlier look's dumps are not this one's.
-    p.dump_file_read = ::lseek(dump_file, 0, SEEK_END);
-    if (p.dump_file_read < 0) p.dump_file_read = 0;
-  }
+  if (p.dump_file >= 0) ::close(p.dump_file);
+  p.dump_file = dump_file;
+  // Only what is written from now on: what an earlier look asked for is not this one's.
+  p.dump_file_read = ::lseek(dump_file, 0, SEEK_END);
+  if (p.dump_file_read < 0) p.dump_file_read = 0;
   p.events_open = p.dumps_open = true;
   p.hello = {{"pid", pid},
              {"dump_signal", dump_signal()},

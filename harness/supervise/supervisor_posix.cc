@@ -358,6 +358,7 @@ std::vector<std::pair<ProcessId, std::string>> adopt_attachable(Job& job,
                                                                 const StacksRequest& request,
                                                                 Clock::time_point now) {
   std::vector<std::pair<ProcessId, std::string>> not_asked;
+  if (job.python) job.python->forget_adopted();
   for (const auto& [pid, attach] : request.processes) {
     std::string why;
     auto files = attachable_files(pid, PythonChannel::dump_signal(), why);

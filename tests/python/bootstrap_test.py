@@ -1127,8 +1127,13 @@ class BootstrapChecks:
                     lines = threads.read().splitlines()
                 self.assertEqual(lines[0], "forkcheck-py-threads pid=%d signal=%d"
                                  % (pid, DUMP_SIGNAL))
-                listed[pid] = {line.split(" ", 1)[1]: int(line[1:].split()[0])
+                # "+TID START NAME": START, the thread's start time, as /proc says it.
+                listed[pid] = {line.split(" ", 2)[2]: int(line[1:].split()[0])
                                for line in lines[1:]}
+                for line in lines[1:]:
+                    tid, start = map(int, line[1:].split()[:2])
+                    with open("/proc/%d/task/%d/stat" % (pid, tid)) as stat:
+                        self.assertEqual(int(stat.read().rsplit(")", 1)[1].split()[19]), start)
             self.assertEqual(sorted(listed[proc.pid]), ["w0", "w1", "w2"])
             self.assertIn("child-w", listed[child])  # its own, not the parent's
             self.assertNotEqual(os.stat(parent_files["dumps"]).st_ino,
@@ -1149,6 +1154,63 @@ class BootstrapChecks:
         self.assertEqual(proc.returncode, 0, err.decode())
         # Only the program's own words (3.12 warns of its fork beside threads).
         self.assertNotIn(b"forkcheck_boot", err)
+
+    def test_attachable_files_never_take_a_closed_stdio_number(self):
+        """A program started with its stdio closed gets 0, 1 and 2 back from its own opens."""
+        program, _ = self.program("""
+            import os
+            fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)]
+            os._exit(0 if fds == [0, 1, 2] else 10 + fds[0])
+        """)
+        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
+                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        result = subprocess.run(
+            ["/bin/sh", "-c", 'exec "$0" "$1" <&- >&- 2>&-', self.python, program], env=env)
+        self.assertEqual(result.returncode, 0, "its opens got %d, not 0" % (result.returncode - 10))
+
+    def test_attachable_child_without_files_of_its_own_writes_none_of_its_parents(self):
+        """A child forked at the descriptor limit cannot make its files: it lists nothing in its
+        parent's, which still names the parent."""
+        program, _ = self.program("""
+            import os, resource, sys, threading, time
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+            held = []
+            try:
+                while True:
+                    held.append(os.open(os.devnull, os.O_RDONLY))
+            except OSError:
+                pass
+            pid = os.fork()
+            if pid == 0:
+                for fd in held[:4]:
+                    os.close(fd)  # room for a thread, not for the bootstrap's two files first
+                # Alive a while: a thread that ended before its line was written is not listed.
+                thread = threading.Thread(target=time.sleep, args=(0.5,), name="child-thread")
+                thread.start()
+                thread.join()
+                os._exit(0)
+            os.waitpid(pid, 0)
+            for fd in held:
+                os.close(fd)
+            print("ready", flush=True)
+            sys.stdin.readline()
+        """)
+        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
+                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, env=env)
+        try:
+            self.assertEqual(proc.stdout.readline(), b"ready\n")
+            with open(self.attachable_files(proc.pid)["threads"]) as threads:
+                text = threads.read()
+            proc.communicate(b"\n", timeout=30)
+        finally:
+            proc.kill()
+            proc.wait()
+        self.assertTrue(text.startswith("forkcheck-py-threads pid=%d " % proc.pid), text)
+        self.assertNotIn("child-thread", text)
+        self.assertEqual(proc.returncode, 0)
 
     def test_attachable_threads_file_stays_bounded(self):
         """A program that starts threads all day keeps a file of its live ones."""
