@@ -755,6 +755,27 @@ TEST_P(PythonPrograms, WhatPassedTheBoundsIsSaidWithTheBound) {
       << r.out;
 }
 
+// A job script as a user writes one: the lines `forkcheck attach --env` prints, then `RUN python
+// SCRIPT` (RUN: "exec", or "exec unshare ..."), started in the test's process group (see
+// attach_test.cc's Target) with the bootstrap's code kept under `dir`. Its pid; -1 when the lines
+// could not be had.
+pid_t start_job_with_env_lines(const std::string& run, const fs::path& python,
+                               const fs::path& script, const fs::path& dir) {
+  const auto env = fc::test_run::forkcheck(
+      {"attach", "--env"}, {{"FORKCHECK_PY_BYTECODE", (dir / "bytecode").string()}});
+  EXPECT_EQ(env.code, 0) << env.err;
+  EXPECT_TRUE(contains(env.out, "FORKCHECK_PY_ATTACHABLE=")) << env.out;
+  if (env.code != 0) return -1;
+  const std::string job = env.out + run + " \"$0\" \"$1\"\n";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", job.c_str(), python.c_str(), script.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
 // `forkcheck attach PID --hang-after 2 --out OUT` on a program the test started (`pid`, its
 // child), then every process of it left running killed: the report's variant (null when none),
 // what forkcheck said and how many processes it left running.
@@ -814,17 +835,8 @@ TEST_P(PythonPrograms, AttachToAHungPythonProgramGivesTheChainAndItsPythonLine) 
 // of the bootstrap's own frames shows; the program runs on.
 TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
   const fs::path script = program("causes/queue_join_before_drain.py");
-  const auto env = fc::test_run::forkcheck(
-      {"attach", "--env"}, {{"FORKCHECK_PY_BYTECODE", (dir_ / "bytecode").string()}});
-  ASSERT_EQ(env.code, 0) << env.err;
-  ASSERT_TRUE(contains(env.out, "FORKCHECK_PY_ATTACHABLE=")) << env.out;
-  const std::string job = env.out + "exec \"$0\" \"$1\"\n";
-  const pid_t pid = ::fork();  // in the test's process group: see attach_test.cc's Target
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", job.c_str(), GetParam().path.c_str(), script.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = start_job_with_env_lines("exec", GetParam().path, script, dir_);
+  ASSERT_GT(pid, 0);
   std::size_t alive = 0;
   fc::test_run::Run r;
   const json v = attach_then_end(pid, dir_ / "out", r, alive);
@@ -871,16 +883,9 @@ TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobInAPidNamespaceOfItsOwn) {
          "lock = threading.Lock()\n"
          "lock.acquire()\n"
          "lock.acquire()\n";
-  const auto env = fc::test_run::forkcheck(
-      {"attach", "--env"}, {{"FORKCHECK_PY_BYTECODE", (dir_ / "bytecode").string()}});
-  ASSERT_EQ(env.code, 0) << env.err;
-  const std::string job = env.out + "exec unshare --pid --fork --mount-proc \"$0\" \"$1\"\n";
-  const pid_t pid = ::fork();  // in the test's process group: see attach_test.cc's Target
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", job.c_str(), GetParam().path.c_str(), script.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = start_job_with_env_lines("exec unshare --pid --fork --mount-proc",
+                                             GetParam().path, script, dir_);
+  ASSERT_GT(pid, 0);
   std::size_t alive = 0;
   fc::test_run::Run r;
   const json v = attach_then_end(pid, dir_ / "out", r, alive);

@@ -1101,8 +1101,7 @@ class BootstrapChecks:
                 thread.join()
             print("child", os.waitpid(pid, 0)[1] >> 8, flush=True)
         """)
-        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
-                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        env = self.attachable_env()
         proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
@@ -1162,8 +1161,7 @@ class BootstrapChecks:
             fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)]
             os._exit(0 if fds == [0, 1, 2] else 10 + fds[0])
         """)
-        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
-                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        env = self.attachable_env()
         result = subprocess.run(
             ["/bin/sh", "-c", 'exec "$0" "$1" <&- >&- 2>&-', self.python, program], env=env)
         self.assertEqual(result.returncode, 0, "its opens got %d, not 0" % (result.returncode - 10))
@@ -1196,31 +1194,25 @@ class BootstrapChecks:
             print("ready", flush=True)
             sys.stdin.readline()
         """)
-        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
-                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
-        proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, env=env)
-        try:
-            self.assertEqual(proc.stdout.readline(), b"ready\n")
-            with open(self.attachable_files(proc.pid)["threads"]) as threads:
-                text = threads.read()
-            proc.communicate(b"\n", timeout=30)
-        finally:
-            proc.kill()
-            proc.wait()
-        self.assertTrue(text.startswith("forkcheck-py-threads pid=%d " % proc.pid), text)
+        (pid, text), status = self.look_at_attachable(
+            program, lambda pid: (pid, self.read_threads_file(pid)))
+        self.assertTrue(text.startswith("forkcheck-py-threads pid=%d " % pid), text)
         self.assertNotIn("child-thread", text)
-        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(status, 0)
 
     def test_attachable_threads_file_stays_bounded(self):
         """A program that starts threads all day keeps a file of its live ones."""
         program, _ = self.program("""
             import os, sys, threading
 
+            gate = threading.Event()
             for i in range(4000):
-                thread = threading.Thread(target=lambda: None, name="short-%d" % i)
+                # Alive until start() has returned, so that each one is listed.
+                thread = threading.Thread(target=gate.wait, name="short-%d" % i)
                 thread.start()
+                gate.set()
                 thread.join()
+                gate.clear()
             keep = threading.Event()
             last = threading.Thread(target=keep.wait, name="the-last-one")
             last.start()
@@ -1228,23 +1220,34 @@ class BootstrapChecks:
             sys.stdin.readline()
             keep.set()
         """)
-        env = dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR,
-                   FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
+        text, status = self.look_at_attachable(program, self.read_threads_file)
+        self.assertLessEqual(len(text.encode()), 65536)
+        self.assertIn("the-last-one", text)
+        self.assertNotIn("short-0\n", text)  # ended long ago: written afresh without it
+        self.assertIn("short-3999\n", text)  # ... after the last time, and not since
+        self.assertEqual(status, 0)
+
+    def look_at_attachable(self, program, look):
+        """Runs program with the attachable bootstrap; once it prints "ready", look(its pid);
+        then lets it end (a line on its stdin). What look returned, and its exit status."""
         proc = subprocess.Popen([self.python, program], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, env=env)
+                                stdout=subprocess.PIPE, env=self.attachable_env())
         try:
             self.assertEqual(proc.stdout.readline(), b"ready\n")
-            path = self.attachable_files(proc.pid)["threads"]
-            self.assertLessEqual(os.stat(path).st_size, 65536)
-            with open(path) as threads:
-                text = threads.read()
-            self.assertIn("the-last-one", text)
-            self.assertNotIn("short-0\n", text)  # ended long ago: written afresh without it
+            seen = look(proc.pid)
             proc.communicate(b"\n", timeout=30)
         finally:
             proc.kill()
             proc.wait()
-        self.assertEqual(proc.returncode, 0)
+        return seen, proc.returncode
+
+    def read_threads_file(self, pid):
+        with open(self.attachable_files(pid)["threads"]) as threads:
+            return threads.read()
+
+    @staticmethod
+    def attachable_env():
+        return dict(clean_env(), PYTHONPATH=BOOTSTRAP_DIR, FORKCHECK_PY_ATTACHABLE=str(DUMP_SIGNAL))
 
     def descriptors(self, pid):
         out = []
