@@ -223,9 +223,14 @@ Finding subject_finding(const json& c, const json& v) {
   const json& queued_s = member(activity, "run_queue_s");
   const double queued = queued_s.is_number() ? queued_s.get<double>() : 0.0;
   const json& duration_s = member(v, "duration_s");
+  // "Not stuck" only where nothing proved it stuck: a deadlock on a loaded machine is still one.
+  const json& chain = member(v, "wait_chain");
+  const bool proven_stuck = !member(member(v, "watchdog"), "stuck").is_null() ||
+                            (chain.is_object() && chain.value("end", "") == "cycle");
   if (queued >= 1.0 && duration_s.is_number() && queued >= 0.25 * duration_s.get<double>())
     f.facts.push_back("its threads waited " + format_seconds(queued) +
-                      " in all for a CPU: the machine was overloaded (it was slowed, not stuck)");
+                      " in all for a CPU: the machine was overloaded" +
+                      (proven_stuck ? "" : " (it was slowed, not stuck)"));
   const json& findings = watch_findings(v);
   if (!hazards.empty() && !findings.empty() && findings[0].is_object()) {
     std::string fix;

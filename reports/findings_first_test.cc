@@ -123,6 +123,25 @@ TEST(KeyFinding, AHangSaysWhatItsTreeWasDoing) {
     EXPECT_EQ(fact.rfind("process tree:", 0), std::string::npos) << fact;
 }
 
+// Time spent waiting for a CPU is said; "slowed, not stuck" only where no wait was proven endless
+// (a deadlock found on a busy machine is still a deadlock).
+TEST(KeyFinding, AnOverloadedMachineIsNoExcuseForAProvenDeadlock) {
+  json report = exec_report("hang");
+  json& v = report["cases"][0]["variants"][0];
+  v["duration_s"] = 12.0;
+  v["watchdog"] = {{"activity", {{"run_queue_s", 3.8}}}};
+  const auto said = [&report] {
+    for (const auto& fact : key_finding(report).facts)
+      if (fact.find("for a CPU") != std::string::npos) return fact;
+    return std::string();
+  };
+  EXPECT_EQ(said(),
+            "its threads waited 3.8 s in all for a CPU: the machine was overloaded (it was "
+            "slowed, not stuck)");
+  v["wait_chain"] = {{"end", "cycle"}, {"closed", {1, 2}}};
+  EXPECT_EQ(said(), "its threads waited 3.8 s in all for a CPU: the machine was overloaded");
+}
+
 // --- report.html -------------------------------------------------------------------------------
 
 TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
