@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/supervise/python_attachable.h"
+#include "launch/process_tree.h"
 
 namespace fc::harness {
 namespace {
@@ -53,18 +54,6 @@ int innermost_id(const std::string& task_dir, int ours) {
   return id;
 }
 
-// A task's start time in clock ticks (field 22 of its stat line); 0 when it is gone.
-unsigned long long start_time(const std::string& task_dir) {
-  const std::string stat = read_file(task_dir + "/stat");
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(stat.substr(close + 1));
-  std::string field;
-  for (int i = 0; i < 20 && fields >> field; ++i) {
-  }
-  return std::strtoull(field.c_str(), nullptr, 10);
-}
-
 }  // namespace
 
 std::optional<AttachableFiles> attachable_files(int pid, int signal, std::string& why) {
@@ -105,8 +94,10 @@ std::optional<AttachableFiles> attachable_files(int pid, int signal, std::string
   AttachableFiles files;
   for (auto& t : *listed) {
     const auto our = ours.find(t.tid);
-    if (our == ours.end()) continue;                                                     // ended
-    if (start_time(proc + "/task/" + std::to_string(our->second)) != t.start) continue;  // another
+    if (our == ours.end()) continue;  // ended
+    // A thread is a /proc entry of its own too: its stat line has its own start time.
+    const auto now = launch::process_facts(our->second);
+    if (!now || now->start_time != t.start) continue;  // ended, or another with its id
     t.tid = our->second;
     files.threads.push_back(std::move(t));
   }
