@@ -4,8 +4,11 @@
 #      stand-in script and folder, the package being this machine's): configured, Torch_DIR
 #      there and nowhere else;
 #   2. each interpreter of this machine that has torch: configured with its package when its
-#      prefix holds one, else refused naming the folder (Debian's python3-torch has none there);
-#   3. an interpreter without torch: refused naming the import that failed.
+#      prefix holds one, else (Debian's python3-torch has none there) with the package found
+#      elsewhere, whose libtorch_cpu is the very file that torch loads;
+#   3. an interpreter without torch: refused naming the import that failed;
+#   4. an interpreter whose prefix holds no package and which loads another libtorch_cpu than
+#      the package found elsewhere links: refused, naming both.
 # Usage: check_torch_from_python.sh SOURCE_DIR WORK_DIR TORCH_DIR_OF_THIS_BUILD
 set -euo pipefail
 src=$1 work=$2 torch_dir=$3
@@ -55,10 +58,12 @@ for py in /usr/bin/python3 $(command -v -a python3 2>/dev/null || true); do
     else
       echo "FAIL: $py's torch ($p/Torch) was not used"; cat "$work/$name.log"; fail=1
     fi
-  elif ! configure "$name" "$py" && said "$name" "holds no Torch/TorchConfig.cmake"; then
-    echo "ok: $py's torch ships no CMake package at $p: refused, saying so"
+  elif configure "$name" "$py" && said "$name" "links the libtorch_cpu it loads"; then
+    echo "ok: $py's torch ships no CMake package at $p: configured with the package of the" \
+      "libtorch_cpu it loads, $(cached_torch_dir "$name")"
   else
-    echo "FAIL: $py's torch has no package at $p, and configuring did not say so"
+    echo "FAIL: $py's torch has no package at $p, and the package of the libtorch it loads was" \
+      "not used"
     cat "$work/$name.log"; fail=1
   fi
   break
@@ -74,6 +79,16 @@ if ! configure no-torch "$work/no-torch-python" &&
   echo "ok: a Python without torch: refused, naming the import that failed"
 else
   echo "FAIL: a Python without torch was not refused as it should be"; cat "$work/no-torch.log"; fail=1
+fi
+# 4. A prefix without a package, and a libtorch_cpu loaded that is not the package's (the
+# stand-in answers every question with the empty folder's name).
+mkdir -p "$work/bare/share/cmake"
+printf '#!/bin/sh\necho "%s"\n' "$work/bare/share/cmake" >"$work/bare-python"
+chmod +x "$work/bare-python"
+if ! configure bare "$work/bare-python" && said bare "is another libtorch"; then
+  echo "ok: a torch without a CMake package, loading another libtorch: refused, naming both"
+else
+  echo "FAIL: a package of another libtorch was not refused"; cat "$work/bare.log"; fail=1
 fi
 [ $fail = 0 ] && rm -rf "$work"
 exit $fail
