@@ -10,6 +10,7 @@
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
 #include "reports/text.h"
+#include "reports/torch_cases.h"
 #include "reports/wait_chain_text.h"
 #include "reports/watch_view.h"
 #include "reports/watchdog_text.h"
@@ -336,11 +337,12 @@ Finding catalog_finding(const json& report) {
     record += (record.empty() ? "" : ", ") + method + " " + std::to_string(r.first) + " of " +
               std::to_string(r.second);
   if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
-  // `forkcheck all` from a native package: what it did not run, and why.
+  // `forkcheck all` from a package: its torch cases built here, or not run and why.
   if (report.contains("run") &&
-      report["run"].value("options", json::object()).value("only", "").empty() &&
-      built_without_torch(report["run"].value("environment", json())))
-    f.facts.push_back(std::string("torch cases: ") + kNoTorchProgram);
+      report["run"].value("options", json::object()).value("only", "").empty())
+    if (const std::string t = run_torch_cases_text(report["run"].value("environment", json()));
+        !t.empty())
+      f.facts.push_back("torch cases: " + t);
   auto joined = [](const std::vector<std::string>& ids) {
     std::string out;
     for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;

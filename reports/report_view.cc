@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "reports/text.h"
+#include "reports/torch_cases.h"
 #include "reports/whose_torch.h"
 
 namespace fc::reports {
@@ -282,11 +283,14 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
                         yes_no(t.value("has_mkldnn", nlohmann::json())) + ", LAPACK " +
                         yes_no(t.value("has_lapack", nlohmann::json())) + ", CUDA devices " +
                         display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
-  } else if (built_without_torch(env)) {
+  } else if (!member(env, "torch_cases").is_object() && built_without_torch(env)) {
     add("libtorch", kNoTorchProgram);
   } else {
     add("libtorch", "not loaded by the program that collected this");
   }
+  // A package's torch cases: built here against the user's torch, or why none ran.
+  if (member(env, "torch_cases").is_object())
+    if (const std::string t = run_torch_cases_text(env); !t.empty()) add("torch cases", t);
   // The Python torch found beside it (forkcheck all, run): the same libtorch, or another one.
   if (env.contains("python_torch"))
     add("Python torch", python_torch_sentence(catalog_libtorch(env), env["python_torch"]));

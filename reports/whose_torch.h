@@ -15,12 +15,13 @@ namespace fc::reports {
 // torch program collected the environment.
 nlohmann::json catalog_libtorch(const nlohmann::json& env);
 
-// Said where a forkcheck built without libtorch (a native package: the archive, the wheel) ran or
-// lists the catalog: which cases it does not hold, and why.
+// Said where a forkcheck built without libtorch and without a torch kit (a native build from
+// source; reports/torch_cases.h says what a package with a kit does) ran or lists the catalog:
+// which cases it does not hold, and why.
 inline constexpr const char* kNoTorchProgram =
-    "none: this forkcheck was built without libtorch (a native package: the archive or the "
-    "wheel), so it holds none of the catalog's torch cases; a forkcheck built from source "
-    "against libtorch runs them";
+    "none: this forkcheck was built without libtorch and holds no torch kit to build its torch "
+    "cases with, so it runs none of them; a forkcheck built from source against libtorch runs "
+    "them, and the archive and the wheel build them on first use";
 
 // Whether a run's environment says its forkcheck had no torch program (kNoTorchProgram).
 bool built_without_torch(const nlohmann::json& env);

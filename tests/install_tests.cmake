@@ -11,6 +11,9 @@
 #                     native case run there
 #   install.wheel     ci/make-wheel.sh's wheel of that build, pip-installed with --no-index into
 #                     a venv of pyenv's 3.12: exec, watch, matrix, list and all from it
+#   install.portable_torch  that build's torch kit used as a package's user uses it: the torch
+#                     cases named before they are built, not run without cmake (and why), built
+#                     on first use against this machine's Python torch, then run and listed
 #   install.torch_from_python  FORKCHECK_TORCH_FROM_PYTHON configured: a wheel-like package used,
 #                     this machine's Python torch used or refused saying why, no torch refused
 # Linux: the tests use bash, readelf and, for the package, Debian's dpkg tools.
@@ -47,3 +50,10 @@ add_test(NAME install.wheel
                  ${CMAKE_BINARY_DIR}/wheel-dist)
 set_tests_properties(install.wheel PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
                                               FIXTURES_REQUIRED "fc_portable;fc_no_leftovers")
+# The torch kit of that build, built against this machine's Python torch (COST: it compiles the
+# torch program for minutes).
+add_test(NAME install.portable_torch
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/check_portable_torch.sh
+                 ${CMAKE_BINARY_DIR}/portable)
+set_tests_properties(install.portable_torch PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 COST 400
+                                                       FIXTURES_REQUIRED "fc_portable;fc_no_leftovers")

@@ -12,7 +12,10 @@
 #include "harness/common/exit_status_codes.h"
 #include "harness/common/python_torch.h"
 #include "harness/common/usage_error.h"
+#include "harness/torch/torch_kit.h"
+#include "harness/version.h"
 #include "reports/text.h"
+#include "reports/torch_cases.h"
 #include "reports/whose_torch.h"
 
 namespace fc::harness {
@@ -72,6 +75,15 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
     nlohmann::json chosen = nlohmann::json::array();
     for (const auto& id : case_ids) {
       const auto it = std::find(known.begin(), known.end(), id);
+      if (it == known.end() && !kTorchProgramBuilt) {
+        // A torch case of this package that is not built here: why, rather than "unknown".
+        const nlohmann::json& kit = torch_cases().facts.value("cases", nlohmann::json::array());
+        if (std::find(kit.begin(), kit.end(), id) != kit.end()) {
+          std::fprintf(stderr, "forkcheck: %s is a torch case: %s\n", id.c_str(),
+                       reports::torch_cases_sentence(torch_cases().facts).c_str());
+          return exit_status::kError;
+        }
+      }
       if (it == known.end()) {
         const std::string hint = did_you_mean(closest_names(id, known));
         throw UsageError("unknown case '" + id + "'" + (hint.empty() ? "" : ": " + hint) +
@@ -94,10 +106,11 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
   // Whose torch: the libtorch the torch cases run against, and the Python torch found beside it.
   const nlohmann::json python_torch = find_python_torch();
   if (as_json) {
-    const nlohmann::json out = {{"cases", cat.cases},
-                                {"errors", cat.errors},
-                                {"libtorch", cat.libtorch},
-                                {"python_torch", python_torch}};
+    nlohmann::json out = {{"cases", cat.cases},
+                          {"errors", cat.errors},
+                          {"libtorch", cat.libtorch},
+                          {"python_torch", python_torch}};
+    if (!kTorchProgramBuilt) out["torch_cases"] = torch_cases().facts;
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
   }
@@ -123,12 +136,19 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
                   v.value("name", "").c_str(), method_w, v.value("start_method", "").c_str(),
                   v.value("role", "").c_str(), v.value("expected", "").c_str());
   }
-  std::printf("\nwhose torch\n  libtorch: %s\n",
-              cat.libtorch.is_object()
-                  ? (reports::libtorch_text(cat.libtorch) +
-                     ": the torch cases run against it (the one forkcheck was built with)")
-                        .c_str()
-                  : reports::kNoTorchProgram);
+  const std::string kit =
+      kTorchProgramBuilt ? "" : reports::torch_cases_sentence(torch_cases().facts);
+  std::printf("\nwhose torch\n");
+  if (!kit.empty()) std::printf("  torch cases: %s\n", reports::terminal_safe(kit).c_str());
+  if (cat.libtorch.is_object())
+    std::printf("  libtorch: %s\n",
+                (reports::libtorch_text(cat.libtorch) +
+                 (kTorchProgramBuilt ? ": the torch cases run against it (the one "
+                                       "forkcheck was built with)"
+                                     : ": the torch cases run against it"))
+                    .c_str());
+  else if (kit.empty())
+    std::printf("  libtorch: %s\n", reports::kNoTorchProgram);
   if (const std::string p = reports::python_torch_sentence(cat.libtorch, python_torch); !p.empty())
     std::printf("  Python: %s\n", reports::terminal_safe(p).c_str());
   return cat.errors.empty() ? exit_status::kOk : exit_status::kError;

@@ -20,11 +20,33 @@
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/torch/torch_kit.h"
+#include "harness/version.h"
+#include "reports/torch_cases.h"
 
 namespace fc::harness {
 int run_cases(const RunOptions& options) {
   install_interrupt_handlers();
   start_guardian();
+  // A package without the torch program builds it first, where it can (said before it starts),
+  // when a torch case is among those asked for; they are said not to run, and why, otherwise.
+  const TorchCases* torch = nullptr;
+  if (!kTorchProgramBuilt) {
+    torch = &torch_cases();
+    const nlohmann::json& kit_cases = torch->facts.value("cases", nlohmann::json::array());
+    bool asked = options.case_ids.empty();
+    for (const auto& id : options.case_ids)
+      asked = asked || std::find(kit_cases.begin(), kit_cases.end(), id) != kit_cases.end();
+    if (asked) torch = &build_torch_cases(stderr);
+    if (interrupted()) return interrupted_exit_status();
+    if (torch->program.empty())
+      for (const auto& id : options.case_ids)
+        if (std::find(kit_cases.begin(), kit_cases.end(), id) != kit_cases.end()) {
+          std::fprintf(stderr, "forkcheck: %s is a torch case: %s\n", id.c_str(),
+                       reports::torch_cases_sentence(torch->facts).c_str());
+          return exit_status::kError;
+        }
+  }
   Zygotes zygotes(options.zygote);
   Catalog cat = load_catalog_reporting_errors(&zygotes);
   // Before the plan: a catalog cut short by Ctrl-C lacks cases no one misspelt.
@@ -50,6 +72,7 @@ int run_cases(const RunOptions& options) {
   // Whose torch the catalog speaks of: the Python torch a user's program would import, beside the
   // libtorch the torch cases run against (found without importing torch: milliseconds).
   session.add_environment({{"python_torch", find_python_torch()}});
+  if (torch) session.add_environment({{"torch_cases", torch->facts}});
   struct Planned {
     std::string case_id;
     nlohmann::json variant;

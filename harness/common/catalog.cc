@@ -11,6 +11,7 @@
 #include "harness/common/json_shape.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/torch/torch_kit.h"
 #include "harness/version.h"
 #include "reports/text.h"
 
@@ -85,8 +86,12 @@ std::vector<std::string> repro_programs() {
   const PartLookup lookup = find_repro_dir();
   // Not found anywhere: the installed place, so that the error names where it should be.
   const std::filesystem::path dir = lookup.found.empty() ? lookup.looked.back() : lookup.found;
-  if (!kTorchProgramBuilt) return {(dir / "forkcheck-repro").string()};
-  return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
+  if (kTorchProgramBuilt)
+    return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
+  // A package's: the torch program built here from its kit, where one is (harness/torch/).
+  if (const TorchCases& torch = torch_cases(); !torch.program.empty())
+    return {(dir / "forkcheck-repro").string(), torch.program};
+  return {(dir / "forkcheck-repro").string()};
 }
 
 Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes) {

@@ -25,7 +25,8 @@ struct Catalog {
 
 // The repro programs: in $FORKCHECK_REPRO_DIR, beside this executable (build tree), or in
 // <bin>/../libexec/forkcheck (installed): install_layout.h. The native one, then the torch one
-// where this build made it (version.h: kTorchProgramBuilt).
+// where this build made it (version.h: kTorchProgramBuilt) or, in a package without it, where it
+// was built here from the package's kit (harness/torch/torch_kit.h).
 std::vector<std::string> repro_programs();
 
 // Why a case a repro program listed cannot be used as it is, in one line naming the field

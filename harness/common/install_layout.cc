@@ -79,6 +79,15 @@ PartLookup find_report_schema() {
 
 namespace fc::harness {
 
+PartLookup find_torch_kit() {
+  const fs::path bin = own_directory();
+  PartLookup lookup =
+      first_existing("FORKCHECK_TORCH_KIT", {bin / install_dirs::kDataFromBin / "torch-kit"});
+  // A folder without its manifest is no kit.
+  if (!lookup.found.empty() && !is_there(lookup.found / "manifest.json")) lookup.found.clear();
+  return lookup;
+}
+
 PartLookup find_python_bootstrap() {
   const fs::path bin = own_directory();
   PartLookup lookup =

@@ -32,6 +32,10 @@ PartLookup find_watch_shim_file(const std::string& file_name);
 // tree has a copy there too).
 PartLookup find_report_schema();
 
+// The torch kit a package without the torch program ships (harness/torch/torch_kit.h):
+// $FORKCHECK_TORCH_KIT, else <bin>/../share/forkcheck/torch-kit; found only with its manifest.
+PartLookup find_torch_kit();
+
 // The Python bootstrap's folder (sitecustomize.py, forkcheck_boot.py: harness/python/):
 // $FORKCHECK_PY_BOOTSTRAP, else <bin>/../share/forkcheck/python (installed; the build tree has a
 // copy there too).

@@ -3,7 +3,8 @@
 # install.portable made, with Debian's pip, setuptools and wheel and no network, installed into a
 # fresh venv of pyenv's Python 3.12 with `pip install --no-index`; from there forkcheck's exec,
 # watch and matrix run a Python program of the venv's, and list and all run the catalog it holds
-# (its native cases; it says the torch cases are not in it, and why).
+# (its native cases; it names the torch cases it would build against the venv's torch, and says
+# why they did not run: the venv's python3 has none).
 #   check_wheel.sh BUILD DIST
 # Exit 77 (skipped) without pyenv's 3.12, or without the packaging tools.
 set -euo pipefail
@@ -26,8 +27,12 @@ echo "wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 
 work=$(mktemp -d /tmp/forkcheck-wheel-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-unset FORKCHECK_REPRO_DIR FORKCHECK_WATCH_SHIM FORKCHECK_SCHEMA FORKCHECK_PY_BOOTSTRAP
+unset FORKCHECK_REPRO_DIR FORKCHECK_WATCH_SHIM FORKCHECK_SCHEMA FORKCHECK_PY_BOOTSTRAP \
+  FORKCHECK_TORCH_KIT
+export XDG_CACHE_HOME=$work/cache
 "$python" -m venv "$work/venv"
+# The venv active, as a user has it: its python3 (no torch) first on PATH.
+export PATH=$work/venv/bin:$PATH
 "$work/venv/bin/pip" install --no-index --disable-pip-version-check -q "$wheel"
 forkcheck=$work/venv/bin/forkcheck
 [ -x "$forkcheck" ] || fail "pip put no forkcheck in the venv's bin/"
@@ -53,10 +58,11 @@ for command in exec watch matrix; do
 done
 "$forkcheck" list >"$work/list.log" || { cat "$work/list.log"; fail "forkcheck list failed"; }
 grep -q "gomp-fork-hang" "$work/list.log" || fail "list holds no native case"
-grep -q "built without libtorch" "$work/list.log" || fail "list does not say why it has no torch case"
+grep -q "torch cases: none run (autograd-after-fork, .*): $work/venv/bin/python3 imports no torch" \
+  "$work/list.log" || { cat "$work/list.log"; fail "list does not say why it has no torch case"; }
 "$forkcheck" all --out "$work/all" >"$work/all.log" 2>&1 || { tail -20 "$work/all.log"; fail "forkcheck all failed"; }
-grep -q "torch cases: none: this forkcheck was built without libtorch" "$work/all.log" ||
-  fail "all does not say which cases it did not run"
+grep -q "torch cases: none run (autograd-after-fork, .*): $work/venv/bin/python3 imports no torch" \
+  "$work/all.log" || { tail -20 "$work/all.log"; fail "all does not say which cases it did not run"; }
 "$tools" - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]

@@ -1,0 +1,44 @@
+// The torch cases of a package without the torch program, in words: built here against the
+// user's torch, or not run and why (harness/torch/torch_kit.h finds and builds them; these are its
+// facts). Fields of `facts`:
+//   source       "built-in" (this build's program), "built-here" (built from the kit) or "none"
+//   why          with "none": "no-kit", "no-python", "no-torch", "no-cache", "no-cmake",
+//                "no-compiler", "not-built" (it can be built: `all` and `run` do, on first use),
+//                "busy", "failed", "interrupted"
+//   detail       the fact behind `why` (the path looked at, the build's error lines)
+//   cases        the torch cases' ids, as the kit names them
+//   python, torch, package_dir   the interpreter, its torch's version and folder
+//   build_s, built_at, jobs, compiler, cmake, log, program, built_now   a build's own record
+//   last_build   the most recent build recorded here (for another torch): its build_s, jobs, torch
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fc::reports {
+
+// "48 s", "4 min 05 s".
+std::string minutes_text(double seconds);
+
+// One sentence for `list`, `all`'s finding and every report's libtorch row: "7 built here on
+// 2026-11-28 against python3's torch 1.13.0a0 (/usr/bin/python3), in 4 min 05 s", or "none run:
+// ... (autograd-after-fork, ...): python3 (/usr/bin/python3) imports no torch". "" for a build
+// with its own torch program (the libtorch line says it); whose_torch.h's kNoTorchProgram for one
+// with neither a torch program nor a kit.
+std::string torch_cases_sentence(const nlohmann::json& facts);
+
+// What a run's environment says of its torch cases: torch_cases_sentence() of its "torch_cases",
+// else, for a native build's run recorded before there were kits, whose_torch.h's
+// kNoTorchProgram; "" when the run had its own torch program.
+std::string run_torch_cases_text(const nlohmann::json& env);
+
+// Said before a build starts: what is built, against which torch, where, and how long it may take
+// (the last build here, else the measurement of forkcheck's own kit build, with where it was
+// measured).
+std::string torch_build_announcement(const nlohmann::json& facts);
+
+// Said when it has been built.
+std::string torch_build_done(const nlohmann::json& facts);
+
+}  // namespace fc::reports

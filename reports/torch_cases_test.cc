@@ -1,0 +1,93 @@
+// A package's torch cases in words (reports/torch_cases.h), from made-up facts: each state says
+// which cases and why, and the announcement of a build says how long it may take only from a
+// measurement.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "reports/torch_cases.h"
+#include "reports/whose_torch.h"
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+json facts(const char* why) {
+  return {{"source", "none"},
+          {"why", why},
+          {"detail", "the detail"},
+          {"cases", {"autograd-after-fork", "tiny-nn-spawn"}},
+          {"python", "/usr/bin/python3"},
+          {"torch", "1.13.0a0"}};
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(TorchCases, EveryReasonNamesTheCasesAndWhy) {
+  const std::string no_torch = torch_cases_sentence(facts("no-torch"));
+  EXPECT_TRUE(has(no_torch, "none run (autograd-after-fork, tiny-nn-spawn)")) << no_torch;
+  EXPECT_TRUE(has(no_torch, "/usr/bin/python3 imports no torch")) << no_torch;
+  const std::string no_cmake = torch_cases_sentence(facts("no-cmake"));
+  EXPECT_TRUE(has(no_cmake, "needs CMake: the detail (pip install cmake)")) << no_cmake;
+  EXPECT_TRUE(has(no_cmake, "the torch /usr/bin/python3 imports (1.13.0a0)")) << no_cmake;
+  EXPECT_TRUE(has(torch_cases_sentence(facts("no-compiler")), "needs a C++ compiler: the detail"));
+  json failed = facts("failed");
+  failed["log"] = "/c/build.log";
+  EXPECT_TRUE(has(torch_cases_sentence(failed), "failed: the detail; its log: /c/build.log"));
+  const std::string later = torch_cases_sentence(facts("not-built"));
+  EXPECT_TRUE(has(later,
+                  "not built yet (autograd-after-fork, tiny-nn-spawn): `forkcheck all` "
+                  "(or `forkcheck run` of one of them) builds them on first use against "
+                  "the torch /usr/bin/python3 imports (1.13.0a0), once per torch"))
+      << later;
+  EXPECT_EQ(torch_cases_sentence(facts("no-kit")), kNoTorchProgram);
+  EXPECT_TRUE(has(torch_cases_sentence(facts("busy")), "the detail against the torch"));
+}
+
+TEST(TorchCases, ABuildHereSaysAgainstWhichTorchAndHowLongItTook) {
+  json built = facts("");
+  built.erase("why");
+  built["source"] = "built-here";
+  built["built_at"] = "2026-11-28T17:00:00Z";
+  built["build_s"] = 245.4;
+  EXPECT_EQ(torch_cases_sentence(built),
+            "2 (autograd-after-fork, tiny-nn-spawn), built here against the torch "
+            "/usr/bin/python3 imports (1.13.0a0), from this package's torch kit, on 2026-11-28, "
+            "in 4 min 05 s");
+  EXPECT_EQ(torch_cases_sentence({{"source", "built-in"}}), "") << "the libtorch line says it";
+}
+
+TEST(TorchCases, TheAnnouncementTakesTheLastBuildHereBeforeAnyOtherFigure) {
+  json f = facts("not-built");
+  f["cmake"] = "/usr/bin/cmake";
+  f["compiler"] = "/usr/bin/c++";
+  f["jobs"] = 8;
+  f["build_dir"] = "/c/torch-1.13.0a0-0123";
+  f["log"] = "/c/torch-1.13.0a0-0123/build.log";
+  const std::string first = torch_build_announcement(f);
+  EXPECT_TRUE(has(first,
+                  "building the 2 torch cases against the torch /usr/bin/python3 imports "
+                  "(1.13.0a0), once: /usr/bin/cmake and /usr/bin/c++, 8 jobs"))
+      << first;
+  EXPECT_FALSE(has(first, "last build here")) << first;
+  f["last_build"] = {{"build_s", 61.0}, {"jobs", 2}, {"torch", "2.3.0"}};
+  const std::string again = torch_build_announcement(f);
+  EXPECT_TRUE(has(again, "The last build here took 1 min 01 s (2 jobs, torch 2.3.0)")) << again;
+}
+
+TEST(TorchCases, ARunSaysWhatItsEnvironmentRecorded) {
+  EXPECT_EQ(run_torch_cases_text({{"collected_by", {{"torch_program", false}}}}), kNoTorchProgram)
+      << "a run recorded before kits";
+  EXPECT_TRUE(has(run_torch_cases_text({{"collected_by", {{"torch_program", false}}},
+                                        {"torch_cases", facts("no-torch")}}),
+                  "imports no torch"));
+  EXPECT_EQ(run_torch_cases_text({{"libtorch", {{"version", "1.13.0"}}}}), "");
+  EXPECT_EQ(minutes_text(59.4), "59 s");
+  EXPECT_EQ(minutes_text(600), "10 min 00 s");
+}
+
+}  // namespace
+}  // namespace fc::reports
