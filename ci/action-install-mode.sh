@@ -2,7 +2,7 @@
 # action.yml's choice of how forkcheck gets onto the runner (its `install` input): prints
 # "mode=release|source" and "tag=vX.Y.Z" (empty when none) as lines for $GITHUB_OUTPUT, and says
 # the choice on stderr. Reads FORKCHECK_INSTALL (auto, release, source), FORKCHECK_VERSION,
-# FORKCHECK_ACTION_REF (the action's own ref) and RUNNER_OS; on Linux the
+# FORKCHECK_ACTION_REF (the action's own ref), FORKCHECK_COMMAND and RUNNER_OS; on Linux the
 # machine (uname -m) and its glibc (getconf GNU_LIBC_VERSION), which FORKCHECK_MACHINE and
 # FORKCHECK_GLIBC stand for in tests. Exit 2, saying why, for a choice that cannot be had. Tested
 # by tests/ci/action_install_mode_test.sh.
@@ -22,12 +22,18 @@ archive_runs_here() {
   minor=${BASH_REMATCH[1]}
   [ "$minor" -ge 28 ]
 }
+command=${FORKCHECK_COMMAND:-all}
+sub=${command%% *}
 mode=${FORKCHECK_INSTALL:-auto}
 if [ "$mode" = auto ]; then
   mode=source
-  # Every command: the archive builds its torch cases on first use against the job's own torch
-  # (all, run), and needs nothing built for the user's program (exec, watch, matrix, ...).
-  if [ -n "$tag" ] && archive_runs_here; then mode=release; fi
+  # Commands about the user's own program. all, run and list want the torch cases too: a build
+  # from source always has them, while the archive builds them against the job's own torch, which
+  # a job may not have (install: release asks for that).
+  case $sub in
+    exec | watch | matrix | attach | diff | report)
+      if [ -n "$tag" ] && archive_runs_here; then mode=release; fi ;;
+  esac
 fi
 case $mode in
   release)

@@ -125,11 +125,13 @@ fail() {
   failed=1
 }
 
-# The torch program's sources (and their headers): listed in repros/cases/CMakeLists.txt under
-# fc_repro_torch_objects, the objects of forkcheck-repro-torch. Step 1 leaves them out (they need
-# libtorch's headers); step 1b checks them.
+# The torch program's sources (and their headers): listed in repros/cases/torch_program.cmake
+# under fc_repro_torch_objects, the objects of forkcheck-repro-torch, with the torch cases'
+# files, which repros/cases/CMakeLists.txt lists as FC_TORCH_CASE_SOURCES. Step 1 leaves them out
+# (they need libtorch's headers); step 1b checks them.
 torch_files() {
-  sed -n '/^add_library(fc_repro_torch_objects OBJECT/,/)/p' repros/cases/CMakeLists.txt |
+  { sed -n '/^add_library(fc_repro_torch_objects OBJECT/,/)/p' repros/cases/torch_program.cmake
+    sed -n '/^set(FC_TORCH_CASE_SOURCES$/,/)/p' repros/cases/CMakeLists.txt; } |
     grep -o '[a-z_0-9/]*\.cc' | while read -r cc; do
       echo "repros/cases/$cc"
       if [ -e "repros/cases/${cc%.cc}.h" ]; then echo "repros/cases/${cc%.cc}.h"; fi

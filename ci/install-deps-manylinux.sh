@@ -16,12 +16,15 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 fetch() { curl -fsSL --retry 3 -o "$2" "$1"; }
 
-dnf install -y -q ninja-build help2man elfutils >/dev/null
+# clang: the torch kit ships every Boost header GCC or Clang reads (cmake/ForkcheckTorchKit.cmake).
+dnf install -y -q ninja-build help2man elfutils clang >/dev/null
 
 fetch "https://archives.boost.io/release/$boost/source/boost_${boost//./_}.tar.gz" boost.tar.gz
 tar -xzf boost.tar.gz
 (cd "boost_${boost//./_}" && ./bootstrap.sh --with-libraries=filesystem >/dev/null &&
   ./b2 -j"$(nproc)" -d0 link=static cxxflags=-fPIC variant=release install --prefix=/usr/local)
+# The licences the torch kit ships beside the headers it copies (cmake/ForkcheckTorchKit.cmake).
+install -D -m 644 "boost_${boost//./_}/LICENSE_1_0.txt" /usr/local/share/licenses/boost/LICENSE_1_0.txt
 
 cmake_install() {  # NAME URL [cmake options...]: a CMake project from its release archive
   local name=$1 url=$2
@@ -37,6 +40,7 @@ cmake_install pugixml "https://github.com/zeux/pugixml/archive/refs/tags/v$pugix
   -DPUGIXML_BUILD_SHARED_AND_STATIC_LIBS=ON
 cmake_install json "https://github.com/nlohmann/json/archive/refs/tags/v$json.tar.gz" \
   -DJSON_BuildTests=OFF
+install -D -m 644 json/LICENSE.MIT /usr/local/share/licenses/nlohmann_json/LICENSE.MIT
 cmake_install cli11 "https://github.com/CLIUtils/CLI11/archive/refs/tags/v$cli11.tar.gz" \
   -DCLI11_BUILD_TESTS=OFF -DCLI11_BUILD_EXAMPLES=OFF -DCLI11_BUILD_DOCS=OFF
 cmake_install utfcpp "https://github.com/nemtrif/utfcpp/archive/refs/tags/v$utfcpp.tar.gz" \

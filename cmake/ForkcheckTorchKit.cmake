@@ -6,7 +6,7 @@
 #   third_party/include/  the Boost headers the start methods include (every header GCC and Clang
 #                         read for them here, and Boost's config), and nlohmann/json: the kit needs
 #                         no Boost or nlohmann/json of the user's machine (both header-only here)
-#   manifest.json         {"forkcheck": version, "cases": the torch cases' ids}
+#   manifest.json         {"forkcheck": version, "sources_sha256", "cases": the torch cases' ids}
 include_guard(GLOBAL)
 
 option(FORKCHECK_TORCH_KIT "Ship the torch kit (on by default in a portable build)"
@@ -33,18 +33,17 @@ macro(fc_torch_kit_dependencies)
   endif()
 endmacro()
 
-# The headers `header` includes from `root` (Boost's include folder), as each compiler here
-# reads them (-M), relative to `root`, in `out`.
+# The headers `header` includes from `root` (Boost's include folder), as GCC and Clang read them
+# (-M: each reads a few the other does not), relative to `root`, in `out`. Both are needed here.
 function(fc_kit_header_closure out header root)
-  set(compilers "${CMAKE_CXX_COMPILER}")
-  find_program(FC_KIT_CLANGXX NAMES clang++ clang++-14 clang++-15 clang++-16)
+  find_program(FC_KIT_CLANGXX NAMES clang++ clang++-18 clang++-17 clang++-16 clang++-15 clang++-14)
   find_program(FC_KIT_GXX NAMES g++)
-  foreach(other FC_KIT_CLANGXX FC_KIT_GXX)
-    if(${other})
-      list(APPEND compilers "${${other}}")
-    endif()
-  endforeach()
-  list(REMOVE_DUPLICATES compilers)
+  if(NOT FC_KIT_CLANGXX OR NOT FC_KIT_GXX)
+    message(FATAL_ERROR "The torch kit (FORKCHECK_TORCH_KIT) needs both g++ and clang++ here, to "
+                        "ship every Boost header either compiler reads on a user's machine "
+                        "(found: g++ '${FC_KIT_GXX}', clang++ '${FC_KIT_CLANGXX}')")
+  endif()
+  set(compilers "${FC_KIT_GXX}" "${FC_KIT_CLANGXX}")
   set(files "")
   foreach(cxx IN LISTS compilers)
     execute_process(COMMAND "${cxx}" -std=c++17 -M -x c++ "${header}" -I "${root}"
@@ -94,11 +93,20 @@ function(fc_torch_kit_install)
   endforeach()
   # Their licences, which copies of their sources must carry (Debian's copyright files hold
   # them; other systems' packages keep them under licenses/).
-  file(GLOB licences /usr/share/doc/libboost[0-9]*.[0-9]*-dev/copyright
-                     /usr/share/licenses/boost*/LICENSE*
-                     /usr/share/doc/boost*/LICENSE_1_0.txt /usr/share/doc/nlohmann-json*-dev/copyright
-                     /usr/share/licenses/json-devel/LICENSE* /usr/share/licenses/nlohmann*/LICENSE*)
-  foreach(licence IN LISTS licences)
+  # (Debian: the packages' copyright files; ci/install-deps-manylinux.sh: /usr/local/share/licenses.)
+  file(GLOB boost_licences /usr/share/doc/libboost[0-9]*.[0-9]*-dev/copyright
+                           /usr/share/licenses/boost*/LICENSE* /usr/local/share/licenses/boost*/LICENSE*
+                           /usr/share/doc/boost*/LICENSE_1_0.txt)
+  file(GLOB json_licences /usr/share/doc/nlohmann-json*-dev/copyright
+                          /usr/share/licenses/json-devel/LICENSE* /usr/share/licenses/nlohmann*/LICENSE*
+                          /usr/local/share/licenses/nlohmann*/LICENSE*)
+  if(NOT boost_licences OR NOT json_licences)
+    message(FATAL_ERROR "The torch kit copies Boost's and nlohmann/json's headers, which must carry "
+                        "their licences, and one was not found (Boost: '${boost_licences}', "
+                        "nlohmann/json: '${json_licences}'); install it under "
+                        "/usr/local/share/licenses/boost or .../nlohmann_json")
+  endif()
+  foreach(licence IN LISTS boost_licences json_licences)
     get_filename_component(package "${licence}" DIRECTORY)
     get_filename_component(package "${package}" NAME)
     get_filename_component(name "${licence}" NAME)
@@ -119,8 +127,20 @@ function(fc_torch_kit_install)
     list(APPEND ids "\"${id}\"")
   endforeach()
   string(REPLACE ";" ", " ids "${ids}")
+  # A hash of the sources it ships, read at configure time: a kit whose sources changed under the
+  # same version is another kit, and its programs are built again (harness/torch/torch_kit.cc).
+  file(GLOB_RECURSE sources LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR}
+       ${PROJECT_SOURCE_DIR}/cmake/* ${PROJECT_SOURCE_DIR}/include/* ${PROJECT_SOURCE_DIR}/repros/*)
+  list(SORT sources)
+  set(hashes "")
+  foreach(source IN LISTS sources CMakeLists.txt)
+    file(SHA256 ${PROJECT_SOURCE_DIR}/${source} hash)
+    string(APPEND hashes "${source} ${hash}\n")
+  endforeach()
+  string(SHA256 sources_hash "${hashes}")
   file(WRITE ${PROJECT_BINARY_DIR}/torch-kit/manifest.json
-       "{\"forkcheck\": \"${PROJECT_VERSION}\", \"cases\": [${ids}]}\n")
+       "{\"forkcheck\": \"${PROJECT_VERSION}\", \"sources_sha256\": \"${sources_hash}\", "
+       "\"cases\": [${ids}]}\n")
   install(FILES ${PROJECT_BINARY_DIR}/torch-kit/manifest.json DESTINATION ${kit}
           COMPONENT forkcheck)
 endfunction()

@@ -37,7 +37,9 @@ function(fc_torch_load_order target objects)
   add_dependencies(${target} ${target}-load-order)
   # ld reads the options from the file; link options come before the objects and libraries on the
   # link line, so these NEEDED entries come first.
-  target_link_options(${target} PRIVATE "LINKER:@${options}")
+  # -Wl, spelled out: CMake's LINKER: becomes -Xlinker for Clang, whose driver then reads the
+  # @file itself and refuses the linker options in it.
+  target_link_options(${target} PRIVATE "-Wl,@${options}")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${options})
   set_property(GLOBAL PROPERTY FC_TORCH_LOAD_ORDER_PLAIN ${target}-plain)
 endfunction()

@@ -41,6 +41,12 @@ std::string why_none(const json& facts) {
   std::string why = field(facts, "why");
   const std::string detail = field(facts, "detail");
   if (why == "no-python") return "no python3 to find a torch with (" + detail + ")";
+  if (why == "python-failed")
+    return field(facts, "python", "python3") + " could not say which torch it imports (" + detail +
+           ")";
+  if (why == "no-cuda-toolkit")
+    return "building them against " + whose(facts) + " needs the CUDA toolkit: " + detail +
+           " (or a CPU build of torch)";
   if (why == "no-torch")
     return field(facts, "python", "python3") +
            " imports no torch; they are built on first use against the torch python3 imports";
@@ -113,10 +119,16 @@ std::string torch_build_announcement(const json& facts) {
          "-CPU test machine it took " + minutes_text(kKitBuildMeasured.seconds) +
          " against torch " + kKitBuildMeasured.torch + " (measured " + kKitBuildMeasured.date +
          "); more CPUs take less.";
-  return s + " Ctrl-C stops it; the native cases run either way.";
+  return s + " Ctrl-C ends it and the run; if it fails, the other cases run without it.";
 }
 
 std::string torch_build_done(const json& facts) {
+  if (field(facts, "why") == "interrupted")
+    return "forkcheck: the torch cases' build was interrupted: nothing of it is kept";
+  if (field(facts, "why") == "failed")
+    return "forkcheck: the torch cases' build failed, and they will not run: " +
+           field(facts, "detail") +
+           (field(facts, "log").empty() ? "" : "; its log: " + field(facts, "log"));
   const json& took = member(facts, "build_s");
   return "forkcheck: the torch cases are built" +
          (took.is_number() ? " (" + minutes_text(took.get<double>()) + ")" : std::string()) + ": " +

@@ -2,9 +2,9 @@
 // user's torch, or not run and why (harness/torch/torch_kit.h finds and builds them; these are its
 // facts). Fields of `facts`:
 //   source       "built-in" (this build's program), "built-here" (built from the kit) or "none"
-//   why          with "none": "no-kit", "no-python", "no-torch", "no-cache", "no-cmake",
-//                "no-compiler", "not-built" (it can be built: `all` and `run` do, on first use),
-//                "busy", "failed", "interrupted"
+//   why          with "none": "no-kit", "no-python", "python-failed", "no-torch", "no-cache",
+//                "no-cuda-toolkit", "no-cmake", "no-compiler", "not-built" (it can be built:
+//                `all` and `run` do, on first use), "busy", "failed", "interrupted"
 //   detail       the fact behind `why` (the path looked at, the build's error lines)
 //   cases        the torch cases' ids, as the kit names them
 //   python, torch, package_dir   the interpreter, its torch's version and folder
@@ -38,7 +38,7 @@ std::string run_torch_cases_text(const nlohmann::json& env);
 // measured).
 std::string torch_build_announcement(const nlohmann::json& facts);
 
-// Said when it has been built.
+// Said when the build has ended: built (how long, where), failed (why, its log) or interrupted.
 std::string torch_build_done(const nlohmann::json& facts);
 
 }  // namespace fc::reports

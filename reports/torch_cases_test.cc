@@ -45,6 +45,10 @@ TEST(TorchCases, EveryReasonNamesTheCasesAndWhy) {
       << later;
   EXPECT_EQ(torch_cases_sentence(facts("no-kit")), kNoTorchProgram);
   EXPECT_TRUE(has(torch_cases_sentence(facts("busy")), "the detail against the torch"));
+  EXPECT_TRUE(has(torch_cases_sentence(facts("no-cuda-toolkit")),
+                  "needs the CUDA toolkit: the detail (or a CPU build of torch)"));
+  EXPECT_TRUE(has(torch_cases_sentence(facts("python-failed")),
+                  "/usr/bin/python3 could not say which torch it imports (the detail)"));
 }
 
 TEST(TorchCases, ABuildHereSaysAgainstWhichTorchAndHowLongItTook) {
@@ -76,6 +80,18 @@ TEST(TorchCases, TheAnnouncementTakesTheLastBuildHereBeforeAnyOtherFigure) {
   f["last_build"] = {{"build_s", 61.0}, {"jobs", 2}, {"torch", "2.3.0"}};
   const std::string again = torch_build_announcement(f);
   EXPECT_TRUE(has(again, "The last build here took 1 min 01 s (2 jobs, torch 2.3.0)")) << again;
+}
+
+TEST(TorchCases, TheEndOfABuildIsSaidAsItEnded) {
+  json f = facts("failed");
+  f["log"] = "/c/build.log";
+  EXPECT_EQ(torch_build_done(f),
+            "forkcheck: the torch cases' build failed, and they will not run: the detail; its "
+            "log: /c/build.log");
+  EXPECT_EQ(torch_build_done(facts("interrupted")),
+            "forkcheck: the torch cases' build was interrupted: nothing of it is kept");
+  json built = {{"source", "built-here"}, {"build_s", 36.2}, {"program", "/c/bin/p"}};
+  EXPECT_EQ(torch_build_done(built), "forkcheck: the torch cases are built (36 s): /c/bin/p");
 }
 
 TEST(TorchCases, ARunSaysWhatItsEnvironmentRecorded) {

@@ -50,18 +50,16 @@ std::uint64_t fnv1a(const std::string& text) {
   return h;
 }
 
-// "size mtime" of a file, "" when it is not there: a torch reinstalled in place is another one.
+// A file's size, "" when it is not there. Not its time: pip gives every file it installs the
+// time of the install, and the same torch installed afresh in each CI job is the same build.
 std::string file_stamp(const fs::path& p) {
   std::error_code ec;
   const auto size = fs::file_size(p, ec);
-  if (ec) return "";
-  const auto time = fs::last_write_time(p, ec);
-  if (ec) return "";
-  return std::to_string(size) + " " + std::to_string(time.time_since_epoch().count());
+  return ec ? "" : std::to_string(size);
 }
 
-// The torch package's compiled module (_C.cpython-311-x86_64-linux-gnu.so), whose file changes
-// with every build of torch: the stamp where the package has no lib/libtorch_cpu (Debian's).
+// The torch package's compiled module (_C.cpython-311-x86_64-linux-gnu.so), its name and size:
+// the stamp where the package has no lib/libtorch_cpu (Debian's).
 std::string c_module_stamp(const fs::path& package_dir) {
   std::error_code ec;
   for (fs::directory_iterator it(package_dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -79,6 +77,20 @@ std::string find_tool(const std::string& name, const std::string& interpreter) {
   std::string why;
   const fs::path beside = fs::path(interpreter).parent_path() / name;
   return !interpreter.empty() && is_executable_file(beside.string(), why) ? beside.string() : "";
+}
+
+// nvcc, which a CUDA torch's CMake package needs (its Caffe2Config.cmake stops without the CUDA
+// toolkit): in PATH, $CUDA_HOME/bin, $CUDA_PATH/bin or /usr/local/cuda/bin.
+std::string find_nvcc() {
+  if (std::string found = find_in_path("nvcc"); !found.empty()) return found;
+  std::vector<fs::path> dirs;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) dirs.emplace_back(fs::path(v) / "bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  std::string why;
+  for (const auto& d : dirs)
+    if (is_executable_file((d / "nvcc").string(), why)) return (d / "nvcc").string();
+  return "";
 }
 
 // The C++ compiler CMake would pick: $CXX (a path or a name, with no arguments), else c++, g++,
@@ -139,8 +151,10 @@ Found find() {
     facts["cases"] = manifest["cases"];
   const json torch = find_python_torch("python3");
   facts["python"] = torch.value("interpreter", "python3");
-  if (torch.value("status", "") != "found") {
-    facts["why"] = torch.value("status", "") == "no-torch" ? "no-torch" : "no-python";
+  if (const std::string status = torch.value("status", ""); status != "found") {
+    facts["why"] = status == "no-torch" ? "no-torch"
+                   : status == "failed" ? "python-failed"
+                                        : "no-python";
     facts["detail"] = torch.value("error", "");
     return f;
   }
@@ -177,6 +191,13 @@ Found find() {
   if (f.compiler.empty()) {
     facts["why"] = "no-compiler";
     facts["detail"] = "no C++ compiler: looked for " + looked;
+    return f;
+  }
+  if (const json& cuda = torch.value("cuda", json()); cuda.is_string() && find_nvcc().empty()) {
+    facts["why"] = "no-cuda-toolkit";
+    facts["detail"] = "that torch is built for CUDA " + cuda.get<std::string>() +
+                      ", and its CMake package needs the CUDA toolkit: no nvcc in PATH, "
+                      "$CUDA_HOME/bin, $CUDA_PATH/bin or /usr/local/cuda/bin";
     return f;
   }
   f.ninja = find_tool("ninja", f.interpreter);
@@ -251,8 +272,12 @@ fs::path torch_builds_folder() {
 std::string torch_build_key(const json& python_torch, const fs::path& kit,
                             const std::string& kit_manifest) {
   const fs::path package = python_torch.value("package_dir", "");
+  // Which interpreter found it is not part of it: a venv's python3 and the one it was made from
+  // import the same torch.
+  json torch = python_torch;
+  torch.erase("interpreter");
   std::string identity = std::string(kVersion) + "\n" + kit.string() + "\n" + kit_manifest + "\n" +
-                         package.string() + "\n" + python_torch.dump() + "\n";
+                         package.string() + "\n" + torch.dump() + "\n";
   if (python_torch.contains("libtorch_cpu") && python_torch["libtorch_cpu"].is_string())
     identity += file_stamp(python_torch["libtorch_cpu"].get<std::string>());
   else
@@ -284,12 +309,17 @@ const TorchCases& build_torch_cases(std::FILE* say) {
     return f.cases;
   }
   // One build per torch at a time: a second forkcheck finds it busy and runs without them.
+  // (A forkcheck holds the folder until it exits, a build that failed included.)
   const FolderLock lock = lock_folder(f.key_dir);
   if (lock.result == FolderLock::Result::kBusy) {
-    facts["why"] = "busy";
-    facts["detail"] =
-        "another forkcheck (pid " + std::to_string(lock.holder) + ") is building them";
-    return f.cases;
+    const ProcessId holder = lock.holder;
+    memo().reset();  // built by it meanwhile: use it
+    if (torch_cases().facts.value("source", "") == "built-here") return memo()->cases;
+    memo()->cases.facts["why"] = "busy";
+    memo()->cases.facts["detail"] = "another forkcheck (pid " + std::to_string(holder) +
+                                    ") holds their build folder: it is building them, or ran on "
+                                    "after a build that failed";
+    return memo()->cases;
   }
   // Built meanwhile by another forkcheck that has now let go: use it.
   memo().reset();
@@ -298,7 +328,10 @@ const TorchCases& build_torch_cases(std::FILE* say) {
   json& now = g.cases.facts;
 
   const fs::path build = g.key_dir / "build";
-  fs::remove_all(build, ec);  // a build cut short earlier starts again
+  // A build cut short earlier starts again, and no record of an earlier one outlives it.
+  fs::remove(g.key_dir / "built.json", ec);
+  fs::remove_all(g.key_dir / "bin", ec);
+  fs::remove_all(build, ec);
   const fs::path log_path = g.key_dir / "build.log";
   std::ofstream log(log_path, std::ios::trunc);
   now["log"] = log_path.string();
@@ -328,11 +361,26 @@ const TorchCases& build_torch_cases(std::FILE* say) {
                   std::to_string(now.value("jobs", 1))},
                  log, say, t0);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const fs::path program = build / "bin" / kTorchProgramName;
-  if (r.interrupted_by != 0 || !r.started || !r.exit.exited_ok() || !fs::exists(program, ec)) {
+  // The program alone is kept (its libtorch is found by absolute RUNPATH): the objects and the
+  // precompiled header are hundreds of MB that no later run reads.
+  const fs::path program = g.key_dir / "bin" / kTorchProgramName;
+  const bool linked = r.interrupted_by == 0 && r.started && r.exit.exited_ok() &&
+                      fs::exists(build / "bin" / kTorchProgramName, ec);
+  if (linked) {
+    fs::create_directories(program.parent_path(), ec);
+    fs::rename(build / "bin" / kTorchProgramName, program, ec);
+    if (!ec) fs::remove_all(build, ec);
+  }
+  if (!linked || !fs::exists(program, ec)) {
     now["why"] = r.interrupted_by != 0 ? "interrupted" : "failed";
-    now["detail"] = r.interrupted_by != 0 ? "" : why_failed(r);
+    now["detail"] = r.interrupted_by != 0 ? ""
+                    : linked              ? "the program could not be moved to " + program.string()
+                                          : why_failed(r);
     if (r.interrupted_by != 0) fs::remove_all(build, ec);
+    if (say) {
+      std::fprintf(say, "%s\n", reports::torch_build_done(now).c_str());
+      std::fflush(say);
+    }
     return g.cases;
   }
   const json built = {

@@ -1,5 +1,6 @@
 // The torch kit's cache (harness/torch/torch_kit.h): a build belongs to one torch, and another
 // torch, another forkcheck or another kit is another folder; where builds are kept.
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,12 +27,20 @@ TEST(TorchKit, ABuildsFolderIsNamedAfterItsTorchAndEverythingItWasBuiltFrom) {
   EXPECT_EQ(key.rfind("torch-2.3.0+cu121-", 0), 0u) << key;
   EXPECT_EQ(key.size(), std::string("torch-2.3.0+cu121-").size() + 16) << key;
   EXPECT_EQ(torch_build_key(torch, "/kit", "{}"), key) << "the same torch, the same folder";
+  json from_venv = torch;
+  from_venv["interpreter"] = "/venv/bin/python3";
+  EXPECT_EQ(torch_build_key(from_venv, "/kit", "{}"), key) << "found by another interpreter";
   EXPECT_NE(torch_build_key(torch, "/another-kit", "{}"), key);
   EXPECT_NE(torch_build_key(torch, "/kit", "{\"cases\": []}"), key);
   json other = torch;
   other["version"] = "2.4.0";
   EXPECT_NE(torch_build_key(other, "/kit", "{}"), key);
-  // The same version reinstalled: its library is another file.
+  // The same files installed afresh (pip gives them the time of the install): the same build.
+  fs::last_write_time(
+      dir / "torch" / "lib" / "libtorch_cpu.so",
+      fs::last_write_time(dir / "torch" / "lib" / "libtorch_cpu.so") + std::chrono::hours(24));
+  EXPECT_EQ(torch_build_key(torch, "/kit", "{}"), key);
+  // Another build of the same version in its place: its library is another file.
   std::ofstream(dir / "torch" / "lib" / "libtorch_cpu.so") << "another build";
   EXPECT_NE(torch_build_key(torch, "/kit", "{}"), key);
   // A version with characters no folder name should hold.

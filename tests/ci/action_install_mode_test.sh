@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest ci.action_install_mode: action.yml's choice of release or source (ci/action-install-mode.sh)
-# for each kind of job: a release only on Linux, with a version tag, for every command (the
-# archive builds its torch cases on first use); an impossible choice refused with exit status 2.
+# for each kind of job: a release only on Linux, with a version tag, for a command about the
+# user's own program; an impossible choice refused with exit status 2.
 set -euo pipefail
 script=$(dirname "$0")/../../ci/action-install-mode.sh
 fail=0
@@ -24,7 +24,7 @@ check() {  # INSTALL VERSION ACTION_REF COMMAND OS -> EXPECTED ("mode tag", or "
 }
 check auto "" v0.2.0 "exec -- pytest" Linux "release v0.2.0"
 check auto "" v0.2.0 "matrix -- python3 t.py" Linux "release v0.2.0"
-check auto "" v0.2.0 "all" Linux "release v0.2.0"         # torch cases: built on first use
+check auto "" v0.2.0 "all" Linux "source v0.2.0"          # the torch cases need a build
 check auto "" main "exec -- pytest" Linux "source "         # no release to install
 check auto v1.0.0 main "exec -- pytest" Linux "release v1.0.0"
 check auto "" v0.2.0 "exec -- pytest" macOS "source v0.2.0" # no archive for macOS

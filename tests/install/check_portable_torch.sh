@@ -3,7 +3,9 @@
 # used as a user of the archive or the wheel uses it, against this machine's Python torch
 # (Debian's python3-torch, whose CMake package is libtorch-dev's), with a cache of its own:
 #   1. `list` before any build: the torch cases are named, not built yet, and how they will be;
-#   2. no cmake on PATH: `run` of a torch case says why it cannot run (exit status 1);
+#   2. no cmake on PATH: `run` of a torch case says why it cannot run (exit status 1); during a
+#      build, a second forkcheck does not build too and says who holds it; Ctrl-C ends the build,
+#      says so, and keeps nothing of it;
 #   3. `run` of two torch cases builds them first, saying so before it starts and as it goes,
 #      then runs them against the torch python3 imports, and the reports say which it was;
 #   4. `list` after: the torch cases listed with their libtorch; a second `run` builds nothing.
@@ -49,6 +51,29 @@ grep -q "autograd-after-fork is a torch case: none run (.*): building them again
 [ ! -d "$work/cache/forkcheck/torch-cases" ] || [ -z "$(ls -A "$work/cache/forkcheck/torch-cases")" ] ||
   fail "a build folder was made without cmake"
 
+# 2b. Ctrl-C during the build: it ends, says so, and keeps nothing of it (130: SIGINT's status).
+"$forkcheck" run autograd-after-fork --out "$work/interrupted" >interrupted.log 2>&1 &
+pid=$!
+for _ in $(seq 600); do  # until the compiler has started (a bound, not a measurement)
+  grep -q "Building CXX" "$work"/cache/forkcheck/torch-cases/*/build.log 2>/dev/null && break
+  sleep 0.5
+done
+# A second forkcheck meanwhile: it does not build them too, and says why they did not run.
+status=0
+"$forkcheck" run autograd-after-fork --out "$work/second" >second.log 2>&1 || status=$?
+[ "$status" = 1 ] || { cat second.log; fail "a second run during the build exited $status, not 1"; }
+grep -q "autograd-after-fork is a torch case: none run (.*): another forkcheck (pid $pid) holds their build folder" \
+  second.log || { cat second.log; fail "the second run does not say who holds the build"; }
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+[ "$status" = 130 ] || { cat interrupted.log; fail "the interrupted build exited $status, not 130"; }
+grep -q "^forkcheck: the torch cases' build was interrupted: nothing of it is kept" interrupted.log ||
+  { cat interrupted.log; fail "the interruption was not said"; }
+[ -z "$(find "$work/cache/forkcheck/torch-cases" -name build -type d)" ] ||
+  fail "the interrupted build left its folder"
+! pgrep -f "$work/cache/forkcheck/torch-cases" >/dev/null || fail "the build's processes live on"
+
 # 3. The first run builds them.
 "$forkcheck" run autograd-after-fork tiny-nn-spawn --out "$work/run" >run.log 2>&1 ||
   { tail -40 run.log; fail "the first run of two torch cases failed"; }
@@ -57,6 +82,13 @@ grep -q "^forkcheck: building the 7 torch cases against the torch $work/bin/pyth
 grep -Eq '^  [0-9]+ (s|min [0-9]+ s)  \[[0-9]+/[0-9]+\] ' run.log ||
   fail "the build's progress was not said"
 grep -q "^forkcheck: the torch cases are built" run.log || fail "the build's end was not said"
+# The program and its record are kept, not the objects.
+if ! [ -x "$(echo "$work"/cache/forkcheck/torch-cases/*/bin/forkcheck-repro-torch)" ] ||
+   ! [ -f "$(echo "$work"/cache/forkcheck/torch-cases/*/built.json)" ]; then
+  fail "the built program or its record is not in the cache"
+fi
+[ -z "$(find "$work/cache/forkcheck/torch-cases" -name build -type d)" ] ||
+  fail "the build's objects were kept"
 "$python" - "$work/run/report.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
