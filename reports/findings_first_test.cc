@@ -144,6 +144,32 @@ TEST(KeyFinding, AnOverloadedMachineIsNoExcuseForAProvenDeadlock) {
 
 // --- report.html -------------------------------------------------------------------------------
 
+// A user's program's summary.md and report.html open with how it ended, not the catalog's counts
+// and badges (no fix misbehaved, no harness failed: the program did).
+TEST(SubjectSummary, SaysHowTheProgramEndedNotHowACatalogDid) {
+  for (const char* outcome : {"ok", "hang"}) {
+    const json r = exec_report(outcome);
+    const std::string md = make_markdown_reporter()->render(r);
+    const std::string html = make_html_reporter()->render(r);
+    for (const std::string& text : {md, html}) {
+      for (const char* catalog : {"1 cases", "variants", "outcomes differ from expectation",
+                                  "a fix misbehaved", "every fix behaved"})
+        EXPECT_EQ(text.find(catalog), std::string::npos) << catalog << " in\n" << text;
+    }
+    if (std::string(outcome) == "ok") {
+      EXPECT_NE(md.find("the program: ok (exited 0) \u00b7 it ended well"), std::string::npos)
+          << md;
+    } else {
+      EXPECT_NE(md.find("**the program: hang (blocked when its 30.0 s deadline passed)** \u00b7 "
+                        "**it did not end well**"),
+                std::string::npos)
+          << md;
+      EXPECT_NE(html.find("<span class=\"pill bad\">it did not end well</span>"),
+                std::string::npos);
+    }
+  }
+}
+
 TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
   const json r = exec_report("hang");
   const Finding f = key_finding(r);

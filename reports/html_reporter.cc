@@ -13,6 +13,7 @@
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
+#include "reports/subject_text.h"
 #include "reports/svg_line_chart.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
@@ -365,23 +366,31 @@ std::string overview(const json& report) {
   const json run = report.value("run", json::object());
   const json s = report.value("summary", json::object());
   std::string o = "<div class=\"overview\"><div class=\"summary\">";
-  o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) +
-       " variants</span>";
-  const json by_verdict =
-      s.value("by_verdict", json::object());  // named: items() keeps a reference
-  for (const auto& [verdict, n] : by_verdict.items())
-    o += "<span class=\"pill" +
-         std::string(verdict == "regression" || verdict == "failed" ? " bad" : "") + "\">" +
-         h(verdict) + " " + h(n) + "</span>";
-  o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" +
-       h(str(s, "mismatches")) + " outcomes differ from expectation</span>";
-  if (s.value("harness_failures", 0))
-    o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
-  o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
-       (s.value("ok", true)         ? "every fix behaved"
-        : any_watch_failing(report) ? "hazardous forks found"
-                                    : "a fix misbehaved or the harness failed") +
-       "</span></div>";
+  if (is_subject_report(report)) {
+    // A user's program: how each run of it ended, not the catalog's counts.
+    for (const auto& item : subject_summary(report))
+      o += "<span class=\"pill" + std::string(item.bad ? " bad" : "") + "\">" + h(item.text) +
+           "</span>";
+    o += "</div>";
+  } else {
+    o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) +
+         " variants</span>";
+    const json by_verdict =
+        s.value("by_verdict", json::object());  // named: items() keeps a reference
+    for (const auto& [verdict, n] : by_verdict.items())
+      o += "<span class=\"pill" +
+           std::string(verdict == "regression" || verdict == "failed" ? " bad" : "") + "\">" +
+           h(verdict) + " " + h(n) + "</span>";
+    o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" +
+         h(str(s, "mismatches")) + " outcomes differ from expectation</span>";
+    if (s.value("harness_failures", 0))
+      o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
+    o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
+         (s.value("ok", true)         ? "every fix behaved"
+          : any_watch_failing(report) ? "hazardous forks found"
+                                      : "a fix misbehaved or the harness failed") +
+         "</span></div>";
+  }
   if (run.contains("complete") && !run.value("complete", true))
     o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as "
          "not run.</p>";
@@ -638,8 +647,11 @@ class HtmlReporter final : public Reporter {
     std::string o =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<title>forkcheck report: " +
-        h(str(s, "cases")) + " cases</title><style>" + kStyle + "</style></head>\n<body>\n";
+        "<title>" +
+        (is_subject_report(report)  // a user's program: its command, as its case's title says
+             ? h(field(list(report, "cases").front(), "title", "forkcheck report"))
+             : "forkcheck report: " + h(str(s, "cases")) + " cases") +
+        "</title><style>" + kStyle + "</style></head>\n<body>\n";
     o += page_header(report) + key_finding_block(report) + overview(report) +
          watch_finding(report) + matrix_section(report) + featured(report);
     for (const auto& c : list(report, "cases")) o += case_section(c);

@@ -11,6 +11,7 @@
 #include "reports/finding.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
+#include "reports/subject_text.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
 #include "reports/watchdog_text.h"
@@ -65,16 +66,25 @@ std::string summary_header(const json& report) {
     o += " \u00b7 started " + md_inline(field(run, "started_at"));
   if (run.contains("duration_s") && run["duration_s"].is_number())
     o += " \u00b7 took " + format_seconds(run["duration_s"].get<double>());
-  o += "\n\n**" + field(s, "cases", "0") + " cases, " + field(s, "variants", "0") + " variants**";
-  const json by_verdict =
-      s.value("by_verdict", json::object());  // named: items() keeps a reference
-  for (const auto& [verdict, n] : by_verdict.items())
-    o += " \u00b7 " + md_inline(verdict) + " " + display(n);
-  o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
-       (s.value("ok", true)         ? "every fix behaved"
-        : any_watch_failing(report) ? "**hazardous forks found**"
-                                    : "**a fix misbehaved or the harness failed**") +
-       "\n\n";
+  if (is_subject_report(report)) {
+    // A user's program: how each run of it ended, not the catalog's counts.
+    std::string items;
+    for (const auto& item : subject_summary(report))
+      items += (items.empty() ? "" : " \u00b7 ") +
+               (item.bad ? "**" + md_inline(item.text) + "**" : md_inline(item.text));
+    o += "\n\n" + items + "\n\n";
+  } else {
+    o += "\n\n**" + field(s, "cases", "0") + " cases, " + field(s, "variants", "0") + " variants**";
+    const json by_verdict =
+        s.value("by_verdict", json::object());  // named: items() keeps a reference
+    for (const auto& [verdict, n] : by_verdict.items())
+      o += " \u00b7 " + md_inline(verdict) + " " + display(n);
+    o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
+         (s.value("ok", true)         ? "every fix behaved"
+          : any_watch_failing(report) ? "**hazardous forks found**"
+                                      : "**a fix misbehaved or the harness failed**") +
+         "\n\n";
+  }
   if (run.contains("complete") && !run.value("complete", true))
     o += "> **This run did not finish**: variants that had not ended are shown as not run.\n\n";
   if (const auto errors = catalog_errors(report); !errors.empty()) {

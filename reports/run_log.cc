@@ -74,11 +74,14 @@ namespace {
 
 nlohmann::json summarize(const nlohmann::json& cases) {
   nlohmann::json by_verdict = nlohmann::json::object(), by_outcome = nlohmann::json::object();
-  int variants = 0, mismatches = 0, regressions = 0, harness_failures = 0;
+  int variants = 0, mismatches = 0, regressions = 0, failed = 0, harness_failures = 0;
   for (const auto& c : cases) {
     by_verdict[c["verdict"].get<std::string>()] =
         by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
-    if (c["verdict"] == "regression" || c["verdict"] == "failed") ++regressions;
+    // A fix that misbehaved is a regression; a user's program that failed is not (by_verdict
+    // counts it as "failed"): either makes the run not ok.
+    if (c["verdict"] == "regression") ++regressions;
+    if (c["verdict"] == "failed") ++failed;
     for (const auto& v : c["variants"]) {
       ++variants;
       const std::string o = v.value("outcome", "skip");
@@ -95,7 +98,7 @@ nlohmann::json summarize(const nlohmann::json& cases) {
           {"mismatches", mismatches},
           {"regressions", regressions},
           {"harness_failures", harness_failures},
-          {"ok", regressions == 0 && harness_failures == 0}};
+          {"ok", regressions == 0 && failed == 0 && harness_failures == 0}};
 }
 
 }  // namespace

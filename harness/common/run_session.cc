@@ -14,6 +14,7 @@
 #include "reports/finding.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
+#include "reports/subject_text.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
 #include "reports/watch_view.h"
@@ -243,17 +244,24 @@ void RunSession::append_variant(const nlohmann::json& v) {
   const bool unfinished = reports::unfinished(v);
   // `forkcheck watch`: hazardous forks fail a program that ended as expected.
   const std::string hazards = reports::watch_failure(v);
-  std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
-              std::max(total_, done_), shown(v["case"]).c_str(), shown(v["name"]).c_str(),
-              v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
-              v["duration_s"].get<double>(),
-              paint_verdict(!hazards.empty()                   ? "FAILED: HAZARDOUS FORKS"
-                            : unfinished                       ? reports::outcome_shown(v)
-                            : matched                          ? "as expected"
-                            : v.value("role", "") == "fix"     ? "REGRESSION"
-                            : v.value("role", "") == "subject" ? "FAILED"
-                                                               : "differs")
-                  .c_str());
+  if (v.value("role", "") == "subject") {
+    // A user's program: said of the program, not in the catalog's words.
+    const reports::SubjectLine line =
+        reports::subject_line(v, done_, std::max(total_, done_), hazards);
+    std::printf("%s  %s\n", reports::terminal_safe(line.text).c_str(),
+                paint_verdict(line.verdict).c_str());
+  } else {
+    std::printf("[%2zu/%zu] %-22s %-20s %-6s (expected %-5s) %6.1fs  %s\n", done_,
+                std::max(total_, done_), shown(v["case"]).c_str(), shown(v["name"]).c_str(),
+                v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
+                v["duration_s"].get<double>(),
+                paint_verdict(!hazards.empty()               ? "FAILED: HAZARDOUS FORKS"
+                              : unfinished                   ? reports::outcome_shown(v)
+                              : matched                      ? "as expected"
+                              : v.value("role", "") == "fix" ? "REGRESSION"
+                                                             : "differs")
+                    .c_str());
+  }
   // A variant never started says no more than its line: why is said once, at the end.
   if (v.value("not_run", false)) {
     std::fflush(stdout);
@@ -290,12 +298,18 @@ nlohmann::json RunSession::finish(bool interrupted) {
   auto written = reports::write_reports(report, out_);
 
   const auto& s = report["summary"];
-  std::printf("\n%d cases, %d variants:", s["cases"].get<int>(), s["variants"].get<int>());
-  for (const auto& [verdict, n] : s["by_verdict"].items())
-    std::printf(" %s %d,", verdict.c_str(), n.get<int>());
-  std::printf(" harness failures %d%s\n", s["harness_failures"].get<int>(),
-              interrupted ? " (INTERRUPTED: a partial report)" : "");
+  // The catalog's tally; a user's program has its lines above and its finding below.
+  if (reports::is_subject_report(report)) {
+    if (interrupted) std::printf("\nINTERRUPTED: a partial report\n");
+  } else {
+    std::printf("\n%d cases, %d variants:", s["cases"].get<int>(), s["variants"].get<int>());
+    for (const auto& [verdict, n] : s["by_verdict"].items())
+      std::printf(" %s %d,", verdict.c_str(), n.get<int>());
+    std::printf(" harness failures %d%s\n", s["harness_failures"].get<int>(),
+                interrupted ? " (INTERRUPTED: a partial report)" : "");
+  }
   for (const auto& c : report["cases"]) {
+    if (reports::is_subject_report(report)) break;
     // The reason may quote a variant's message, and so a child's output: escaped (no NUL is left
     // for %s to stop at) and written by length.
     std::printf("  %-22s %s ", shown(c["id"]).c_str(),

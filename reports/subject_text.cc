@@ -1,0 +1,71 @@
+#include "reports/subject_text.h"
+
+#include <cstdio>
+
+#include "reports/report_view.h"
+#include "reports/text.h"
+#include "reports/watch_view.h"
+
+namespace fc::reports {
+
+using json = nlohmann::json;
+
+bool is_subject_report(const json& report) {
+  bool any = false;
+  for (const auto& c : list(report, "cases"))
+    for (const auto& v : list(c, "variants")) {
+      if (field(v, "role") != "subject") return false;
+      any = true;
+    }
+  return any;
+}
+
+SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
+                         const std::string& hazards) {
+  char took[32];
+  const json& d = member(v, "duration_s");
+  std::snprintf(took, sizeof took, "%.1f s", d.is_number() ? d.get<double>() : 0.0);
+  const std::string outcome = outcome_shown(v);
+  SubjectLine line;
+  const bool ok = outcome == "ok" && hazards.empty();
+  // matrix: one line per start method; else the one program.
+  if (total > 1) {
+    char count[32];
+    std::snprintf(count, sizeof count, "[%zu/%zu]", done, total);
+    line.text = std::string(count) + " under " + field(v, "start_method", "?") + ": ";
+  } else {
+    line.text = ok ? "the program " : "the program: ";
+  }
+  line.text += outcome == "ok" ? std::string("ended in ") + took : outcome + " after " + took;
+  line.verdict = !hazards.empty()  ? "FAILED: HAZARDOUS FORKS"
+                 : unfinished(v)   ? outcome
+                 : outcome == "ok" ? "ok"
+                                   : "FAILED";
+  return line;
+}
+
+std::vector<SubjectSummaryItem> subject_summary(const json& report) {
+  std::vector<SubjectSummaryItem> items;
+  bool hazards = false;
+  for (const auto& c : list(report, "cases")) {
+    const auto& variants = list(c, "variants");
+    for (const auto& v : variants) {
+      const std::string outcome = outcome_shown(v), message = one_line(field(v, "message"));
+      const bool failing = !watch_failure(v).empty();
+      hazards = hazards || failing;
+      items.push_back({(variants.size() > 1 ? "under " + field(v, "start_method", "?")
+                                            : std::string("the program")) +
+                           ": " + outcome +
+                           (message.empty() ? "" : " (" + shorten(message, 120) + ")"),
+                       outcome != "ok" || failing});
+    }
+  }
+  const json& ok = member(member(report, "summary"), "ok");
+  items.push_back({hazards                             ? "hazardous forks found"
+                   : ok.is_boolean() && ok.get<bool>() ? "it ended well"
+                                                       : "it did not end well",
+                   hazards || !(ok.is_boolean() && ok.get<bool>())});
+  return items;
+}
+
+}  // namespace fc::reports
