@@ -152,8 +152,10 @@ TEST(SubjectSummary, SaysHowTheProgramEndedNotHowACatalogDid) {
     const std::string md = make_markdown_reporter()->render(r);
     const std::string html = make_html_reporter()->render(r);
     for (const std::string& text : {md, html}) {
-      for (const char* catalog : {"1 cases", "variants", "outcomes differ from expectation",
-                                  "a fix misbehaved", "every fix behaved"})
+      for (const char* catalog :
+           {"1 cases", "variants", "outcomes differ from expectation", "a fix misbehaved",
+            "every fix behaved", "expected ok", "expected</dt>", "expected **",
+            "Cases by start method", " mismatch\""})
         EXPECT_EQ(text.find(catalog), std::string::npos) << catalog << " in\n" << text;
     }
     if (std::string(outcome) == "ok") {

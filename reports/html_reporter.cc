@@ -406,6 +406,8 @@ std::string overview(const json& report) {
 }
 
 std::string matrix_section(const json& report) {
+  // A user's program: its summary says how each run of it ended; there is no catalog.
+  if (is_subject_report(report)) return "";
   const auto methods = matrix_methods(report);
   std::string o =
       "<section id=\"matrix\"><h2>Cases by start method</h2><div class=\"scroll\"><table "
@@ -551,16 +553,19 @@ std::string stacks_block(const json& v) {
 
 std::string variant_block(const json& c, const json& v) {
   const std::string o_ = str(v, "outcome", "skip");
-  std::string o = "<div class=\"variant\" id=\"" +
-                  anchor("variant-", str(c, "id") + "-" + str(v, "name")) + "\"><h4><code>" +
-                  h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
-                  h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) +
-                  "</span><span class=\"badge o-" + h(o_) + (mismatched(v) ? " mismatch" : "") +
-                  "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
+  std::string o =
+      "<div class=\"variant\" id=\"" + anchor("variant-", str(c, "id") + "-" + str(v, "name")) +
+      "\"><h4><code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
+      h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) + "</span><span class=\"badge o-" +
+      h(o_) + (mismatched(v) && str(v, "role") != "subject" ? " mismatch" : "") +
+      "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
   if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
-  o += "<dl class=\"facts\"><dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
-       "</b>: " + rich(str(v, "expected_why")) + "</dd><dt>observed</dt><dd><b>" +
-       h(outcome_shown(v)) + "</b>";
+  // A user's program was expected nothing: what it did is the fact.
+  o += "<dl class=\"facts\">";
+  if (str(v, "role") != "subject")
+    o += "<dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
+         "</b>: " + rich(str(v, "expected_why")) + "</dd>";
+  o += "<dt>observed</dt><dd><b>" + h(outcome_shown(v)) + "</b>";
   if (v.contains("duration_s") && v["duration_s"].is_number())
     o += " after " + h(format_seconds(v["duration_s"].get<double>()));
   if (v.contains("exit") && v["exit"].is_object()) {

@@ -187,6 +187,8 @@ std::string cell_text(const json& v) {
 }
 
 std::vector<std::string> matrix_paragraphs(const json& report) {
+  // A user's program: its summary line says how each run of it ended; there is no catalog.
+  if (is_subject_report(report)) return {};
   const auto methods = matrix_methods(report);
   std::string head = "## Cases by start method\n\n| case | verdict |";
   std::string rule = "|---|---|";
@@ -261,8 +263,9 @@ std::string variant_details(const json& v, const Limits& lim) {
                   md_inline(field(v, "start_method")) + ", " + md_inline(field(v, "role")) +
                   "): " + md_inline(outcome_vs_expected(v)) + "\n\n";
   if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
-  o += "- expected **" + md_inline(field(v, "expected")) +
-       "**: " + md(field(v, "expected_why"), lim.message) + "\n";
+  if (field(v, "role") != "subject")  // a user's program was expected nothing
+    o += "- expected **" + md_inline(field(v, "expected")) +
+         "**: " + md(field(v, "expected_why"), lim.message) + "\n";
   o += "- observed **" + md_inline(outcome_shown(v)) + "**";
   if (v.contains("duration_s") && v["duration_s"].is_number())
     o += " after " + format_seconds(v["duration_s"].get<double>());

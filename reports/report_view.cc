@@ -87,6 +87,8 @@ std::string outcome_shown(const nlohmann::json& v) {
 }
 
 std::string outcome_vs_expected(const nlohmann::json& v) {
+  // A user's program was expected nothing: how it ended is all there is to say.
+  if (field(v, "role") == "subject") return outcome_shown(v);
   if (unfinished(v)) return outcome_shown(v) + " (expected " + field(v, "expected", "?") + ")";
   return field(v, "outcome", "skip") + (matched(v) ? " \u2713 expected " : " \u2717 expected ") +
          field(v, "expected", "?");
@@ -101,13 +103,17 @@ std::string outcome_meaning(const std::string& outcome) {
 
 std::string mismatch_meaning(const nlohmann::json& v) {
   const std::string expected = field(v, "expected", "?"), outcome = field(v, "outcome", "skip");
+  if (field(v, "role") == "subject") {
+    const std::string meaning = outcome_meaning(outcome);
+    return std::string(unfinished(v) ? "not run to its end" : "the program did not end well") +
+           ": " + outcome + (meaning.empty() ? "" : " (" + meaning + ")");
+  }
   std::string what = "expected " + expected + ", observed " + outcome;
   if (const std::string meaning = outcome_meaning(outcome); !meaning.empty())
     what += " (" + meaning + (expected == "hang" && outcome == "timeout" ? ": not a hang)" : ")");
   if (unfinished(v)) return "not run to its end: " + what;
   if (v.value("harness_error", false)) return "harness error: " + what;
   if (field(v, "role") == "fix") return "regression: the fixed behaviour broke: " + what;
-  if (field(v, "role") == "subject") return "the command did not behave: " + what;
   return "the hazard did not show as documented here: " + what;
 }
 
