@@ -78,9 +78,19 @@ std::string environment_section(const json& env) {
       o += "- " + md_inline(r.label) + ": " + md_inline(cap_text(r.value, kValueBytes)) + "\n";
     }
   };
-  add_rows(environment_rows(env));
+  // Each fact once: what forkcheck measured of the machine (CPUs with their affinity and quota,
+  // every variable seen) stands in for the repro program's line of the same name.
+  const std::vector<EnvRow> machine =
+      env.contains("machine") ? machine_rows(env) : std::vector<EnvRow>{};
+  std::vector<EnvRow> rows;
+  for (auto& r : environment_rows(env)) {
+    bool measured = false;
+    for (const auto& m : machine) measured = measured || m.label == r.label;
+    if (!measured) rows.push_back(std::move(r));
+  }
+  add_rows(rows);
   if (env.contains("python")) add_rows(python_rows(env));
-  if (env.contains("machine")) add_rows(machine_rows(env));
+  add_rows(machine);
   const auto& risks = list(env, "risks");
   if (!risks.empty()) {
     o += "\n**Risks in this environment:**\n\n";

@@ -125,6 +125,27 @@ TEST(KeyFinding, ASkippedCaseSaysWhy) {
   EXPECT_TRUE(said);
 }
 
+// issue.md's Environment says each fact once: the CPUs and the variables forkcheck measured stand
+// in for the repro program's lines of the same name.
+TEST(IssueMd, EachEnvironmentFactOnce) {
+  json r = subject_report(json::array());
+  r["run"]["environment"] = {
+      {"cpus", {{"online", 2}, {"affinity", 2}}},
+      {"variables", json::object()},
+      {"machine",
+       {{"cpus", {{"online", 2}, {"affinity", 1}}}, {"variables", {{"OMP_NUM_THREADS", "1"}}}}}};
+  const std::string issue = make_issue_reporter()->render(r);
+  auto count = [&issue](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = 0; (p = issue.find(what, p)) != std::string::npos; ++p) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("- CPUs: "), 1u) << issue;
+  EXPECT_EQ(count("- variables: "), 1u) << issue;
+  EXPECT_NE(issue.find("- CPUs: 2 online, 1 in the affinity mask"), std::string::npos) << issue;
+  EXPECT_NE(issue.find("OMP\\_NUM\\_THREADS=1"), std::string::npos) << issue;
+}
+
 TEST(IssueMd, StaysUnderTenKilobytesWhateverTheRun) {
   json stacks = json::array();
   for (int i = 0; i < 400; ++i)
