@@ -21,11 +21,11 @@ namespace fc::reports {
 // "48 s", "4 min 05 s".
 std::string minutes_text(double seconds);
 
-// One sentence for `list`, `all`'s finding and every report's libtorch row: "7 built here on
-// 2026-11-28 against python3's torch 1.13.0a0 (/usr/bin/python3), in 4 min 05 s", or "none run:
-// ... (autograd-after-fork, ...): python3 (/usr/bin/python3) imports no torch". "" for a build
-// with its own torch program (the libtorch line says it); whose_torch.h's kNoTorchProgram for one
-// with neither a torch program nor a kit.
+// One sentence for `list`, `all`'s finding and every report's environment: "7 (ids), built here
+// against the torch /usr/bin/python3 imports (1.13.0a0), from this package's torch kit, on
+// 2026-11-28, in 1 min 09 s", or "none run (ids): /usr/bin/python3 imports no torch; ...". "" for
+// a build with its own torch program (the libtorch line says it); whose_torch.h's kNoTorchProgram
+// for one with neither a torch program nor a kit.
 std::string torch_cases_sentence(const nlohmann::json& facts);
 
 // What a run's environment says of its torch cases: torch_cases_sentence() of its "torch_cases",

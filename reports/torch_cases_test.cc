@@ -17,7 +17,7 @@ json facts(const char* why) {
   return {{"source", "none"},
           {"why", why},
           {"detail", "the detail"},
-          {"cases", {"autograd-after-fork", "tiny-nn-spawn"}},
+          {"cases", {"case-one", "case-two"}},
           {"python", "/usr/bin/python3"},
           {"torch", "1.13.0a0"}};
 }
@@ -28,7 +28,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST(TorchCases, EveryReasonNamesTheCasesAndWhy) {
   const std::string no_torch = torch_cases_sentence(facts("no-torch"));
-  EXPECT_TRUE(has(no_torch, "none run (autograd-after-fork, tiny-nn-spawn)")) << no_torch;
+  EXPECT_TRUE(has(no_torch, "none run (case-one, case-two)")) << no_torch;
   EXPECT_TRUE(has(no_torch, "/usr/bin/python3 imports no torch")) << no_torch;
   const std::string no_cmake = torch_cases_sentence(facts("no-cmake"));
   EXPECT_TRUE(has(no_cmake, "needs CMake: the detail (pip install cmake)")) << no_cmake;
@@ -39,7 +39,7 @@ TEST(TorchCases, EveryReasonNamesTheCasesAndWhy) {
   EXPECT_TRUE(has(torch_cases_sentence(failed), "failed: the detail; its log: /c/build.log"));
   const std::string later = torch_cases_sentence(facts("not-built"));
   EXPECT_TRUE(has(later,
-                  "not built yet (autograd-after-fork, tiny-nn-spawn): `forkcheck all` "
+                  "not built yet (case-one, case-two): `forkcheck all` "
                   "(or `forkcheck run` of one of them) builds them on first use against "
                   "the torch /usr/bin/python3 imports (1.13.0a0), once per torch"))
       << later;
@@ -58,7 +58,7 @@ TEST(TorchCases, ABuildHereSaysAgainstWhichTorchAndHowLongItTook) {
   built["built_at"] = "2026-11-28T17:00:00Z";
   built["build_s"] = 245.4;
   EXPECT_EQ(torch_cases_sentence(built),
-            "2 (autograd-after-fork, tiny-nn-spawn), built here against the torch "
+            "2 (case-one, case-two), built here against the torch "
             "/usr/bin/python3 imports (1.13.0a0), from this package's torch kit, on 2026-11-28, "
             "in 4 min 05 s");
   EXPECT_EQ(torch_cases_sentence({{"source", "built-in"}}), "") << "the libtorch line says it";
