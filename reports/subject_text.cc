@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/watch_view.h"
@@ -9,6 +10,17 @@
 namespace fc::reports {
 
 using json = nlohmann::json;
+
+namespace {
+
+// "2 processes of it failed": descendants_failure's count, without its list (the finding and
+// issue.md name each).
+std::string how_many_failed(const json& v) {
+  const std::string all = descendants_failure(v);
+  return all.substr(0, all.find(": "));
+}
+
+}  // namespace
 
 bool is_subject_report(const json& report) {
   bool any = false;
@@ -37,10 +49,13 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
     line.text = ok ? "the program " : "the program: ";
   }
   line.text += outcome == "ok" ? std::string("ended in ") + took : outcome + " after " + took;
-  line.verdict = !hazards.empty()  ? "FAILED: HAZARDOUS FORKS"
-                 : unfinished(v)   ? outcome
-                 : outcome == "ok" ? "ok"
-                                   : "FAILED";
+  // Ended itself, while processes of it failed: the run did not do its work.
+  const std::string descendants = outcome == "ok" ? how_many_failed(v) : "";
+  if (!descendants.empty()) line.text += ", but " + descendants;
+  line.verdict = !hazards.empty()                         ? "FAILED: HAZARDOUS FORKS"
+                 : unfinished(v)                          ? outcome
+                 : outcome == "ok" && descendants.empty() ? "ok"
+                                                          : "FAILED";
   return line;
 }
 
@@ -53,11 +68,13 @@ std::vector<SubjectSummaryItem> subject_summary(const json& report) {
       const std::string outcome = outcome_shown(v), message = one_line(field(v, "message"));
       const bool failing = !watch_failure(v).empty();
       hazards = hazards || failing;
+      const std::string descendants = outcome == "ok" ? how_many_failed(v) : "";
       items.push_back({(variants.size() > 1 ? "under " + field(v, "start_method", "?")
                                             : std::string("the program")) +
                            ": " + outcome +
-                           (message.empty() ? "" : " (" + shorten(message, 120) + ")"),
-                       outcome != "ok" || failing});
+                           (message.empty() ? "" : " (" + shorten(message, 120) + ")") +
+                           (descendants.empty() ? "" : ", but " + descendants),
+                       outcome != "ok" || failing || !descendants.empty()});
     }
   }
   const json& ok = member(member(report, "summary"), "ok");

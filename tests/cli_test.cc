@@ -600,6 +600,27 @@ TEST(Cli, ExecAndMatrixSpeakOfTheProgramNotOfACatalog) {
         << r.out << "\n"
         << r.err;
   }
+  // Under each method the program exits 0 while both its workers raise: never said to be ok.
+  if (!fs::exists("/usr/bin/python3")) return;
+  const fs::path script = out / "workers_fail.py";
+  std::ofstream(script) << "import multiprocessing as mp\n"
+                           "def work(x):\n"
+                           "    raise ValueError(x)\n"
+                           "if __name__ == '__main__':\n"
+                           "    ps = [mp.Process(target=work, args=(i,)) for i in range(2)]\n"
+                           "    for p in ps: p.start()\n"
+                           "    for p in ps: p.join()\n";
+  const auto r =
+      forkcheck({"matrix", "--out", out.string(), "--", "/usr/bin/python3", script.string()});
+  std::size_t failed = 0;
+  for (const char* method : {"fork", "spawn", "forkserver"})
+    if (r.out.find(std::string("under ") + method + ": ended in ") != std::string::npos) ++failed;
+  EXPECT_EQ(failed, 3u) << r.out;
+  failed = 0;
+  for (std::size_t p = 0;
+       (p = r.out.find(", but 2 processes of it failed  FAILED", p)) != std::string::npos; ++p)
+    ++failed;
+  EXPECT_EQ(failed, 3u) << r.out;
 }
 
 // forkcheck's own verdict words are coloured on a terminal unless NO_COLOR is set (and not
