@@ -52,6 +52,14 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   // Ended itself, while processes of it failed: the run did not do its work.
   const std::string descendants = outcome == "ok" ? how_many_failed(v) : "";
   if (!descendants.empty()) line.text += ", but " + descendants;
+  // Ends of its processes the program meant or saw (a test that kills its child on purpose):
+  // not failures, and said so, in a number (issue.md says why, each).
+  std::size_t uncounted = 0;
+  for (const auto& end : uncounted_descendants(v))
+    if (!end.after_look) ++uncounted;
+  if (uncounted > 0)
+    line.text += " (" + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
+                 " of its processes not counted as failures: issue.md says why)";
   line.verdict = !hazards.empty()                         ? "FAILED: HAZARDOUS FORKS"
                  : unfinished(v)                          ? outcome
                  : outcome == "ok" && descendants.empty() ? "ok"
