@@ -144,6 +144,11 @@ TEST(IssueMd, EachEnvironmentFactOnce) {
   EXPECT_EQ(count("- variables: "), 1u) << issue;
   EXPECT_NE(issue.find("- CPUs: 2 online, 1 in the affinity mask"), std::string::npos) << issue;
   EXPECT_NE(issue.find("OMP\\_NUM\\_THREADS=1"), std::string::npos) << issue;
+  EXPECT_NE(issue.find("- libtorch: not loaded"), std::string::npos) << "said of a catalog's";
+  // A user's program: no word of the catalog's libtorch (its Python side says its own torch).
+  r["run"]["environment"]["collected_by"] = {{"program", "forkcheck-repro"},
+                                             {"user_program", true}};
+  EXPECT_EQ(make_issue_reporter()->render(r).find("libtorch"), std::string::npos);
 }
 
 TEST(IssueMd, StaysUnderTenKilobytesWhateverTheRun) {

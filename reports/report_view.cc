@@ -291,7 +291,8 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
                         display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
   } else if (!member(env, "torch_cases").is_object() && built_without_torch(env)) {
     add("libtorch", kNoTorchProgram);
-  } else {
+  } else if (member(member(env, "collected_by"), "user_program") != true) {
+    // (A user's program: its own torch is said by its Python side, not the catalog's.)
     add("libtorch", "not loaded by the program that collected this");
   }
   // A package's torch cases: built here against the user's torch, or why none ran.

@@ -50,12 +50,14 @@ nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with
     if (env.is_null())
       return {
           {"error", "the native repro program could not report the environment: " + native_why}};
-    if (with_libtorch)
+    if (with_libtorch) {
       env["collected_by"]["torch_program"] = false;  // a native build: reports/ says so
-    else
+    } else {
+      env["collected_by"]["user_program"] = true;  // reports/ leaves out the catalog's libtorch
       env["collected_by"]["note"] =
           "the native repro program, without libtorch: the program's own Python side (its "
           "torch and threads) is under \"python\"";
+    }
     return env;
   }
   nlohmann::json env = ask(programs.at(1), timeout_s, zygotes, torch_why);
