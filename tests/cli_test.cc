@@ -23,6 +23,7 @@
 
 #include "harness/common/did_you_mean.h"
 #include "harness/supervise/supervisor.h"
+#include "read_text.h"
 
 extern char** environ;
 
@@ -616,11 +617,7 @@ TEST(Cli, ExecAndMatrixSpeakOfTheProgramNotOfACatalog) {
   for (const char* method : {"fork", "spawn", "forkserver"})
     if (r.out.find(std::string("under ") + method + ": ended in ") != std::string::npos) ++failed;
   EXPECT_EQ(failed, 3u) << r.out;
-  failed = 0;
-  for (std::size_t p = 0;
-       (p = r.out.find(", but 2 processes of it failed  FAILED", p)) != std::string::npos; ++p)
-    ++failed;
-  EXPECT_EQ(failed, 3u) << r.out;
+  EXPECT_EQ(test_text::occurrences(r.out, ", but 2 processes of it failed  FAILED"), 3u) << r.out;
 }
 
 // forkcheck's own verdict words are coloured on a terminal unless NO_COLOR is set (and not

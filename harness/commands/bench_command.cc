@@ -21,7 +21,7 @@ namespace {
 
 // The Python peer script sits beside the repro programs (build tree and installed alike).
 std::filesystem::path beside_me(const std::string& name) {
-  return std::filesystem::path(repro_programs().front()).parent_path() / name;
+  return std::filesystem::path(native_repro_program()).parent_path() / name;
 }
 
 nlohmann::json run_repro_bench(int repeat, double timeout_s) {
@@ -158,8 +158,10 @@ int bench_command(const BenchOptions& options) {
     for (const char* m : {"fork", "spawn", "forkserver"})
       if (methods.contains(m)) {
         // null: this OS does not measure it (no PSS on macOS or Windows)
+        // (A structured binding cannot be captured before C++20: its object is, by name.)
+        const nlohmann::json& by_method = methods;
         auto median = [&](const char* what) {
-          const auto& s = methods[m][what];
+          const auto& s = by_method[m][what];
           return s.is_null() ? std::string("not measured")
                              : std::to_string(std::lround(s["median"].get<double>()));
         };

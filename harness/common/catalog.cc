@@ -82,16 +82,22 @@ std::string catalog_case_problem(const nlohmann::json& c) {
   return "";
 }
 
-std::vector<std::string> repro_programs() {
+std::string native_repro_program() {
   const PartLookup lookup = find_repro_dir();
   // Not found anywhere: the installed place, so that the error names where it should be.
   const std::filesystem::path dir = lookup.found.empty() ? lookup.looked.back() : lookup.found;
+  return (dir / "forkcheck-repro").string();
+}
+
+std::vector<std::string> repro_programs() {
+  const std::string native = native_repro_program();
   if (kTorchProgramBuilt)
-    return {(dir / "forkcheck-repro").string(), (dir / "forkcheck-repro-torch").string()};
+    return {native,
+            (std::filesystem::path(native).parent_path() / "forkcheck-repro-torch").string()};
   // A package's: the torch program built here from its kit, where one is (harness/torch/).
   if (const TorchCases& torch = torch_cases(); !torch.program.empty())
-    return {(dir / "forkcheck-repro").string(), torch.program};
-  return {(dir / "forkcheck-repro").string()};
+    return {native, torch.program};
+  return {native};
 }
 
 Catalog load_catalog(const std::vector<std::string>& programs, Zygotes* zygotes) {

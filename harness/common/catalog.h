@@ -29,6 +29,10 @@ struct Catalog {
 // was built here from the package's kit (harness/torch/torch_kit.h).
 std::vector<std::string> repro_programs();
 
+// The native one alone, found without looking for a torch program (a user's program's
+// environment and `bench` need no more).
+std::string native_repro_program();
+
 // Why a case a repro program listed cannot be used as it is, in one line naming the field
 // ("variant 2: \"role\" is a number (3), not a string"); "" when it can. Only the fields forkcheck
 // and its reports read are checked; others are carried as they are.

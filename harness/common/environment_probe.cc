@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "harness/common/catalog.h"
 #include "harness/common/known_messages.h"
@@ -43,7 +44,10 @@ nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygote
 }  // namespace
 
 nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with_libtorch) {
-  const auto programs = repro_programs();  // {native, torch}, or {native} in a native build
+  // A user's program needs the native one alone: no torch program is looked for (in a package,
+  // that would start python3 to find its torch).
+  const auto programs = with_libtorch ? repro_programs()  // {native, torch}, or {native}
+                                      : std::vector<std::string>{native_repro_program()};
   std::string torch_why, native_why;
   if (!with_libtorch || programs.size() < 2) {
     nlohmann::json env = ask(programs.at(0), timeout_s, zygotes, native_why);

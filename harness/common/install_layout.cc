@@ -79,22 +79,19 @@ PartLookup find_report_schema() {
 
 namespace fc::harness {
 
-PartLookup find_torch_kit() {
-  const fs::path bin = own_directory();
-  PartLookup lookup =
-      first_existing("FORKCHECK_TORCH_KIT", {bin / install_dirs::kDataFromBin / "torch-kit"});
-  // A folder without its manifest is no kit.
-  if (!lookup.found.empty() && !is_there(lookup.found / "manifest.json")) lookup.found.clear();
+// A data folder under <bin>/../share/forkcheck (or `env`), found only when it holds `marker`.
+static PartLookup data_folder_with(const char* env, const char* folder, const char* marker) {
+  PartLookup lookup = first_existing(env, {own_directory() / install_dirs::kDataFromBin / folder});
+  if (!lookup.found.empty() && !is_there(lookup.found / marker)) lookup.found.clear();
   return lookup;
 }
 
+PartLookup find_torch_kit() {
+  return data_folder_with("FORKCHECK_TORCH_KIT", "torch-kit", "manifest.json");
+}
+
 PartLookup find_python_bootstrap() {
-  const fs::path bin = own_directory();
-  PartLookup lookup =
-      first_existing("FORKCHECK_PY_BOOTSTRAP", {bin / install_dirs::kDataFromBin / "python"});
-  // A folder without the bootstrap in it is not found.
-  if (!lookup.found.empty() && !is_there(lookup.found / "sitecustomize.py")) lookup.found.clear();
-  return lookup;
+  return data_folder_with("FORKCHECK_PY_BOOTSTRAP", "python", "sitecustomize.py");
 }
 
 std::string python_bytecode_folder() {

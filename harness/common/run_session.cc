@@ -298,7 +298,8 @@ nlohmann::json RunSession::finish(bool interrupted) {
   auto written = reports::write_reports(report, out_);
 
   const auto& s = report["summary"];
-  // The catalog's tally; a user's program has its lines above and its finding below.
+  // The catalog's tally and each case's verdict; a user's program has its lines above and its
+  // finding below.
   if (reports::is_subject_report(report)) {
     if (interrupted) std::printf("\nINTERRUPTED: a partial report\n");
   } else {
@@ -307,15 +308,14 @@ nlohmann::json RunSession::finish(bool interrupted) {
       std::printf(" %s %d,", verdict.c_str(), n.get<int>());
     std::printf(" harness failures %d%s\n", s["harness_failures"].get<int>(),
                 interrupted ? " (INTERRUPTED: a partial report)" : "");
-  }
-  for (const auto& c : report["cases"]) {
-    if (reports::is_subject_report(report)) break;
-    // The reason may quote a variant's message, and so a child's output: escaped (no NUL is left
-    // for %s to stop at) and written by length.
-    std::printf("  %-22s %s ", shown(c["id"]).c_str(),
-                paint_verdict(shown(c["verdict"]), 15).c_str());
-    const std::string reason = shown(c["verdict_reason"]) + "\n";
-    std::fwrite(reason.data(), 1, reason.size(), stdout);
+    for (const auto& c : report["cases"]) {
+      // The reason may quote a variant's message, and so a child's output: escaped (no NUL is
+      // left for %s to stop at) and written by length.
+      std::printf("  %-22s %s ", shown(c["id"]).c_str(),
+                  paint_verdict(shown(c["verdict"]), 15).c_str());
+      const std::string reason = shown(c["verdict_reason"]) + "\n";
+      std::fwrite(reason.data(), 1, reason.size(), stdout);
+    }
   }
   for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
   print_finding(report);
