@@ -208,6 +208,41 @@ TEST_F(Exec, NonZeroExitIsAnErrorWithTheTailOfStderr) {
         << file;
 }
 
+// A user's program's report starts no repro program: the machine's facts come from forkcheck
+// itself, and a message the catalog knows is named from the signs compiled into forkcheck. Here
+// the repro programs' folder is empty: neither could be started.
+TEST_F(Exec, NoReproProgramIsStartedYetAKnownMessageIsNamed) {
+  const fs::path empty = dir_ / "no-repro-programs";
+  fs::create_directories(empty);
+  const std::string why =
+      "RuntimeError: Unable to handle autograd's threading in combination with fork-based "
+      "multiprocessing. See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork";
+  fc::harness::LaunchSpec spec;
+  spec.argv = {FC_FORKCHECK,   "exec", "--out", out_.string(), "--", FC_FAULT_CHILD,
+               "exit-message", "1",    why};
+  spec.env = {{"FORKCHECK_REPRO_DIR", empty.string()}};
+  spec.timeout_s = 120;
+  spec.channel = false;
+  const auto r = fc::harness::supervise(spec);
+  EXPECT_EQ(r.exit.code, 1) << r.out.text() << r.err.text();
+  const json report = json::parse(slurp(out_ / "report.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.err.text();
+  const json& env = report["run"]["environment"];
+  EXPECT_FALSE(env.contains("error")) << env.dump();
+  EXPECT_EQ(env["collected_by"]["program"], FC_FORKCHECK) << env.dump();
+  EXPECT_EQ(env["collected_by"]["user_program"], true);
+  for (const char* key : {"os", "libc", "cpus", "start_methods"})
+    EXPECT_TRUE(env.contains(key)) << key << ": " << env.dump();
+  // What a repro program loads is not the user's program's: not said of it.
+  for (const char* key : {"compiler", "libraries", "openmp_runtimes", "threads", "cuda"})
+    EXPECT_FALSE(env.contains(key)) << key << ": " << env.dump();
+  const json& v = report["cases"][0]["variants"][0];
+  ASSERT_TRUE(v["details"]["explained_by"].is_array()) << v.dump();
+  ASSERT_EQ(v["details"]["explained_by"].size(), 1u) << v.dump();
+  EXPECT_EQ(v["details"]["explained_by"][0]["case"], "autograd-after-fork");
+  EXPECT_TRUE(contains(r.out.text(), "forkcheck list autograd-after-fork")) << r.out.text();
+}
+
 TEST_F(Exec, SlowButFineIsOkAndNobodyTookItsStacks) {
   // About 3 s of busy work alternating with futex waits, under a deadline far above that.
   const int code = exec({"--timeout", "30"}, {"slow-fine", "3"});
@@ -285,24 +320,31 @@ TEST_F(Exec, ARunCutShortLeavesNoEarlierRunsReports) {
   EXPECT_EQ(slurp(out_ / "notes.txt"), "mine\n") << "not a file a run writes";
 }
 
-// Before the run really starts (here: while the environment is probed, before the command is
-// started), the folder's earlier reports are left as they were: a forkcheck killed then leaves
-// them, not an empty folder.
+// Before the run really starts (here: while `run` asks a repro program for the environment), the
+// folder's earlier reports are left as they were: a forkcheck killed then leaves them, not an
+// empty folder. (exec, watch and matrix start nothing before their run: the window is `run`'s.)
 TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
   fs::create_directories(out_);
   const std::vector<std::string> earlier = {"run.jsonl", "report.json", "report.html", "junit.xml",
                                             "summary.md"};
   for (const auto& f : earlier) std::ofstream(out_ / f) << "earlier run\n";
-  // Repro programs whose environment probe takes its time, and says when it has begun.
+  // Repro programs that list the native catalog, and whose environment probe takes its time and
+  // says when it has begun.
   const fs::path repro = dir_ / "repro", marker = dir_ / "probing";
+  const fs::path native = fs::path(FC_FORKCHECK).parent_path() / "forkcheck-repro";
   fs::create_directories(repro);
   for (const char* name : {"forkcheck-repro", "forkcheck-repro-torch"}) {
-    std::ofstream(repro / name) << "#!/bin/sh\ntouch '" << marker.string() << "'\nexec sleep 30\n";
+    std::ofstream(repro / name) << "#!/bin/sh\n"
+                                << "if [ \"$1\" = --list ]; then\n"
+                                << (std::string(name) == "forkcheck-repro"
+                                        ? "  exec '" + native.string() + "' --list\n"
+                                        : std::string("  echo '{\"cases\":[]}'; exit 0\n"))
+                                << "fi\ntouch '" << marker.string() << "'\nexec sleep 30\n";
     fs::permissions(repro / name, fs::perms::owner_all);
   }
   const std::string out = out_.string(), env = "FORKCHECK_REPRO_DIR=" + repro.string();
-  std::vector<const char*> argv = {FC_FORKCHECK,   "exec",  "--out", out.c_str(), "--",
-                                   FC_FAULT_CHILD, "sleep", "60",    nullptr};
+  std::vector<const char*> argv = {FC_FORKCHECK, "run",   "gomp-fork-hang", "--only",
+                                   "spawn",      "--out", out.c_str(),      nullptr};
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::putenv(const_cast<char*>(env.c_str()));

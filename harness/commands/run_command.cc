@@ -68,7 +68,6 @@ int run_cases(const RunOptions& options) {
                         {"zygote", options.zygote}}},
                       {"catalog_errors", cat.errors}},
                      &zygotes);
-  session.know_cases(cat.cases);
   // Whose torch the catalog speaks of: the Python torch a user's program would import, beside the
   // libtorch the torch cases run against (found without importing torch: milliseconds).
   session.add_environment({{"python_torch", find_python_torch()}});

@@ -6,12 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "harness/common/case_signs.h"
 #include "harness/common/catalog.h"
 #include "harness/common/known_messages.h"
 #include "harness/platform/host.h"
 #include "harness/platform/zygote.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/supervisor.h"
+#include "launch/host_facts.h"
 #include "reports/ticket_environment.h"
 
 namespace fc::harness {
@@ -43,25 +45,24 @@ nlohmann::json ask(const std::string& program, double timeout_s, Zygotes* zygote
 
 }  // namespace
 
-nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes, bool with_libtorch) {
-  // A user's program needs the native one alone: no torch program is looked for (in a package,
-  // that would start python3 to find its torch).
-  const auto programs = with_libtorch ? repro_programs()  // {native, torch}, or {native}
-                                      : std::vector<std::string>{native_repro_program()};
+nlohmann::json user_program_environment() {
+  nlohmann::json env = launch::host_environment(executable_path().u8string());
+  env["collected_by"]["user_program"] = true;  // reports/ leaves out the catalog's libtorch
+  env["collected_by"]["note"] =
+      "forkcheck itself: the machine's facts; what the program loads (its torch, OpenMP and "
+      "threads) is said by its own Python side, under \"python\"";
+  return env;
+}
+
+nlohmann::json collect_environment(double timeout_s, Zygotes* zygotes) {
+  const auto programs = repro_programs();  // {native, torch}, or {native}
   std::string torch_why, native_why;
-  if (!with_libtorch || programs.size() < 2) {
+  if (programs.size() < 2) {
     nlohmann::json env = ask(programs.at(0), timeout_s, zygotes, native_why);
     if (env.is_null())
       return {
           {"error", "the native repro program could not report the environment: " + native_why}};
-    if (with_libtorch) {
-      env["collected_by"]["torch_program"] = false;  // a native build: reports/ says so
-    } else {
-      env["collected_by"]["user_program"] = true;  // reports/ leaves out the catalog's libtorch
-      env["collected_by"]["note"] =
-          "the native repro program, without libtorch: the program's own Python side (its "
-          "torch and threads) is under \"python\"";
-    }
+    env["collected_by"]["torch_program"] = false;  // a native build: reports/ says so
     return env;
   }
   nlohmann::json env = ask(programs.at(1), timeout_s, zygotes, torch_why);
@@ -97,8 +98,7 @@ nlohmann::json ticket_environment(const TicketEnvironmentOptions& options) {
   env["machine"] = measure_machine();
   env["python"] = std::move(python);
   env["risks"] = reports::environment_risks(env);
-  // A risk a catalog case shows: its page. The catalog is listed only then (a third of a second).
-  if (!env["risks"].empty()) name_risk_cases(env["risks"], load_catalog(repro_programs()).cases);
+  name_risk_cases(env["risks"], case_signs());  // a risk a catalog case shows: its page
   return env;
 }
 

@@ -1,7 +1,8 @@
-// The environment fingerprint, as forkcheck gets it: from a child, never from itself. The harness
-// links neither libtorch nor OpenMP, so it asks a repro program (`--env`) what it loads: first
-// forkcheck-repro-torch, which loads what the torch cases load; if that fails,
-// forkcheck-repro, and the result says so.
+// The environment fingerprint. The catalog's comes from a child, never from forkcheck itself:
+// the harness links neither libtorch nor OpenMP, so it asks a repro program (`--env`) what it
+// loads: first forkcheck-repro-torch, which loads what the torch cases load; if that fails,
+// forkcheck-repro, and the result says so. A user's program's comes from forkcheck and the
+// program's own Python side.
 //
 // For a bug ticket (`forkcheck env`) there is more: the Python side (common/python_probe.h), what
 // forkcheck measures of the machine itself, and the risks those facts show.
@@ -15,11 +16,12 @@ namespace fc::harness {
 
 // Never throws: when no program can answer, the result holds "error" saying why.
 // From the torch repro program (else the native one), in a child; `zygotes` may serve it.
-// `with_libtorch`: false asks the native program alone (a hundredth of a second, where loading
-// libtorch takes a second and hundreds of MiB): for a user's own program (exec, watch), whose
-// Python side reports its own torch.
-nlohmann::json collect_environment(double timeout_s = 60, class Zygotes* zygotes = nullptr,
-                                   bool with_libtorch = true);
+nlohmann::json collect_environment(double timeout_s = 60, class Zygotes* zygotes = nullptr);
+
+// A user's own program's (exec, watch, matrix, attach): the machine's facts as forkcheck itself
+// reads them (launch/host_facts.h), no program started. What the program loads is its own
+// Python side's to say; a repro program's libraries would describe the repro program.
+nlohmann::json user_program_environment();
 
 // What forkcheck measures of the machine and of how it was started, in its own process (no
 // child): platform/host.h's machine_limits() ("dev_shm", "open_files", "cpus"), with

@@ -1,10 +1,12 @@
 // What the catalog's cases know of a user's failure (harness/common/known_messages.h): the case
 // whose messages a failure says, and the case whose failure shows as a stuck wait or an
-// environment risk, read from each case's own entry. A made-up catalog; no process.
+// environment risk, read from each case's own entry. A made-up catalog, then the signs compiled
+// into forkcheck; no process.
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "harness/common/case_signs.h"
 #include "harness/common/known_messages.h"
 
 namespace fc::harness {
@@ -70,6 +72,28 @@ TEST(KnownMessages, ARiskACaseShowsIsNamedWithThatCaseOthersAreLeftAlone) {
   json not_a_list = json::object();
   name_risk_cases(not_a_list, catalog());
   EXPECT_EQ(not_a_list, json::object());
+}
+
+// The signs compiled into forkcheck are the catalog's shape, and they name the cases of both
+// repro programs, the torch program's among them, whichever were built (repros.case_signs_current
+// checks them against the programs' own lists).
+TEST(CaseSigns, CompiledInAndMatchedLikeTheCatalog) {
+  const json& signs = case_signs();
+  ASSERT_TRUE(signs.is_array());
+  ASSERT_FALSE(signs.empty());
+  for (const auto& c : signs) {
+    EXPECT_TRUE(c["id"].is_string() && c["title"].is_string()) << c.dump();
+    EXPECT_TRUE(c["explains"].is_array() && c["shows_as"].is_array()) << c.dump();
+  }
+  const json found =
+      explain_messages(signs,
+                       "RuntimeError: Unable to handle autograd's threading in combination with\n"
+                       "    fork-based multiprocessing");
+  ASSERT_EQ(found.size(), 1u) << found.dump();
+  EXPECT_EQ(found[0]["case"], "autograd-after-fork");
+  EXPECT_FALSE(found[0]["fix"].get<std::string>().empty());
+  EXPECT_EQ(case_showing(signs, "stuck:lock"), "lock-held-at-fork");
+  EXPECT_EQ(case_showing(signs, "risk:fork-with-openmp"), "torch-omp-pool-hang");
 }
 
 }  // namespace

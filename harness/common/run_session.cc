@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "harness/common/case_signs.h"
 #include "harness/common/console_style.h"
 #include "harness/common/environment_probe.h"
 #include "harness/common/known_messages.h"
@@ -93,19 +94,22 @@ std::string now_iso8601() {
 }
 
 RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes,
-                       bool with_libtorch)
+                       bool for_catalog)
     : out_(out), started_(monotonic_s()) {
   header["type"] = "run";
   header["schema_version"] = reports::kSchemaVersion;
   header["tool"] = {{"name", "forkcheck"}, {"version", kVersion}};
   header["started_at"] = now_iso8601();
   header["platform"] = host_platform();
-  // From a repro program: see environment_probe.h.
-  header["environment"] = collect_environment(60, zygotes, with_libtorch);
+  // From a repro program, or for a user's program from forkcheck itself: environment_probe.h.
+  header["environment"] =
+      for_catalog ? collect_environment(60, zygotes) : user_program_environment();
   // What a ticket asks of the machine (/dev/shm, open files, CPUs, variables), measured here at
   // no cost, and the risks it shows.
   header["environment"]["machine"] = measure_machine();
   header["environment"]["risks"] = reports::environment_risks(header["environment"]);
+  name_risk_cases(header["environment"]["risks"],
+                  case_signs());  // each risk a case shows: its page
   environment_ = header["environment"];
   append(header);
 }
@@ -134,15 +138,8 @@ void RunSession::add_environment(const nlohmann::json& more) {
     environment_more_[k] = v;
   }
   nlohmann::json risks = reports::environment_risks(environment_);
-  name_risk_cases(risks, catalog_cases_);
+  name_risk_cases(risks, case_signs());
   environment_["risks"] = environment_more_["risks"] = risks;
-}
-
-void RunSession::know_cases(const nlohmann::json& catalog_cases) {
-  catalog_cases_ = catalog_cases;
-  nlohmann::json risks = environment_.value("risks", nlohmann::json::array());
-  name_risk_cases(risks, catalog_cases_);
-  if (risks != environment_["risks"]) environment_["risks"] = environment_more_["risks"] = risks;
 }
 
 void RunSession::add_case(const nlohmann::json& planned_case) {

@@ -23,10 +23,10 @@ class RunSession {
  public:
   // `header`: the run's own fields (command, argv, options); tool, schema and platform are added.
   // `zygotes`, when given, serve the environment probe (see zygote.h).
-  // `with_libtorch`: the environment from the torch repro program (the catalog's); false, from the
-  // native one alone (a user's program: its Python side reports its own torch).
+  // `for_catalog`: the environment from the torch repro program (the catalog's); false, from
+  // forkcheck itself (a user's program: its Python side reports what it loads).
   RunSession(const std::filesystem::path& out, nlohmann::json header,
-             class Zygotes* zygotes = nullptr, bool with_libtorch = true);
+             class Zygotes* zygotes = nullptr, bool for_catalog = true);
 
   // The run really starts: the files an earlier run left in the folder are removed and the run
   // log is written from here on. Once; finish() calls it when no one did.
@@ -47,10 +47,6 @@ class RunSession {
   // end; the risk notes are drawn again from the whole.
   void add_environment(const nlohmann::json& more);
 
-  // The catalog's cases, once the command has them: the environment's risks that a case shows as
-  // name it (known_messages.h name_risk_cases), now and when add_environment draws them again.
-  void know_cases(const nlohmann::json& catalog_cases);
-
   // A command that prints more after finish() prints the reports line itself, last.
   void defer_reports_line() { reports_line_last_ = false; }
 
@@ -69,7 +65,6 @@ class RunSession {
   bool reports_line_last_ = true;
   nlohmann::json environment_;       // as the header recorded it
   nlohmann::json environment_more_;  // add_environment's, for the end record
-  nlohmann::json catalog_cases_;     // know_cases'
 };
 
 std::string now_iso8601();

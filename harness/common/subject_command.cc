@@ -1,6 +1,6 @@
 #include "harness/common/subject_command.h"
 
-#include "harness/common/catalog.h"
+#include "harness/common/case_signs.h"
 #include "harness/common/install_layout.h"
 #include "harness/common/known_messages.h"
 #include "harness/common/live_console.h"
@@ -82,7 +82,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
                         {"hang_after_s", subject.live.hang_after_s},
                         {"start_method", subject.live.start_method},
                         {"force_start_method", subject.live.force_start_method}}}},
-                     /*zygotes=*/nullptr, /*with_libtorch=*/false);
+                     /*zygotes=*/nullptr, /*for_catalog=*/false);
   session.add_case(the_case);
   if (subject.prints_after) session.defer_reports_line();
   session.set_total(variants.size());
@@ -146,8 +146,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (!r.started) out.classified.message = start_failure(r.start_error, program);
     if (!subject.live.worker_failures.empty())
       out.classified.details["worker_failures"] = subject.live.worker_failures;
-    // A failure the catalog knows by its message: named with its case and fix. The catalog is
-    // listed only then (the torch program's list costs a third of a second).
+    // A failure the catalog knows by its message: named with its case and fix, from the signs
+    // compiled into forkcheck (no repro program is started).
     const bool failed =
         out.classified.outcome != Outcome::kOk ||
         !reports::failed_descendants(
@@ -156,8 +156,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (failed) out.all_ok = false;
     if (failed && !interrupted()) {
       const std::string said = failure_text(r.err.text(), r.python, r.exit.describe());
-      const nlohmann::json cases = load_catalog(repro_programs()).cases;
-      session.know_cases(cases);
+      const nlohmann::json& cases = case_signs();
       const nlohmann::json explained = explain_messages(cases, said);
       if (!explained.empty()) out.classified.details["explained_by"] = explained;
       // A process stuck for good: the case whose failure shows the same wait.

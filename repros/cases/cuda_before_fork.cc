@@ -12,9 +12,9 @@
 #include <forkcheck/launch.h>
 #include "core/case_registry.h"
 #include "core/channel.h"
-#include "core/environment_platform.h"
 #include "core/libraries.h"
 #include "core/pool.h"
+#include "launch/host_facts.h"
 #include "launch/process.h"
 
 namespace {
@@ -51,7 +51,7 @@ const Driver& driver() {
   static const Driver d = [] {
     Driver r;
     std::string why;
-    const std::string file = fc::environment_platform::cuda_driver_library(why);
+    const std::string file = fc::launch::cuda_driver_library(why);
     if (file.empty()) {
       r.load_error = why;
       return r;

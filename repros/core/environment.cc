@@ -1,14 +1,12 @@
 #include "core/environment.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <forkcheck/launch.h>
-#include "core/environment_platform.h"
 #include "core/libraries.h"
-#include "launch/process.h"
+#include "launch/host_facts.h"
 
 namespace fc {
 namespace {
@@ -26,17 +24,6 @@ std::string compiler() {
 #else
   return "unknown";
 #endif
-}
-
-// Variables that change how OpenMP, BLAS, CUDA or fork safety behave, when set.
-nlohmann::json relevant_variables() {
-  nlohmann::json vars = nlohmann::json::object();
-  for (const char* name :
-       {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "GOMP_SPINCOUNT", "KMP_INIT_AT_FORK",
-        "KMP_AFFINITY", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS",
-        "CUDA_VISIBLE_DEVICES", "OBJC_DISABLE_INITIALIZE_FORK_SAFETY", "LD_PRELOAD"})
-    if (const char* v = std::getenv(name)) vars[name] = v;
-  return vars;
 }
 
 // --- libraries mapped into this process, classified as threadpoolctl does -----------------
@@ -134,7 +121,7 @@ nlohmann::json loaded_libraries() {
 
 nlohmann::json cuda_facts() {
   std::string why;
-  const std::string driver = environment_platform::cuda_driver_library(why);
+  const std::string driver = launch::cuda_driver_library(why);
   if (driver.empty()) return {{"driver", nullptr}, {"summary", "no CUDA driver: " + why}};
   std::string error;
   void* h = libraries::open(driver, error);
@@ -188,15 +175,6 @@ nlohmann::json cuda_facts() {
   return cuda;
 }
 
-// The start methods this platform has (Windows: spawn alone).
-nlohmann::json start_methods() {
-  nlohmann::json methods = nlohmann::json::array();
-  for (auto m :
-       {launch::StartMethod::kFork, launch::StartMethod::kSpawn, launch::StartMethod::kForkserver})
-    if (launch::unavailable_reason(m) == nullptr) methods.push_back(launch::to_string(m));
-  return methods;
-}
-
 std::vector<std::pair<const char*, ThreadCounter>>& thread_counters() {
   static std::vector<std::pair<const char*, ThreadCounter>> counters;
   return counters;
@@ -241,7 +219,7 @@ nlohmann::json thread_counts() {
   nlohmann::json t = nlohmann::json::object();
   if (const int n = omp_max_threads(); n >= 0) t["omp_max_threads"] = n;
   for (const auto& [name, fn] : thread_counters()) t[name] = fn();
-  const auto cpus = environment_platform::cpu_facts();
+  const auto cpus = launch::cpu_facts();
   t["cpus"] = cpus.value("affinity", nlohmann::json()).is_null()
                   ? cpus.value("online", nlohmann::json())
                   : cpus["affinity"];
@@ -254,18 +232,8 @@ bool register_environment_contributor(EnvironmentContributor fn) {
 }
 
 nlohmann::json collect_environment(const std::string& program) {
-  nlohmann::json env = {
-      {"collected_by", {{"program", program}, {"pid", launch::current_process_id()}}},
-      {"os", environment_platform::os_facts()},
-      {"libc", environment_platform::libc_facts()},
-      {"compiler", compiler()},
-      {"cpus", environment_platform::cpu_facts()},
-      // POSIX has all three (spawn and forkserver are forkcheck's own, repros/launch); Windows
-      // has spawn alone.
-      {"start_methods", start_methods()},
-      {"ptrace_scope", environment_platform::ptrace_scope()},
-      {"variables", relevant_variables()},
-  };
+  nlohmann::json env = launch::host_environment(program);
+  env["compiler"] = compiler();
   for (auto* fn : contributors()) fn(env);
   env["cuda"] = cuda_facts();
   env["libraries"] = loaded_libraries();

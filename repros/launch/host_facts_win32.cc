@@ -1,13 +1,13 @@
 // The environment fingerprint's Windows facts: the version RtlGetVersion reports (GetVersionEx
 // lies to programs without a manifest), the C runtime, processor groups and the affinity mask,
-// no Yama, the CUDA driver as nvcuda.dll. See environment_platform.h.
+// no Yama, the CUDA driver as nvcuda.dll. See host_facts.h.
 #include <cstdint>
 #include <string>
 
-#include "core/environment_platform.h"
+#include "launch/host_facts.h"
 #include "launch/win32.h"
 
-namespace fc::environment_platform {
+namespace fc::launch {
 
 nlohmann::json os_facts() {
   const std::string number = launch::win32::windows_version();
@@ -49,4 +49,4 @@ nlohmann::json ptrace_scope() {
 
 std::string cuda_driver_library(std::string&) { return "nvcuda.dll"; }
 
-}  // namespace fc::environment_platform
+}  // namespace fc::launch

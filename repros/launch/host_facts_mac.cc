@@ -1,15 +1,15 @@
 // The environment fingerprint's macOS facts: uname and the product version (sysctl), libSystem,
 // the CPU counts (sysctl; macOS has no affinity mask to read), no Yama, no CUDA. See
-// environment_platform.h.
+// host_facts.h.
 #include <sys/sysctl.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 
 #include <string>
 
-#include "core/environment_platform.h"
+#include "launch/host_facts.h"
 
-namespace fc::environment_platform {
+namespace fc::launch {
 namespace {
 
 std::string sysctl_string(const char* name) {
@@ -68,4 +68,4 @@ std::string cuda_driver_library(std::string& why) {
   return {};
 }
 
-}  // namespace fc::environment_platform
+}  // namespace fc::launch

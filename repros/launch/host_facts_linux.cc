@@ -1,5 +1,5 @@
 // The environment fingerprint's Linux facts: uname and os-release, glibc, the affinity mask,
-// Yama. See environment_platform.h.
+// Yama. See host_facts.h.
 #include <gnu/libc-version.h>
 #include <sched.h>
 #include <sys/utsname.h>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "core/environment_platform.h"
+#include "launch/host_facts.h"
 
-namespace fc::environment_platform {
+namespace fc::launch {
 namespace {
 
 std::string first_line(const std::string& path) {
@@ -71,4 +71,4 @@ nlohmann::json ptrace_scope() {
 
 std::string cuda_driver_library(std::string&) { return "libcuda.so.1"; }
 
-}  // namespace fc::environment_platform
+}  // namespace fc::launch

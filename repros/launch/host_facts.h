@@ -1,13 +1,20 @@
-// The facts of the environment fingerprint that each OS answers its own way
-// (environment_linux.cc, environment_mac.cc, environment_win32.cc); environment.cc assembles them
-// with what is the same everywhere.
+// What the OS and the machine are, the same for every process on them: the start of every
+// environment fingerprint. forkcheck says them itself for a user's program (whose own libraries
+// its Python side reports); a repro program adds what it loads (core/environment.h). Each OS
+// answers its own way in host_facts_linux.cc, host_facts_mac.cc and host_facts_win32.cc;
+// host_facts.cc assembles them.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-namespace fc::environment_platform {
+namespace fc::launch {
+
+// {"collected_by": {"program", "pid"}, "os", "libc", "cpus", "start_methods" (those this platform
+// has: Windows has spawn alone), "ptrace_scope", "variables" (those set of the variables that
+// change how OpenMP, BLAS, CUDA or fork safety behave)}; `program` names who collected them.
+nlohmann::json host_environment(const std::string& program);
 
 // {"name", "sysname", "kernel", "kernel_build", "machine"}: name is what a person calls the OS
 // ("Debian GNU/Linux 12 (bookworm)", "macOS 14.5", "Windows 10.0.20348").
@@ -27,4 +34,4 @@ nlohmann::json ptrace_scope();
 // does not exist (macOS), with `why` saying so.
 std::string cuda_driver_library(std::string& why);
 
-}  // namespace fc::environment_platform
+}  // namespace fc::launch
