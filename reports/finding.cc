@@ -159,7 +159,7 @@ Finding subject_finding(const json& c, const json& v) {
       message.resize(semi);
     message = shorten(message, 203);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
-    if (outcome == "ok" && !descendants_failure(v).empty())
+    if (exited_zero_but_processes_failed(v))
       f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   }
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.

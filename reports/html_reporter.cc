@@ -553,12 +553,18 @@ std::string stacks_block(const json& v) {
 
 std::string variant_block(const json& c, const json& v) {
   const std::string o_ = str(v, "outcome", "skip");
-  std::string o =
-      "<div class=\"variant\" id=\"" + anchor("variant-", str(c, "id") + "-" + str(v, "name")) +
-      "\"><h4><code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
-      h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) + "</span><span class=\"badge o-" +
-      h(o_) + (mismatched(v) && str(v, "role") != "subject" ? " mismatch" : "") +
-      "\"><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span></span></h4>";
+  const bool subject = str(v, "role") == "subject";
+  // A user's program: under which start method it ran (matrix), or nothing of a catalog's.
+  const std::string head =
+      !subject ? "<code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
+                     h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) + "</span>"
+      : list(c, "variants").size() > 1 ? "under <code>" + h(str(v, "start_method", "?")) + "</code>"
+                                       : std::string("the program");
+  std::string o = "<div class=\"variant\" id=\"" +
+                  anchor("variant-", str(c, "id") + "-" + str(v, "name")) + "\"><h4>" + head +
+                  "<span class=\"badge o-" + h(o_) +
+                  (mismatched(v) && !subject ? " mismatch" : "") + "\"><span class=\"res\">" +
+                  h(outcome_vs_expected(v)) + "</span></span></h4>";
   if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
   // A user's program was expected nothing: what it did is the fact.
   o += "<dl class=\"facts\">";
@@ -597,7 +603,8 @@ std::string variant_block(const json& c, const json& v) {
   o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
   if (v.contains("details") && !v["details"].empty()) {
     std::string text = v["details"].dump(2, ' ', false, json::error_handler_t::replace);
-    o += "<details class=\"details\"><summary>details (what the case measured)</summary><pre>" +
+    o += std::string("<details class=\"details\"><summary>details (") +
+         (subject ? "what forkcheck recorded" : "what the case measured") + ")</summary><pre>" +
          h(cap_text(text, kDetailsCap)) + "</pre></details>";
   }
   return o + "</div>";
@@ -605,9 +612,12 @@ std::string variant_block(const json& c, const json& v) {
 
 std::string case_section(const json& c) {
   const std::string id = str(c, "id", "?");
+  const auto& variants = list(c, "variants");
+  // exec, watch, matrix, attach: the user's own program, no case of a catalog.
+  const bool subject = !variants.empty() && str(variants[0], "role") == "subject";
   std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" +
-                  verdict_badge(c) + " " + h(str(c, "title", id)) + " <span class=\"id\">" + h(id) +
-                  "</span></h2>";
+                  verdict_badge(c) + " " + h(str(c, "title", id)) +
+                  (subject ? "" : " <span class=\"id\">" + h(id) + "</span>") + "</h2>";
   o += "<p>" + h(str(c, "verdict_reason")) + "</p><dl class=\"facts\">";
   // The user's own command (exec, watch) has no source document.
   if (c.contains("source") && c["source"].is_object() &&
@@ -628,8 +638,10 @@ std::string case_section(const json& c) {
   if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
   if (member(c, "featured") == true)
     o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
-  o += "<h3>Variants</h3>";
-  for (const auto& v : list(c, "variants")) o += variant_block(c, v);
+  o += !subject              ? "<h3>Variants</h3>"
+       : variants.size() > 1 ? "<h3>Under each start method</h3>"
+                             : "<h3>How it ran</h3>";
+  for (const auto& v : variants) o += variant_block(c, v);
   return o + "</section>\n";
 }
 

@@ -10,8 +10,10 @@
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
+#include "reports/subject_text.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
+#include "reports/watch_view.h"
 
 namespace fc::reports {
 namespace {
@@ -100,6 +102,24 @@ std::string environment_section(const json& env) {
   return o + "\n";
 }
 
+// watch: each hazardous fork in a line, the first ones with where it forked, the threads that
+// ran, and the fix (what the terminal said), so that the ticket holds them; "" when none.
+std::string hazardous_forks_text(const json& v) {
+  constexpr size_t kWithAdvice = 3, kListed = 10;
+  const auto forks = hazardous_forks(v);
+  if (forks.empty()) return "";
+  std::string o = "### Hazardous forks\n\n";
+  for (size_t i = 0; i < forks.size() && i < kListed; ++i) {
+    o += "- " + md_inline(fork_failure_message(*forks[i])) + "\n";
+    if (i < kWithAdvice) o += "\n" + md_code_block(fork_advice_text(*forks[i])) + "\n";
+  }
+  if (forks.size() > kListed)
+    o += "- and " + std::to_string(forks.size() - kListed) + " more in report.json\n";
+  if (const size_t more = unlisted_failing(v); more > 0)
+    o += "- and " + std::to_string(more) + " more that fail, not listed in report.json\n";
+  return o + "\n";
+}
+
 class IssueReporter : public Reporter {
  public:
   std::string file_name() const override { return "issue.md"; }
@@ -122,6 +142,7 @@ class IssueReporter : public Reporter {
         field(cases[0]["variants"][0], "role") == "subject") {
       const json& v = cases[0]["variants"][0];
       body += stuck_stacks(v);
+      body += hazardous_forks_text(v);
       // The exception that ended it, its user's frames whole; the processes of it that failed.
       if (field(v, "outcome") == "error")
         if (const auto e = program_error(v))
@@ -158,17 +179,22 @@ class IssueReporter : public Reporter {
                 md_code_block(err.size() > 1500 ? "..." + err.substr(err.size() - 1500) : err) +
                 "\n";
     } else if (!cases.empty()) {
-      body += "### Cases\n\n| case | verdict | outcomes (expected) |\n|---|---|---|\n";
+      const bool subject = is_subject_report(report);  // matrix: the program per start method
+      body += subject ? "### The program under each start method\n\n| command | verdict | how it "
+                        "ended |\n|---|---|---|\n"
+                      : "### Cases\n\n| case | verdict | outcomes (expected) |\n|---|---|---|\n";
       for (const auto& c : cases) {
         std::string outcomes;
         for (const auto& v : list(c, "variants"))
-          outcomes += (outcomes.empty() ? "" : ", ") + field(v, "name") + " " + outcome_shown(v) +
-                      // A program (matrix) that exited 0 while its workers failed: not ok.
-                      (field(v, "role") == "subject" && field(v, "outcome") == "ok" &&
-                               !descendants_failure(v).empty()
-                           ? " but a process of it failed"
-                           : "") +
-                      (mismatched(v) ? " (" + field(v, "expected") + ")" : "");
+          outcomes +=
+              (outcomes.empty() ? ""
+               : subject        ? "; "
+                                : ", ") +
+              field(v, "name") + (subject ? ": " : " ") +
+              // A program (matrix) that exited 0 while its workers failed: not ok.
+              (exited_zero_but_processes_failed(v) ? "exited 0, but " + descendants_failure_count(v)
+                                                   : outcome_shown(v)) +
+              (!subject && mismatched(v) ? " (" + field(v, "expected") + ")" : "");
         body += "| " + md_inline(field(c, "id")) + " | " + md_inline(field(c, "verdict")) + " | " +
                 md_inline(cap_text(outcomes, 300)) + " |\n";
       }

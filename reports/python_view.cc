@@ -553,4 +553,15 @@ std::string descendants_failure(const json& variant) {
   return s;
 }
 
+std::string descendants_failure_count(const json& variant) {
+  const std::string all = descendants_failure(variant);
+  return all.substr(0, all.find(": "));
+}
+
+bool exited_zero_but_processes_failed(const json& variant) {
+  const json& exit = member(variant, "exit");
+  return field(variant, "role") == "subject" && member(exit, "code") == 0 &&
+         member(exit, "signal").is_null() && !failed_descendants(variant).empty();
+}
+
 }  // namespace fc::reports

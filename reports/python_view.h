@@ -129,4 +129,12 @@ std::string descendant_text(const DescendantEnd& d);
 // a program that exited 0 with this (exit status 1); every format shows it.
 std::string descendants_failure(const nlohmann::json& variant);
 
+// "2 processes of it failed": descendants_failure() without its list; "" when none did.
+std::string descendants_failure_count(const nlohmann::json& variant);
+
+// Whether `variant` is a user's program whose own process exited 0 while processes of it failed
+// (descendants_failure): its run is stored as outcome "error" with "exited 0, but ..." as its
+// message, and said in those words, never as ok.
+bool exited_zero_but_processes_failed(const nlohmann::json& variant);
+
 }  // namespace fc::reports

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reports/python_view.h"
 #include "reports/text.h"
 #include "reports/torch_cases.h"
 #include "reports/whose_torch.h"
@@ -105,8 +106,10 @@ std::string mismatch_meaning(const nlohmann::json& v) {
   const std::string expected = field(v, "expected", "?"), outcome = field(v, "outcome", "skip");
   if (field(v, "role") == "subject") {
     const std::string meaning = outcome_meaning(outcome);
+    std::string how = outcome + (meaning.empty() ? "" : " (" + meaning + ")");
+    if (exited_zero_but_processes_failed(v)) how = "exited 0, but " + descendants_failure_count(v);
     return std::string(unfinished(v) ? "not run to its end" : "the program did not end well") +
-           ": " + outcome + (meaning.empty() ? "" : " (" + meaning + ")");
+           ": " + how;
   }
   std::string what = "expected " + expected + ", observed " + outcome;
   if (const std::string meaning = outcome_meaning(outcome); !meaning.empty())

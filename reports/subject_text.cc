@@ -11,17 +11,6 @@ namespace fc::reports {
 
 using json = nlohmann::json;
 
-namespace {
-
-// "2 processes of it failed": descendants_failure's count, without its list (the finding and
-// issue.md name each).
-std::string how_many_failed(const json& v) {
-  const std::string all = descendants_failure(v);
-  return all.substr(0, all.find(": "));
-}
-
-}  // namespace
-
 bool is_subject_report(const json& report) {
   bool any = false;
   for (const auto& c : list(report, "cases"))
@@ -48,9 +37,11 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   } else {
     line.text = ok ? "the program " : "the program: ";
   }
-  line.text += outcome == "ok" ? std::string("ended in ") + took : outcome + " after " + took;
   // Ended itself, while processes of it failed: the run did not do its work.
-  const std::string descendants = outcome == "ok" ? how_many_failed(v) : "";
+  const bool exited_zero = exited_zero_but_processes_failed(v);
+  line.text +=
+      outcome == "ok" || exited_zero ? std::string("ended in ") + took : outcome + " after " + took;
+  const std::string descendants = exited_zero ? descendants_failure_count(v) : "";
   if (!descendants.empty()) line.text += ", but " + descendants;
   // Ends of its processes the program meant or saw (a test that kills its child on purpose):
   // not failures, and said so, in a number (issue.md says why, each).
@@ -60,10 +51,10 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   if (uncounted > 0)
     line.text += " (" + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
                  " of its processes not counted as failures: issue.md says why)";
-  line.verdict = !hazards.empty()                         ? "FAILED: HAZARDOUS FORKS"
-                 : unfinished(v)                          ? outcome
-                 : outcome == "ok" && descendants.empty() ? "ok"
-                                                          : "FAILED";
+  line.verdict = !hazards.empty()  ? "FAILED: HAZARDOUS FORKS"
+                 : unfinished(v)   ? outcome
+                 : outcome == "ok" ? "ok"
+                                   : "FAILED";
   return line;
 }
 
@@ -76,13 +67,16 @@ std::vector<SubjectSummaryItem> subject_summary(const json& report) {
       const std::string outcome = outcome_shown(v), message = one_line(field(v, "message"));
       const bool failing = !watch_failure(v).empty();
       hazards = hazards || failing;
-      const std::string descendants = outcome == "ok" ? how_many_failed(v) : "";
-      items.push_back({(variants.size() > 1 ? "under " + field(v, "start_method", "?")
-                                            : std::string("the program")) +
-                           ": " + outcome +
-                           (message.empty() ? "" : " (" + shorten(message, 120) + ")") +
-                           (descendants.empty() ? "" : ", but " + descendants),
-                       outcome != "ok" || failing || !descendants.empty()});
+      const std::string who = variants.size() > 1 ? "under " + field(v, "start_method", "?")
+                                                  : std::string("the program");
+      // Exited 0 while processes of it failed: said so, their count (the finding names each).
+      if (exited_zero_but_processes_failed(v)) {
+        items.push_back({who + ": exited 0, but " + descendants_failure_count(v), true});
+        continue;
+      }
+      items.push_back(
+          {who + ": " + outcome + (message.empty() ? "" : " (" + shorten(message, 120) + ")"),
+           outcome != "ok" || failing});
     }
   }
   const json& ok = member(member(report, "summary"), "ok");

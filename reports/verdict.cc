@@ -47,7 +47,7 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
         add(ok_under, name);
       else
         add(failed_under, name + ": " +
-                              (v.value("outcome", "") == "ok"
+                              (exited_zero_but_processes_failed(v)
                                    ? "exited 0, but " + descendants_failure(v)
                                    : v.value("outcome", "") + ": " + v.value("message", "")));
     }
@@ -77,7 +77,7 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
       also += "; " + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
               " of its processes not counted as failures (each with why: issue.md, "
               "report.json's process_ends)";
-    if (v.value("outcome", "") == "ok") {
+    if (v.value("outcome", "") == "ok" || exited_zero_but_processes_failed(v)) {
       if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "") + also};
       if (hazards.empty())
         return {"failed", "the program exited 0, but " + descendants + " (exit status 1)" + also};

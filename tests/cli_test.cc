@@ -618,6 +618,27 @@ TEST(Cli, ExecAndMatrixSpeakOfTheProgramNotOfACatalog) {
     if (r.out.find(std::string("under ") + method + ": ended in ") != std::string::npos) ++failed;
   EXPECT_EQ(failed, 3u) << r.out;
   EXPECT_EQ(test_text::occurrences(r.out, ", but 2 processes of it failed  FAILED"), 3u) << r.out;
+  // Nor stored as ok: each method's run is an error, its exit status 0 kept as the fact it is.
+  const auto report = nlohmann::json::parse(test_text::slurp(out / "report.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.err;
+  for (const auto& v : report["cases"][0]["variants"]) {
+    EXPECT_EQ(v["outcome"], "error") << v["name"];
+    EXPECT_EQ(v["exit"]["code"], 0) << v["name"];
+    EXPECT_EQ(v["message"].get<std::string>().rfind("exited 0, but 2 processes of it failed: ", 0),
+              0u)
+        << v["message"];
+  }
+  EXPECT_EQ(report["summary"]["by_outcome"].value("ok", 0), 0) << report["summary"];
+  // report.html and issue.md are shaped for one program: no catalog's words.
+  const std::string html = test_text::slurp(out / "report.html");
+  for (const char* word :
+       {"<h3>Variants", " \u00b7 subject", "what the case measured", "<span class=\"id\">matrix"})
+    EXPECT_EQ(html.find(word), std::string::npos) << word;
+  EXPECT_NE(html.find("<h3>Under each start method</h3>"), std::string::npos);
+  const std::string issue = test_text::slurp(out / "issue.md");
+  EXPECT_EQ(issue.find("(expected)"), std::string::npos) << issue;
+  EXPECT_NE(issue.find("fork: exited 0, but 2 processes of it failed; spawn: "), std::string::npos)
+      << issue;
 }
 
 // forkcheck's own verdict words are coloured on a terminal unless NO_COLOR is set (and not

@@ -274,6 +274,29 @@ TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
             std::string::npos);
 }
 
+// issue.md, the file made for the ticket, holds each hazardous fork, not only their number: its
+// line, and for the first ones where it forked, which threads ran and the fix.
+TEST(WatchIssueMd, EachHazardousForkWithWhereItForkedAndTheFix) {
+  const json r = watch_report({});
+  const std::string md = reports::make_issue_reporter()->render(r);
+  const size_t section = md.find("### Hazardous forks\n\n");
+  ASSERT_NE(section, std::string::npos) << md;
+  for (const json* f : reports::hazardous_forks(the_variant(r))) {
+    EXPECT_NE(md.find("- " + reports::md_inline(reports::fork_failure_message(*f)), section),
+              std::string::npos)
+        << reports::fork_failure_message(*f);
+    EXPECT_NE(md.find(reports::md_code_block(reports::fork_advice_text(*f)), section),
+              std::string::npos)
+        << reports::fork_advice_text(*f);
+  }
+  EXPECT_NE(md.find("loader", section), std::string::npos) << "the thread that ran\n" << md;
+  // Not a watch: no such section.
+  json exec = r;
+  exec["cases"][0]["variants"][0]["details"] = json::object();
+  EXPECT_EQ(reports::make_issue_reporter()->render(exec).find("### Hazardous forks"),
+            std::string::npos);
+}
+
 TEST(WatchReports, NotAWatchNoFinding) {
   json r = watch_report({});
   r["cases"][0]["variants"][0]["details"] = json::object();  // `forkcheck exec`'s
