@@ -57,6 +57,10 @@ PyDump parse_faulthandler_dump(const std::string& text) {
       continue;
     }
     if (current && std::regex_search(line, m, kDumpFrame)) {
+      const std::string ours = "/forkcheck_boot.py";
+      if (m[1].length() >= static_cast<std::ptrdiff_t>(ours.size()) &&
+          m[1].str().compare(m[1].length() - ours.size(), ours.size(), ours) == 0)
+        continue;
       PyFrame f;
       f.file = m[1];
       f.line = static_cast<int>(std::strtol(m[2].str().c_str(), nullptr, 10));

@@ -136,5 +136,26 @@ TEST(StackParsers, GdbPyBtSaysWhyThereAreNoPythonFrames) {
   EXPECT_NE(missing.find("no Python frame"), std::string::npos) << missing;
 }
 
+// A faulthandler dump of a process inside a call the bootstrap wraps (Popen.wait, told to
+// forkcheck when it learns a child's end): the wrapper's frame is ours, not the program's, and is
+// left out; every other frame stays, in order.
+TEST(StackParsers, FaulthandlerDumpLeavesOutTheBootstrapsOwnFrames) {
+  const std::string text =
+      "Fatal Python error: Segmentation fault\n"
+      "\n"
+      "Current thread 0x00007f2e91a6b740 (most recent call first):\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/popen_fork.py\", line 27 in poll\n"
+      "  File \"/usr/share/forkcheck/python/forkcheck_boot.py\", line 1419 in wrapper\n"
+      "  File \"/usr/lib/python3.11/multiprocessing/popen_fork.py\", line 43 in wait\n"
+      "  File \"/home/u/forkcheck_boot.py.txt\", line 1 in kept\n"
+      "  File \"train.py\", line 9 in <module>\n";
+  const PyDump dump = parse_faulthandler_dump(text);
+  EXPECT_EQ(dump.fatal, "Segmentation fault");
+  ASSERT_EQ(dump.threads.size(), 1u);
+  std::vector<std::string> functions;
+  for (const auto& f : dump.threads[0].frames) functions.push_back(f.function);
+  EXPECT_EQ(functions, (std::vector<std::string>{"poll", "wait", "kept", "<module>"}));
+}
+
 }  // namespace
 }  // namespace fc::harness

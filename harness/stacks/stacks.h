@@ -111,6 +111,8 @@ struct PyDump {
   std::string fatal;
   std::vector<PyDumpThread> threads;
 };
+// The bootstrap's own frames (forkcheck_boot.py: the wrappers it puts around the calls it tells
+// of, a thread's start on Python 3.6 and 3.7) are left out: they are nobody's code but ours.
 PyDump parse_faulthandler_dump(const std::string& text);
 
 // Parses `eu-stack -m -s -p PID` output (elfutils) for process `pid`.

@@ -129,17 +129,7 @@ PyDump dump_of_ask(const Ask& ask, const PythonChannel& channel, ProcessId pid) 
     PyDump own = parse_faulthandler_dump(channel.dump_slice(pid, d.from, d.to));
     if (!own.fatal.empty()) continue;  // a crash's dump came instead
     for (auto& t : own.threads) {
-      t.tid = d.tid;
-      // The bootstrap's own wrappers are not the program's frames (threading's _bootstrap_inner,
-      // wrapped on Python 3.6 and 3.7 to learn each thread's OS id; the calls it tells of).
-      t.frames.erase(std::remove_if(t.frames.begin(), t.frames.end(),
-                                    [](const PyFrame& f) {
-                                      const std::string ours = "/forkcheck_boot.py";
-                                      return f.file.size() >= ours.size() &&
-                                             f.file.compare(f.file.size() - ours.size(),
-                                                            ours.size(), ours) == 0;
-                                    }),
-                     t.frames.end());
+      t.tid = d.tid;  // the bootstrap's own frames are already left out (stacks.h)
       dump.threads.push_back(std::move(t));
     }
   }
