@@ -1,6 +1,6 @@
 # The torch kit: what a package without the torch program (the portable archive, the wheel) ships
 # so that forkcheck can build that program on first use against the user's own torch, as C++
-# extensions are built (harness/common/torch_kit.h runs it: FORKCHECK_PARTS=torch,
+# extensions are built (harness/torch/torch_kit.h runs it: FORKCHECK_PARTS=torch,
 # FORKCHECK_TORCH_FROM_PYTHON=<their python>). Installed under share/forkcheck/torch-kit:
 #   src/                  this project's CMakeLists.txt, cmake/, include/ and repros/, as built here
 #   third_party/include/  the Boost headers the start methods include (every header GCC and Clang

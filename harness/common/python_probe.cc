@@ -236,8 +236,6 @@ nlohmann::json torch_elsewhere(const std::set<std::string>& skip) {
 
 }  // namespace
 
-const char* python_probe_script() { return kScript; }
-
 nlohmann::json probe_python(const PythonProbeOptions& options) {
   const std::string& asked = options.python;
   nlohmann::json result = {

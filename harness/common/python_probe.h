@@ -47,7 +47,4 @@ struct PythonProbeOptions {
 //   "probe_s":      how long the probe ran
 nlohmann::json probe_python(const PythonProbeOptions& options);
 
-// The probe script itself (what `python -c` runs): for a reader who wants to run it by hand.
-const char* python_probe_script();
-
 }  // namespace fc::harness

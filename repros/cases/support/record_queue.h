@@ -79,8 +79,6 @@ class Sender {
   // The destructor does the same.
   void close() { socket_ = loopback::Socket(); }
 
-  int writer_port() const { return port_; }
-
  private:
   int port_ = 0;
   loopback::Socket socket_;
