@@ -10,7 +10,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '#!/usr/bin/env bash\nexec -a forkcheck %q "$@"\n' "$bin" >"$work/forkcheck"
 chmod +x "$work/forkcheck"
-commands=(all run list exec watch matrix bench env report diff)
+# The commands as forkcheck --help lists them (harness/commands/command_table.cc), help aside.
+mapfile -t commands < <("$work/forkcheck" --help |
+  awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }' |
+  grep -vx help)
+[ "${#commands[@]}" -gt 0 ] || { echo "man-page.sh: forkcheck --help lists no command" >&2; exit 1; }
 # roff: a backslash is \e, and a line starting with . or ' is made text with \&.
 roff() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
 {

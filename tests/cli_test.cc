@@ -81,6 +81,30 @@ TEST(Cli, UnknownFlag) { expect_usage_error(forkcheck({"all", "--bogus"}), "--bo
 
 TEST(Cli, NoCommand) { expect_usage_error(forkcheck({}), "command"); }
 
+// The commands are listed once (harness/commands/command_table.cc): the help lists each, and so
+// do the error without a command, the man page (install.*) and `help COMMAND`.
+TEST(Cli, EveryCommandIsInTheHelpTheErrorAndItsOwnHelp) {
+  const auto help = forkcheck({"--help"});
+  ASSERT_EQ(help.code, 0) << help.err;
+  std::vector<std::string> listed;
+  std::istringstream in(help.out.substr(help.out.find("Subcommands:")));
+  for (std::string line; std::getline(in, line) && (listed.empty() || line.rfind("  ", 0) == 0);)
+    if (line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ')
+      listed.push_back(line.substr(2, line.find(' ', 2) - 2));
+  for (const char* c : {"all", "run", "list", "exec", "watch", "matrix", "attach", "bench", "env",
+                        "report", "diff", "help"})
+    EXPECT_NE(std::find(listed.begin(), listed.end(), c), listed.end()) << c << "\n" << help.out;
+  const auto none = forkcheck({});
+  EXPECT_EQ(none.code, 2);
+  for (const auto& c : listed) {
+    EXPECT_NE(none.err.find(c), std::string::npos) << c << ": " << none.err;
+    if (c == "help") continue;
+    const auto own = forkcheck({"help", c});
+    EXPECT_EQ(own.code, 0) << c << ": " << own.err;
+    EXPECT_NE(own.out.find("Exit status"), std::string::npos) << c << "\n" << own.out;
+  }
+}
+
 TEST(Cli, NegativeTimeout) {
   expect_usage_error(forkcheck({"all", "--timeout", "-1"}), "--timeout");
 }

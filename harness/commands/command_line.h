@@ -1,6 +1,6 @@
 // The command line around the commands: `forkcheck help [COMMAND]`, and the one-line usage
 // error that names a misspelt command or option and the closest real one ("did you mean").
-// main.cc builds the CLI11 app; these read it.
+// main.cc builds the CLI11 app from the command table (command_table.h); these read it.
 #pragma once
 
 #include <string>

@@ -38,7 +38,12 @@ tree)
   if command -v help2man >/dev/null; then
     page=$moved/share/man/man1/forkcheck.1
     [ -f "$page" ] || fail "not installed: share/man/man1/forkcheck.1"
-    for c in all run list exec watch matrix bench env report diff; do
+    # Every command the program lists (its table: harness/commands/command_table.cc), help aside.
+    mapfile -t listed < <("$moved/bin/forkcheck" --help |
+      awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }' |
+      grep -vx help)
+    [ "${#listed[@]}" -ge 11 ] || fail "forkcheck --help lists ${#listed[@]} commands: ${listed[*]}"
+    for c in "${listed[@]}"; do
       grep -q "^\.SS $c\$" "$page" || fail "forkcheck.1 has no section for $c"
     done
     if grep -qF "$build" "$page"; then fail "forkcheck.1 names the build tree"; fi
