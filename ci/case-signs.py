@@ -32,8 +32,9 @@ def listed(program):
 
 
 def text(cases):
+    # ASCII: the build cuts the text into pieces by bytes (cmake/EmbedText.cmake).
     return json.dumps({"note": NOTE, "cases": cases}, indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+                      ensure_ascii=True) + "\n"
 
 
 def main(argv):

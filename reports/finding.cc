@@ -129,8 +129,16 @@ Finding subject_finding(const json& c, const json& v) {
   const std::string command = field(c, "id");
   f.bad = field(c, "verdict") != "ok";
   const std::string hazards = watch_failure(v);
-  if (!hazards.empty() && outcome == "ok") {
-    f.headline = command + ": the program ended ok, but made " + hazards;
+  // Its own process exited 0 while processes of it failed (stored as an error): that, first, and
+  // never a worker's traceback as if it were the program's own error.
+  const bool exited_zero = exited_zero_but_processes_failed(v);
+  if (!hazards.empty() && (outcome == "ok" || exited_zero)) {
+    f.headline = command + ": the program " +
+                 (exited_zero ? "exited 0, but " + descendants_failure_count(v) + ", and it made "
+                              : std::string("ended ok, but made ")) +
+                 hazards;
+  } else if (exited_zero) {
+    f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   } else if (member(member(v, "details"), "ended_by_forkcheck").is_string()) {
     // Its workers kept failing at start and forkcheck ended it: the message says so.
     f.headline = command + ": error: " + shorten(field(v, "message"), 240);
@@ -159,8 +167,6 @@ Finding subject_finding(const json& c, const json& v) {
       message.resize(semi);
     message = shorten(message, 203);
     f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
-    if (exited_zero_but_processes_failed(v))
-      f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
   }
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
   if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);

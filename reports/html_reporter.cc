@@ -304,8 +304,12 @@ std::string watch_finding(const json& report) {
                                : "<code>" + h(command) +
                                      "</code> ended ok, but forked while it was not safe to: ") +
                              "forkcheck exits 1."
-                       : "<code>" + h(command) + "</code> itself failed (" + h(str(v, "outcome")) +
-                             "), and forked while it was not safe to as well: forkcheck exits 1.") +
+            : exited_zero_but_processes_failed(v)
+                ? "<code>" + h(command) + "</code> exited 0, but " +
+                      h(descendants_failure_count(v)) +
+                      ", and it forked while it was not safe to as well: forkcheck exits 1."
+                : "<code>" + h(command) + "</code> itself failed (" + h(str(v, "outcome")) +
+                      "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "<code>--allow KIND</code>.</p>";
     else

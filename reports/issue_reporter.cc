@@ -195,8 +195,9 @@ class IssueReporter : public Reporter {
               (exited_zero_but_processes_failed(v) ? "exited 0, but " + descendants_failure_count(v)
                                                    : outcome_shown(v)) +
               (!subject && mismatched(v) ? " (" + field(v, "expected") + ")" : "");
-        body += "| " + md_inline(field(c, "id")) + " | " + md_inline(field(c, "verdict")) + " | " +
-                md_inline(cap_text(outcomes, 300)) + " |\n";
+        body += "| " + md_inline((subject ? "forkcheck " : "") + field(c, "id")) + " | " +
+                md_inline(field(c, "verdict")) + " | " + md_inline(cap_text(outcomes, 300)) +
+                " |\n";
       }
       body += "\n";
     }

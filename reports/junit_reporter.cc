@@ -104,7 +104,8 @@ std::string failure_body(const json& v) {
   std::string body = mismatch_meaning(v);
   if (!field(v, "message").empty()) body += "\n" + field(v, "message");
   if (!field(v, "note").empty()) body += "\n" + field(v, "note");
-  if (!field(v, "expected_why").empty())
+  // A user's program was expected nothing but to work: no expectation to explain.
+  if (!field(v, "expected_why").empty() && field(v, "role") != "subject")
     body += "\nexpected " + field(v, "expected") + " because: " + field(v, "expected_why");
   if (const auto failed = failed_workers(v); !failed.empty()) {
     body += "\nworkers that failed:";
@@ -171,8 +172,11 @@ void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
     const bool error = member(v, "harness_error") == true;
     auto f = tc.append_child(error ? "error" : "failure");
     ++(error ? n.errors : n.failures);
+    // Exited 0 while processes of it failed: the message says so whole, once.
     attr(f, "message",
-         mismatch_meaning(v) + (field(v, "message").empty() ? "" : ": " + field(v, "message")));
+         (exited_zero_but_processes_failed(v) ? std::string("the program did not end well")
+                                              : mismatch_meaning(v)) +
+             (field(v, "message").empty() ? "" : ": " + field(v, "message")));
     attr(f, "type", outcome);
     f.text().set(xml_safe(failure_body(v)).c_str());
   }

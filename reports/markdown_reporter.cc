@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reports/finding.h"
+#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/subject_text.h"
@@ -149,8 +150,11 @@ std::string watch_finding(const json& report, const std::string& headline) {
            (program_ok ? (said ? std::string("")
                                : command + " ended ok, but forked while it was not safe to: ") +
                              "forkcheck exits 1."
-                       : command + " itself failed (" + md_inline(field(v, "outcome")) +
-                             "), and forked while it was not safe to as well: forkcheck exits 1.") +
+            : exited_zero_but_processes_failed(v)
+                ? command + " exited 0, but " + md_inline(descendants_failure_count(v)) +
+                      ", and it forked while it was not safe to as well: forkcheck exits 1."
+                : command + " itself failed (" + md_inline(field(v, "outcome")) +
+                      "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "--allow KIND.\n\n";
     } else {
@@ -258,10 +262,15 @@ std::string featured(const json& report, const Limits& lim) {
   return o + "The loss curves are drawn in report.html.\n\n";
 }
 
-std::string variant_details(const json& v, const Limits& lim) {
-  std::string o = "#### " + md_inline(field(v, "name", "?")) + " (" +
-                  md_inline(field(v, "start_method")) + ", " + md_inline(field(v, "role")) +
-                  "): " + md_inline(outcome_vs_expected(v)) + "\n\n";
+std::string variant_details(const json& v, const Limits& lim, std::size_t of) {
+  // A user's program: under which start method it ran (matrix), or the program; no roles.
+  const std::string head = field(v, "role") != "subject"
+                               ? md_inline(field(v, "name", "?")) + " (" +
+                                     md_inline(field(v, "start_method")) + ", " +
+                                     md_inline(field(v, "role")) + ")"
+                           : of > 1 ? "under " + md_inline(field(v, "start_method", "?"))
+                                    : std::string("the program");
+  std::string o = "#### " + head + ": " + md_inline(outcome_vs_expected(v)) + "\n\n";
   if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
   if (field(v, "role") != "subject")  // a user's program was expected nothing
     o += "- expected **" + md_inline(field(v, "expected")) +
@@ -323,13 +332,16 @@ std::string variant_details(const json& v, const Limits& lim) {
 }
 
 std::vector<std::string> case_details(const json& report, const Limits& lim) {
-  std::vector<std::string> parts = {"## Cases\n\n"};
+  const bool subject = is_subject_report(report);  // exec, watch, matrix, attach: no catalog
+  std::vector<std::string> parts = {subject ? "## How it ran\n\n" : "## Cases\n\n"};
   for (const auto& c : list(report, "cases")) {
     // <summary> is HTML, where Markdown escapes would show: escape it as HTML
-    std::string o = "<details><summary><b>" + html_escape(field(c, "id", "?")) +
-                    "</b>: " + html_escape(field(c, "verdict")) + ": " +
-                    html_escape(field(c, "title")) + "</summary>\n\n";
-    if (c.contains("source") && c["source"].is_object()) {
+    std::string o = "<details><summary>" +
+                    (subject ? "<b>" + html_escape(field(c, "verdict")) + "</b>"
+                             : "<b>" + html_escape(field(c, "id", "?")) +
+                                   "</b>: " + html_escape(field(c, "verdict"))) +
+                    ": " + html_escape(field(c, "title")) + "</summary>\n\n";
+    if (!subject && c.contains("source") && c["source"].is_object()) {
       const json& s = c["source"];
       o += "Source: \u201c" + md_inline(field(s, "title")) + "\u201d by " +
            md_inline(field(s, "author"));
@@ -340,7 +352,8 @@ std::vector<std::string> case_details(const json& report, const Limits& lim) {
     if (!field(c, "reported").empty()) o += "> " + md(field(c, "reported"), lim.message) + "\n\n";
     if (!field(c, "mechanism").empty())
       o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
-    for (const auto& v : list(c, "variants")) o += variant_details(v, lim);
+    for (const auto& v : list(c, "variants"))
+      o += variant_details(v, lim, list(c, "variants").size());
     parts.push_back(o + "</details>\n\n");
   }
   return parts;

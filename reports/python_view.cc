@@ -126,6 +126,8 @@ const json* main_python_process(const json& variant) {
 }
 
 std::optional<PythonError> program_error(const json& variant) {
+  // It exited 0: a traceback on its stderr is a worker's, not its own.
+  if (exited_zero_but_processes_failed(variant)) return std::nullopt;
   if (const json* p = main_python_process(variant)) {
     const json& errors = list(*p, "exceptions");
     for (auto it = errors.rbegin(); it != errors.rend(); ++it)
@@ -560,8 +562,22 @@ std::string descendants_failure_count(const json& variant) {
 
 bool exited_zero_but_processes_failed(const json& variant) {
   const json& exit = member(variant, "exit");
-  return field(variant, "role") == "subject" && member(exit, "code") == 0 &&
+  const std::string outcome = field(variant, "outcome");
+  // Not a hang or a timeout whose program then exited 0 from its SIGTERM handler: forkcheck
+  // ended it, and that is its end.
+  return field(variant, "role") == "subject" && (outcome == "ok" || outcome == "error") &&
+         member(variant, "harness_error") != true && member(exit, "code") == 0 &&
          member(exit, "signal").is_null() && !failed_descendants(variant).empty();
+}
+
+void mark_processes_failed(json& variant) {
+  if (field(variant, "outcome") != "ok" || !exited_zero_but_processes_failed(variant)) return;
+  const std::string failed = "exited 0, but " + descendants_failure(variant);
+  // What the message said besides "exited 0" stays ("exited 0; watch: 2 forks, 2 hazardous").
+  std::string message = field(variant, "message");
+  if (message.rfind("exited 0", 0) == 0) message = message.substr(8);
+  variant["outcome"] = "error";
+  variant["message"] = failed + (message.empty() || message[0] == ';' ? message : "; " + message);
 }
 
 }  // namespace fc::reports

@@ -132,9 +132,15 @@ std::string descendants_failure(const nlohmann::json& variant);
 // "2 processes of it failed": descendants_failure() without its list; "" when none did.
 std::string descendants_failure_count(const nlohmann::json& variant);
 
-// Whether `variant` is a user's program whose own process exited 0 while processes of it failed
-// (descendants_failure): its run is stored as outcome "error" with "exited 0, but ..." as its
-// message, and said in those words, never as ok.
+// Whether `variant` is a user's program whose own process exited 0, by itself (not a hang or a
+// timeout), while processes of it failed (descendants_failure): its run is stored as outcome
+// "error" with "exited 0, but ..." as its message (mark_processes_failed), and said in those
+// words, never as ok.
 bool exited_zero_but_processes_failed(const nlohmann::json& variant);
+
+// Such a variant still recorded as ok (the run log keeps the program's own end): made an error,
+// its message "exited 0, but N processes of it failed: ..." and what it said besides. Folding a
+// run log does it (run_log.h), so that a log written before it was done reads the same.
+void mark_processes_failed(nlohmann::json& variant);
 
 }  // namespace fc::reports

@@ -43,6 +43,50 @@ TEST(ProcessEnds, AWorkersExceptionIsKeptWhateverTheOrderOfThePids) {
   }
 }
 
+// A program that exited 0 by itself while a worker failed is stored as an error saying so, what
+// its message said besides kept; one that forkcheck ended (a hang, a timeout: its SIGTERM handler
+// may exit 0), one that failed itself, or one already marked is left as it is.
+TEST(ProcessEnds, ExitedZeroButAWorkerFailedIsAnErrorOnlyWhenItEndedByItself) {
+  json v = facts(100, 200);
+  v["role"] = "subject";
+  v["outcome"] = "ok";
+  v["message"] = "exited 0; watch: 2 forks, 2 hazardous";
+  v["exit"] = {{"code", 0}, {"signal", nullptr}};
+  EXPECT_TRUE(exited_zero_but_processes_failed(v));
+  mark_processes_failed(v);
+  EXPECT_EQ(v["outcome"], "error");
+  EXPECT_EQ(v["message"],
+            "exited 0, but a process of it failed: pid 200 Process-1 (__main__.work) raised "
+            "ValueError: bad row (exit status 1); watch: 2 forks, 2 hazardous");
+  EXPECT_TRUE(exited_zero_but_processes_failed(v)) << "still said so once stored";
+  const json marked = v;
+  mark_processes_failed(v);
+  EXPECT_EQ(v, marked) << "once";
+  EXPECT_FALSE(program_error(v).has_value()) << "a worker's traceback is not the program's";
+
+  for (const char* outcome : {"hang", "timeout", "crash", "skip"}) {
+    json other = facts(100, 200);
+    other["role"] = "subject";
+    other["outcome"] = outcome;
+    other["exit"] = {{"code", 0}, {"signal", nullptr}};
+    EXPECT_FALSE(exited_zero_but_processes_failed(other)) << outcome;
+    mark_processes_failed(other);
+    EXPECT_EQ(other["outcome"], outcome);
+  }
+  json nonzero = facts(100, 200), attached = facts(100, 200), catalog = facts(100, 200);
+  nonzero["role"] = attached["role"] = "subject";
+  catalog["role"] = "fix";
+  for (json* x : {&nonzero, &attached, &catalog}) (*x)["outcome"] = "ok";
+  nonzero["exit"] = {{"code", 3}, {"signal", nullptr}};
+  attached["exit"] = {{"code", nullptr}, {"signal", nullptr}};  // attach: its end is not ours
+  catalog["exit"] = {{"code", 0}, {"signal", nullptr}};
+  for (json* x : {&nonzero, &attached, &catalog}) {
+    EXPECT_FALSE(exited_zero_but_processes_failed(*x)) << x->dump();
+    mark_processes_failed(*x);
+    EXPECT_EQ((*x)["outcome"], "ok");
+  }
+}
+
 // Forks alike in all but time are one entry, seq to last_seq: a child born of any of them is told
 // where it was forked, and with which threads beside it.
 TEST(ForkEntries, AFoldedEntryStandsForEachOfItsForks) {

@@ -167,9 +167,13 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
         if (!v.contains(k)) v[k] = val;
     }
     for (auto& v : c["variants"]) {
+      // A user's program that exited 0 while processes of it failed did not do its work.
+      mark_processes_failed(v);
       v["matched"] = v["outcome"] == v["expected"];
       // A user's program that failed: the cause its shape shows, where a rule knows it.
-      if (v.value("role", "") == "subject" && v["outcome"] != "ok" && v["outcome"] != "skip")
+      // (Not for one that exited 0: its workers' failures are said as such.)
+      if (v.value("role", "") == "subject" && v["outcome"] != "ok" && v["outcome"] != "skip" &&
+          !exited_zero_but_processes_failed(v))
         if (const auto cause = known_cause(v)) v["cause"] = to_json(*cause);
       if (v.value("role", "") == "subject" && v.contains("python"))
         v["process_ends"] = process_ends(v);

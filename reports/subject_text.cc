@@ -51,10 +51,10 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   if (uncounted > 0)
     line.text += " (" + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
                  " of its processes not counted as failures: issue.md says why)";
-  line.verdict = !hazards.empty()  ? "FAILED: HAZARDOUS FORKS"
-                 : unfinished(v)   ? outcome
-                 : outcome == "ok" ? "ok"
-                                   : "FAILED";
+  line.verdict = !hazards.empty()                         ? "FAILED: HAZARDOUS FORKS"
+                 : unfinished(v)                          ? outcome
+                 : outcome == "ok" && descendants.empty() ? "ok"
+                                                          : "FAILED";
   return line;
 }
 

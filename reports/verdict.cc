@@ -81,8 +81,9 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
       if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "") + also};
       if (hazards.empty())
         return {"failed", "the program exited 0, but " + descendants + " (exit status 1)" + also};
-      return {"failed", "the program ended ok, but made " + hazards +
-                            (descendants.empty() ? "" : "; " + descendants) +
+      return {"failed", (descendants.empty() ? "the program ended ok, but made " + hazards
+                                             : "the program exited 0, but " + descendants +
+                                                   "; and it made " + hazards) +
                             " (forkcheck watch fails: exit status 1)" + also};
     }
     return {"failed", v.value("outcome", "") + ": " + v.value("message", "") +

@@ -663,6 +663,21 @@ TEST(Cli, ExecAndMatrixSpeakOfTheProgramNotOfACatalog) {
   EXPECT_EQ(issue.find("(expected)"), std::string::npos) << issue;
   EXPECT_NE(issue.find("fork: exited 0, but 2 processes of it failed; spawn: "), std::string::npos)
       << issue;
+  EXPECT_NE(r.out.find("FINDING: matrix: fails under fork, spawn, forkserver"), std::string::npos)
+      << r.out;
+  // Under exec: the finding says so, and no worker's traceback passes for the program's own.
+  const auto e =
+      forkcheck({"exec", "--out", out.string(), "--", "/usr/bin/python3", script.string()});
+  EXPECT_EQ(e.code, 1) << e.err;
+  EXPECT_NE(e.out.find("FINDING: exec: the program exited 0, but 2 processes of it failed: "),
+            std::string::npos)
+      << e.out;
+  const std::string exec_issue = test_text::slurp(out / "issue.md");
+  EXPECT_EQ(exec_issue.find("### The exception"), std::string::npos) << exec_issue;
+  EXPECT_NE(exec_issue.find("### Processes of it that failed"), std::string::npos) << exec_issue;
+  const std::string exec_md = test_text::slurp(out / "summary.md");
+  for (const char* word : {"## Cases", ", subject)", "Source: "})
+    EXPECT_EQ(exec_md.find(word), std::string::npos) << word << "\n" << exec_md;
 }
 
 // forkcheck's own verdict words are coloured on a terminal unless NO_COLOR is set (and not

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -339,7 +340,9 @@ TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
                                 << (std::string(name) == "forkcheck-repro"
                                         ? "  exec '" + native.string() + "' --list\n"
                                         : std::string("  echo '{\"cases\":[]}'; exit 0\n"))
-                                << "fi\ntouch '" << marker.string() << "'\nexec sleep 30\n";
+                                << "fi\necho $$ > '" << marker.string() << ".tmp' && mv '"
+                                << marker.string() << ".tmp' '" << marker.string()
+                                << "'\nexec sleep 30\n";
     fs::permissions(repro / name, fs::perms::owner_all);
   }
   const std::string out = out_.string(), env = "FORKCHECK_REPRO_DIR=" + repro.string();
@@ -358,6 +361,8 @@ TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(fs::exists(marker)) << "the environment probe never ran";
+  // The probe may outlive a forkcheck killed with SIGKILL: ended here, so the test leaves nothing.
+  if (const pid_t probe = std::atoi(slurp(marker).c_str()); probe > 0) ::kill(probe, SIGKILL);
   for (const auto& f : earlier) EXPECT_EQ(slurp(out_ / f), "earlier run\n") << f;
 }
 

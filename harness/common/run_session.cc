@@ -13,7 +13,6 @@
 #include "harness/supervise/watchdog_record.h"
 #include "harness/version.h"
 #include "reports/finding.h"
-#include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/subject_text.h"
@@ -182,13 +181,6 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
   if (planned.value("role", "") == "hazard" && c.outcome == Outcome::kOk)
     v["note"] = "the hazard did not bite here: " + planned.value("expected_why", "");
   if (c.harness_error) v["harness_error"] = true;
-  // A user's program that exited 0 while processes of it failed did not do its work: stored as an
-  // error, never as ok (reports/python_view.h exited_zero_but_processes_failed).
-  if (planned.value("role", "") == "subject" && v["outcome"] == "ok")
-    if (const std::string failed = reports::descendants_failure(v); !failed.empty()) {
-      v["outcome"] = "error";
-      v["message"] = "exited 0, but " + failed;
-    }
   append_variant(v);
 }
 

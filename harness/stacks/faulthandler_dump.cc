@@ -57,9 +57,12 @@ PyDump parse_faulthandler_dump(const std::string& text) {
       continue;
     }
     if (current && std::regex_search(line, m, kDumpFrame)) {
-      const std::string ours = "/forkcheck_boot.py";
-      if (m[1].length() >= static_cast<std::ptrdiff_t>(ours.size()) &&
-          m[1].str().compare(m[1].length() - ours.size(), ours.size(), ours) == 0)
+      // Ours, on any OS ("\\" on Windows).
+      const std::string file = m[1], ours = "forkcheck_boot.py";
+      if (file.size() > ours.size() &&
+          file.compare(file.size() - ours.size(), ours.size(), ours) == 0 &&
+          (file[file.size() - ours.size() - 1] == '/' ||
+           file[file.size() - ours.size() - 1] == '\\'))
         continue;
       PyFrame f;
       f.file = m[1];
