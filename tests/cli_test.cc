@@ -672,6 +672,8 @@ TEST(Cli, ExecAndMatrixSpeakOfTheProgramNotOfACatalog) {
   EXPECT_NE(e.out.find("FINDING: exec: the program exited 0, but 2 processes of it failed: "),
             std::string::npos)
       << e.out;
+  for (const char* word : {"expected", "variants", " cases", "harness failures", "[ 1/1]"})
+    EXPECT_EQ(e.out.find(word), std::string::npos) << word << " in\n" << e.out;
   const std::string exec_issue = test_text::slurp(out / "issue.md");
   EXPECT_EQ(exec_issue.find("### The exception"), std::string::npos) << exec_issue;
   EXPECT_NE(exec_issue.find("### Processes of it that failed"), std::string::npos) << exec_issue;
