@@ -361,7 +361,8 @@ TEST_F(Exec, EarlierReportsStayUntilTheRunReallyStarts) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(fs::exists(marker)) << "the environment probe never ran";
-  // The probe may outlive a forkcheck killed with SIGKILL: ended here, so the test leaves nothing.
+  // forkcheck's guardian ends the probe soon after forkcheck died; ended here at once, so that
+  // nothing of the test is left when it returns.
   if (const pid_t probe = std::atoi(slurp(marker).c_str()); probe > 0) ::kill(probe, SIGKILL);
   for (const auto& f : earlier) EXPECT_EQ(slurp(out_ / f), "earlier run\n") << f;
 }
