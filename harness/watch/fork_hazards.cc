@@ -5,47 +5,25 @@
 #include <set>
 
 #include "harness/watch/main_guard.h"
-#include "reports/text.h"
+#include "reports/fork_hazard_text.h"
 
 namespace fc::harness {
 namespace {
 
 using json = nlohmann::json;
 
-// The thread-pool runtimes, recognised by the library that started a thread.
+// The thread-pool runtimes, recognised by the library that started a thread. Their hazards' words
+// are reports/fork_hazard_text.h's.
 struct Runtime {
-  const char* prefix;   // of the library's file name
-  const char* name;     // as the report names it
-  const char* pool;     // what it keeps
-  const char* why;      // what goes wrong in the child
-  const char* instead;  // its own way out, besides spawn/forkserver
-  bool stops_at_fork;   // its own fork handler stops the pool: not a hazard
+  const char* prefix;  // of the library's file name
+  const char* name;    // as the report names it
+  bool stops_at_fork;  // its own fork handler stops the pool: not a hazard
 };
 
-constexpr const char* kOmpInstead =
-    "or call omp_pause_resource_all(omp_pause_hard) before forking, or keep the parent to one "
-    "OpenMP thread until the workers exist (torch.set_num_threads(1), OMP_NUM_THREADS=1)";
-
 const Runtime kRuntimes[] = {
-    {"libgomp", "libgomp", "an OpenMP pool",
-     "libgomp has no fork handler: in the child, the next parallel region waits forever for "
-     "workers that do not exist",
-     kOmpInstead, false},
-    {"libomp", "libomp", "an OpenMP pool",
-     "LLVM's libomp starts a new pool in the child (unless KMP_INIT_AT_FORK=FALSE), but locks "
-     "its workers held stay held",
-     kOmpInstead, false},
-    {"libiomp", "libiomp5", "an OpenMP pool",
-     "Intel's OpenMP starts a new pool in the child, but locks its workers held stay held",
-     kOmpInstead, false},
-    {"libmkl", "MKL", "an MKL thread pool", "MKL's workers do not exist in the child",
-     "or set MKL_NUM_THREADS=1 in the parent", false},
-    {"libblis", "BLIS", "a BLIS thread pool", "BLIS's workers do not exist in the child",
-     "or set BLIS_NUM_THREADS=1 in the parent", false},
-    {"libtbb", "TBB", "a TBB worker pool",
-     "TBB's scheduler in the child still counts workers that do not exist",
-     "or finish TBB (tbb::finalize) before forking", false},
-    {"libopenblas", "OpenBLAS", "a BLAS thread pool", "", "", true},
+    {"libgomp", "libgomp", false},     {"libomp", "libomp", false}, {"libiomp", "libiomp5", false},
+    {"libmkl", "MKL", false},          {"libblis", "BLIS", false},  {"libtbb", "TBB", false},
+    {"libopenblas", "OpenBLAS", true},
 };
 
 const Runtime* runtime_of(const std::string& library) {
@@ -87,14 +65,9 @@ json fork_hazards(const json& fork) {
 
   for (const auto& [r, n] : pools) {
     if (r->stops_at_fork) continue;
-    hazards.push_back(
-        {{"kind", "thread-pool"},
-         {"runtime", r->name},
-         {"threads", n},
-         {"what", std::string(r->name) + ": " + r->pool + " was active (" +
-                      reports::counted(n, "worker thread", "worker threads") + " alive)"},
-         {"why", r->why},
-         {"instead", r->instead}});
+    json hazard = {{"kind", "thread-pool"}, {"runtime", r->name}, {"threads", n}};
+    hazard.update(reports::thread_pool_hazard_words(r->name, n));
+    hazards.push_back(std::move(hazard));
   }
   const size_t other_count = others.size() + unlisted;
   if (other_count > 0) {
@@ -105,32 +78,15 @@ json fork_hazards(const json& fork) {
     const std::string site = fork.contains("python") && fork["python"].is_object()
                                  ? fork["python"].value("site", "")
                                  : "";
-    hazards.push_back(
-        {{"kind", "threads"},
-         {"threads", other_count},
-         {"what", (site.empty() ? "" : site + " forked while ") +
-                      reports::counted(other_count, "other thread was", "other threads were") +
-                      " running: " + names},
-         {"why",
-          "the child has only the forking thread: whatever lock another thread held "
-          "(malloc's, the loader's, a runtime's own) stays locked in the child for good"},
-         {"instead",
-          "or fork before any thread starts (start a forkserver first), or join the "
-          "threads before forking"}});
+    json hazard = {{"kind", "threads"}, {"threads", other_count}};
+    hazard.update(reports::threads_hazard_words(other_count, names, site));
+    hazards.push_back(std::move(hazard));
   }
   const json cuda = fork.value("cuda", json::object());
   if (cuda.value("initialised", false)) {
-    hazards.push_back(
-        {{"kind", "cuda"},
-         {"runtime", "CUDA"},
-         {"what", "CUDA was initialised in the parent (" +
-                      reports::counted(cuda.value("devices", size_t{0}), "device", "devices") +
-                      ")"},
-         {"why",
-          "the CUDA driver does not survive fork: the child's first CUDA call fails with "
-          "an initialization error"},
-         {"instead",
-          "or initialise CUDA only in the workers, never in the parent before it forks"}});
+    json hazard = {{"kind", "cuda"}, {"runtime", "CUDA"}};
+    hazard.update(reports::cuda_hazard_words(cuda.value("devices", size_t{0})));
+    hazards.push_back(std::move(hazard));
   }
   return hazards;
 }
@@ -142,12 +98,9 @@ void add_hazards(json& forks) {
     std::map<const Runtime*, size_t> excused;
     for (const auto& t : f.value("thread_list", json::array()))
       if (const Runtime* r = runtime_of(t.value("by", "")); r && r->stops_at_fork) ++excused[r];
-    for (const auto& [r, n] : excused)
-      notes.push_back(std::string(r->name) + ": " +
-                      reports::counted(n, "pool thread", "pool threads") +
-                      " not counted: it stops its pool in its own fork handler");
+    for (const auto& [r, n] : excused) notes.push_back(reports::pool_not_counted_note(r->name, n));
     if (f["cuda"].value("loaded", false) && !f["cuda"].value("initialised", false))
-      notes.push_back("libcuda was loaded but CUDA not initialised: no CUDA hazard");
+      notes.push_back(reports::cuda_loaded_note());
     if (!notes.empty()) f["notes"] = notes;
   }
 }
@@ -163,21 +116,13 @@ std::vector<std::string> fork_advice(const json& hazards, const json& python_sta
   std::vector<std::string> out;
   if (hazards.empty()) return out;
   const StartSite site = start_site(python_stack);
+  std::string unguarded_at;
   if (site.guard == StartSite::Guard::kUnguarded) {
     const auto slash = site.file.find_last_of('/');
-    const std::string where =
-        (slash == std::string::npos ? site.file : site.file.substr(slash + 1)) + ":" +
-        std::to_string(site.line);
-    out.push_back("put the code that starts workers under `if __name__ == \"__main__\":` (" +
-                  where +
-                  " runs at the main script's top level, which spawn and forkserver run again "
-                  "in every worker: there it fails), then start the worker with spawn or "
-                  "forkserver (multiprocessing.get_context(\"spawn\") or \"forkserver\")");
-  } else {
-    out.push_back(
-        "start the worker with spawn or forkserver (Python: multiprocessing.get_context(\"spawn\") "
-        "or \"forkserver\"; C/C++: posix_spawn, or exec right after fork)");
+    unguarded_at = (slash == std::string::npos ? site.file : site.file.substr(slash + 1)) + ":" +
+                   std::to_string(site.line);
   }
+  out.push_back(reports::start_worker_otherwise(unguarded_at));
   std::set<std::string> seen;
   for (const auto& h : hazards) {
     const std::string s = h.value("instead", "");
