@@ -267,6 +267,12 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
     const auto& by = env["collected_by"];
     std::string v = by.is_object() ? field(by, "program", "?") : display(by);
     if (by.is_object() && by.contains("fallback")) v += " (" + display(by["fallback"]) + ")";
+    // A user's program's: forkcheck read the machine itself; the program's own side is below.
+    if (by.is_object() && member(by, "user_program") == true)
+      v = "forkcheck itself (" + v + ")" +
+          (field(member(env, "python"), "source") == "bootstrap"
+               ? ", and the program's own Python side"
+               : "");
     add("collected by", v);
   }
   if (env.contains("os") && env["os"].is_object()) {

@@ -232,6 +232,8 @@ TEST_F(Exec, NoReproProgramIsStartedYetAKnownMessageIsNamed) {
   EXPECT_FALSE(env.contains("error")) << env.dump();
   EXPECT_EQ(env["collected_by"]["program"], FC_FORKCHECK) << env.dump();
   EXPECT_EQ(env["collected_by"]["user_program"], true);
+  EXPECT_TRUE(contains(slurp(out_ / "issue.md"), "- collected by: forkcheck itself ("))
+      << slurp(out_ / "issue.md");
   for (const char* key : {"os", "libc", "cpus", "start_methods"})
     EXPECT_TRUE(env.contains(key)) << key << ": " << env.dump();
   // What a repro program loads is not the user's program's: not said of it.
