@@ -86,6 +86,16 @@ void add_start_method_options(CLI::App& command, LiveOptions& live) {
       ->needs(method);
 }
 
+// A command whose reports go to --out: the folder given, then the command.
+template <typename Options>
+std::function<int()> with_out(const std::string& out, Options& options,
+                              int (*command)(const Options&)) {
+  return [&out, &options, command] {
+    options.out = out;
+    return command(options);
+  };
+}
+
 }  // namespace
 
 // What the commands' options are parsed into.
@@ -126,10 +136,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
                  "exec every variant instead of forking it from a preloaded zygote (Linux)");
     sub.footer(kExitStatusFooter);
   };
-  auto run_cases_here = [&s] {
-    s.run.out = s.out;
-    return run_cases(s.run);
-  };
+  const auto run_cases_here = with_out(s.out, s.run, &run_cases);
   commands_ = {
       {"all", "run every case, every variant", run_options, run_cases_here},
       {"run", "run the named cases",
@@ -166,10 +173,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
              "  2      usage error: nothing run or written\n"
              "  128+N  forkcheck was interrupted by signal N (the report is partial)");
        },
-       [&s] {
-         s.exec.out = s.out;
-         return exec_command(s.exec);
-       }},
+       with_out(s.out, s.exec, &exec_command)},
       {"watch",
        "run a command and flag every hazardous fork it makes: forkcheck watch -- CMD ARGS...",
        [&s](CLI::App& sub) {
@@ -187,10 +191,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
              ->required();
          sub.footer(watch_help_footer());
        },
-       [&s] {
-         s.watch.out = s.out;
-         return watch_command(s.watch);
-       }},
+       with_out(s.out, s.watch, &watch_command)},
       {"matrix",
        "run a Python program under fork, spawn and forkserver, side by side: forkcheck matrix -- "
        "python3 train.py",
@@ -215,10 +216,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
              "be set)\n"
              "  128+N  forkcheck was interrupted by signal N (the report is partial)");
        },
-       [&s] {
-         s.matrix.out = s.out;
-         return matrix_command(s.matrix);
-       }},
+       with_out(s.out, s.matrix, &matrix_command)},
       {"attach", "watch a running process and its descendants, left running: forkcheck attach PID",
        [&s](CLI::App& sub) {
          sub.add_option("--out", s.out, kOutHelp);
@@ -246,10 +244,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
              "  128+N  forkcheck was interrupted by signal N (the program runs on; the report is "
              "partial)");
        },
-       [&s] {
-         s.attach.out = s.out;
-         return attach_command(s.attach);
-       }},
+       with_out(s.out, s.attach, &attach_command)},
       {"bench", "worker start latency and memory per start method, beside Python's",
        [&s](CLI::App& sub) {
          sub.add_option("--out", s.out, kOutHelp);
@@ -257,10 +252,7 @@ CommandTable::CommandTable(std::vector<std::string> argv) : state_(std::make_uni
              ->check(CLI::Range(1, 1000));
          sub.footer(kExitStatusFooter);
        },
-       [&s] {
-         s.bench.out = s.out;
-         return bench_command(s.bench);
-       }},
+       with_out(s.out, s.bench, &bench_command)},
       {"env", "the environment fingerprint, as a bug ticket needs it",
        [&s](CLI::App& sub) {
          s.env_app = &sub;
