@@ -6,6 +6,7 @@
 // environment. Readable from 360 px wide up: below 600 px the matrix is a card per case, wide
 // tables scroll inside their own box, <pre> and long words wrap. Catalog text written
 // Markdown-style (`inline code`) is shown as <code>.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -449,50 +450,51 @@ std::string matrix_section(const json& report) {
   return o;
 }
 
-std::string workers_table(const json& v) {
-  std::string o =
-      "<div class=\"scroll\"><table "
-      "class=\"workers\"><thead><tr><th>worker</th><th>pid</th><th>result</th><th>final "
-      "loss</th><th>param_norm</th></tr></thead><tbody>";
-  for (const auto& w : workers(v)) {
-    const json r = w.value("result", json::object());
-    const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
-    std::string final_loss, norm;
-    char buf[32];
-    if (losses.is_array() && !losses.empty() && losses.back().is_number()) {
-      std::snprintf(buf, sizeof buf, "%.4f", losses.back().get<double>());
-      final_loss = buf;
-      if (losses.size() > 1 && losses.front().is_number()) {
-        std::snprintf(buf, sizeof buf, " (from %.4f)", losses.front().get<double>());
-        final_loss += buf;
-      }
-    }
-    if (r.is_object() && r.contains("param_norm") && r["param_norm"].is_number()) {
-      std::snprintf(buf, sizeof buf, "%.4f", r["param_norm"].get<double>());
-      norm = buf;
-    }
-    const std::string status = str(w, "status", "?");
-    const std::string msg =
-        status == "ok" ? (r.is_object() ? str(r, "message", "ok") : "ok") : str(w, "error", status);
-    o += "<tr><td>" + h(str(w, "index")) + "</td><td class=\"num\">" + h(str(w, "pid")) +
-         "</td><td class=\"msg o-" +
-         h(status == "ok"      ? "ok"
-           : status == "crash" ? "crash"
-                               : "error") +
-         "\">" + h(msg) + "</td><td class=\"num\">" + h(final_loss) + "</td><td class=\"num\">" +
-         h(norm) + "</td></tr>";
-  }
-  return o + "</tbody></table></div>";
+bool is_number_text(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789.-") == std::string::npos;
 }
 
-std::string loss_chart(const json& c, const json& v) {
-  std::vector<ChartSeries> series;
-  for (auto& curve : loss_curves(v))
-    series.push_back({"worker " + std::to_string(curve.worker), std::move(curve.losses)});
-  if (series.empty()) return "";
-  return svg_line_chart(
-      series, {str(c, "id") + " / " + str(v, "name") + ": training loss of each worker", "step",
-               "loss (BCE)"});
+// The colour of a process's end: the outcome's own, "error" for any other word.
+std::string outcome_class(const std::string& status) {
+  for (const char* o : {"ok", "error", "crash", "hang", "timeout"})
+    if (status == o) return status;
+  return "error";
+}
+
+// The first cell of a row that is not a number: the one that says how its process ended.
+size_t first_text_cell(const DetailTable::Row& row) {
+  for (size_t i = 0; i < row.cells.size(); ++i)
+    if (!row.cells[i].empty() && !is_number_text(row.cells[i])) return i;
+  return row.cells.size();
+}
+
+// What a case measured and put in its details as tables and charts (data; the case says what they
+// hold): each table, then each chart, titled with the case and variant.
+std::string detail_views(const json& c, const json& v) {
+  std::string o;
+  const std::string whose = str(c, "id") + " / " + str(v, "name") + ": ";
+  for (const auto& t : detail_tables(v)) {
+    o += "<div class=\"scroll\"><table class=\"workers\"><caption>" + h(t.title) +
+         "</caption><thead><tr>";
+    for (const auto& col : t.columns) o += "<th>" + h(col) + "</th>";
+    o += "</tr></thead><tbody>";
+    for (const auto& row : t.rows) {
+      o += "<tr>";
+      for (size_t i = 0; i < row.cells.size(); ++i) {
+        // A row that stands for a process: its first text cell says how it ended, coloured so.
+        o += is_number_text(row.cells[i]) ? "<td class=\"num\">"
+             : !row.status.empty() && i == first_text_cell(row)
+                 ? "<td class=\"msg o-" + h(outcome_class(row.status)) + "\">"
+                 : "<td>";
+        o += h(row.cells[i]) + "</td>";
+      }
+      o += "</tr>";
+    }
+    o += "</tbody></table></div>";
+  }
+  for (auto& chart : detail_charts(v))
+    o += svg_line_chart(chart.series, {whose + chart.title, chart.x_label, chart.y_label});
+  return o;
 }
 
 // The tiny NN first: the source's own demo, where fork fails and spawn trains.
@@ -523,7 +525,7 @@ std::string featured(const json& report) {
     if (str(v, "start_method") == "fork") continue;
     o += "<div class=\"panel\"><h3>" + h(str(v, "start_method")) + ": <code>" + h(str(v, "name")) +
          "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p>" + h(str(v, "message")) +
-         "</p>" + workers_table(v) + loss_chart(*c, v) + "</div>";
+         "</p>" + detail_views(*c, v) + "</div>";
   }
   return o + "</div></div></section>\n";
 }
@@ -605,8 +607,10 @@ std::string variant_block(const json& c, const json& v) {
   o += "</dl>";
   if (v.contains("note")) o += "<p class=\"note\">" + rich(v["note"]) + "</p>";
   o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
-  if (v.contains("details") && !v["details"].empty()) {
-    std::string text = v["details"].dump(2, ' ', false, json::error_handler_t::replace);
+  // The featured case's tables and charts are at the top of the page.
+  if (member(c, "featured") != true) o += detail_views(c, v);
+  if (const json details = details_without_views(v); !details.empty()) {
+    std::string text = details.dump(2, ' ', false, json::error_handler_t::replace);
     o += std::string("<details class=\"details\"><summary>details (") +
          (subject ? "what forkcheck recorded" : "what the case measured") + ")</summary><pre>" +
          h(cap_text(text, kDetailsCap)) + "</pre></details>";
@@ -640,8 +644,11 @@ std::string case_section(const json& c) {
   if (!str(c, "reported").empty())
     o += "<h3>What the source reported</h3><blockquote>" + rich(c["reported"]) + "</blockquote>";
   if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
-  if (member(c, "featured") == true)
-    o += "<p>The workers' loss curves are <a href=\"#featured\">at the top</a>.</p>";
+  if (member(c, "featured") == true &&
+      std::any_of(variants.begin(), variants.end(), [](const json& v) {
+        return !detail_tables(v).empty() || !detail_charts(v).empty();
+      }))
+    o += "<p>What its variants measured is shown <a href=\"#featured\">at the top</a>.</p>";
   o += !subject              ? "<h3>Variants</h3>"
        : variants.size() > 1 ? "<h3>Under each start method</h3>"
                              : "<h3>How it ran</h3>";

@@ -4,7 +4,7 @@
 // verdicts, the tiny NN's workers, the environment; each case's variants folded in <details>.
 // Always under the size cap: outputs and details are cut shorter and shorter until it fits, and
 // as a last resort whole parts are left out, with a line saying so. The finding is never cut.
-#include <cstdio>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -229,6 +229,25 @@ std::vector<std::string> verdicts(const json& report, const Limits& lim) {
   return parts;
 }
 
+// The tables a case put in a variant's details, as Markdown tables.
+std::string detail_tables_md(const json& v, const Limits& lim) {
+  std::string o;
+  for (const auto& t : detail_tables(v)) {
+    o += "*" + md_inline(t.title) + "*\n\n|";
+    for (const auto& col : t.columns) o += " " + md_inline(col) + " |";
+    o += "\n|";
+    for (size_t i = 0; i < t.columns.size(); ++i) o += "---|";
+    o += "\n";
+    for (const auto& row : t.rows) {
+      o += "|";
+      for (const auto& cell : row.cells) o += " " + md(cell, lim.message) + " |";
+      o += "\n";
+    }
+    o += "\n";
+  }
+  return o;
+}
+
 std::string featured(const json& report, const Limits& lim) {
   const json* c = featured_case(report);
   if (!c) return "";
@@ -237,32 +256,15 @@ std::string featured(const json& report, const Limits& lim) {
     o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) +
          "): " + md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) +
          "\n\n";
-    const auto curves = loss_curves(v);
-    if (curves.empty()) continue;
-    o += "| worker | pid | result | first loss | final loss | param_norm "
-         "|\n|---|---|---|---|---|---|\n";
-    for (const auto& w : workers(v)) {
-      const json r = w.value("result", json::object());
-      const json losses = r.is_object() ? r.value("losses", json::array()) : json::array();
-      char first[32] = "", last[32] = "", norm[32] = "";
-      if (losses.is_array() && !losses.empty() && losses.front().is_number() &&
-          losses.back().is_number()) {
-        std::snprintf(first, sizeof first, "%.4f", losses.front().get<double>());
-        std::snprintf(last, sizeof last, "%.4f", losses.back().get<double>());
-      }
-      if (r.is_object() && r.contains("param_norm") && r["param_norm"].is_number())
-        std::snprintf(norm, sizeof norm, "%.4f", r["param_norm"].get<double>());
-      const std::string msg = field(w, "status") == "ok" ? field(r, "message", "ok")
-                                                         : field(w, "error", field(w, "status"));
-      o += "| " + field(w, "index") + " | " + field(w, "pid") + " | " + md(msg, lim.message) +
-           " | " + first + " | " + last + " | " + norm + " |\n";
-    }
-    o += "\n";
+    o += detail_tables_md(v, lim);
   }
-  return o + "The loss curves are drawn in report.html.\n\n";
+  const bool charts = std::any_of(list(*c, "variants").begin(), list(*c, "variants").end(),
+                                  [](const json& v) { return !detail_charts(v).empty(); });
+  return o + (charts ? "Its charts are drawn in report.html.\n\n" : "");
 }
 
-std::string variant_details(const json& v, const Limits& lim, std::size_t of) {
+// `tables`: the variant's own tables are shown here (the featured case's are at the top).
+std::string variant_details(const json& v, const Limits& lim, std::size_t of, bool tables) {
   // A user's program: under which start method it ran (matrix), or the program; no roles.
   const std::string head = field(v, "role") != "subject"
                                ? md_inline(field(v, "name", "?")) + " (" +
@@ -323,10 +325,11 @@ std::string variant_details(const json& v, const Limits& lim, std::size_t of) {
       o += md_inline(field(v, "stacks_python_note")) + "\n\n";
     o += md_code_block(text) + "\n";
   }
-  if (lim.details > 0 && v.contains("details") && !v["details"].empty())
+  if (tables && lim.details > 0) o += detail_tables_md(v, lim);
+  if (const json details = details_without_views(v); lim.details > 0 && !details.empty())
     o += "<details><summary>details</summary>\n\n" +
-         md_code_block(cap_text(v["details"].dump(2, ' ', false, json::error_handler_t::replace),
-                                lim.details)) +
+         md_code_block(
+             cap_text(details.dump(2, ' ', false, json::error_handler_t::replace), lim.details)) +
          "\n</details>\n\n";
   return o;
 }
@@ -353,7 +356,7 @@ std::vector<std::string> case_details(const json& report, const Limits& lim) {
     if (!field(c, "mechanism").empty())
       o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
     for (const auto& v : list(c, "variants"))
-      o += variant_details(v, lim, list(c, "variants").size());
+      o += variant_details(v, lim, list(c, "variants").size(), member(c, "featured") != true);
     parts.push_back(o + "</details>\n\n");
   }
   return parts;

@@ -238,19 +238,54 @@ std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t ma
   return lines;
 }
 
-std::vector<LossCurve> loss_curves(const nlohmann::json& variant) {
-  std::vector<LossCurve> curves;
-  int i = 0;
-  for (const auto& w : workers(variant)) {
-    LossCurve c;
-    c.worker = w.value("index", i);
-    ++i;
-    if (!w.contains("result") || !w["result"].is_object()) continue;
-    for (const auto& l : list(w["result"], "losses"))
-      if (l.is_number()) c.losses.push_back(l.get<double>());
-    if (!c.losses.empty()) curves.push_back(std::move(c));
+namespace {
+std::string cell_text(const nlohmann::json& v) {
+  if (!v.is_number_float()) return display(v);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.4f", v.get<double>());
+  return buf;
+}
+}  // namespace
+
+std::vector<DetailTable> detail_tables(const nlohmann::json& variant) {
+  std::vector<DetailTable> tables;
+  for (const auto& t : list(member(variant, "details"), "tables")) {
+    DetailTable table;
+    table.title = field(t, "title");
+    for (const auto& c : list(t, "columns")) table.columns.push_back(display(c));
+    for (const auto& r : list(t, "rows")) {
+      DetailTable::Row row;
+      for (const auto& c : list(r, "cells")) row.cells.push_back(cell_text(c));
+      row.cells.resize(table.columns.size());  // a short row's missing cells are empty
+      row.status = field(r, "status");
+      table.rows.push_back(std::move(row));
+    }
+    if (!table.columns.empty()) tables.push_back(std::move(table));
   }
-  return curves;
+  return tables;
+}
+
+std::vector<DetailChart> detail_charts(const nlohmann::json& variant) {
+  std::vector<DetailChart> charts;
+  for (const auto& c : list(member(variant, "details"), "charts")) {
+    DetailChart chart{field(c, "title"), field(c, "x_label"), field(c, "y_label"), {}};
+    for (const auto& s : list(c, "series")) {
+      ChartSeries one{field(s, "label"), {}};
+      for (const auto& y : list(s, "y"))
+        if (y.is_number()) one.y.push_back(y.get<double>());
+      if (!one.y.empty()) chart.series.push_back(std::move(one));
+    }
+    if (!chart.series.empty()) charts.push_back(std::move(chart));
+  }
+  return charts;
+}
+
+nlohmann::json details_without_views(const nlohmann::json& variant) {
+  nlohmann::json d = member(variant, "details");
+  if (!d.is_object()) return d;
+  d.erase("tables");
+  d.erase("charts");
+  return d;
 }
 
 std::vector<EnvRow> environment_rows(const nlohmann::json& env) {

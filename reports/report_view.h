@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/svg_line_chart.h"
+
 namespace fc::reports {
 
 // obj[key] when it is an array, else an empty array: iterate a report's lists without copying
@@ -99,12 +101,32 @@ const nlohmann::json& workers(const nlohmann::json& variant);
 // many more.
 std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t max = 16);
 
-// A worker's loss curve from a variant's details (details.workers[i].result.losses).
-struct LossCurve {
-  int worker = 0;
-  std::vector<double> losses;
+// The tables a case put in a variant's details (details.tables: data, never markup), each cell
+// as text: an integer as it is, any other number with 4 decimals, null as "". A row's status
+// (ok, error, crash, hang, timeout, or "") is how the process it stands for ended.
+struct DetailTable {
+  struct Row {
+    std::vector<std::string> cells;
+    std::string status;
+  };
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
 };
-std::vector<LossCurve> loss_curves(const nlohmann::json& variant);
+std::vector<DetailTable> detail_tables(const nlohmann::json& variant);
+
+// The charts a case put in a variant's details (details.charts): each series' y[i] is plotted at
+// x = i. A chart with no point is left out.
+struct DetailChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<ChartSeries> series;
+};
+std::vector<DetailChart> detail_charts(const nlohmann::json& variant);
+
+// A variant's details without its tables and charts, which the formats show as such.
+nlohmann::json details_without_views(const nlohmann::json& variant);
 
 struct EnvRow {
   std::string label;

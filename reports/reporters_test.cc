@@ -83,7 +83,14 @@ TEST(ReportView, MatrixColumnsAndCells) {
   ASSERT_EQ(variants_with_method(gomp, "fork").size(), 1u);
   EXPECT_EQ(outcome_vs_expected(gomp["variants"][0]), "hang \u2713 expected hang");
   EXPECT_EQ(outcome_vs_expected(gomp["variants"][1]), "crash \u2717 expected ok");
-  EXPECT_EQ(loss_curves(r["cases"][2]["variants"][0]).size(), 5u);
+  const auto tables = detail_tables(r["cases"][2]["variants"][0]);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 5u);
+  EXPECT_EQ(tables[0].rows[0].cells,
+            (std::vector<std::string>{"0", "200", "train finished", "0.7000", "0.4759", "3.5000"}));
+  EXPECT_EQ(tables[0].rows[0].status, "ok");
+  EXPECT_EQ(detail_charts(r["cases"][2]["variants"][0]).at(0).series.size(), 5u);
+  EXPECT_TRUE(detail_charts(r["cases"][2]["variants"][1]).empty()) << "no worker trained";
 }
 
 TEST(ReportView, FoldGivesNotRunVariantsEveryField) {
@@ -362,6 +369,39 @@ json report_with_crash_details() {
 const char* const kCrashLine =
     "worker 1 (pid 4242, fork): killed by SIGSEGV (Segmentation fault), 210 ms after the pool "
     "started";
+
+// A case's own tables: reports/ knows no column of them, and shows them in every format, in the
+// case's own section, not again in its raw details.
+TEST(DetailViews, AnyCasesTablesAreShownInItsSectionInEveryFormat) {
+  json r = synthetic_report();
+  json& v = r["cases"][0]["variants"][0];  // hang-case, not the featured one
+  v["details"] = {
+      {"arms", 2},
+      {"tables",
+       {{{"title", "the arms"},
+         {"columns", {"arm", "reach | m"}},
+         {"rows",
+          {{{"cells", {"left", 1.5}}, {"status", "crash"}}, {{"cells", {"right <b>"}}}}}}}}};
+  const std::string html = make_html_reporter()->render(r);
+  const size_t section = html.find("id=\"case-hang-case\"");
+  ASSERT_NE(section, std::string::npos);
+  const std::string own = html.substr(section, html.find("</section>", section) - section);
+  EXPECT_NE(own.find("<caption>the arms</caption>"), std::string::npos);
+  EXPECT_NE(own.find("<th>reach | m</th>"), std::string::npos);
+  EXPECT_NE(own.find("<td class=\"msg o-crash\">left</td><td class=\"num\">1.5000</td>"),
+            std::string::npos)
+      << "the row's end coloured on its text, the number with 4 decimals";
+  EXPECT_NE(own.find("<td>right &lt;b&gt;</td><td></td>"), std::string::npos)
+      << "escaped, and a short row's missing cell left empty";
+  EXPECT_EQ(own.find("\"tables\""), std::string::npos) << "not again in the raw details";
+  EXPECT_NE(own.find("&quot;arms&quot;: 2"), std::string::npos) << "the rest of the details stay";
+
+  const std::string md = make_markdown_reporter()->render(r);
+  EXPECT_NE(md.find("*the arms*\n\n| arm | reach \\| m |\n|---|---|\n| left | 1.5000 |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("\"tables\""), std::string::npos);
+}
 
 TEST(ReportView, FailedWorkersNameIndexPidMethodHowAndWhen) {
   const auto lines = failed_workers(crashed_pool_variant());

@@ -215,6 +215,15 @@ TEST_F(TorchCases, HogwildPrivateCopiesNeverReachTheParent) {
     ASSERT_FALSE(losses.empty());
     EXPECT_LT(losses.back().get<double>(), 0.05 * losses.front().get<double>());
   }
+  // What the reports draw: the parent's reads stay flat; the workers' own curves go down.
+  ASSERT_EQ(d["charts"].size(), 2u);
+  const json& seen = d["charts"][0]["series"][0]["y"];
+  ASSERT_FALSE(seen.empty());
+  for (const auto& y : seen) EXPECT_DOUBLE_EQ(y.get<double>(), d["initial_loss"].get<double>());
+  EXPECT_EQ(d["charts"][1]["series"].size(), 2u);
+  ASSERT_EQ(d["tables"].size(), 1u);
+  EXPECT_EQ(d["tables"][0]["rows"].size(), 2u);
+  EXPECT_EQ(d["tables"][0]["rows"][0]["cells"][1], d["workers"][0]["pid"]);
   EXPECT_EQ(find_case("hogwild-shared-memory")["verdict"], "reproduced");
 }
 

@@ -235,6 +235,18 @@ TEST_F(ForkcheckAll, TinyNnTrainsInFiveWorkersUnderSpawnAndForkserver) {
       pids.insert(w["pid"].get<int>());
     }
     EXPECT_EQ(pids.size(), 5u) << "five distinct worker processes";
+    // What the reports show of it, as the case put it: a row and a loss curve per worker.
+    const auto& tables = v["details"]["tables"];
+    ASSERT_EQ(tables.size(), 1u) << name;
+    ASSERT_EQ(tables[0]["rows"].size(), 5u) << name;
+    for (size_t i = 0; i < 5; ++i) {
+      const auto& cells = tables[0]["rows"][i]["cells"];
+      EXPECT_EQ(cells[1], v["details"]["workers"][i]["pid"]) << name;
+      EXPECT_EQ(cells[4], v["details"]["workers"][i]["result"]["losses"].back()) << name;
+      EXPECT_EQ(tables[0]["rows"][i]["status"], "ok");
+    }
+    ASSERT_EQ(v["details"]["charts"].size(), 1u) << name;
+    EXPECT_EQ(v["details"]["charts"][0]["series"].size(), 5u) << name;
   }
   EXPECT_EQ(variant("tiny-nn-spawn", "fork-device-backend")["outcome"], "error");
   EXPECT_EQ(find_case("tiny-nn-spawn")["verdict"], "reproduced");

@@ -25,6 +25,7 @@
 #include "cases/support/shared_memory.h"
 #include "core/case_registry.h"
 #include "core/channel.h"
+#include "core/detail_views.h"
 #include "core/pool.h"
 #include "launch/process.h"
 
@@ -145,6 +146,39 @@ FORKCHECK_WORKER(hogwild_train) {
           {"lock_wait_seconds", lock_wait}};
 }
 
+// What the reports show: a row per worker, the loss of the shared parameters as the parent read
+// it while they trained (flat when their updates never reach it), and each worker's own loss.
+void add_views(json& details, const json& parent_curve) {
+  std::vector<json> rows;
+  std::vector<fc::detail_views::Series> own;
+  for (const auto& w : details["workers"]) {
+    const auto status = w.value("status", std::string("?"));
+    const json r = w.value("result", json::object());
+    const auto losses =
+        r.is_object() ? r.value("losses", std::vector<double>{}) : std::vector<double>{};
+    rows.push_back(
+        fc::detail_views::row({w.value("index", 0), w.value("pid", json()),
+                               status == "ok" ? std::string("trained") : w.value("error", status),
+                               r.is_object() ? r.value("steps", json()) : json(),
+                               losses.empty() ? json() : json(losses.front()),
+                               losses.empty() ? json() : json(losses.back()),
+                               r.is_object() ? r.value("lock_wait_seconds", json()) : json()},
+                              status));
+    own.push_back({"worker " + std::to_string(w.value("index", 0)), losses});
+  }
+  fc::detail_views::add_table(details, "the workers",
+                              {"worker", "pid", "result", "steps", "first minibatch loss",
+                               "last minibatch loss", "lock wait (s)"},
+                              std::move(rows));
+  std::vector<double> seen;
+  for (const auto& point : parent_curve) seen.push_back(point.at(2).get<double>());
+  fc::detail_views::add_chart(details,
+                              "full-data loss of the shared parameters, as the parent read it",
+                              "the parent's reads, in order", "loss (MSE)", {{"the parent", seen}});
+  fc::detail_views::add_chart(details, "each worker's minibatch loss, every 20 steps",
+                              "every 20th step, and the last", "loss (MSE)", own);
+}
+
 // The same schedule in one process: step j is worker (j % W)'s (j / W)-th minibatch.
 json single_process_baseline(const Data& d) {
   auto p = torch::zeros({kFeatures + 1}).requires_grad_(true);
@@ -243,6 +277,7 @@ fc::CaseResult run(const fc::VariantSpec& variant) {
   r.details["final_loss"] = final_loss;
   r.details["steps_applied"] = sh->steps.load();
   r.details["shm_exists_after"] = fc::cases::shm_exists(seg.name());
+  add_views(r.details, r.details["parent_loss_curve"]);
   if (r.outcome != Outcome::kOk) return r;
 
   const double baseline = r.details["single_process"]["final_loss"].get<double>();

@@ -6,11 +6,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <forkcheck/launch.h>
 #include "cases/support/stand_in_device.h"
 #include "core/channel.h"
+#include "core/detail_views.h"
 #include "core/pool.h"
 #include "launch/process.h"
 
@@ -76,6 +79,36 @@ FORKCHECK_WORKER(train_example_nn) {
           {"threads_after_training", launch::thread_count()}};
 }
 
+// What the reports show of the pool: one row per worker (how it ended, its first and last loss,
+// its parameters' norm) and each worker's loss curve.
+void add_worker_views(nlohmann::json& details, const nlohmann::json& workers) {
+  std::vector<nlohmann::json> rows;
+  std::vector<detail_views::Series> curves;
+  for (const auto& w : workers) {
+    const auto status = w.value("status", std::string("?"));
+    const auto r = w.value("result", nlohmann::json::object());
+    const auto losses =
+        r.is_object() ? r.value("losses", std::vector<double>{}) : std::vector<double>{};
+    const auto index = w.value("index", 0);
+    nlohmann::json first, last, norm;  // null: the worker did not get that far
+    if (!losses.empty()) {
+      first = losses.front();
+      last = losses.back();
+    }
+    if (r.is_object() && r.contains("param_norm")) norm = r["param_norm"];
+    const auto said =
+        status == "ok" ? (r.is_object() ? r.value("message", std::string("ok")) : std::string("ok"))
+                       : w.value("error", status);
+    rows.push_back(detail_views::row(
+        {index, w.value("pid", nlohmann::json()), said, first, last, norm}, status));
+    curves.push_back({"worker " + std::to_string(index), losses});
+  }
+  detail_views::add_table(details, "the workers",
+                          {"worker", "pid", "result", "first loss", "final loss", "param_norm"},
+                          std::move(rows));
+  detail_views::add_chart(details, "training loss of each worker", "step", "loss (BCE)", curves);
+}
+
 }  // namespace
 
 int accelerator_devices() { return real_accelerator_devices(); }
@@ -110,7 +143,9 @@ CaseResult run_pool(const VariantSpec& variant, const PoolPlan& plan) {
                         {"lr", plan.lr},
                         {"stand_in_device", plan.stand_in_device}});
   auto workers = start_pool(variant, "train_example_nn", payloads);
-  return to_case_result(join_pool(workers, std::chrono::seconds(60)), details);
+  auto pool = join_pool(workers, std::chrono::seconds(60));
+  add_worker_views(details, pool.workers);
+  return to_case_result(std::move(pool), details);
 }
 
 }  // namespace fc::example_nn

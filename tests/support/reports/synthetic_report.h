@@ -56,6 +56,34 @@ inline nlohmann::json tiny_nn_workers(bool ok) {
   return workers;
 }
 
+// What the tiny NN's case puts beside its workers for the reports (details.tables and
+// details.charts, as repros/core/detail_views.h writes them): a row and a loss curve per worker.
+inline nlohmann::json with_worker_views(nlohmann::json details) {
+  using nlohmann::json;
+  json rows = json::array(), series = json::array();
+  for (const auto& w : details["workers"]) {
+    const json r = w.value("result", json::object());
+    const json losses = r.value("losses", json::array());
+    rows.push_back({{"cells",
+                     {w["index"], w["pid"], w["status"] == "ok" ? r["message"] : w["error"],
+                      losses.empty() ? json() : losses.front(),
+                      losses.empty() ? json() : losses.back(), r.value("param_norm", json())}},
+                    {"status", w["status"]}});
+    if (!losses.empty())
+      series.push_back({{"label", "worker " + w["index"].dump()}, {"y", losses}});
+  }
+  details["tables"] = {
+      {{"title", "the workers"},
+       {"columns", {"worker", "pid", "result", "first loss", "final loss", "param_norm"}},
+       {"rows", rows}}};
+  if (!series.empty())
+    details["charts"] = {{{"title", "training loss of each worker"},
+                          {"x_label", "step"},
+                          {"y_label", "loss (BCE)"},
+                          {"series", series}}};
+  return details;
+}
+
 inline nlohmann::json synthetic_report() {
   using nlohmann::json;
   json hang =
@@ -157,11 +185,11 @@ inline nlohmann::json synthetic_report() {
 
   json spawn = variant("spawn", "spawn", "fix", "ok", "ok",
                        "all 5 workers finished training; every loss went down");
-  spawn["details"] = {{"workers", tiny_nn_workers(true)}};
+  spawn["details"] = with_worker_views({{"workers", tiny_nn_workers(true)}});
   json fork = variant(
       "fork-device-backend", "fork", "hazard", "error", "error",
       "Unable to handle autograd's threading in combination with fork-based multiprocessing.");
-  fork["details"] = {{"workers", tiny_nn_workers(false)}};
+  fork["details"] = with_worker_views({{"workers", tiny_nn_workers(false)}});
 
   auto make_case = [](const std::string& id, const std::string& verdict, json variants) {
     return json{
