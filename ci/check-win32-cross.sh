@@ -356,6 +356,9 @@ fi
 
 [ -z "$pugixml_missing" ] || fail "$pugixml_missing"
 if [ $failed -ne 0 ]; then
+  # Again at the end, where a log cut to its head and tail still shows them: every failed check
+  # of the programs run under wine, with what was seen.
+  grep -h -E '^ *FAIL' "$work"/*.log 2>/dev/null | sed 's/^ */   /' || true
   echo "check-win32-cross: FAILED"
   exit 1
 fi
