@@ -2,7 +2,7 @@
 """repros/case_signs.json: what each case's failure shows as (its error messages, the wait of a
 stuck process, an environment risk), taken from the repro programs' own --list, so that forkcheck
 can point a user's failed program at a case without starting any program (the file is compiled
-into forkcheck: harness/common/case_signs.h).
+into forkcheck: harness/catalog/case_signs.h).
 
     python3 ci/case-signs.py BUILD/bin/forkcheck-repro BUILD/bin/forkcheck-repro-torch
         rewrites repros/case_signs.json from those programs;

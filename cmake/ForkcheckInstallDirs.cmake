@@ -6,7 +6,7 @@
 #   share/forkcheck/report.schema.json              report.json's JSON Schema
 #   include/forkcheck/launch.h, lib/libforkcheck_launch.a, lib/cmake/forkcheck/
 #                                                   the start methods for C++ programs
-# forkcheck finds each part relative to its own directory (harness/common/install_layout.h), so
+# forkcheck finds each part relative to its own directory (harness/platform/install_layout.h), so
 # an installed tree works under any prefix, and moved. That needs the directories relative to
 # the prefix (GNUInstallDirs' default); absolute ones are refused here rather than half-working.
 include(GNUInstallDirs)

@@ -6,10 +6,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/usage_error.h"
 #include "harness/commands/command_line.h"
 #include "harness/commands/command_table.h"
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/usage_error.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/own_process.h"

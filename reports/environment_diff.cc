@@ -1,4 +1,4 @@
-// diff_environment(): the facts of run.environment (harness/common/environment_probe.h: what a
+// diff_environment(): the facts of run.environment (harness/session/environment_probe.h: what a
 // repro program loads, and what forkcheck measured of the machine) that can bear on a fork, each
 // compared between two reports and linked to the changed cases whose hazard depends on it.
 #include <algorithm>

@@ -1,7 +1,7 @@
 // What a bug ticket asks of the environment beyond the fingerprint (`forkcheck env`, and any
 // report that embeds it): the Python side, what forkcheck measured of the machine, and the risks
 // those facts show, as rows for a person and as notes. Everything here reads the environment
-// object (harness/common/environment_probe.h's ticket_environment()) and nothing else, so a saved
+// object (harness/session/environment_probe.h's ticket_environment()) and nothing else, so a saved
 // one renders the same.
 #pragma once
 
@@ -36,7 +36,7 @@ inline constexpr std::uint64_t kLowOpenFiles = 4096;
 //   fork-with-openmp   the default is fork and torch runs parallel ops on libgomp, 2+ threads
 // A risk may carry "case": the catalog's case whose failure it risks (its `shows_as` names
 // "risk:ID"), set by the harness where it has the catalog at hand
-// (harness/common/known_messages.h); risk_why() shows it as the case's page.
+// (harness/catalog/known_messages.h); risk_why() shows it as the case's page.
 nlohmann::json environment_risks(const nlohmann::json& env);
 
 // A risk's why, with the page of its catalog case when the risk carries one.

@@ -124,7 +124,7 @@ TEST(EnvRisks, ForkAsTheDefaultWithCudaOrGnuOpenMp) {
 }
 
 // A risk a catalog case shows names the case's page; one without a case says its why alone, and
-// the rules themselves name no case (the catalog does: harness/common/known_messages.h).
+// the rules themselves name no case (the catalog does: harness/catalog/known_messages.h).
 TEST(EnvRisks, ARisksWhyNamesItsCasesPageOnlyWhenTheCatalogGaveOne) {
   json env = roomy();
   env["python"]["multiprocessing"]["default_start_method"] = "fork";

@@ -1,7 +1,7 @@
 // Whose torch: the catalog's torch cases run against the libtorch forkcheck was built with, which
 // may not be the torch a user's Python imports (a pip or conda wheel). Said beside every report's
 // libtorch line and by `forkcheck list`, from facts: the real path of the libtorch_cpu each side
-// maps (harness/common/python_torch.h finds the Python side without importing it).
+// maps (harness/python_facts/python_torch.h finds the Python side without importing it).
 #pragma once
 
 #include <string>

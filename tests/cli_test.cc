@@ -21,7 +21,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/common/did_you_mean.h"
+#include "harness/base/did_you_mean.h"
 #include "harness/supervise/supervisor.h"
 #include "read_text.h"
 
@@ -141,7 +141,7 @@ TEST(Cli, TimeoutMustBeAFinitePositiveNumberOfSeconds) {
 }
 
 // Bad input is found before the out folder is touched: an earlier run's files stay as they were
-// (a run removes them when it starts: harness/common/run_session.cc).
+// (a run removes them when it starts: harness/session/run_session.cc).
 TEST(Cli, BadInputLeavesTheEarlierRunsFilesAlone) {
   auto out = fresh_dir("earlier");
   fs::create_directories(out);

@@ -136,7 +136,7 @@ TEST_F(ForkcheckAll, EachCaseCarriesItsTopicsAndOneIsFeatured) {
 
 // Every variant that ran says how its process was started; on Linux the ones that set no
 // environment were forked from their program's zygote, the others exec'd
-// (harness/platform/zygote.h).
+// (harness/supervise/zygote.h).
 TEST_F(ForkcheckAll, EveryVariantSaysHowItWasStarted) {
   for (const auto& c : report_["cases"])
     for (const auto& v : c["variants"]) {

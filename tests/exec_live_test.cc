@@ -1,4 +1,4 @@
-// `forkcheck exec` watching live (harness/common/live_console.h): the program's output reaches
+// `forkcheck exec` watching live (harness/console/live_console.h): the program's output reaches
 // forkcheck's own output while the program runs; a stall of the whole tree is said at once, its
 // stacks taken with the program left running, and kept in the report; --hang-after ends a stall
 // as a hang; Ctrl-C keeps what was known; a Python program's stacks name its file and line.

@@ -1,4 +1,4 @@
-// Runs keep their reports (harness/common/out_dir.h): without --out each run writes a folder of
+// Runs keep their reports (harness/session/out_dir.h): without --out each run writes a folder of
 // its own under forkcheck-report/, named by command and time, and forkcheck-report/latest points
 // at the newest; an earlier run's folder is left as it was; bad input makes no folder; the last
 // line printed says where the reports are. One live run per folder: a second run into a folder a

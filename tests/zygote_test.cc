@@ -1,4 +1,4 @@
-// The zygote (harness/platform/zygote.h, repros/core/zygote_server.h): a forked copy must be what
+// The zygote (harness/supervise/zygote.h, repros/core/zygote_server.h): a forked copy must be what
 // an exec would have made, as far as the harness and the report can tell: our child, its own
 // process group, its own stdio, the job's run token where /proc shows it, its true exit status.
 #include <fcntl.h>
@@ -21,11 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/platform/process_info.h"
-#include "harness/platform/zygote.h"
 #include "harness/supervise/classify.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/zygote.h"
 #include "launch/boost_process_v1.h"
 
 namespace fc::harness {

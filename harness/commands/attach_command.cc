@@ -6,12 +6,12 @@
 #include <string>
 #include <system_error>
 
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/install_layout.h"
-#include "harness/common/out_dir.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/usage_error.h"
 #include "harness/platform/host.h"
+#include "harness/platform/install_layout.h"
 #include "harness/platform/process_info.h"
+#include "harness/session/out_dir.h"
 #include "harness/supervise/interrupt.h"
 #include "launch/process_tree.h"
 

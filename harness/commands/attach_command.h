@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/subject_command.h"
+#include "harness/session/subject_command.h"
 
 namespace fc::harness {
 
 struct AttachOptions {
   std::vector<std::string> argv;  // forkcheck's own command line, for the report
   int pid = 0;
-  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;  // empty: a new run folder (session/out_dir.h)
   double timeout_s = 0;       // none: until it ends, hangs, or forkcheck is interrupted
   double hang_after_s = kAttachHangAfterS;
   bool kill_on_hang = false;

@@ -1,15 +1,16 @@
 #include "harness/commands/bench_command.h"
 
-#include "harness/common/out_dir.h"
+#include "harness/session/out_dir.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
-#include "harness/common/catalog.h"
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/run_session.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/iso_time.h"
+#include "harness/catalog/catalog.h"
+#include "harness/session/run_session.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/supervisor.h"

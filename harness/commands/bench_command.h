@@ -13,7 +13,7 @@ namespace fc::harness {
 
 struct BenchOptions {
   std::vector<std::string> argv;
-  std::filesystem::path out;  // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;  // empty: a new run folder (session/out_dir.h)
   int repeat = 10;
 };
 

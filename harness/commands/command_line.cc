@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/common/did_you_mean.h"
+#include "harness/base/did_you_mean.h"
 
 namespace fc::harness {
 namespace {

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/base/usage_error.h"
 #include "harness/commands/attach_command.h"
 #include "harness/commands/bench_command.h"
 #include "harness/commands/diff_command.h"
@@ -18,7 +19,6 @@
 #include "harness/commands/report_command.h"
 #include "harness/commands/run_command.h"
 #include "harness/commands/watch_command.h"
-#include "harness/common/usage_error.h"
 
 namespace fc::harness {
 namespace {
@@ -52,7 +52,7 @@ constexpr const char* kOutHelp =
 constexpr const char* kExitStatusFooter =
     "Exit status: 0 ok, 1 a finding, 2 usage error, 128+N interrupted (forkcheck --help)";
 
-// exec, watch and matrix: how the program is shown while it runs (common/live_console.h).
+// exec, watch and matrix: how the program is shown while it runs (console/live_console.h).
 void add_live_options(CLI::App& command, LiveOptions& live) {
   command.add_flag("--quiet", live.quiet,
                    "do not show the program's output as it comes (the reports still have it)");
@@ -100,7 +100,7 @@ std::function<int()> with_out(const std::string& out, Options& options,
 
 // What the commands' options are parsed into.
 struct CommandTable::State {
-  std::string out;  // --out, any command's; empty: each run a folder of its own (common/out_dir.h)
+  std::string out;  // --out, any command's; empty: each run a folder of its own (session/out_dir.h)
   RunOptions run;   // all, run
   bool list_json = false;
   std::vector<std::string> list_ids;

@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/common/console_style.h"
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/json_shape.h"
-#include "harness/common/saved_run.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/json_shape.h"
+#include "harness/base/usage_error.h"
+#include "harness/console/console_style.h"
+#include "harness/session/saved_run.h"
 #include "reports/report_diff.h"
 #include "reports/reporter.h"
 #include "reports/text.h"

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/environment_probe.h"
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/install_layout.h"
+#include "harness/base/exit_status_codes.h"
 #include "harness/platform/host.h"
+#include "harness/platform/install_layout.h"
+#include "harness/session/environment_probe.h"
 #include "harness/version.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
@@ -24,7 +24,7 @@ void print_rows(const std::vector<reports::EnvRow>& rows) {
     std::printf("  %-26s %s\n", row.label.c_str(), reports::terminal_safe(row.value).c_str());
 }
 
-// Which forkcheck this is and where it found its parts (common/install_layout.h): a ticket about
+// Which forkcheck this is and where it found its parts (platform/install_layout.h): a ticket about
 // an installed forkcheck needs to know which one ran; a part not found says where it looked.
 nlohmann::json installation() {
   auto part = [](const PartLookup& lookup) {

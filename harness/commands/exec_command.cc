@@ -1,14 +1,14 @@
 #include "harness/commands/exec_command.h"
 
-#include "harness/common/out_dir.h"
-#include "harness/common/program_lookup.h"
+#include "harness/session/out_dir.h"
+#include "harness/session/program_lookup.h"
 
 #include <filesystem>
 
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/subject_command.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/usage_error.h"
 #include "harness/platform/host.h"
+#include "harness/session/subject_command.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/watch/main_guard.h"
 

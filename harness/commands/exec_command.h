@@ -7,19 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/subject_command.h"
+#include "harness/session/subject_command.h"
 
 namespace fc::harness {
 
 struct ExecOptions {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
-  std::filesystem::path out;         // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;         // empty: a new run folder (session/out_dir.h)
   double timeout_s = 0;              // none: it runs until it ends (--timeout sets one)
   LiveOptions live;
 };
 
-// Returns forkcheck's exit status (common/exit_status_codes.h), by the rule `watch` follows too:
+// Returns forkcheck's exit status (base/exit_status_codes.h), by the rule `watch` follows too:
 // kOk when the command ended by itself with status 0; kFinding when it failed, crashed, hung or
 // timed out (its own exit status is in the summary and report.json); 128 + N when forkcheck was
 // interrupted by signal N. Throws UsageError for a command that does not exist (before anything is

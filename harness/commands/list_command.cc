@@ -7,11 +7,11 @@
 #include <sstream>
 #include <string>
 
-#include "harness/common/catalog.h"
-#include "harness/common/did_you_mean.h"
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/python_torch.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/did_you_mean.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/usage_error.h"
+#include "harness/catalog/catalog.h"
+#include "harness/python_facts/python_torch.h"
 #include "harness/torch/torch_kit.h"
 #include "harness/version.h"
 #include "reports/text.h"

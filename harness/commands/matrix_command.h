@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/subject_command.h"
+#include "harness/session/subject_command.h"
 
 namespace fc::harness {
 
 struct MatrixOptions {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
-  std::filesystem::path out;         // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;         // empty: a new run folder (session/out_dir.h)
   double timeout_s = 0;              // per method; 0: kMatrixDefaultTimeoutS
   LiveOptions live;
 };

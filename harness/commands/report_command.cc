@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/json_shape.h"
-#include "harness/common/out_dir.h"
-#include "harness/common/saved_run.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/json_shape.h"
+#include "harness/base/usage_error.h"
+#include "harness/session/out_dir.h"
+#include "harness/session/saved_run.h"
 #include "reports/reporter.h"
 
 namespace fc::harness {

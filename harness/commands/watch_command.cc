@@ -1,7 +1,7 @@
 #include "harness/commands/watch_command.h"
 
-#include "harness/common/out_dir.h"
-#include "harness/common/program_lookup.h"
+#include "harness/session/out_dir.h"
+#include "harness/session/program_lookup.h"
 
 #include <chrono>
 #include <cstdio>
@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/common/exit_status_codes.h"
-#include "harness/common/run_session.h"
-#include "harness/common/subject_command.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/exit_status_codes.h"
+#include "harness/base/usage_error.h"
+#include "harness/session/run_session.h"
+#include "harness/session/subject_command.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/watch/fork_events.h"
 #include "harness/watch/fork_hazards.h"

@@ -8,7 +8,7 @@
 // It judges: a hazardous fork fails the watch (exit status 1, the case's verdict "failed", a JUnit
 // <failure> per such fork, a red finding at the top of report.html and summary.md), unless its
 // every hazard is of a kind accepted with --allow KIND (listed, marked allowed, not failing).
-// Its exit status follows exec's rule (common/exit_status_codes.h); the program's own status is
+// Its exit status follows exec's rule (base/exit_status_codes.h); the program's own status is
 // said in the judgement line and kept in the reports.
 #pragma once
 
@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/subject_command.h"
+#include "harness/session/subject_command.h"
 
 namespace fc::harness {
 
 struct WatchOptions {
   std::vector<std::string> argv;     // forkcheck's own command line, for the report
   std::vector<std::string> command;  // what to run
-  std::filesystem::path out;         // empty: a new run folder (common/out_dir.h)
+  std::filesystem::path out;         // empty: a new run folder (session/out_dir.h)
   double timeout_s = 0;              // none: it runs until it ends (--timeout sets one)
   LiveOptions live;
   std::vector<std::string> allow;  // hazard kinds accepted knowingly (fork_hazards.h)

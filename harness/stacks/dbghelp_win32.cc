@@ -13,8 +13,6 @@
 
 #include "harness/platform/win32.h"
 #include "harness/stacks/stacks.h"
-#include "harness/supervise/clock.h"
-#include "harness/supervise/interrupt.h"
 // dbghelp.h and tlhelp32.h after windows.h (harness/platform/win32.h), which they need.
 #include <dbghelp.h>
 #include <tlhelp32.h>
@@ -154,7 +152,8 @@ class Suspension {
 
 }  // namespace
 
-Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s) {
+Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s,
+                      const std::function<bool()>& give_up) {
   Stacks s;
   // FORKCHECK_STACKS=none, as on POSIX; dbghelp is the only method here, so a POSIX one asked
   // for (eu-stack, gdb, proc) is named in the note as not available.
@@ -174,9 +173,10 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s) {
   // The supervisor waits for this (dbghelp is single-threaded, so it runs in the supervisor's one
   // loop): past the time limit, or once interrupted, frames keep their addresses without names
   // (symbol loading is the slow part), and threads not reached yet are left out.
+  using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(time_limit_s));
-  auto out_of_time = [&] { return Clock::now() > deadline || interrupted() != 0; };
+  auto out_of_time = [&] { return Clock::now() > deadline || give_up(); };
   ::SymSetOptions(SYMOPT_UNDNAME | SYMOPT_DEFERRED_LOADS | SYMOPT_LOAD_LINES |
                   SYMOPT_FAIL_CRITICAL_ERRORS | SYMOPT_NO_PROMPTS);
   const auto threads = thread_ids(pids);

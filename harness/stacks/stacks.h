@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,9 +80,10 @@ inline constexpr double kGdbNeedsS = 2.0;
 
 #ifdef _WIN32
 // Every thread of `pids`, within about `time_limit_s` overall (dbghelp_win32.cc), from the
-// supervisor's loop. On POSIX the supervisor takes them beside its other children instead
-// (stack_taking.h).
-Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s);
+// supervisor's loop; it stops early once `give_up` says so (the supervisor's: an interrupt). On
+// POSIX the supervisor takes them beside its other children instead (supervise/stack_taking.h).
+Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s,
+                      const std::function<bool()>& give_up);
 #endif
 
 // Parses `gdb -batch -ex "thread apply all bt"` output for process `pid`.

@@ -3,7 +3,7 @@
 // a partial report.
 #pragma once
 
-#include "harness/common/exit_status_codes.h"
+#include "harness/base/exit_status_codes.h"
 
 namespace fc::harness {
 

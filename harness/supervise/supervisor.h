@@ -112,7 +112,7 @@ struct LaunchSpec {
   // bound (watchdog.h: the deadline is a promise).
   double stacks_budget_s = 5;
   bool stacks_source_lines = true;  // each frame's file and line (StacksRequest::source_lines)
-  // Fork the child from this program's zygote (harness/platform/zygote.h) rather than exec it;
+  // Fork the child from this program's zygote (harness/supervise/zygote.h) rather than exec it;
   // ignored when `env` is not empty (libraries read some variables as they load, before any fork).
   class Zygote* zygote = nullptr;
 

@@ -318,8 +318,9 @@ class WinControl : public TreeControl {
     std::vector<ProcessId> pids;
     for (const auto& [pid, attach] : request.processes)
       if (attach != Attach::kNone) pids.push_back(pid);
-    Stacks stacks = pids.empty() ? Stacks{"none", "no process was asleep to walk", "", {}}
-                                 : collect_stacks(pids, request.budget_s);
+    Stacks stacks = pids.empty()
+                        ? Stacks{"none", "no process was asleep to walk", "", {}}
+                        : collect_stacks(pids, request.budget_s, [] { return interrupted() != 0; });
     job_.watchdog->stacks_in(std::move(stacks), Clock::now());
   }
   void stop_stacks(const std::string&) override {}  // nothing runs beside the loop here

@@ -12,11 +12,11 @@
 #include <system_error>
 #include <vector>
 
-#include "harness/common/install_layout.h"
-#include "harness/common/python_torch.h"
-#include "harness/common/run_session.h"
+#include "harness/base/iso_time.h"
 #include "harness/platform/folder_lock.h"
 #include "harness/platform/host.h"
+#include "harness/platform/install_layout.h"
+#include "harness/python_facts/python_torch.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/version.h"
 #include "reports/torch_cases.h"

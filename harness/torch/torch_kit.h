@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/common/install_layout.h"
+#include "harness/platform/install_layout.h"
 
 namespace fc::harness {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "harness/common/json_shape.h"
+#include "harness/base/json_shape.h"
 #include "harness/supervise/exit_status.h"
 
 namespace fc::harness {

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "harness/common/install_layout.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
+#include "harness/platform/install_layout.h"
 
 namespace fc::harness {
 namespace {

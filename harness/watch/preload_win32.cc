@@ -2,7 +2,7 @@
 // to find: it says so rather than run the program unwatched.
 #include "harness/watch/preload.h"
 
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
 
 namespace fc::harness {
 

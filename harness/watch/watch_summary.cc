@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <set>
 
-#include "harness/common/console_style.h"
+#include "harness/console/console_style.h"
 #include "harness/watch/fork_hazards.h"
 #include "reports/python_view.h"
 #include "reports/text.h"

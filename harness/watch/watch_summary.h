@@ -21,7 +21,7 @@ std::string watch_headline(const nlohmann::json& totals);
 // when the program itself failed, "FAILED: the program failed (PROGRAM_FAILURE) (exit status 1)"
 // where `program_failure` says how ("error, its own exit status 3"; empty: it ended ok), and the
 // hazardous forks it also made. "FAILED" and "ok" are coloured on a terminal
-// (common/console_style.h). `findings`: hazard_findings(forks).
+// (console/console_style.h). `findings`: hazard_findings(forks).
 std::string watch_judgement(const nlohmann::json& totals, const nlohmann::json& findings,
                             int exit_status, const std::string& program_failure);
 

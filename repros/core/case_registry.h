@@ -92,7 +92,7 @@ struct CaseResult {
 
 // An error message a case explains: a program whose error output, exception or crash says
 // `pattern` (a plain substring) is seeing this case's failure, and `fix` is what to do about it.
-// `forkcheck exec` matches a failed program's messages against every case's (harness/common/
+// `forkcheck exec` matches a failed program's messages against every case's (harness/catalog/
 // known_messages.h) and names the case, whose page (`forkcheck list CASE`) shows it.
 struct KnownMessage {
   std::string pattern;

@@ -2,7 +2,7 @@
 // initialisation included), has run nothing and has one thread, and forks a fresh copy of
 // itself for each command the harness sends. Each copy is the process a fresh exec would have
 // made, at the cost of a fork: the harness runs every case variant this way on Linux (see
-// harness/platform/zygote.h), unless the variant sets environment variables that libraries read
+// harness/supervise/zygote.h), unless the variant sets environment variables that libraries read
 // when they load (those are exec'd).
 //
 // Protocol on the socket FORKCHECK_ZYGOTE_FD names (SOCK_STREAM; every message is a 4-byte

@@ -1,4 +1,4 @@
-#include "harness/common/python_torch.h"
+#include "harness/python_facts/python_torch.h"
 
 #include <filesystem>
 #include <fstream>

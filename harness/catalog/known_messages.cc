@@ -1,4 +1,4 @@
-#include "harness/common/known_messages.h"
+#include "harness/catalog/known_messages.h"
 
 #include "reports/text.h"
 

@@ -1,9 +1,9 @@
-#include "harness/common/program_lookup.h"
+#include "harness/session/program_lookup.h"
 
 #include <filesystem>
 #include <system_error>
 
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
 #include "harness/platform/host.h"
 
 namespace fc::harness {

@@ -1,4 +1,4 @@
-#include "harness/common/catalog.h"
+#include "harness/catalog/catalog.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -7,10 +7,10 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "harness/common/install_layout.h"
-#include "harness/common/json_shape.h"
-#include "harness/platform/zygote.h"
+#include "harness/base/json_shape.h"
+#include "harness/platform/install_layout.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/zygote.h"
 #include "harness/torch/torch_kit.h"
 #include "harness/version.h"
 #include "reports/text.h"
@@ -34,7 +34,7 @@ std::string one_of(const nlohmann::json& obj, const char* key,
   return "\"" + std::string(key) + "\" is " + json_kind(*it) + ", not one of " + list;
 }
 
-std::string variant_problem(const nlohmann::json& v) {
+std::string listed_variant_problem(const nlohmann::json& v) {
   if (!v.is_object()) return "is " + json_kind(v) + ", not an object";
   for (const auto& problem :
        {member_problem(v, "name", J::kNonEmptyString),
@@ -77,7 +77,7 @@ std::string catalog_case_problem(const nlohmann::json& c) {
     return "source: " + problem;
   if (c["variants"].empty()) return "\"variants\" is empty";
   for (std::size_t i = 0; i < c["variants"].size(); ++i)
-    if (auto problem = variant_problem(c["variants"][i]); !problem.empty())
+    if (auto problem = listed_variant_problem(c["variants"][i]); !problem.empty())
       return "variant " + std::to_string(i + 1) + ": " + problem;
   return "";
 }

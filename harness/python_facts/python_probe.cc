@@ -1,4 +1,4 @@
-#include "harness/common/python_probe.h"
+#include "harness/python_facts/python_probe.h"
 
 #include <chrono>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
 #include "harness/platform/host.h"
 #include "harness/supervise/supervisor.h"
 #include "reports/text.h"

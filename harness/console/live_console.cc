@@ -1,4 +1,4 @@
-#include "harness/common/live_console.h"
+#include "harness/console/live_console.h"
 
 #include "harness/supervise/watchdog_record.h"
 

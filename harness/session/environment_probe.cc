@@ -1,4 +1,4 @@
-#include "harness/common/environment_probe.h"
+#include "harness/session/environment_probe.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -6,13 +6,13 @@
 #include <utility>
 #include <vector>
 
-#include "harness/common/case_signs.h"
-#include "harness/common/catalog.h"
-#include "harness/common/known_messages.h"
+#include "harness/catalog/case_signs.h"
+#include "harness/catalog/catalog.h"
+#include "harness/catalog/known_messages.h"
 #include "harness/platform/host.h"
-#include "harness/platform/zygote.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/zygote.h"
 #include "launch/host_facts.h"
 #include "reports/ticket_environment.h"
 

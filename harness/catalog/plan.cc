@@ -1,12 +1,12 @@
-#include "harness/common/plan.h"
+#include "harness/catalog/plan.h"
 
-#include "harness/common/did_you_mean.h"
+#include "harness/base/did_you_mean.h"
 
 #include <algorithm>
 #include <tuple>
 
-#include "harness/common/glob_match.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/glob_match.h"
+#include "harness/base/usage_error.h"
 
 namespace fc::harness {
 namespace {

@@ -4,13 +4,13 @@
 // forkcheck-repro, and the result says so. A user's program's comes from forkcheck and the
 // program's own Python side.
 //
-// For a bug ticket (`forkcheck env`) there is more: the Python side (common/python_probe.h), what
-// forkcheck measures of the machine itself, and the risks those facts show.
+// For a bug ticket (`forkcheck env`) there is more: the Python side (python_facts/python_probe.h),
+// what forkcheck measures of the machine itself, and the risks those facts show.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "harness/common/python_probe.h"
+#include "harness/python_facts/python_probe.h"
 
 namespace fc::harness {
 

@@ -1,7 +1,7 @@
 // No zygote here: re-parenting each forked command to the harness needs Linux's child
 // subreaper, and on macOS forking a process that has loaded system frameworks is itself a hazard
 // (see the objc case). Every variant is started by exec.
-#include "harness/platform/zygote.h"
+#include "harness/supervise/zygote.h"
 
 namespace fc::harness {
 

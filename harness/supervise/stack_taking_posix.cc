@@ -11,8 +11,8 @@
 #include <cstdlib>
 
 #include "harness/platform/host.h"
-#include "harness/stacks/stack_taking.h"
 #include "harness/supervise/classify.h"
+#include "harness/supervise/stack_taking.h"
 #include "reports/text.h"
 
 namespace fc::harness {

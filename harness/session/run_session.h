@@ -43,7 +43,7 @@ class RunSession {
                        const ChildResult& r);
 
   // What was learnt of the environment during the run (exec of a Python program: that
-  // interpreter's side, harness/common/python_probe.h), added to the run's environment at the
+  // interpreter's side, harness/python_facts/python_probe.h), added to the run's environment at the
   // end; the risk notes are drawn again from the whole.
   void add_environment(const nlohmann::json& more);
 
@@ -66,8 +66,6 @@ class RunSession {
   nlohmann::json environment_;       // as the header recorded it
   nlohmann::json environment_more_;  // add_environment's, for the end record
 };
-
-std::string now_iso8601();
 
 // The last line a run prints: where its reports are.
 void print_reports_line(const std::filesystem::path& out);

@@ -1,4 +1,4 @@
-#include "harness/common/python_side.h"
+#include "harness/python_facts/python_side.h"
 
 #include "reports/report_view.h"
 

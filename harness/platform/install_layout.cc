@@ -1,4 +1,4 @@
-#include "harness/common/install_layout.h"
+#include "harness/platform/install_layout.h"
 
 #include <cstdlib>
 #include <filesystem>

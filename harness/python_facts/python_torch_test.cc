@@ -1,11 +1,11 @@
-// Which torch a Python would import (harness/common/python_torch.h): torch/version.py as wheels
-// and distributions write it, parsed without Python; and an interpreter that has no torch, or is
-// not there at all.
+// Which torch a Python would import (harness/python_facts/python_torch.h): torch/version.py as
+// wheels and distributions write it, parsed without Python; and an interpreter that has no torch,
+// or is not there at all.
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "harness/common/python_torch.h"
+#include "harness/python_facts/python_torch.h"
 
 namespace fc::harness {
 namespace {

@@ -1,4 +1,4 @@
-// The plan of a run (harness/common/plan.h): what --only and case ids select, what a bad one is
+// The plan of a run (harness/catalog/plan.h): what --only and case ids select, what a bad one is
 // refused with, and the order variants start in. Pure functions of a made-up catalog.
 #include <initializer_list>
 #include <utility>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/common/plan.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
+#include "harness/catalog/plan.h"
 
 namespace fc {
 namespace {

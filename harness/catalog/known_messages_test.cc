@@ -1,4 +1,4 @@
-// What the catalog's cases know of a user's failure (harness/common/known_messages.h): the case
+// What the catalog's cases know of a user's failure (harness/catalog/known_messages.h): the case
 // whose messages a failure says, and the case whose failure shows as a stuck wait or an
 // environment risk, read from each case's own entry. A made-up catalog, then the signs compiled
 // into forkcheck; no process.
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/common/case_signs.h"
-#include "harness/common/known_messages.h"
+#include "harness/catalog/case_signs.h"
+#include "harness/catalog/known_messages.h"
 
 namespace fc::harness {
 namespace {

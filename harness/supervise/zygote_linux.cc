@@ -16,15 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/common/json_shape.h"
+#include "harness/base/json_shape.h"
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
-#include "harness/platform/zygote.h"
 #include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/reaper.h"
+#include "harness/supervise/zygote.h"
 #include "launch/boost_process_v1.h"
 #include "launch/fdio_posix.h"
 #include "launch/process_tree.h"

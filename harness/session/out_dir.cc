@@ -1,11 +1,11 @@
-#include "harness/common/out_dir.h"
+#include "harness/session/out_dir.h"
 
 #include <ctime>
 #include <fstream>
 #include <string>
 #include <system_error>
 
-#include "harness/common/usage_error.h"
+#include "harness/base/usage_error.h"
 #include "harness/platform/folder_lock.h"
 #include "harness/platform/host.h"
 

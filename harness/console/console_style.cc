@@ -1,4 +1,4 @@
-#include "harness/common/console_style.h"
+#include "harness/console/console_style.h"
 
 #include <cstdlib>
 #include <cstring>

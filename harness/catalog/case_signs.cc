@@ -1,4 +1,4 @@
-#include "harness/common/case_signs.h"
+#include "harness/catalog/case_signs.h"
 
 #include <string>
 

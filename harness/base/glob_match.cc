@@ -1,4 +1,4 @@
-#include "harness/common/glob_match.h"
+#include "harness/base/glob_match.h"
 
 #include <cstddef>
 

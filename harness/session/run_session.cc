@@ -1,16 +1,17 @@
-#include "harness/common/run_session.h"
+#include "harness/session/run_session.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
-#include "harness/common/case_signs.h"
-#include "harness/common/console_style.h"
-#include "harness/common/environment_probe.h"
-#include "harness/common/known_messages.h"
+#include "harness/base/iso_time.h"
+#include "harness/catalog/case_signs.h"
+#include "harness/catalog/known_messages.h"
+#include "harness/console/console_style.h"
 #include "harness/platform/host.h"
-#include "harness/platform/zygote.h"
+#include "harness/session/environment_probe.h"
 #include "harness/supervise/watchdog_record.h"
+#include "harness/supervise/zygote.h"
 #include "harness/version.h"
 #include "reports/finding.h"
 #include "reports/report_view.h"
@@ -84,13 +85,6 @@ void print_reports_line(const std::filesystem::path& out) {
                            " (to paste into a ticket), report.html, report.json\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-}
-
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, Zygotes* zygotes,

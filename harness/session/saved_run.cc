@@ -1,4 +1,4 @@
-#include "harness/common/saved_run.h"
+#include "harness/session/saved_run.h"
 
 #include <fstream>
 #include <initializer_list>
@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "harness/common/json_shape.h"
-#include "harness/common/usage_error.h"
+#include "harness/base/json_shape.h"
+#include "harness/base/usage_error.h"
 #include "reports/run_log.h"
 
 namespace fc::harness {
@@ -23,7 +23,7 @@ std::string optional_fields(const nlohmann::json& obj, Fields fields) {
   return "";
 }
 
-std::string variant_problem(const nlohmann::json& v) {
+std::string saved_variant_problem(const nlohmann::json& v) {
   if (!v.is_object()) return "it is " + json_kind(v) + ", not an object";
   return optional_fields(
       v,
@@ -37,7 +37,7 @@ std::string variant_problem(const nlohmann::json& v) {
        {"stacks", K::kArray},          {"steps", K::kArray}});
 }
 
-std::string case_problem(const nlohmann::json& c) {
+std::string saved_case_problem(const nlohmann::json& c) {
   if (!c.is_object()) return "it is " + json_kind(c) + ", not an object";
   if (std::string p = optional_fields(c, {{"id", K::kString},
                                           {"title", K::kString},
@@ -50,7 +50,7 @@ std::string case_problem(const nlohmann::json& c) {
     return p;
   const nlohmann::json& variants = c.value("variants", nlohmann::json::array());
   for (std::size_t i = 0; i < variants.size(); ++i)
-    if (std::string p = variant_problem(variants[i]); !p.empty())
+    if (std::string p = saved_variant_problem(variants[i]); !p.empty())
       return "variants[" + std::to_string(i) + "]: " + p;
   return "";
 }
@@ -93,7 +93,7 @@ std::string saved_report_problem(const nlohmann::json& report) {
       return "summary: " + p;
   const nlohmann::json& cases = report.value("cases", nlohmann::json::array());
   for (std::size_t i = 0; i < cases.size(); ++i)
-    if (std::string p = case_problem(cases[i]); !p.empty())
+    if (std::string p = saved_case_problem(cases[i]); !p.empty())
       return "cases[" + std::to_string(i) + "]: " + p;
   return "";
 }
@@ -101,8 +101,8 @@ std::string saved_report_problem(const nlohmann::json& report) {
 std::string run_log_line_problem(const nlohmann::json& line) {
   if (std::string p = member_problem(line, "type", K::kString, false); !p.empty()) return p;
   const std::string type = line.value("type", "");
-  if (type == "case") return case_problem(line);
-  if (type == "variant") return variant_problem(line);
+  if (type == "case") return saved_case_problem(line);
+  if (type == "variant") return saved_variant_problem(line);
   if (type == "run" || type == "end") return run_problem(line);
   return "";
 }
@@ -151,7 +151,7 @@ std::filesystem::path find_saved_run(const std::filesystem::path& path, const st
   for (const char* name : {"report.json", reports::kRunLogFileName})
     if (fs::is_regular_file(path / name, ec)) return path / name;
   // forkcheck-report/ itself: `latest` links to the newest run folder, or, where no link could be
-  // made (Windows without the privilege), the file LATEST names it (harness/common/out_dir.cc).
+  // made (Windows without the privilege), the file LATEST names it (harness/session/out_dir.cc).
   fs::path latest = path / "latest";
   if (!fs::is_directory(latest, ec)) {
     std::ifstream named(path / "LATEST");

@@ -1,4 +1,4 @@
-#include "harness/common/json_shape.h"
+#include "harness/base/json_shape.h"
 
 namespace fc::harness {
 namespace {
