@@ -204,8 +204,8 @@ TEST(Zygote, ProgramThatIsNoZygoteIsSaidAndExecFollows) {
 // closes the socket. Returns its path.
 std::filesystem::path fake_zygote(const std::string& name,
                                   const std::vector<std::string>& messages) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("forkcheck-fake-zygote-" + name + "-" + std::to_string(::getpid()));
+  auto path = std::filesystem::temp_directory_path() /
+              ("forkcheck-fake-zygote-" + name + "-" + std::to_string(::getpid()));
   std::string script = "#!/bin/sh\n";
   for (const auto& m : messages) {
     std::string frame;

@@ -68,7 +68,7 @@ fs::path make_out_dir(const fs::path& given, const std::string& command) {
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
   const std::string base = command + "-" + stamp;
   for (int n = 1; n < 1000; ++n) {
-    const fs::path dir = kReportsRoot / (n == 1 ? base : base + "-" + std::to_string(n));
+    fs::path dir = kReportsRoot / (n == 1 ? base : base + "-" + std::to_string(n));
     // create_directory says whether this call made it: the folder is this run's alone.
     if (fs::create_directory(dir, ec)) {
       prepare_out_dir(dir);

@@ -80,7 +80,7 @@ bool read_within(int sock, char* buf, std::size_t n, std::chrono::steady_clock::
 nlohmann::json read_message(int sock, int timeout_ms, std::string& why) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   const double timeout_s = timeout_ms / 1000.0;
-  const auto discarded = nlohmann::json(nlohmann::json::value_t::discarded);
+  auto discarded = nlohmann::json(nlohmann::json::value_t::discarded);
   std::uint32_t len = 0;
   if (!read_within(sock, reinterpret_cast<char*>(&len), sizeof len, until, timeout_s, why))
     return discarded;
