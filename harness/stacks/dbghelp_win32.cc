@@ -173,10 +173,10 @@ Stacks collect_stacks(const std::vector<ProcessId>& pids, double time_limit_s,
   // The supervisor waits for this (dbghelp is single-threaded, so it runs in the supervisor's one
   // loop): past the time limit, or once interrupted, frames keep their addresses without names
   // (symbol loading is the slow part), and threads not reached yet are left out.
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(time_limit_s));
-  auto out_of_time = [&] { return Clock::now() > deadline || give_up(); };
+  using Steady = std::chrono::steady_clock;
+  const auto deadline = Steady::now() + std::chrono::duration_cast<Steady::duration>(
+                                            std::chrono::duration<double>(time_limit_s));
+  auto out_of_time = [&] { return Steady::now() > deadline || give_up(); };
   ::SymSetOptions(SYMOPT_UNDNAME | SYMOPT_DEFERRED_LOADS | SYMOPT_LOAD_LINES |
                   SYMOPT_FAIL_CRITICAL_ERRORS | SYMOPT_NO_PROMPTS);
   const auto threads = thread_ids(pids);

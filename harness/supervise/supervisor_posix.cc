@@ -37,6 +37,7 @@
 #include "harness/supervise/python_channel.h"
 #include "harness/supervise/python_stacks_ask_posix.h"
 #include "harness/supervise/reaper.h"
+#include "harness/supervise/run_loop.h"
 #include "harness/supervise/sleeping_threads.h"
 #include "harness/supervise/stack_taking.h"
 #include "harness/supervise/stderr_crash_dumps.h"
@@ -62,8 +63,6 @@ using launch::TreeActivity;
 using std::chrono::duration;
 using std::chrono::milliseconds;
 
-// After the child itself ended, how long its descendants may keep the output pipes open.
-constexpr duration<double> kLinger{1.0};
 // Ending what a tree left behind: first every process of it stopped (SIGSTOP, round after round,
 // until a look finds none that was not stopped already: a stopped process forks no more, so a
 // chain of short-lived processes cannot keep a generation ahead), then rounds of SIGKILL (to its
@@ -1020,67 +1019,38 @@ void debugger_ended(Loop& loop, Job& d, ChildResult& r, Clock::time_point now) {
   }
 }
 
-}  // namespace
+// What the loop (run_loop.h) asks of POSIX: poll() over every job's pipes, the reaper's wake and
+// the Python channels; exits from the reaper (held unreaped until finish()); orphans adopted by
+// their trees before the looks; debuggers of ours started, and ended, for the stacks.
+class PosixOs {
+ public:
+  // The reaper first, before any child starts: it makes this process the subreaper that a
+  // tree's orphans come to (an orphan made before it would go to init, unseen).
+  PosixOs(Loop& loop, size_t max_jobs)
+      : reaper_(Reaper::instance()), loop_(loop), max_jobs_(max_jobs) {}
 
-void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
-  Reaper& reaper = Reaper::instance();
-  std::deque<size_t> pending;
-  for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
-  Loop loop;
-  Jobs& running = loop.running;
-  Strays strays;  // orphans no tree claimed
-  const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
-  Clock::time_point next_adoption = Clock::now();
-  bool interrupt_told = false;
+  bool ours(const Job& j) const { return !j.debugger(); }
+  void round_begins(Clock::time_point now) {
+    if (stop_requested()) pause_all(loop_);
+    start_debuggers(loop_, max_jobs_, now);
+  }
+  void interrupted() { loop_.wanted.clear(); }
+  std::unique_ptr<Job> start(size_t index, const LaunchSpec& spec) {
+    return start_job(index, spec, loop_);
+  }
+  Clock::time_point wake_for(const Job& j, Clock::time_point now) const {
+    return j.python && !j.asks.empty() ? now + kAskEvery : Clock::time_point::max();
+  }
 
-  while (!pending.empty() || !running.empty()) {
-    if (interrupted() && !interrupt_told) {
-      // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
-      interrupt_told = true;
-      for (size_t i : pending) {
-        ChildResult r;
-        r.interrupted_by = interrupted();
-        done(i, std::move(r));
-      }
-      pending.clear();
-      loop.wanted.clear();
-      for (auto& j : running)
-        if (!j->debugger()) j->watchdog->interrupted(interrupted(), Clock::now());
-    }
-    if (stop_requested()) pause_all(loop);
-    start_debuggers(loop, max_jobs, Clock::now());
-    // A parked child (an announced step, its tree quiet) or one that is ending needs no CPU: it
-    // does not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    size_t busy = 0, ours = 0;
-    for (const auto& j : running) {
-      if (j->debugger()) continue;
-      busy += j->watchdog->needs_cpu(*j->channel) ? 1 : 0;
-      ++ours;
-    }
-    while (may_start(busy, ours, max_jobs) && !pending.empty() && !interrupted()) {
-      size_t i = pending.front();
-      pending.pop_front();
-      auto job = start_job(i, specs[i], loop);
-      if (!job->r.started) {
-        done(i, std::move(job->r));
-        continue;
-      }
-      running.push_back(std::move(job));
-      ++busy;
-      ++ours;
-    }
-    if (running.empty()) continue;
-
-    auto now = Clock::now();
-    Clock::time_point wake = now + std::chrono::seconds(1);
+  Clock::time_point wait_and_read(const Jobs& running, Clock::time_point wake) {
+    Reaper& reaper = reaper_;
     std::vector<pollfd> fds;
     // -1: the reaper; 0-2: stdout, stderr, channel; 3: the terminal; 4: the relay pipe; 5: the
     // Python channel's listening socket; 6: one of its connections.
     std::vector<std::pair<Job*, int>> owners;
     fds.push_back({reaper.wake_fd(), POLLIN, 0});
     owners.emplace_back(nullptr, -1);
-    for (auto& j : running) {
-      wake = std::min(wake, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
+    for (const auto& j : running) {
       Fd* three[] = {&j->out, &j->err, &j->chan};
       for (int k = 0; k < 3; ++k)
         if (three[k]->get() >= 0) {
@@ -1094,7 +1064,6 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
           fds.push_back({fd, POLLIN, 0});
           owners.emplace_back(j.get(), 6);
         }
-        if (!j->asks.empty()) wake = std::min(wake, now + kAskEvery);
       }
       if (j->relay) {
         if (j->relay->wants_input()) {
@@ -1107,10 +1076,10 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
         }
       }
     }
-    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - now).count();
+    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - Clock::now()).count();
     int rc = ::poll(fds.data(), fds.size(),
                     static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 1000)));
-    now = Clock::now();
+    const Clock::time_point now = Clock::now();
     if (rc > 0) {
       for (size_t k = 1; k < fds.size(); ++k) {
         if (!(fds[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
@@ -1134,66 +1103,62 @@ void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done&
       }
     }
     reaper.reap();
-    credit_reaped(loop);
+    credit_reaped(loop_);
+    return now;
+  }
 
-    // Exits first: a child that exited by itself before its deadline was acted on is judged by
-    // its own exit, even when the exit is noticed just after the deadline.
-    for (auto& j : running) {
-      if (j->ended_at) continue;
-      if (j->attached) {
-        exited(*j, now);
-        continue;
-      }
-      if (auto status = reaper.take(j->r.pid)) {  // exited; held unreaped until finish()
-        j->r.exit = ExitStatus::from_wait_status(*status);
-        j->ended_at = now;
-        j->watchdog->exited(now);
-      }
+  void note_exit(Job& j, Clock::time_point now) {
+    if (j.attached) {
+      exited(j, now);
+      return;
     }
-    // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.
-    if (now >= next_adoption) {
-      adopt_orphans(loop, strays);
-      next_adoption = now + TreeActivity::kLookEvery;
-    }
-    for (auto& j : running)
-      if (!j->ended_at && !j->debugger() && j->watchdog->look_due(now)) look(*j, loop, now);
-
-    for (auto& j : running)
-      if (j->taking && !j->asks.empty()) {
-        advance_asks(*j, loop, now);
-        if (j->taking->complete()) deliver_stacks(*j, now, "");
-      }
-    for (auto it = running.begin(); it != running.end();) {
-      Job& j = **it;
-      j.next_tick = j.watchdog->tick(now, *j.channel);
-      if (!j.taking && j.ended_at &&
-          (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
-        finish(loop, strays, j);
-        std::unique_ptr<Job> owned = std::move(*it);
-        it = running.erase(it);
-        if (!owned->debugger()) {
-          done(owned->index, std::move(owned->r));
-          continue;
-        }
-        debugger_ended(loop, *owned, owned->r, now);
-        continue;
-      }
-      ++it;
+    if (auto status = reaper_.take(j.r.pid)) {  // held unreaped until finish()
+      j.r.exit = ExitStatus::from_wait_status(*status);
+      j.ended_at = now;
+      j.watchdog->exited(now);
     }
   }
+  // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.
+  void before_looks(Clock::time_point now) {
+    if (now < next_adoption_) return;
+    adopt_orphans(loop_, strays_);
+    next_adoption_ = now + TreeActivity::kLookEvery;
+  }
+  void look(Job& j, Clock::time_point now) { harness::look(j, loop_, now); }
+  void after_looks(Clock::time_point now) {
+    for (auto& j : loop_.running)
+      if (j->taking && !j->asks.empty()) {
+        advance_asks(*j, loop_, now);
+        if (j->taking->complete()) deliver_stacks(*j, now, "");
+      }
+  }
+  bool may_finish(const Job& j) const { return !j.taking; }
+  void finish(Job& j, Clock::time_point) { harness::finish(loop_, strays_, j); }
+  void not_ours_ended(Job& d, Clock::time_point now) { debugger_ended(loop_, d, d.r, now); }
   // Strays: SIGKILL through their handles, then reaped (they are our children).
-  for (auto& [key, h] : strays) h.signal(SIGKILL);
-  for (auto& [key, h] : strays)
-    for (int i = 0; i < 100 && !h.ended(); ++i) ::usleep(2000);
-  reaper.reap();
+  void loop_ends() {
+    for (auto& [key, h] : strays_) h.signal(SIGKILL);
+    for (auto& [key, h] : strays_)
+      for (int i = 0; i < 100 && !h.ended(); ++i) ::usleep(2000);
+    reaper_.reap();
+  }
+
+ private:
+  Reaper& reaper_;
+  Loop& loop_;
+  size_t max_jobs_;
+  Strays strays_;  // orphans no tree claimed
+  Clock::time_point next_adoption_ = Clock::now();
+};
+
+}  // namespace
+
+void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
+  Loop loop;
+  PosixOs os(loop, static_cast<size_t>(std::max(1, jobs)));
+  run_loop(specs, jobs, done, loop.running, os);
 }
 
 void claim_every_child() { g_claim_every_child = true; }
-
-ChildResult supervise(const LaunchSpec& spec) {
-  ChildResult out;
-  Supervisor().run({spec}, 1, [&](size_t, ChildResult&& r) { out = std::move(r); });
-  return out;
-}
 
 }  // namespace fc::harness

@@ -36,7 +36,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cwchar>
-#include <deque>
 #include <filesystem>
 #include <list>
 #include <map>
@@ -53,6 +52,7 @@
 #include "harness/supervise/clock.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/run_loop.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/supervise/watchdog.h"
 #include "launch/process_tree.h"
@@ -68,9 +68,6 @@ using std::chrono::duration;
 using std::chrono::milliseconds;
 using win32::Handle;
 
-// As on POSIX: after the child itself ended its descendants may keep the output pipes open this
-// long. (When a step is hung: step_watch.h, shared.)
-constexpr duration<double> kLinger{1.0};
 // TerminateJobObject gives every process it ends this exit code: 128 + SIGKILL, what a POSIX
 // shell shows for a killed process. Why it was killed is in the watchdog's own record.
 constexpr UINT kKilledExitCode = 137;
@@ -506,95 +503,63 @@ void finish(Job& job, Clock::time_point now) {
   job.watchdog->finish(now);
 }
 
-}  // namespace
+// What the loop (run_loop.h) asks of Windows: one wait over the wake event, the pipe readers'
+// data event and every job's process handle; exits from those handles; a job object per tree,
+// so there are no orphans to adopt and nothing but the jobs' own children to end.
+class WinOs {
+ public:
+  WinOs() : data_(::CreateEventW(nullptr, FALSE, FALSE, nullptr)) {}  // set by every PipeReader
 
-void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
-  const HANDLE wake = win32::wake_event();
-  Handle data(::CreateEventW(nullptr, FALSE, FALSE, nullptr));  // set by every PipeReader
-  std::deque<size_t> pending;
-  for (size_t i = 0; i < specs.size(); ++i) pending.push_back(i);
-  std::list<std::unique_ptr<Job>> running;
-  const size_t max_jobs = static_cast<size_t>(std::max(1, jobs));
-  bool interrupt_told = false;
-
-  while (!pending.empty() || !running.empty()) {
-    if (interrupted() && !interrupt_told) {
-      // Nothing new starts; what runs is ended at once, without stacks, and reported as such.
-      interrupt_told = true;
-      for (size_t i : pending) {
-        ChildResult r;
-        r.interrupted_by = interrupted();
-        done(i, std::move(r));
-      }
-      pending.clear();
-      for (auto& j : running) j->watchdog->interrupted(interrupted(), Clock::now());
-    }
-    // A parked child (an announced step gone still) or one that is ending needs no CPU: it does
-    // not hold a slot, so an expected hang waits for its watchdog beside working variants.
-    auto busy =
-        static_cast<size_t>(std::count_if(running.begin(), running.end(), [&](const auto& j) {
-          return j->watchdog->needs_cpu(*j->channel);
-        }));
-    while (may_start(busy, running.size(), max_jobs) && !pending.empty() && !interrupted()) {
-      size_t i = pending.front();
-      pending.pop_front();
-      auto job = start_job(i, specs[i], data.get());
-      if (!job->r.started) {
-        done(i, std::move(job->r));
-        continue;
-      }
-      running.push_back(std::move(job));
-      ++busy;
-    }
-    if (running.empty()) continue;
-
-    auto now = Clock::now();
-    Clock::time_point wake_at = now + std::chrono::seconds(1);
-    std::vector<HANDLE> handles = {wake, data.get()};
+  bool ours(const Job&) const { return true; }
+  void round_begins(Clock::time_point) {}
+  void interrupted() {}
+  std::unique_ptr<Job> start(size_t index, const LaunchSpec& spec) {
+    return start_job(index, spec, data_.get());
+  }
+  Clock::time_point wake_for(const Job&, Clock::time_point) const {
+    return Clock::time_point::max();
+  }
+  Clock::time_point wait_and_read(const std::list<std::unique_ptr<Job>>& running,
+                                  Clock::time_point wake) {
+    std::vector<HANDLE> handles = {win32::wake_event(), data_.get()};
     bool unwatched = false;  // more children than one wait can hold: look at the rest often
-    for (auto& j : running) {
-      wake_at =
-          std::min(wake_at, j->ended_at ? *j->ended_at + seconds(kLinger.count()) : j->next_tick);
+    for (const auto& j : running) {
       if (j->ended_at) continue;
       if (handles.size() < MAXIMUM_WAIT_OBJECTS)
         handles.push_back(j->process.get());
       else
         unwatched = true;
     }
-    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake_at - now).count();
+    auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - Clock::now()).count();
     const auto ms = std::clamp<long long>(wait_ms + 1, 0, unwatched ? 50 : 1000);
     ::WaitForMultipleObjects(static_cast<DWORD>(handles.size()), handles.data(), FALSE,
                              static_cast<DWORD>(ms));
-    now = Clock::now();
-
-    for (auto it = running.begin(); it != running.end();) {
-      Job& j = **it;
-      drain(j, now);
-      // Exits first: a child that exited by itself before its deadline was acted on is judged by
-      // its own exit.
-      ended_now(j, now);
-      if (!j.ended_at && j.watchdog->look_due(now)) look(j, now);
-      j.next_tick = j.watchdog->tick(now, *j.channel);
-      if (j.ended_at && (!j.pipes_open() || now >= *j.ended_at + seconds(kLinger.count()))) {
-        finish(j, now);
-        size_t index = j.index;
-        ChildResult r = std::move(j.r);
-        it = running.erase(it);
-        done(index, std::move(r));
-        continue;
-      }
-      ++it;
-    }
+    const Clock::time_point now = Clock::now();
+    for (const auto& j : running) drain(*j, now);
+    return now;
   }
+  void note_exit(Job& j, Clock::time_point now) { ended_now(j, now); }
+  void before_looks(Clock::time_point) {}
+  void look(Job& j, Clock::time_point now) { harness::look(j, now); }
+  void after_looks(Clock::time_point) {}
+  bool may_finish(const Job&) const { return true; }
+  void finish(Job& j, Clock::time_point now) { harness::finish(j, now); }
+  void not_ours_ended(Job&, Clock::time_point) {}
+  void loop_ends() {}
+
+ private:
+  Handle data_;
+};
+
+}  // namespace
+
+void Supervisor::run(const std::vector<LaunchSpec>& specs, int jobs, const Done& done) {
+  std::list<std::unique_ptr<Job>> running;
+  WinOs os;
+  run_loop(specs, jobs, done, running, os);
 }
 
 // A job object holds each tree: no process of it can leave, nothing needs claiming.
 void claim_every_child() {}
-
-ChildResult supervise(const LaunchSpec& spec) {
-  ChildResult out;
-  Supervisor().run({spec}, 1, [&](size_t, ChildResult&& r) { out = std::move(r); });
-  return out;
-}
 
 }  // namespace fc::harness
