@@ -258,8 +258,9 @@ TEST(Adversarial, TheStacksOfATreeAreTakenSideBySideWithinTheirBudget) {
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang);
   // Called by --hang-after, either for the still tree or for one of its paused processes (proven
   // stuck before the tree's window was full when the forks came slowly): both are true of it.
-  EXPECT_TRUE(r.still_too_long || r.stuck_too_long) << watchdog_record(r).dump(1);
-  EXPECT_FALSE(r.deadline_passed);
+  EXPECT_TRUE(r.called_for == TimeCalled::kStall || r.called_for == TimeCalled::kStuck)
+      << watchdog_record(r).dump(1);
+  EXPECT_NE(r.called_for, TimeCalled::kDeadline);
   EXPECT_EQ(debugger.runs(), 4);
   EXPECT_EQ(debugger.most_at_once(), at_once) << "side by side, not one after another";
   EXPECT_EQ(r.stacks.note.find("budget"), std::string::npos)
@@ -743,7 +744,7 @@ TEST(Adversarial, ASchedIdleProgramBehindBusyLoopsIsStarvedNeverAHang) {
   };
   const auto r = supervise(s);
   const auto c = classify(r, false);
-  EXPECT_FALSE(r.still_too_long);
+  EXPECT_NE(r.called_for, TimeCalled::kStall);
   EXPECT_EQ(stalled, 0) << "runnable is not still";
   EXPECT_EQ(starved, 1);
   EXPECT_GE(r.tree.longest_starved_s, 1.0);
@@ -781,12 +782,12 @@ TEST(Adversarial, AStuckProcessBesideABusyOneIsAPartialDeadlock) {
   const auto r = supervise(s);
   const auto c = classify(r, false);
   EXPECT_EQ(c.outcome, Outcome::kHang) << c.message;
-  EXPECT_TRUE(r.stuck_too_long);
+  EXPECT_EQ(r.called_for, TimeCalled::kStuck);
   ASSERT_TRUE(r.stuck);
   EXPECT_GE(r.stuck->stuck_s, 2.0);
   // Called for the stuck process, not at its 60 s deadline.
   EXPECT_EQ(watchdog_record(r).value("called_for", ""), "stuck") << watchdog_record(r).dump(1);
-  EXPECT_FALSE(r.deadline_passed);
+  EXPECT_NE(r.called_for, TimeCalled::kDeadline);
   EXPECT_NE(c.message.find("can never go on by itself"), std::string::npos) << c.message;
   expect_nothing_left();
 }
@@ -801,7 +802,7 @@ TEST(Adversarial, AVforkStuckParentEndsWithinTheDeadlinesPromise) {
   EXPECT_EQ(classify(r, false).outcome, Outcome::kHang) << classify(r, false).message;
   // Called at the deadline, and ended without waiting on the debugger that cannot finish (a
   // figure, not a bound: a busy machine stretches it).
-  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_EQ(r.called_for, TimeCalled::kDeadline);
   EXPECT_EQ(watchdog_record(r).value("called_for", ""), "deadline");
   std::fprintf(stderr, "    vfork-stuck: 1.0 s deadline, ended after %.2f s (promise: 4.0)\n",
                took);

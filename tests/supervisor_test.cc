@@ -89,7 +89,7 @@ TEST(Supervisor, AbortIsCrash) {
 
 TEST(Supervisor, DeadlineMakesHangAndSigtermEndsIt) {
   auto r = run_child({"hang"}, /*timeout_s=*/0.5);  // a child that would never end by itself
-  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_EQ(r.called_for, TimeCalled::kDeadline);
   EXPECT_TRUE(r.sent_sigterm);
   EXPECT_FALSE(r.sent_sigkill);
   EXPECT_EQ(r.exit.signal, SIGTERM);
@@ -112,7 +112,7 @@ TEST(Supervisor, IgnoredSigtermIsFollowedBySigkill) {
 
 TEST(Supervisor, StoppedChildIsStillEnded) {
   auto r = run_child({"stop"}, /*timeout_s=*/0.5, /*grace_s=*/0.5);
-  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_EQ(r.called_for, TimeCalled::kDeadline);
   EXPECT_TRUE(r.exit.ended);
   EXPECT_NE(r.exit.signal, 0);
   expect_group_gone(r);
@@ -122,7 +122,7 @@ TEST(Supervisor, StuckStepIsAHangLongBeforeTheDeadline) {
   auto r = run_child({"step-hang"}, /*timeout_s=*/30);
   ASSERT_TRUE(r.step_hang.has_value());
   EXPECT_EQ(r.step_hang->step, "the test step");
-  EXPECT_FALSE(r.deadline_passed) << "called by the step, before the deadline";
+  EXPECT_NE(r.called_for, TimeCalled::kDeadline) << "called by the step, before the deadline";
   auto c = classify(r, true);
   EXPECT_EQ(c.outcome, Outcome::kHang);
   EXPECT_NE(c.message.find("the test step"), std::string::npos);
@@ -146,7 +146,7 @@ TEST(Supervisor, SlowButFineIsOk) {
   spec.channel = false;
   auto r = supervise(spec);
   EXPECT_EQ(classify(r, false).outcome, Outcome::kOk);
-  EXPECT_FALSE(r.deadline_passed);
+  EXPECT_NE(r.called_for, TimeCalled::kDeadline);
 }
 
 TEST(Supervisor, ResultOnTheChannelIsBelieved) {
@@ -183,7 +183,7 @@ TEST(Supervisor, FloodIsCappedHeadAndTail) {
 TEST(Supervisor, GrandchildHoldingThePipesDoesNotStallAndIsKilled) {
   auto r = run_child({"grandchild"}, /*timeout_s=*/30);
   EXPECT_EQ(r.exit.code, 0);
-  EXPECT_FALSE(r.deadline_passed) << "the run waited for the grandchild's pipes";
+  EXPECT_NE(r.called_for, TimeCalled::kDeadline) << "the run waited for the grandchild's pipes";
   int grandchild = std::stoi(r.out.text());
   ASSERT_EQ(r.leftovers_killed.size(), 1u);
   EXPECT_EQ(r.leftovers_killed[0], grandchild);

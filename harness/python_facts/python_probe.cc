@@ -271,7 +271,7 @@ nlohmann::json probe_python(const PythonProbeOptions& options) {
       result["error"] = "the probe was interrupted: forkcheck got a signal";
     } else if (!r.started) {
       result["error"] = "the probe could not start: " + first_line(r.start_error);
-    } else if (r.deadline_passed) {
+    } else if (r.called_for == TimeCalled::kDeadline) {
       result["status"] = "timed-out";
       result["error"] = "the probe timed out after " + reports::format_tenths(options.timeout_s) +
                         (stepped ? " while " + step : " before it printed anything");

@@ -5,14 +5,12 @@
 
 namespace fc::harness {
 
-bool time_was_called(const ChildResult& r) {
-  return r.step_hang || r.deadline_passed || r.still_too_long || r.stuck_too_long ||
-         !r.failing_at_start.empty();
-}
+bool time_was_called(const ChildResult& r) { return r.called_for != TimeCalled::kNo; }
 
 bool called_a_hang(const ChildResult& r) {
   return time_was_called(r) &&
-         (r.step_hang || r.still_too_long || r.stuck_too_long || r.tree.blocked || r.stuck);
+         (r.called_for == TimeCalled::kStep || r.called_for == TimeCalled::kStall ||
+          r.called_for == TimeCalled::kStuck || r.tree.blocked || r.stuck);
 }
 
 bool exited_by_itself(const ChildResult& r) {

@@ -191,6 +191,12 @@ struct AttachedWatch {
   std::vector<int> running_at_end;  // processes of its tree alive when the watch ended
 };
 
+// Why the watchdog called time on a tree: its deadline passed; its processes kept failing at
+// start (LaunchSpec::end_after_start_failures); the whole tree (kStall), or one process that can
+// never go on (kStuck), had been still for LaunchSpec::hang_after_s; an announced step overran
+// beside a process proven stuck (kStep). kNo: it never did.
+enum class TimeCalled { kNo, kDeadline, kStartFailures, kStall, kStuck, kStep };
+
 struct ChildResult {
   bool started = false;
   std::string start_error;  // why it could not be started
@@ -200,7 +206,10 @@ struct ChildResult {
   ExitStatus exit;
   double duration_s = 0;
   double timeout_s = 0;  // the deadline it ran under
-  bool deadline_passed = false;
+  // Why the watchdog called time (once at most); its facts are beside it: step_hang (kStep),
+  // failing_at_start (kStartFailures), hang_after_s and stuck (kStall, kStuck), and for every
+  // reason tree and called_after_s.
+  TimeCalled called_for = TimeCalled::kNo;
   std::optional<StepHang> step_hang;
   TreeFacts tree;  // as of the call (deadline or stall), else as of its end
   double called_after_s =
@@ -210,11 +219,7 @@ struct ChildResult {
   std::vector<int> leftovers_killed;     // processes of its tree still alive after it ended
   std::vector<int> leftovers_surviving;  // of those, still alive after every round of SIGKILL
   std::vector<int> group_strangers;      // in its process group but not of its tree: spared
-  // Time was called because the whole tree (or, with stuck_too_long, one process that can never
-  // go on) had been still for LaunchSpec::hang_after_s.
-  bool still_too_long = false;
-  bool stuck_too_long = false;
-  double hang_after_s = 0;  // LaunchSpec::hang_after_s, for the report
+  double hang_after_s = 0;               // LaunchSpec::hang_after_s, for the report
   // Time was called because its processes kept failing at start (end_after_start_failures):
   // why, in words; "" otherwise.
   std::string failing_at_start;

@@ -483,7 +483,8 @@ class PosixControl : public TreeControl {
   // (--kill-on-hang); a deadline or an interrupt ends the watch, not the process.
   bool leaves_running() const {
     const ChildResult& r = job_.r;
-    const bool proven = r.still_too_long || r.stuck_too_long || r.step_hang;
+    const bool proven = r.called_for == TimeCalled::kStall || r.called_for == TimeCalled::kStuck ||
+                        r.called_for == TimeCalled::kStep;
     return job_.attached && !(job_.spec->end_attached && proven);
   }
   // The watch ends here, the tree left exactly as it was.

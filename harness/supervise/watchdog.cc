@@ -215,11 +215,12 @@ void Watchdog::failing_at_start(const std::string& why) {
 
 void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   if (now >= deadline_) {
-    r_.deadline_passed = true;
+    r_.called_for = TimeCalled::kDeadline;
     call(now);
     return;
   }
   if (!r_.failing_at_start.empty()) {
+    r_.called_for = TimeCalled::kStartFailures;
     call(now);
     return;
   }
@@ -233,13 +234,13 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   const std::optional<StuckProcess> stuck = longest_stuck(now);
   if (spec_.hang_after_s > 0) {
     if (blocked && secs(still_for()) >= spec_.hang_after_s) {
-      r_.still_too_long = true;
+      r_.called_for = TimeCalled::kStall;
       r_.hang_after_s = spec_.hang_after_s;
       call(now);
       return;
     }
     if (stuck && secs(now - stuck->since) >= spec_.hang_after_s) {
-      r_.stuck_too_long = true;
+      r_.called_for = TimeCalled::kStuck;
       r_.hang_after_s = spec_.hang_after_s;
       call(now);
       return;
@@ -249,6 +250,7 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
   if (auto hang = StepWatch::check(
           channel, activity_, longest_stuck(now, TreeActivity::kLookEvery / 2).has_value(), now)) {
     r_.step_hang = *hang;
+    r_.called_for = TimeCalled::kStep;
     call(now);
     return;
   }
@@ -354,8 +356,9 @@ void Watchdog::call(Clock::time_point now) {
   r_.tree = tree_facts();
   // At the deadline, or a step called on it, a stuck process is a hang however short the watch
   // (proven by two looks); a stall has waited its window already.
-  const Clock::duration proof = r_.deadline_passed || r_.step_hang ? TreeActivity::kLookEvery / 2
-                                                                   : TreeActivity::kStallWindow;
+  const Clock::duration proof = r_.called_for == TimeCalled::kDeadline || r_.step_hang
+                                    ? TreeActivity::kLookEvery / 2
+                                    : TreeActivity::kStallWindow;
   if (const auto stuck = longest_stuck(now, proof)) r_.stuck = process_stall(*stuck, now);
   phase_ = Phase::kStacks;
   if (r_.failing_at_start.empty() && !interrupted_) {
@@ -375,7 +378,7 @@ void Watchdog::call(Clock::time_point now) {
   }
   // After the deadline, what is left of its promise; after a stall or a step (long before it,
   // as a rule), the spec's budget, but never past the deadline's own.
-  const double budget = r_.deadline_passed
+  const double budget = r_.called_for == TimeCalled::kDeadline
                             ? std::min(spec_.stacks_budget_s, WatchdogTimes::kStacksAfterCallS)
                             : std::min(spec_.stacks_budget_s,
                                        secs(deadline_ - now) + WatchdogTimes::kStacksAfterCallS);

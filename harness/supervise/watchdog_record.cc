@@ -5,13 +5,22 @@
 namespace fc::harness {
 namespace {
 
-// Why the watchdog called time, first reason first: the order classify() judges them in.
+// Why the watchdog called time, as the run log names it.
 const char* called_for(const ChildResult& r) {
-  if (r.step_hang) return "step";
-  if (r.still_too_long) return "stall";
-  if (r.stuck_too_long) return "stuck";
-  if (!r.failing_at_start.empty()) return "start-failures";
-  if (r.deadline_passed) return "deadline";
+  switch (r.called_for) {
+    case TimeCalled::kStep:
+      return "step";
+    case TimeCalled::kStall:
+      return "stall";
+    case TimeCalled::kStuck:
+      return "stuck";
+    case TimeCalled::kStartFailures:
+      return "start-failures";
+    case TimeCalled::kDeadline:
+      return "deadline";
+    case TimeCalled::kNo:
+      break;
+  }
   return nullptr;
 }
 
@@ -54,7 +63,7 @@ nlohmann::json tree_sleep_record(const TreeSleep& s) {
 }
 
 nlohmann::json watchdog_record(const ChildResult& r) {
-  nlohmann::json w = {{"deadline_passed", r.deadline_passed},
+  nlohmann::json w = {{"deadline_passed", (r.called_for == TimeCalled::kDeadline)},
                       {"sigterm", r.sent_sigterm},
                       {"sigkill", r.sent_sigkill},
                       {"timeout_s", r.timeout_s},
@@ -78,7 +87,7 @@ nlohmann::json watchdog_record(const ChildResult& r) {
     if (const char* why = called_for(r)) w["called_for"] = why;
   if (r.paused_s > 0) w["paused_s"] = r.paused_s;
   if (r.stuck) w["stuck"] = process_stall_record(*r.stuck);
-  if (r.stuck_too_long) w["stuck_too_long"] = true;
+  if (r.called_for == TimeCalled::kStuck) w["stuck_too_long"] = true;
   if (exited_by_itself(r)) w["exited_by_itself"] = true;
   // forkcheck's own signals to look at processes of the tree: what a death soon after is
   // weighed against.

@@ -154,7 +154,7 @@ StuckProcess stuck_since(launch::ProcessId pid, Clock::time_point since) {
 TEST(Watchdog, AWorkingTreeAtItsDeadlineIsATimeout) {
   Watched run(3);
   run.watch(4, working());
-  EXPECT_TRUE(run.r.deadline_passed);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_FALSE(run.r.tree.blocked);
   EXPECT_FALSE(run.r.stuck);
   EXPECT_TRUE(run.control.asked("ask to end"));
@@ -166,14 +166,14 @@ TEST(Watchdog, AWorkingTreeAtItsDeadlineIsATimeout) {
 TEST(Watchdog, NoDeadlineMeansItRunsUntilItEnds) {
   Watched run(0);  // exec and watch by default: a healthy training run is never ended for time
   run.watch(3600, working());
-  EXPECT_FALSE(run.r.deadline_passed);
+  EXPECT_NE(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_FALSE(run.control.asked("ask to end"));
 }
 
 TEST(Watchdog, ABlockedTreeAtItsDeadlineIsAHangAndItsStacksAreBounded) {
   Watched run(3);
   run.watch(3, still());
-  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_TRUE(run.r.tree.blocked);
   ASSERT_TRUE(run.control.request);
   EXPECT_TRUE(run.control.request->ending);
@@ -197,8 +197,8 @@ TEST(Watchdog, ABlockedTreeAtItsDeadlineIsAHangAndItsStacksAreBounded) {
 TEST(Watchdog, AStarvedTreeIsSaidOnceAndNeverCalledAHang) {
   Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
   run.watch(10, starved());
-  EXPECT_FALSE(run.r.still_too_long);
-  EXPECT_FALSE(run.r.deadline_passed);
+  EXPECT_NE(run.r.called_for, TimeCalled::kStall);
+  EXPECT_NE(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_FALSE(run.control.asked("ask to end"));
   int starved_notes = 0, stalls = 0;
   for (auto e : run.notes) {
@@ -214,7 +214,7 @@ TEST(Watchdog, AStarvedTreeIsSaidOnceAndNeverCalledAHang) {
 TEST(Watchdog, AStarvedTreeAtItsDeadlineIsATimeoutThatSaysSo) {
   Watched run(3);
   run.watch(3, starved());
-  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_FALSE(run.r.tree.blocked);
   EXPECT_GT(run.r.tree.starved_s, 2.0);
   run.w->exited(run.t);
@@ -242,7 +242,7 @@ TEST(Watchdog, AWaitThatEndsByItselfIsNeverAHangAndStillnessCountsFromItsEnd) {
   Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
   run.sleeping = {asleep_until(run.t0, run.t0 + 8s)};
   run.watch(8, still());
-  EXPECT_FALSE(run.r.still_too_long);
+  EXPECT_NE(run.r.called_for, TimeCalled::kStall);
   EXPECT_FALSE(run.control.asked("ask to end"));
   ASSERT_EQ(run.notes.size(), 1u);
   EXPECT_EQ(run.notes[0], StallNote::Event::kSleeping);
@@ -258,9 +258,9 @@ TEST(Watchdog, AWaitThatEndsByItselfIsNeverAHangAndStillnessCountsFromItsEnd) {
   EXPECT_EQ(run.notes.size(), 1u) << "no stall half a second after the sleep ended";
   run.watch(1.0, still());
   EXPECT_EQ(run.notes.back(), StallNote::Event::kStalled);
-  EXPECT_FALSE(run.r.still_too_long) << "1.5 s still since the sleep ended";
+  EXPECT_NE(run.r.called_for, TimeCalled::kStall) << "1.5 s still since the sleep ended";
   run.watch(0.75, still());
-  EXPECT_TRUE(run.r.still_too_long);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStall);
   EXPECT_GE(run.r.tree.still_s, 2.0);
   EXPECT_LT(run.r.tree.still_s, 3.0);
 }
@@ -269,7 +269,7 @@ TEST(Watchdog, ASleepingTreeAtItsDeadlineIsATimeoutThatSaysWhenItWakes) {
   Watched run(3);
   run.sleeping = {asleep_until(run.t0, run.t0 + 5s)};
   run.watch(3, still());
-  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_FALSE(run.r.tree.blocked);
   ASSERT_TRUE(run.r.tree.sleep);
   EXPECT_NEAR(run.r.tree.sleep->ends_in_s, 2.0, 0.3);
@@ -291,7 +291,7 @@ TEST(Watchdog, AStuckProcessInASleepingTreeIsStillAHang) {
   Watched run(60, /*hang_after_s=*/2);
   run.sleeping = {asleep_until(run.t0, run.t0 + 1000s)};
   run.watch(3, still(), {{9, stuck_since(9, run.t0)}});
-  EXPECT_TRUE(run.r.stuck_too_long);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStuck);
 }
 
 TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt) {
@@ -315,7 +315,7 @@ TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt
   EXPECT_EQ(run.control.request->processes.at(7), Attach::kLong);
   run.control.answer("gdb");
   run.watch(2, working(), stuck);
-  EXPECT_TRUE(run.r.stuck_too_long);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStuck);
   ASSERT_TRUE(run.r.stuck);
   EXPECT_EQ(run.r.stuck->pid, 7);
   EXPECT_GE(run.r.stuck->stuck_s, 3.0);
@@ -338,7 +338,7 @@ TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt
 TEST(Watchdog, ADeadlinePassingOverAStuckProcessIsAPartialDeadlockNotATimeout) {
   Watched run(4);
   run.watch(4, working(), {{7, stuck_since(7, run.t0 + 1s)}});
-  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kDeadline);
   ASSERT_TRUE(run.r.stuck);
   run.w->exited(run.t);
   run.r.sent_sigterm = true;
@@ -350,7 +350,7 @@ TEST(Watchdog, ADeadlinePassingOverAStuckProcessIsAPartialDeadlockNotATimeout) {
 TEST(Watchdog, ADeadlineShorterThanTheStallWindowStillTellsADeadlockByItsProof) {
   Watched run(0.5);
   run.watch(0.5, still(), {{7, stuck_since(7, run.t0 + 250ms)}});
-  ASSERT_TRUE(run.r.deadline_passed);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_TRUE(run.r.stuck) << "two looks prove it";
 }
 
@@ -372,7 +372,7 @@ TEST(Watchdog, AStallsStacksTakenWhileTheTreeStayedStillAreTheHangs) {
   Watched run(60, /*hang_after_s=*/2, /*note_stalls=*/true);
   run.control.answer_at_once = true;
   run.watch(3.5, still());
-  ASSERT_TRUE(run.r.still_too_long);
+  ASSERT_EQ(run.r.called_for, TimeCalled::kStall);
   EXPECT_EQ(run.r.stacks.method, "gdb");
   EXPECT_NE(run.r.stacks.note.find("the tree still ever since"), std::string::npos)
       << run.r.stacks.note;
@@ -424,9 +424,9 @@ TEST(Watchdog, APauseDoesNotCountAgainstTheDeadline) {
   run.t += 60s;
   run.w->paused(from, run.t, run.channel);
   run.watch(0.75, working());
-  EXPECT_FALSE(run.r.deadline_passed) << "2.75 s of running time";
+  EXPECT_NE(run.r.called_for, TimeCalled::kDeadline) << "2.75 s of running time";
   run.watch(0.5, working());
-  EXPECT_TRUE(run.r.deadline_passed);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kDeadline);
   EXPECT_DOUBLE_EQ(run.r.paused_s, 60.0);
 }
 
@@ -436,9 +436,9 @@ TEST(Watchdog, APauseIsNoStall) {
   run.w->paused(run.t, run.t + 30s, run.channel);
   run.t += 30s;
   run.watch(1.5, still());
-  EXPECT_FALSE(run.r.still_too_long) << "1.5 s still, then 1.5 s: no 2 s stretch";
+  EXPECT_NE(run.r.called_for, TimeCalled::kStall) << "1.5 s still, then 1.5 s: no 2 s stretch";
   run.watch(1, still());
-  EXPECT_TRUE(run.r.still_too_long);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStall);
 }
 
 TEST(Watchdog, LooksUnderOurDebuggerAreJudgedOnCpuAndEventsAlone) {
@@ -450,7 +450,7 @@ TEST(Watchdog, LooksUnderOurDebuggerAreJudgedOnCpuAndEventsAlone) {
     run.w->tick(run.t, run.channel);
   }
   run.watch(0.5, still());
-  EXPECT_TRUE(run.r.still_too_long) << "3 s still, one of them under our debugger";
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStall) << "3 s still, one of them under our debugger";
 }
 
 TEST(Watchdog, AnOverdueStepBesideAStuckProcessIsAHangWhileTheTreeWorks) {
@@ -470,7 +470,7 @@ ChildResult called(bool blocked) {
   ChildResult r;
   r.started = true;
   r.timeout_s = 5;
-  r.deadline_passed = true;
+  r.called_for = TimeCalled::kDeadline;
   r.called_after_s = 5;
   r.sent_sigterm = true;
   r.tree.blocked = blocked;
@@ -637,12 +637,10 @@ TEST(Classify, TheTreeAtTheCallIsTheOutcome) {
   ChildResult barely = called(false);
   barely.tree.starved_s = 0.7;  // under a stall window: still working
   ChildResult hang_after = called(true);
-  hang_after.deadline_passed = false;
-  hang_after.still_too_long = true;
+  hang_after.called_for = TimeCalled::kStall;
   hang_after.hang_after_s = 3;
   ChildResult stuck_too_long = stuck;
-  stuck_too_long.deadline_passed = false;
-  stuck_too_long.stuck_too_long = true;
+  stuck_too_long.called_for = TimeCalled::kStuck;
   stuck_too_long.hang_after_s = 3;
   ChildResult by_itself = called(true);
   by_itself.sent_sigterm = false;

@@ -43,6 +43,7 @@ using namespace std::chrono_literals;
 using fc::harness::ChildResult;
 using fc::harness::LaunchSpec;
 using fc::harness::Supervisor;
+using fc::harness::TimeCalled;
 
 int fail(const std::string& why) {
   std::fprintf(stderr, "pid_reuse_probe: %s\n", why.c_str());
@@ -170,7 +171,7 @@ int supervise_c(const char* program, const char* mode, pid_t c) {
     if (r.leftovers_killed.size() != 1 || r.leftovers_killed[0] != grandchild)
       return fail("leftovers_killed does not name the grandchild");
     std::printf("linger: the grandchild %d was killed\n", grandchild);
-  } else if (!r.deadline_passed) {
+  } else if (r.called_for != TimeCalled::kDeadline) {
     return fail("the child ended before its deadline");
   }
   std::fflush(stdout);

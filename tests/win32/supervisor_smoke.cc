@@ -21,6 +21,7 @@ namespace {
 
 using fc::harness::ChildResult;
 using fc::harness::LaunchSpec;
+using fc::harness::TimeCalled;
 namespace launch = fc::launch;
 
 using fc::smoke::check;
@@ -109,7 +110,7 @@ void supervisor_checks(const std::string& child) {
   ::_putenv_s("FORKCHECK_STACKS", "");  // empty: removed
 
   r = fc::harness::supervise(spec(child, {"sleep"}, 1.5));
-  check(r.deadline_passed && r.duration_s < 10, "deadline: ends the child",
+  check(r.called_for == TimeCalled::kDeadline && r.duration_s < 10, "deadline: ends the child",
         fc::harness::classify(r, false).message);
 
   r = fc::harness::supervise(spec(child, {"tree"}));
