@@ -1031,9 +1031,9 @@ class PosixOs {
       : reaper_(Reaper::instance()), loop_(loop), max_jobs_(max_jobs) {}
 
   bool ours(const Job& j) const { return !j.debugger(); }
-  void round_begins(Clock::time_point now) {
+  void round_begins(Clock::time_point) {
     if (stop_requested()) pause_all(loop_);
-    start_debuggers(loop_, max_jobs_, now);
+    start_debuggers(loop_, max_jobs_, Clock::now());  // after a Ctrl-Z pause: now, not before it
   }
   void interrupted() { loop_.wanted.clear(); }
   std::unique_ptr<Job> start(size_t index, const LaunchSpec& spec) {

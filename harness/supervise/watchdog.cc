@@ -208,19 +208,22 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
   return now + std::chrono::seconds(1);
 }
 
+// Time is called for the failures from here: the next watch() ends it (an interrupt or its own
+// exit may come first, and it is still what time was called for).
 void Watchdog::failing_at_start(const std::string& why) {
-  if (phase_ == Phase::kWatching && !exited_ && r_.failing_at_start.empty())
+  if (phase_ == Phase::kWatching && !exited_ && r_.failing_at_start.empty()) {
     r_.failing_at_start = why;
+    r_.called_for = TimeCalled::kStartFailures;
+  }
 }
 
 void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
-  if (now >= deadline_) {
-    r_.called_for = TimeCalled::kDeadline;
+  if (r_.called_for == TimeCalled::kStartFailures) {
     call(now);
     return;
   }
-  if (!r_.failing_at_start.empty()) {
-    r_.called_for = TimeCalled::kStartFailures;
+  if (now >= deadline_) {
+    r_.called_for = TimeCalled::kDeadline;
     call(now);
     return;
   }

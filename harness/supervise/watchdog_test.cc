@@ -417,6 +417,23 @@ TEST(Watchdog, AnInterruptWhileAHangsStacksAreTakenKeepsTheHang) {
   EXPECT_EQ(classify(run.r, false).outcome, Outcome::kHang);
 }
 
+// Time is called for failures at start when they are recorded: an interrupt (or the child's own
+// exit) before the next round does not make them an interrupted run.
+TEST(Watchdog, FailuresAtStartAreWhatTimeWasCalledForEvenIfAnInterruptComesFirst) {
+  Watched run(60);
+  run.watch(0.5, working());
+  run.w->failing_at_start("3 of its processes failed at start");
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStartFailures);
+  run.w->interrupted(2, run.t);
+  run.watch(0.25, working());
+  EXPECT_TRUE(run.control.asked("ask to end"));
+  run.w->exited(run.t);
+  EXPECT_TRUE(time_was_called(run.r));
+  const auto c = classify(run.r, false);
+  EXPECT_EQ(c.outcome, Outcome::kError) << c.message;
+  EXPECT_NE(c.message.find("3 of its processes failed at start"), std::string::npos) << c.message;
+}
+
 TEST(Watchdog, APauseDoesNotCountAgainstTheDeadline) {
   Watched run(3);
   run.watch(2, working());
