@@ -450,10 +450,6 @@ std::string matrix_section(const json& report) {
   return o;
 }
 
-bool is_number_text(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789.-") == std::string::npos;
-}
-
 // The colour of a process's end: the outcome's own, "error" for any other word.
 std::string outcome_class(const std::string& status) {
   for (const char* o : {"ok", "error", "crash", "hang", "timeout"})
@@ -464,7 +460,7 @@ std::string outcome_class(const std::string& status) {
 // The first cell of a row that is not a number: the one that says how its process ended.
 size_t first_text_cell(const DetailTable::Row& row) {
   for (size_t i = 0; i < row.cells.size(); ++i)
-    if (!row.cells[i].empty() && !is_number_text(row.cells[i])) return i;
+    if (!row.cells[i].empty() && !row.number[i]) return i;
   return row.cells.size();
 }
 
@@ -482,7 +478,7 @@ std::string detail_views(const json& c, const json& v) {
       o += "<tr>";
       for (size_t i = 0; i < row.cells.size(); ++i) {
         // A row that stands for a process: its first text cell says how it ended, coloured so.
-        o += is_number_text(row.cells[i]) ? "<td class=\"num\">"
+        o += row.number[i] ? "<td class=\"num\">"
              : !row.status.empty() && i == first_text_cell(row)
                  ? "<td class=\"msg o-" + h(outcome_class(row.status)) + "\">"
                  : "<td>";

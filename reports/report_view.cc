@@ -255,8 +255,12 @@ std::vector<DetailTable> detail_tables(const nlohmann::json& variant) {
     for (const auto& c : list(t, "columns")) table.columns.push_back(display(c));
     for (const auto& r : list(t, "rows")) {
       DetailTable::Row row;
-      for (const auto& c : list(r, "cells")) row.cells.push_back(cell_text(c));
+      for (const auto& c : list(r, "cells")) {
+        row.cells.push_back(cell_text(c));
+        row.number.push_back(c.is_number());
+      }
       row.cells.resize(table.columns.size());  // a short row's missing cells are empty
+      row.number.resize(table.columns.size());
       row.status = field(r, "status");
       table.rows.push_back(std::move(row));
     }

@@ -107,6 +107,7 @@ std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t ma
 struct DetailTable {
   struct Row {
     std::vector<std::string> cells;
+    std::vector<bool> number;  // cells[i] was a number in the report (shown right-aligned)
     std::string status;
   };
   std::string title;
