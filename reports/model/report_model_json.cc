@@ -1,0 +1,128 @@
+// The model's JSON mapping, one list of keys per type. A key is read when it is present and
+// of a type its member can take; else the member keeps its default (report_model.h says why).
+#include "reports/model/report_model_json.h"
+
+#include <optional>
+
+namespace fc::reports {
+namespace {
+
+using json = nlohmann::json;
+
+template <class T>
+void read_key(const json& j, const char* key, T& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->template get<T>();
+  } catch (const json::exception&) {  // another type there: a foreign or older report
+  }
+}
+
+template <class T>
+void read_key(const json& j, const char* key, std::optional<T>& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  // An object member is present only where the report holds an object (or a value of its type).
+  if constexpr (std::is_class_v<T> && !std::is_same_v<T, std::string>)
+    if (!it->is_object()) return;
+  try {
+    out = it->template get<T>();
+  } catch (const json::exception&) {
+  }
+}
+
+// `json` members take the value as it is (an absent key leaves their default).
+void read_key(const json& j, const char* key, json& out) {
+  if (const auto it = j.find(key); it != j.end() && !it->is_null()) out = *it;
+}
+
+}  // namespace
+
+// from_json reads each named key into the member of that name; report_keys lists them.
+#define FC_REPORT_READ_KEY(member) read_key(j, #member, t.member);
+#define FC_REPORT_KEY_NAME(member) #member,
+#define FC_REPORT_MODEL(Type, ...)                                                       \
+  void from_json(const json& j, Type& t) {                                               \
+    if (!j.is_object()) return;                                                          \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(FC_REPORT_READ_KEY, __VA_ARGS__))           \
+  }                                                                                      \
+  std::vector<std::string> report_keys(const Type* /*tag*/) {                            \
+    return {NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(FC_REPORT_KEY_NAME, __VA_ARGS__))}; \
+  }
+
+FC_REPORT_MODEL(Exit, code, signal, signal_name, core_dumped)
+FC_REPORT_MODEL(PythonFrame, file, line, function, code)
+FC_REPORT_MODEL(Thread, pid, tid, name, state, wchan, syscall, frames, python)
+FC_REPORT_MODEL(Sleep, pid, tid, process, wait, since_s, ends_in_s, ends_exact)
+FC_REPORT_MODEL(TreeLook, state, still_s, starved_s, window_s, cpu_s_in_window, cpu_s, processes,
+                threads, longest_still_s, looks, waiting_in, sleep)
+FC_REPORT_MODEL(Activity, cpu_s, longest_still_s, longest_starved_s, run_queue_s, looks)
+FC_REPORT_MODEL(StuckProcess, pid, ppid, name, threads, since_s, stuck_s, rest_cpu_share,
+                rest_still, wait)
+FC_REPORT_MODEL(Attached, pid, parent_pid, left_running, ended, running_at_end)
+FC_REPORT_MODEL(LookSignal, pid, what, at_s)
+FC_REPORT_MODEL(DiedAfterLook, pid, what, after_s, how)
+FC_REPORT_MODEL(Watchdog, deadline_passed, sigterm, sigkill, timeout_s, leftovers_killed,
+                leftovers_surviving, group_strangers, attached, tree, activity, stuck,
+                stuck_too_long, paused_s, called_after_s, called_for, hang_after_s,
+                exited_by_itself, deadline_to_end_s, look_signals, died_after_look)
+FC_REPORT_MODEL(StepHang, pid, step, within_s, waited_s)
+FC_REPORT_MODEL(ProtocolError, line, why)
+FC_REPORT_MODEL(Cause, rule, source, cause, fix, missing)
+FC_REPORT_MODEL(ProcessEnd, pid, what, how, where, why)
+FC_REPORT_MODEL(ProcessEndList, count, list)
+FC_REPORT_MODEL(ProcessEnds, failed, not_counted)
+FC_REPORT_MODEL(Stall, kind, process, after_s, still_s, waiting_in, processes, threads,
+                resumed_after_s, stacks, stacks_method, stacks_note, stacks_python_note)
+FC_REPORT_MODEL(Source, title, author, document, url)
+FC_REPORT_MODEL(NotSelected, name, role)
+FC_REPORT_MODEL(Case, id, title, source, reported, mechanism, platforms, environment_topics,
+                featured, program, verdict, verdict_reason, not_selected, variants)
+FC_REPORT_MODEL(Run, schema_version, command, argv, started_at, finished_at, duration_s,
+                interrupted, complete, options, platform, catalog_errors, environment)
+FC_REPORT_MODEL(Summary, cases, variants, by_verdict, by_outcome, mismatches, regressions,
+                harness_failures, ok)
+FC_REPORT_MODEL(Tool, name, version)
+FC_REPORT_MODEL(Report, schema_version, tool, run, cases, summary)
+
+// Variant by hand only for the two keys whose member names differ (report_model.h).
+#define FC_VARIANT_KEYS                                                                         \
+  name, start_method, role, expected, expected_why, description, skip_reason, outcome, matched, \
+      message, note, duration_s, exit, output_bytes, details, steps, watchdog, hang,            \
+      protocol_error, cause, wait_chain, stacks, stacks_method, pid, memory, process_ends,      \
+      python_note, python, stacks_note, stall, stacks_python_note, started_via, start_note,     \
+      harness_error, not_run, interrupted
+void from_json(const json& j, Variant& t) {
+  if (!j.is_object()) return;
+  NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(FC_REPORT_READ_KEY, FC_VARIANT_KEYS))
+  read_key(j, "stdout", t.stdout_text);
+  read_key(j, "stderr", t.stderr_text);
+}
+std::vector<std::string> report_keys(const Variant* /*tag*/) {
+  std::vector<std::string> keys{
+      NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(FC_REPORT_KEY_NAME, FC_VARIANT_KEYS))};
+  keys.insert(keys.end(), {"stdout", "stderr"});
+  return keys;
+}
+
+Report read_report(const json& report) {
+  Report r;
+  from_json(report, r);
+  return r;
+}
+
+Variant read_variant(const json& variant) {
+  Variant v;
+  from_json(variant, v);
+  return v;
+}
+
+std::vector<Thread> read_stacks(const json& stacks) {
+  std::vector<Thread> threads;
+  if (!stacks.is_array()) return threads;
+  for (const auto& t : stacks) from_json(t, threads.emplace_back());
+  return threads;
+}
+
+}  // namespace fc::reports

@@ -1,0 +1,47 @@
+// The model's JSON mapping, for what checks it: each type's from_json (nlohmann's hook, found by
+// argument-dependent lookup) and the report keys it reads, which the tests hold against the
+// schema's properties. The formats use read_report() (report_model.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/model/report_model.h"
+
+// Declares, for each type of the model, from_json and the list of keys it reads.
+#define FC_REPORT_MODEL_DECLARE(Type)               \
+  void from_json(const nlohmann::json& j, Type& t); \
+  std::vector<std::string> report_keys(const Type* /*tag*/);
+
+namespace fc::reports {
+
+FC_REPORT_MODEL_DECLARE(Exit)
+FC_REPORT_MODEL_DECLARE(PythonFrame)
+FC_REPORT_MODEL_DECLARE(Thread)
+FC_REPORT_MODEL_DECLARE(Sleep)
+FC_REPORT_MODEL_DECLARE(TreeLook)
+FC_REPORT_MODEL_DECLARE(Activity)
+FC_REPORT_MODEL_DECLARE(StuckProcess)
+FC_REPORT_MODEL_DECLARE(Attached)
+FC_REPORT_MODEL_DECLARE(LookSignal)
+FC_REPORT_MODEL_DECLARE(DiedAfterLook)
+FC_REPORT_MODEL_DECLARE(Watchdog)
+FC_REPORT_MODEL_DECLARE(StepHang)
+FC_REPORT_MODEL_DECLARE(ProtocolError)
+FC_REPORT_MODEL_DECLARE(Cause)
+FC_REPORT_MODEL_DECLARE(ProcessEnd)
+FC_REPORT_MODEL_DECLARE(ProcessEndList)
+FC_REPORT_MODEL_DECLARE(ProcessEnds)
+FC_REPORT_MODEL_DECLARE(Stall)
+FC_REPORT_MODEL_DECLARE(Variant)
+FC_REPORT_MODEL_DECLARE(Source)
+FC_REPORT_MODEL_DECLARE(NotSelected)
+FC_REPORT_MODEL_DECLARE(Case)
+FC_REPORT_MODEL_DECLARE(Run)
+FC_REPORT_MODEL_DECLARE(Summary)
+FC_REPORT_MODEL_DECLARE(Tool)
+FC_REPORT_MODEL_DECLARE(Report)
+
+}  // namespace fc::reports

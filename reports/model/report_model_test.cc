@@ -1,0 +1,149 @@
+// The report model against the schema: every type reads exactly the keys its object has in
+// reports/report.schema.json (a key added to one and not the other fails here), and reading is
+// lenient the way the formats need it (an older or hand-edited report).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "reports/model/report_model.h"
+#include "reports/model/report_model_json.h"
+#include "reports/synthetic_report.h"
+
+namespace fc::reports {
+namespace {
+
+using nlohmann::json;
+
+json schema() {
+  std::ifstream in(std::filesystem::path(FC_REPORT_SCHEMA));
+  EXPECT_TRUE(in) << FC_REPORT_SCHEMA;
+  return json::parse(in);
+}
+
+// The object schema at a JSON pointer, following one $ref.
+const json& object_at(const json& s, const std::string& pointer) {
+  const json& o = s.at(json::json_pointer(pointer));
+  if (o.contains("$ref")) return s.at(json::json_pointer(o["$ref"].get<std::string>().substr(1)));
+  return o;
+}
+
+std::set<std::string> schema_keys(const json& s, const std::string& pointer) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : object_at(s, pointer).at("properties").items()) keys.insert(k);
+  return keys;
+}
+
+template <class T>
+std::set<std::string> model_keys() {
+  const std::vector<std::string> keys = report_keys(static_cast<const T*>(nullptr));
+  const std::set<std::string> unique(keys.begin(), keys.end());
+  EXPECT_EQ(unique.size(), keys.size()) << "a key listed twice";
+  return unique;
+}
+
+#define EXPECT_MODEL_MATCHES(Type, pointer) \
+  EXPECT_EQ(model_keys<Type>(), schema_keys(s, pointer)) << #Type << " against " << (pointer)
+
+TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
+  const json s = schema();
+  const std::string variant = "/$defs/variant/properties";
+  const std::string watchdog = variant + "/watchdog/properties";
+  EXPECT_MODEL_MATCHES(Report, "");
+  EXPECT_MODEL_MATCHES(Tool, "/properties/tool");
+  EXPECT_MODEL_MATCHES(fc::reports::Run, "/$defs/run");
+  EXPECT_MODEL_MATCHES(Summary, "/$defs/summary");
+  EXPECT_MODEL_MATCHES(Case, "/$defs/case");
+  EXPECT_MODEL_MATCHES(Source, "/$defs/case/properties/source");
+  EXPECT_MODEL_MATCHES(NotSelected, "/$defs/case/properties/not_selected/items");
+  EXPECT_MODEL_MATCHES(Variant, "/$defs/variant");
+  EXPECT_MODEL_MATCHES(Exit, variant + "/exit");
+  EXPECT_MODEL_MATCHES(Watchdog, variant + "/watchdog");
+  EXPECT_MODEL_MATCHES(TreeLook, watchdog + "/tree");
+  EXPECT_MODEL_MATCHES(Sleep, watchdog + "/tree/properties/sleep");
+  EXPECT_MODEL_MATCHES(Activity, watchdog + "/activity");
+  EXPECT_MODEL_MATCHES(StuckProcess, watchdog + "/stuck");
+  EXPECT_MODEL_MATCHES(StuckProcess, variant + "/stall/properties/process");
+  EXPECT_MODEL_MATCHES(Attached, watchdog + "/attached");
+  EXPECT_MODEL_MATCHES(LookSignal, watchdog + "/look_signals/items");
+  EXPECT_MODEL_MATCHES(DiedAfterLook, watchdog + "/died_after_look");
+  EXPECT_MODEL_MATCHES(StepHang, variant + "/hang");
+  EXPECT_MODEL_MATCHES(ProtocolError, variant + "/protocol_error");
+  EXPECT_MODEL_MATCHES(Cause, variant + "/cause");
+  EXPECT_MODEL_MATCHES(Thread, variant + "/stacks/items");
+  EXPECT_MODEL_MATCHES(PythonFrame, variant + "/stacks/items/properties/python/items");
+  EXPECT_MODEL_MATCHES(ProcessEnds, variant + "/process_ends");
+  EXPECT_MODEL_MATCHES(ProcessEndList, "/$defs/process_end_list");
+  EXPECT_MODEL_MATCHES(ProcessEnd, "/$defs/process_end_list/properties/list/items");
+  EXPECT_MODEL_MATCHES(Stall, variant + "/stall");
+}
+
+const Variant& variant_named(const Report& r, const std::string& c, const std::string& v) {
+  for (const Case& k : r.cases)
+    for (const Variant& x : k.variants)
+      if (k.id == c && x.name == v) return x;
+  throw std::runtime_error("no variant " + c + "/" + v);
+}
+
+TEST(ReportModel, ReadsTheReportsValuesIntoTheirMembers) {
+  const json j = testing::synthetic_report();
+  const Report r = read_report(j);
+  EXPECT_EQ(r.schema_version, j["schema_version"]);
+  ASSERT_EQ(r.cases.size(), j["cases"].size());
+  EXPECT_EQ(r.summary.variants, j["summary"]["variants"]);
+  const Variant& busy = variant_named(r, "watchdog-outcomes", "fork-busy");
+  EXPECT_EQ(busy.outcome, "timeout");
+  ASSERT_TRUE(busy.watchdog.tree.has_value());
+  EXPECT_EQ(busy.watchdog.tree->state, "working");
+  EXPECT_EQ(busy.watchdog.tree->looks, 600);
+  ASSERT_FALSE(busy.stacks.empty());
+  EXPECT_EQ(busy.stacks[0].syscall, "read");
+  const Variant& channel = variant_named(r, "watchdog-outcomes", "spawn-channel");
+  ASSERT_TRUE(channel.protocol_error.has_value());
+  EXPECT_EQ(channel.protocol_error->why, "not JSON: <unterminated> object");
+  EXPECT_FALSE(busy.protocol_error.has_value());
+  EXPECT_TRUE(variant_named(r, "watchdog-outcomes", "forkserver-late").watchdog.exited_by_itself);
+}
+
+TEST(ReportModel, StdoutAndStderrAreReadUnderTheirReportNames) {
+  const Variant v = read_variant({{"stdout", "out"}, {"stderr", "err"}});
+  EXPECT_EQ(v.stdout_text, "out");
+  EXPECT_EQ(v.stderr_text, "err");
+}
+
+TEST(ReportModel, AKeyOfAnotherTypeKeepsItsDefaultAndTheRestIsRead) {
+  const Variant v = read_variant({{"name", 7},
+                                  {"outcome", "hang"},
+                                  {"duration_s", "slow"},
+                                  {"exit", {{"code", nullptr}, {"signal", 9}}},
+                                  {"hang", "not an object"},
+                                  {"stacks", {{{"pid", "x"}, {"tid", 5}}, "not a thread"}},
+                                  {"watchdog", {{"timeout_s", 3.5}, {"tree", nullptr}}}});
+  EXPECT_EQ(v.name, "");
+  EXPECT_EQ(v.outcome, "hang");
+  EXPECT_EQ(v.duration_s, 0.0);
+  EXPECT_FALSE(v.exit.code.has_value());
+  EXPECT_EQ(v.exit.signal, 9);
+  EXPECT_FALSE(v.hang.has_value());
+  ASSERT_EQ(v.stacks.size(), 2u);
+  EXPECT_EQ(v.stacks[0].pid, 0);
+  EXPECT_EQ(v.stacks[0].tid, 5);
+  EXPECT_EQ(v.watchdog.timeout_s, 3.5);
+  EXPECT_FALSE(v.watchdog.tree.has_value());
+  EXPECT_FALSE(v.watchdog.called_after_s.has_value());
+}
+
+TEST(ReportModel, NotAnObjectIsAnEmptyReport) {
+  for (const json& j : {json(), json(3), json::array()}) {
+    const Report r = read_report(j);
+    EXPECT_TRUE(r.cases.empty());
+    EXPECT_EQ(r.summary.variants, 0);
+  }
+}
+
+}  // namespace
+}  // namespace fc::reports
