@@ -6,6 +6,7 @@
 
 #include "reports/known_causes.h"
 #include "reports/memory_text.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
@@ -215,7 +216,9 @@ Finding subject_finding(const json& c, const json& v) {
   // What the tree was doing when time was called: the message says why, this line what (its
   // CPU, its processes and threads, what they waited in), the same line as in every report.
   if (outcome == "hang" || outcome == "timeout")
-    if (const std::string tree = tree_facts(v); !tree.empty())
+    if (const std::string tree =
+            tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
+        !tree.empty())
       f.facts.push_back("process tree: " + tree);
   if (v.contains("stall") && v["stall"].is_object() && outcome != "hang") {
     const json& s = v["stall"];

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "reports/finding.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
@@ -595,7 +596,9 @@ std::string variant_block(const json& c, const json& v) {
       v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
     o += std::string("<dt>") + (o_ == "hang" ? "hung at" : "stalled at") + "</dt><dd>" +
          h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
-  if (const std::string tree = tree_facts(v); !tree.empty())
+  if (const std::string tree =
+          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
+      !tree.empty())
     o += "<dt>process tree</dt><dd class=\"tree\">" + h(tree) + "</dd>";
   if (const json* pe = protocol_error(v))
     o += "<dt>protocol error</dt><dd>" + h(str(*pe, "why")) + "<pre class=\"protocol-line\">" +

@@ -18,6 +18,7 @@
 
 #include <pugixml.hpp>
 
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
@@ -86,7 +87,10 @@ std::string watchdog_text(const json& v) {
       v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
     text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") +
             field(v["hang"], "step") + " (pid " + field(v["hang"], "pid") + ")\n";
-  if (const std::string tree = tree_facts(v); !tree.empty()) text += "process tree: " + tree + "\n";
+  if (const std::string tree =
+          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
+      !tree.empty())
+    text += "process tree: " + tree + "\n";
   if (const json* pe = protocol_error(v))
     text += "protocol error: " + field(*pe, "why") +
             "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";

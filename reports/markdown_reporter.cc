@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reports/finding.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
@@ -294,7 +295,9 @@ std::string variant_details(const json& v, const Limits& lim, std::size_t of, bo
     o += std::string(field(v, "outcome") == "hang" ? "- hung at " : "- stalled at ") +
          md(field(v["hang"], "step"), lim.message) + " (pid " + md_inline(field(v["hang"], "pid")) +
          ")\n";
-  if (const std::string tree = tree_facts(v); !tree.empty())
+  if (const std::string tree =
+          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
+      !tree.empty())
     o += "- process tree: " + md_inline(tree) + "\n";
   if (const json* pe = protocol_error(v))
     o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" +

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/memory_text.h"
+#include "reports/model/report_model_json.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 
@@ -49,12 +50,14 @@ std::string crash_where(const json& process) {
 
 }  // namespace
 
+std::string python_frame_text(const PythonFrame& frame) {
+  const std::string base = frame.file.substr(frame.file.find_last_of('/') + 1);
+  return (base.empty() ? "?" : base) + (frame.line ? ":" + std::to_string(*frame.line) : "") +
+         " in " + (frame.function.empty() ? "?" : frame.function);
+}
+
 std::string python_frame_text(const json& frame) {
-  const std::string file = field(frame, "file");
-  const std::string base = file.substr(file.find_last_of('/') + 1);
-  const json& line = member(frame, "line");
-  return (base.empty() ? "?" : base) + (line.is_number() ? ":" + display(line) : "") + " in " +
-         field(frame, "function", "?");
+  return python_frame_text(read_as<PythonFrame>(frame));
 }
 
 bool users_file(const std::string& file, const json& paths) {

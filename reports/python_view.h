@@ -10,9 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
+
 namespace fc::reports {
 
-// A Python frame as the reports show it: "train.py:34 in main".
+// A Python frame as the reports show it: "train.py:34 in main" (the JSON one: a frame of the
+// bootstrap's events, which the model keeps as JSON).
+std::string python_frame_text(const PythonFrame& frame);
 std::string python_frame_text(const nlohmann::json& frame);
 
 // Whether `file` is the user's own code rather than the standard library's or an installed

@@ -15,6 +15,7 @@
 
 #include "core/outcome.h"
 #include "read_text.h"
+#include "reports/model/report_model_json.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/run_log.h"
@@ -597,31 +598,36 @@ const json& variant_named(const json& report, const std::string& case_id, const 
   throw std::runtime_error("no variant " + name);
 }
 
+std::string tree_facts_of(const json& v) {
+  const Variant m = read_variant(v);
+  return tree_facts(m.watchdog, m.outcome);
+}
+
 TEST(ReportView, TreeFactsInOneLine) {
   const json r = synthetic_report();
-  EXPECT_EQ(tree_facts(variant_named(r, "hang-case", "fork")), kBlocked);
-  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "fork-busy")), kWorking);
-  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "forkserver-late")), kLate);
-  EXPECT_EQ(tree_facts(variant_named(r, "watchdog-outcomes", "spawn-channel")), "")
+  EXPECT_EQ(tree_facts_of(variant_named(r, "hang-case", "fork")), kBlocked);
+  EXPECT_EQ(tree_facts_of(variant_named(r, "watchdog-outcomes", "fork-busy")), kWorking);
+  EXPECT_EQ(tree_facts_of(variant_named(r, "watchdog-outcomes", "forkserver-late")), kLate);
+  EXPECT_EQ(tree_facts_of(variant_named(r, "watchdog-outcomes", "spawn-channel")), "")
       << "no tree recorded";
   // Working but no deadline passed: it says nothing of a deadline.
   json v = variant_named(r, "watchdog-outcomes", "fork-busy");
   v["outcome"] = "ok";
   v["watchdog"]["deadline_passed"] = false;
-  EXPECT_EQ(tree_facts(v).rfind("working when last looked at: ", 0), 0u) << tree_facts(v);
+  EXPECT_EQ(tree_facts_of(v).rfind("working when last looked at: ", 0), 0u) << tree_facts_of(v);
   v["watchdog"]["tree"] = {{"state", "blocked"}, {"cpu_s_in_window", 0.0}};
-  EXPECT_EQ(tree_facts(v), "blocked: 0 ms of CPU");
+  EXPECT_EQ(tree_facts_of(v), "blocked: 0 ms of CPU");
   // What the threads waited in, when the supervisor could tell (/proc's syscall of each).
   v["watchdog"]["tree"]["waiting_in"] = "futex (2), wait4 (1)";
-  EXPECT_EQ(tree_facts(v), "blocked: 0 ms of CPU waiting in futex (2), wait4 (1)");
+  EXPECT_EQ(tree_facts_of(v), "blocked: 0 ms of CPU waiting in futex (2), wait4 (1)");
   v["watchdog"]["tree"]["state"] = "working";
-  EXPECT_EQ(tree_facts(v).substr(tree_facts(v).find(';')), "; in futex (2), wait4 (1)");
+  EXPECT_EQ(tree_facts_of(v).substr(tree_facts_of(v).find(';')), "; in futex (2), wait4 (1)");
 }
 
 TEST(ReportView, AnEndOfItsOwnIsSaidOnceInTheMessageFromTheWatchdogsRecord) {
   const json report = synthetic_report();
   const json& late = variant_named(report, "watchdog-outcomes", "forkserver-late");
-  EXPECT_EQ(ended_by_itself_text(late["watchdog"]), kByItself);
+  EXPECT_EQ(ended_by_itself_text(read_as<Watchdog>(late["watchdog"])), kByItself);
   const std::string message = late["message"];
   EXPECT_EQ(message.substr(message.size() - std::string(kByItself).size()), kByItself)
       << "the fixture's message is what the harness writes";

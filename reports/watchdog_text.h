@@ -5,9 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
@@ -27,14 +28,14 @@ std::string starved_text(double starved_s, double load_average, unsigned cpus);
 // A thread asleep in a wait that ends by itself, from a "sleep" record (watchdog_record.h):
 // "pid 41 [python3] sleeps in clock_nanosleep, a wait that ends by itself in 2.3 s" ("within
 // 8.0 s" where only its length is known, "a wait with a timeout" where not even that).
-std::string sleeping_text(const nlohmann::json& sleep);
+std::string sleeping_text(const Sleep& sleep);
 
 // Why forkcheck called time on a child it then ended, from the variant's "watchdog" and "hang"
 // records: "blocked when its 5.0 s deadline passed: the whole tree had been still for 3.9 s",
 // "pid 12 entered \"join\" and did not come back within 2.0 s, the whole tree blocked for 1.0 s
 // (called after 2.5 s)", "still working when its 2.0 s deadline passed: a timeout, not a hang".
 // What the tree was doing then (CPU, processes, threads, waits) is tree_facts()'s to say.
-std::string time_called_text(const nlohmann::json& watchdog, const nlohmann::json& hang);
+std::string time_called_text(const Watchdog& watchdog, const std::optional<StepHang>& hang);
 
 // A watch of a running process forkcheck did not start (forkcheck attach), from the variant's
 // "watchdog" and "hang" records, whose "attached" record says how the watch ended:
@@ -44,32 +45,33 @@ std::string time_called_text(const nlohmann::json& watchdog, const nlohmann::jso
 // nothing it did not start (--kill-on-hang does)", "still working when the 30.0 s watch ended
 // (--timeout): no hang seen; left running". `hang`: whether the watch found it hung (a hang by the
 // same rule exec's outcome follows); "" for a variant that was not attached.
-std::string attached_text(const nlohmann::json& watchdog, const nlohmann::json& hang, bool hung);
+std::string attached_text(const Watchdog& watchdog, const std::optional<StepHang>& hang, bool hung);
 
 // What ending it took: "; SIGTERM ended it", "; SIGTERM was not enough, SIGKILL ended it" (on
 // Windows, Ctrl-Break and its job object); "" when nothing was sent.
-std::string escalation_text(const nlohmann::json& watchdog);
+std::string escalation_text(const Watchdog& watchdog);
 
 // What the report must not hide: "; still alive after every SIGKILL: pid 7", "; pid 9 joined its
 // process group from outside its tree and was spared (...)"; "" when neither.
-std::string survivors_text(const nlohmann::json& watchdog);
+std::string survivors_text(const Watchdog& watchdog);
 
 // For a child that ended by itself after time was called, before forkcheck signalled it:
 // " (its 5.0 s deadline had passed, but it ended by itself 0.2 s later, before forkcheck
 // signalled it: the outcome is that of its own end)"; "" otherwise.
-std::string ended_by_itself_text(const nlohmann::json& watchdog);
+std::string ended_by_itself_text(const Watchdog& watchdog);
 
 // A child dead of a signal just after forkcheck signalled it to look at it (watchdog
 // "died_after_look"): "killed by SIGSEGV (Segmentation fault) 120 ms after forkcheck asked one of
 // its threads for its stack: forkcheck may have caused it, so it is not said to be the program's
 // own crash"; "" when there is no such record.
-std::string died_after_look_text(const nlohmann::json& watchdog);
+std::string died_after_look_text(const Watchdog& watchdog);
 
-// What the supervisor saw of the variant's process tree (variant.watchdog.tree), in one line, the
-// same in every format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
+// What the supervisor saw of a variant's process tree (its watchdog's tree record; `outcome`, the
+// variant's, says whether a working tree was seen at a deadline), in one line, the same in every
+// format: "blocked for 3.2 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7
 // threads waiting in futex (5), wait4 (2)", "still working at the deadline: 812 ms of CPU in the
 // last 1.0 s, 2 processes, 5 threads; in running (1), futex (4)". "" when the variant has no
 // such record.
-std::string tree_facts(const nlohmann::json& variant);
+std::string tree_facts(const Watchdog& watchdog, const std::string& outcome);
 
 }  // namespace fc::reports

@@ -7,10 +7,23 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/model/report_model_json.h"
+
 namespace fc::reports {
 namespace {
 
 using json = nlohmann::json;
+
+// The record as the reports read it (the run log's JSON, into the model).
+Watchdog model(const json& w) { return read_as<Watchdog>(w); }
+std::optional<StepHang> hang_model(const json& h) {
+  if (!h.is_object()) return std::nullopt;
+  return read_as<StepHang>(h);
+}
+std::string tree_facts_in(const json& v) {
+  const Variant m = read_variant(v);
+  return tree_facts(m.watchdog, m.outcome);
+}
 
 json tree(const char* state, double still_s = 0) {
   return {{"state", state},
@@ -94,7 +107,7 @@ TEST(WatchdogText, EachReasonTimeWasCalledHasItsSentence) {
            stuck_words},
   };
   for (const auto& r : rows) {
-    const std::string text = time_called_text(r.w, r.hang);
+    const std::string text = time_called_text(model(r.w), hang_model(r.hang));
     EXPECT_EQ(text, r.says) << r.what;
     // The tree's own facts are tree_facts()'s: not said twice.
     EXPECT_EQ(text.find("of CPU in the last"), std::string::npos) << r.what;
@@ -105,43 +118,44 @@ TEST(WatchdogText, EachReasonTimeWasCalledHasItsSentence) {
 TEST(WatchdogText, EndingSurvivorsAndAnEndOfItsOwn) {
   json w = watchdog("deadline", "working");
 #ifndef _WIN32
-  EXPECT_EQ(escalation_text(w), "; SIGTERM ended it");
+  EXPECT_EQ(escalation_text(model(w)), "; SIGTERM ended it");
   w["sigkill"] = true;
-  EXPECT_EQ(escalation_text(w), "; SIGTERM was not enough, SIGKILL ended it");
+  EXPECT_EQ(escalation_text(model(w)), "; SIGTERM was not enough, SIGKILL ended it");
 #endif
   w["sigterm"] = w["sigkill"] = false;
-  EXPECT_EQ(escalation_text(w), "");
-  EXPECT_EQ(survivors_text(w), "");
+  EXPECT_EQ(escalation_text(model(w)), "");
+  EXPECT_EQ(survivors_text(model(w)), "");
   w["leftovers_surviving"] = {41, 42};
   w["group_strangers"] = {9};
-  EXPECT_EQ(survivors_text(w),
+  EXPECT_EQ(survivors_text(model(w)),
             "; still alive after every SIGKILL: pid 41, 42; pid 9 joined its process group from "
             "outside its tree and was spared (the group was not signalled as a whole)");
-  EXPECT_EQ(ended_by_itself_text(w), "") << "only when it did";
+  EXPECT_EQ(ended_by_itself_text(model(w)), "") << "only when it did";
   w["exited_by_itself"] = true;
   w["deadline_to_end_s"] = 0.2;
-  EXPECT_EQ(ended_by_itself_text(w),
+  EXPECT_EQ(ended_by_itself_text(model(w)),
             " (its 5.0 s deadline had passed, but it ended by itself 0.2 s later, before "
             "forkcheck signalled it: the outcome is that of its own end)");
   w["called_for"] = "stall";
-  EXPECT_EQ(ended_by_itself_text(w).rfind(" (a stall was called on it, but", 0), 0u);
+  EXPECT_EQ(ended_by_itself_text(model(w)).rfind(" (a stall was called on it, but", 0), 0u);
   w["called_for"] = "start-failures";
-  EXPECT_EQ(ended_by_itself_text(w).rfind(
+  EXPECT_EQ(ended_by_itself_text(model(w)).rfind(
                 " (forkcheck was ending it for its processes' failures at start, but", 0),
             0u);
   w.erase("deadline_to_end_s");
-  EXPECT_NE(ended_by_itself_text(w).find("but it ended by itself, before"), std::string::npos)
+  EXPECT_NE(ended_by_itself_text(model(w)).find("but it ended by itself, before"),
+            std::string::npos)
       << "no made-up delay where none was recorded";
 }
 
 TEST(WatchdogText, ADeathJustAfterForkcheckLookedIsNotCalledTheProgramsOwn) {
-  EXPECT_EQ(died_after_look_text(json::object()), "");
+  EXPECT_EQ(died_after_look_text(model(json::object())), "");
   const json w = {{"died_after_look",
                    {{"pid", 7},
                     {"what", "asked its main thread for every thread's stack"},
                     {"after_s", 0.12},
                     {"how", "killed by SIGSEGV (Segmentation fault)"}}}};
-  EXPECT_EQ(died_after_look_text(w),
+  EXPECT_EQ(died_after_look_text(model(w)),
             "killed by SIGSEGV (Segmentation fault) 120 ms after forkcheck asked its main thread "
             "for every thread's stack: forkcheck may have caused it, so it is not said to be the "
             "program's own crash");
@@ -149,16 +163,16 @@ TEST(WatchdogText, ADeathJustAfterForkcheckLookedIsNotCalledTheProgramsOwn) {
 
 TEST(WatchdogText, TreeFactsSayEachStateOnce) {
   json v = {{"outcome", "timeout"}, {"watchdog", watchdog("deadline", "starved")}};
-  EXPECT_EQ(tree_facts(v),
+  EXPECT_EQ(tree_facts_in(v),
             "starved (wanting a CPU, getting next to none): 0.4 ms of CPU in the last 1.0 s, 3 "
             "processes, 7 threads; in futex (5), wait4 (2)");
   v["watchdog"]["tree"]["state"] = "blocked";
   v["watchdog"]["tree"]["still_s"] = 3.2;
   v["watchdog"]["tree"]["cpu_s_in_window"] = 0.00001;
-  EXPECT_EQ(tree_facts(v),
+  EXPECT_EQ(tree_facts_in(v),
             "blocked for 3.2 s: under 0.1 ms of CPU in the last 1.0 s, 3 processes, 7 threads "
             "waiting in futex (5), wait4 (2)");
-  EXPECT_EQ(tree_facts(json{{"outcome", "ok"}}), "") << "no tree recorded";
+  EXPECT_EQ(tree_facts_in(json{{"outcome", "ok"}}), "") << "no tree recorded";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "harness/supervise/watchdog_record.h"
 #include "reports/finding.h"
 #include "reports/memory_text.h"
+#include "reports/model/report_model_json.h"
 #include "reports/text.h"
 #include "reports/watchdog_text.h"
 
@@ -168,7 +169,8 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
     case StallNote::Event::kSleeping:
       if (n.sleep)
         note("SLEEPING at " + reports::format_tenths(n.after_s) + ": " +
-             reports::sleeping_text(tree_sleep_record(*n.sleep)) + "; not a stall: waiting on");
+             reports::sleeping_text(reports::read_as<reports::Sleep>(tree_sleep_record(*n.sleep))) +
+             "; not a stall: waiting on");
       break;
     case StallNote::Event::kStacksTaken: {
       const std::string where = taken ? where_lines(*taken, 12) : "";

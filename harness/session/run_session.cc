@@ -14,6 +14,7 @@
 #include "harness/supervise/zygote.h"
 #include "harness/version.h"
 #include "reports/finding.h"
+#include "reports/model/report_model_json.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
 #include "reports/subject_text.h"
@@ -266,7 +267,9 @@ void RunSession::append_variant(const nlohmann::json& v) {
     // Written by length: a NUL the child printed must not end the line there.
     std::string line = "        " + reports::terminal_safe(m) + "\n";
     // Where time was called, what the tree was doing then (the message says why).
-    if (const std::string tree = reports::tree_facts(v);
+    if (const std::string tree =
+            reports::tree_facts(reports::read_as<reports::Watchdog>(reports::member(v, "watchdog")),
+                                v.value("outcome", ""));
         !tree.empty() && (v["outcome"] == "hang" || v["outcome"] == "timeout"))
       line += "        process tree: " + reports::terminal_safe(tree) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);

@@ -1,9 +1,20 @@
 #include "harness/supervise/classify.h"
 
 #include "harness/supervise/watchdog_record.h"
+#include "reports/model/report_model_json.h"
 #include "reports/watchdog_text.h"
 
 namespace fc::harness {
+
+namespace {
+
+// The step that stalled, as the run log records it (reports/ words it from that record).
+std::optional<reports::StepHang> step_hang(const ChildResult& r) {
+  if (!r.step_hang) return std::nullopt;
+  return reports::read_as<reports::StepHang>(step_hang_record(r));
+}
+
+}  // namespace
 
 bool time_was_called(const ChildResult& r) { return r.called_for != TimeCalled::kNo; }
 
@@ -22,7 +33,8 @@ Classified classify(const ChildResult& r, bool expect_result) {
   Classified c;
   c.details = r.early_details;
   // The facts the run log records, phrased by reports/ (watchdog_text.h): said once, there.
-  const nlohmann::json watchdog = watchdog_record(r);
+  const nlohmann::json record = watchdog_record(r);
+  const auto watchdog = reports::read_as<reports::Watchdog>(record);
   const std::string ending = reports::escalation_text(watchdog) + reports::survivors_text(watchdog);
   if (r.result) {
     const auto& d = r.result->value("details", nlohmann::json::object());
@@ -39,7 +51,7 @@ Classified classify(const ChildResult& r, bool expect_result) {
   if (r.attached && !r.sent_sigterm && !r.sent_sigkill) {
     const bool hung = called_a_hang(r);
     c.outcome = hung ? Outcome::kHang : Outcome::kOk;
-    c.message = reports::attached_text(watchdog, step_hang_record(r), hung);
+    c.message = reports::attached_text(watchdog, step_hang(r), hung);
     return c;
   }
   // Ended by forkcheck because its processes kept failing at start: an error, said as such.
@@ -52,7 +64,7 @@ Classified classify(const ChildResult& r, bool expect_result) {
   // Ended by forkcheck: what the tree was doing when time was called is the outcome.
   if (time_was_called(r) && (r.sent_sigterm || r.sent_sigkill)) {
     c.outcome = called_a_hang(r) ? Outcome::kHang : Outcome::kTimeout;
-    c.message = reports::time_called_text(watchdog, step_hang_record(r)) + ending;
+    c.message = reports::time_called_text(watchdog, step_hang(r)) + ending;
     if (r.bad_channel_lines > 0)
       c.message += "; its channel also carried a line that is not a forkcheck message (" +
                    r.bad_channel_why + ")";
@@ -63,13 +75,13 @@ Classified classify(const ChildResult& r, bool expect_result) {
       reports::ended_by_itself_text(watchdog) + reports::survivors_text(watchdog);
   // Dead of a signal just after forkcheck signalled it to look at it: never said to be the
   // program's own crash, since forkcheck's look may have caused it.
-  if (watchdog.contains("died_after_look")) {
+  if (watchdog.died_after_look) {
     c.outcome = Outcome::kError;
     c.harness_error = true;
     c.message = reports::died_after_look_text(watchdog);
     std::string tail = r.err.last_lines(3);
     if (!tail.empty()) c.message += "; last output: " + tail;
-    c.details["died_after_look"] = watchdog["died_after_look"];
+    c.details["died_after_look"] = record["died_after_look"];
     return c;
   }
   if (r.exit.signal != 0) {

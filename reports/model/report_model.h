@@ -31,7 +31,7 @@ struct Exit {
 // One Python frame of a thread, innermost first (the bootstrap's dump, or CPython's gdb py-bt).
 struct PythonFrame {
   std::string file;
-  int line = 0;
+  std::optional<int> line;
   std::string function;
   std::string code;  // the source line
 };
@@ -48,6 +48,11 @@ struct Thread {
   std::vector<PythonFrame> python;
 };
 
+// sleep.alarm: the wait is for the process's own alarm; where the program set it.
+struct Alarm {
+  std::optional<PythonFrame> where;
+};
+
 // watchdog.tree.sleep: the thread whose timed wait ends first.
 struct Sleep {
   int pid = 0;
@@ -57,18 +62,20 @@ struct Sleep {
   double since_s = 0;
   double ends_in_s = -1;  // -1: the timeout could not be read
   bool ends_exact = false;
+  std::optional<Alarm> alarm;
 };
 
 // watchdog.tree: the tree as the supervisor saw it when it called time.
+// Its measures are optional where a report that lacks one must not be made to say 0.
 struct TreeLook {
   std::string state;  // blocked, sleeping, working, starved, unknown
-  double still_s = 0;
+  std::optional<double> still_s;
   double starved_s = 0;
-  double window_s = 0;
-  double cpu_s_in_window = 0;
+  std::optional<double> window_s;
+  std::optional<double> cpu_s_in_window;
   double cpu_s = 0;
-  int processes = 0;
-  int threads = 0;
+  std::optional<int> processes;
+  std::optional<int> threads;
   double longest_still_s = 0;
   int looks = 0;
   std::string waiting_in;

@@ -54,7 +54,8 @@ void read_key(const json& j, const char* key, json& out) {
 FC_REPORT_MODEL(Exit, code, signal, signal_name, core_dumped)
 FC_REPORT_MODEL(PythonFrame, file, line, function, code)
 FC_REPORT_MODEL(Thread, pid, tid, name, state, wchan, syscall, frames, python)
-FC_REPORT_MODEL(Sleep, pid, tid, process, wait, since_s, ends_in_s, ends_exact)
+FC_REPORT_MODEL(Alarm, where)
+FC_REPORT_MODEL(Sleep, pid, tid, process, wait, since_s, ends_in_s, ends_exact, alarm)
 FC_REPORT_MODEL(TreeLook, state, still_s, starved_s, window_s, cpu_s_in_window, cpu_s, processes,
                 threads, longest_still_s, looks, waiting_in, sleep)
 FC_REPORT_MODEL(Activity, cpu_s, longest_still_s, longest_starved_s, run_queue_s, looks)

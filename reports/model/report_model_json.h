@@ -20,6 +20,7 @@ namespace fc::reports {
 FC_REPORT_MODEL_DECLARE(Exit)
 FC_REPORT_MODEL_DECLARE(PythonFrame)
 FC_REPORT_MODEL_DECLARE(Thread)
+FC_REPORT_MODEL_DECLARE(Alarm)
 FC_REPORT_MODEL_DECLARE(Sleep)
 FC_REPORT_MODEL_DECLARE(TreeLook)
 FC_REPORT_MODEL_DECLARE(Activity)
@@ -43,5 +44,13 @@ FC_REPORT_MODEL_DECLARE(Run)
 FC_REPORT_MODEL_DECLARE(Summary)
 FC_REPORT_MODEL_DECLARE(Tool)
 FC_REPORT_MODEL_DECLARE(Report)
+
+// A part of a report read as its type, for code that holds that part alone (a run log's record).
+template <class T>
+T read_as(const nlohmann::json& j) {
+  T t;
+  from_json(j, t);
+  return t;
+}
 
 }  // namespace fc::reports

@@ -65,6 +65,7 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(Watchdog, variant + "/watchdog");
   EXPECT_MODEL_MATCHES(TreeLook, watchdog + "/tree");
   EXPECT_MODEL_MATCHES(Sleep, watchdog + "/tree/properties/sleep");
+  EXPECT_MODEL_MATCHES(Alarm, watchdog + "/tree/properties/sleep/properties/alarm");
   EXPECT_MODEL_MATCHES(Activity, watchdog + "/activity");
   EXPECT_MODEL_MATCHES(StuckProcess, watchdog + "/stuck");
   EXPECT_MODEL_MATCHES(StuckProcess, variant + "/stall/properties/process");
