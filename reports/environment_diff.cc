@@ -235,7 +235,7 @@ std::pair<std::string, std::string> first_differing_lines(const std::string& a,
 // report or else A's; every topic for a report that predates them.
 std::vector<std::string> case_topics(const json& a, const json& b, const std::string& id) {
   for (const json* r : {&b, &a})
-    if (const json* c = find_case(*r, id); c && member(*c, "environment_topics").is_array()) {
+    if (const json* c = report_case(*r, id); c && member(*c, "environment_topics").is_array()) {
       std::vector<std::string> topics;
       for (const auto& t : (*c)["environment_topics"])
         if (t.is_string()) topics.push_back(t.get<std::string>());

@@ -38,38 +38,34 @@ bool in_c_library(const std::string& frame) {
 
 // "__GI___lll_lock_wait < (anonymous namespace)::lock_a_then_b < main": the innermost frame, then
 // the first ones outside the C library, three names in all.
-std::string native_where(const json& t) {
+std::string native_where(const Thread& t) {
   std::string s;
   size_t shown = 0;
-  for (const auto& f : list(t, "frames")) {
-    const std::string frame = display(f);
+  for (const std::string& frame : t.frames) {
     std::string name = frame.substr(0, std::min(frame.find(" at "), frame.find(" from ")));
     if (name.empty() || name == "??" || (shown > 0 && in_c_library(frame))) continue;
     s += (s.empty() ? "" : " < ") + name;
     if (++shown == 3) break;
   }
-  if (s.empty() && !field(t, "syscall").empty()) s = "in syscall " + field(t, "syscall");
+  if (s.empty() && !t.syscall.empty()) s = "in syscall " + t.syscall;
   return s;
 }
 
 // The stacks that say where it is stuck: those time was called with, else those of a stall it
 // never came out of. A program that ended by itself is stuck nowhere.
-const json& stacks_of(const json& v) {
-  static const json none = json::array();
-  if (!list(v, "stacks").empty()) return v["stacks"];
-  if (field(v, "outcome") == "ok" || field(v, "outcome") == "error" ||
-      field(v, "outcome") == "crash")
-    return none;
-  if (v.contains("stall") && v["stall"].is_object() && !v["stall"].contains("resumed_after_s"))
-    return list(v["stall"], "stacks");
+const std::vector<Thread>& stacks_of(const Variant& v) {
+  static const std::vector<Thread> none;
+  if (!v.stacks.empty()) return v.stacks;
+  if (v.outcome == "ok" || v.outcome == "error" || v.outcome == "crash") return none;
+  if (v.stall && !v.stall->resumed_after_s) return v.stall->stacks;
   return none;
 }
 
 }  // namespace
 
-std::string stuck_kind(const json& stuck) {
-  if (field(stuck, "wait").rfind("pause", 0) == 0) return "pause";
-  return stuck.value("threads", 0) == 1 ? "lock" : "locks";
+std::string stuck_kind(const StuckProcess& stuck) {
+  if (stuck.wait.rfind("pause", 0) == 0) return "pause";
+  return stuck.threads == 1 ? "lock" : "locks";
 }
 
 namespace {
@@ -78,8 +74,8 @@ namespace {
 // usual way out. One thread waiting on a lock no other thread of its process can release either
 // holds it already, or was forked while another thread held it; several threads of a process
 // waiting so wait for each other. `shown_by`: the catalog's case whose failure shows so.
-std::string stuck_fix(const json& stuck, const std::string& shown_by) {
-  const std::string pid = "pid " + std::to_string(stuck.value("pid", 0));
+std::string stuck_fix(const StuckProcess& stuck, const std::string& shown_by) {
+  const std::string pid = "pid " + std::to_string(stuck.pid);
   const std::string page = shown_by.empty() ? "" : " (forkcheck list " + shown_by + ")";
   const std::string kind = stuck_kind(stuck);
   if (kind == "pause")
@@ -108,10 +104,10 @@ std::string stuck_fix(const json& stuck, const std::string& shown_by) {
 // from the script by exec and matrix): spawn and forkserver run the main script again in each
 // worker, so code that starts workers outside `if __name__ == "__main__":` must move under it
 // first. "" where the guard is there, or not known.
-std::string fork_guard_advice(const json& v, int pid) {
-  for (const auto& p : list(member(v, "python"), "processes")) {
+std::string fork_guard_advice(const Variant& v, int pid) {
+  for (const auto& p : list(v.python, "processes")) {
     if (member(p, "pid") != pid) continue;
-    for (const auto& g : list(member(v, "details"), "fork_guards"))
+    for (const auto& g : list(v.details, "fork_guards"))
       if (member(g, "pid") == member(p, "ppid") && fork_entry_covers(g, member(p, "fork_seq")) &&
           field(g, "guard") == "unguarded") {
         std::string file = field(g, "file");
@@ -124,11 +120,11 @@ std::string fork_guard_advice(const json& v, int pid) {
   return "";
 }
 
-Finding subject_finding(const json& c, const json& v) {
+Finding subject_finding(const Case& c, const Variant& v) {
   Finding f;
-  const std::string outcome = field(v, "outcome");
-  const std::string command = field(c, "id");
-  f.bad = field(c, "verdict") != "ok";
+  const std::string& outcome = v.outcome;
+  const std::string& command = c.id;
+  f.bad = c.verdict != "ok";
   const std::string hazards = watch_failure(v);
   // Its own process exited 0 while processes of it failed (stored as an error): that, first, and
   // never a worker's traceback as if it were the program's own error.
@@ -140,21 +136,19 @@ Finding subject_finding(const json& c, const json& v) {
                  hazards;
   } else if (exited_zero) {
     f.headline = command + ": the program exited 0, but " + shorten(descendants_failure(v), 240);
-  } else if (member(member(v, "details"), "ended_by_forkcheck").is_string()) {
+  } else if (member(v.details, "ended_by_forkcheck").is_string()) {
     // Its workers kept failing at start and forkcheck ended it: the message says so.
-    f.headline = command + ": error: " + shorten(field(v, "message"), 240);
+    f.headline = command + ": error: " + shorten(v.message, 240);
   } else if (const std::string error = outcome == "error" ? error_headline(v) : "";
              !error.empty()) {
     // The exception that ended it, at the user's own line, not the last lines of stderr.
     f.headline = command + ": error: " + error;
   } else if (const std::string line = outcome == "crash" ? crash_line(v) : ""; !line.empty()) {
-    f.headline = command +
-                 ": crash: " + field(v, "message").substr(0, field(v, "message").find(';')) +
-                 " at " + line;
+    f.headline = command + ": crash: " + v.message.substr(0, v.message.find(';')) + " at " + line;
   } else {
     // The message's first clause: its parenthesised facts are in the report, not the headline,
     // and so, where time was called, is what followed its why (a stuck process, the signals).
-    std::string message = field(v, "message");
+    std::string message = v.message;
     // An error's message is the program's own last lines, then its exit status: only that is
     // cut, never the program's own parentheses ("worker loader-0 (pid 18765) is killed").
     const auto exit_status = message.rfind(" (exit status ");
@@ -172,19 +166,17 @@ Finding subject_finding(const json& c, const json& v) {
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
   if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);
   // The test a test runner was in when it stopped or stalled: where to look first in a suite.
-  if (outcome != "ok" || v.contains("stall")) {
-    const json& stuck = member(member(v, "watchdog"), "stuck");
-    std::string test = stuck.is_object() ? running_test(v, stuck.value("pid", 0)) : "";
+  if (outcome != "ok" || v.stall) {
+    std::string test = v.watchdog.stuck ? running_test(v, v.watchdog.stuck->pid) : "";
     if (test.empty()) test = running_test(v);
     if (!test.empty()) f.facts.push_back("in the test " + test);
   }
   // The cause a rule of known shapes found (known_causes.h), and what of its shape was not seen.
-  const json& cause = member(v, "cause");
-  if (cause.is_object()) {
-    f.facts.push_back("why: " + field(cause, "cause") + " (" + field(cause, "source") + ")");
-    if (!field(cause, "missing").empty()) f.facts.push_back("not seen: " + field(cause, "missing"));
+  if (v.cause) {
+    f.facts.push_back("why: " + v.cause->cause + " (" + v.cause->source + ")");
+    if (!v.cause->missing.empty()) f.facts.push_back("not seen: " + v.cause->missing);
   }
-  if (field(v, "start_method", "none") != "none")
+  if (!v.start_method.empty() && v.start_method != "none")
     if (const std::string own = own_start_method_choice(v); !own.empty()) f.facts.push_back(own);
   for (const auto& d : failed_descendants(v))
     if (outcome != "ok" || f.facts.size() < 4) {
@@ -205,51 +197,41 @@ Finding subject_finding(const json& c, const json& v) {
   if (const std::string grew = memory_growth_fact(v); !grew.empty())
     f.facts.push_back("memory: " + grew);
   // A process stuck on a lock, born of a fork made while other threads ran: which fork.
-  const json& stuck_record = member(member(v, "watchdog"), "stuck");
-  const std::string stuck_forked = stuck_record.is_object() && stuck_kind(stuck_record) != "pause"
-                                       ? fork_with_threads(v, stuck_record.value("pid", 0))
+  const std::optional<StuckProcess>& stuck_record = v.watchdog.stuck;
+  const std::string stuck_forked = stuck_record && stuck_kind(*stuck_record) != "pause"
+                                       ? fork_with_threads(v, stuck_record->pid)
                                        : "";
   if (!stuck_forked.empty())
-    f.facts.push_back("pid " + std::to_string(stuck_record.value("pid", 0)) + " " + stuck_forked);
-  const json& stacks = stacks_of(v);
+    f.facts.push_back("pid " + std::to_string(stuck_record->pid) + " " + stuck_forked);
+  const std::vector<Thread>& stacks = stacks_of(v);
   for (const auto& line : where_it_waits(stacks, 8)) f.facts.push_back(line);
   // What the tree was doing when time was called: the message says why, this line what (its
   // CPU, its processes and threads, what they waited in), the same line as in every report.
   if (outcome == "hang" || outcome == "timeout")
-    if (const std::string tree =
-            tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
-        !tree.empty())
+    if (const std::string tree = tree_facts(v.watchdog, v.outcome); !tree.empty())
       f.facts.push_back("process tree: " + tree);
-  if (v.contains("stall") && v["stall"].is_object() && outcome != "hang") {
-    const json& s = v["stall"];
+  if (v.stall && outcome != "hang") {
+    const Stall& s = *v.stall;
     f.facts.push_back(
-        "its whole tree stalled at " + format_seconds(s.value("after_s", 0.0)) +
-        (s.contains("resumed_after_s")
-             ? " and worked again at " + format_seconds(s.value("resumed_after_s", 0.0))
-             : ""));
+        "its whole tree stalled at " + format_seconds(s.after_s) +
+        (s.resumed_after_s ? " and worked again at " + format_seconds(*s.resumed_after_s) : ""));
   }
   // A loaded machine: how long its threads waited for a CPU, when that was a good part of the run.
-  const json& activity = member(member(v, "watchdog"), "activity");
-  const json& queued_s = member(activity, "run_queue_s");
-  const double queued = queued_s.is_number() ? queued_s.get<double>() : 0.0;
-  const json& duration_s = member(v, "duration_s");
+  const double queued = v.watchdog.activity ? v.watchdog.activity->run_queue_s : 0.0;
   // "Not stuck" only where nothing proved it stuck: a deadlock on a loaded machine is still one.
-  const json& chain = member(v, "wait_chain");
-  const bool proven_stuck = !member(member(v, "watchdog"), "stuck").is_null() ||
-                            (chain.is_object() && chain.value("end", "") == "cycle");
-  if (queued >= 1.0 && duration_s.is_number() && queued >= 0.25 * duration_s.get<double>())
+  const bool proven_stuck = v.watchdog.stuck || (v.wait_chain && v.wait_chain->end == "cycle");
+  if (queued >= 1.0 && queued >= 0.25 * v.duration_s)
     f.facts.push_back("its threads waited " + format_seconds(queued) +
                       " in all for a CPU: the machine was overloaded" +
                       (proven_stuck ? "" : " (it was slowed, not stuck)"));
-  const json& findings = watch_findings(v);
-  if (!hazards.empty() && !findings.empty() && findings[0].is_object()) {
+  const std::vector<WatchFinding>& findings = watch_findings(v);
+  if (!hazards.empty() && !findings.empty()) {
     std::string fix;
-    for (const auto& line : list(findings[0], "fix"))
-      fix += (fix.empty() ? "" : " ") + display(line);
+    for (const std::string& line : findings[0].fix) fix += (fix.empty() ? "" : " ") + line;
     f.fix = fix;
-  } else if (!field(cause, "fix").empty()) {
-    f.fix = field(cause, "fix");
-  } else if (const json& explained = list(member(v, "details"), "explained_by");
+  } else if (v.cause && !v.cause->fix.empty()) {
+    f.fix = v.cause->fix;
+  } else if (const json& explained = list(v.details, "explained_by");
              !explained.empty() && explained[0].is_object()) {
     // A message the catalog knows: its case's fix, and the page that shows the failure.
     f.fix = field(explained[0], "fix") + " (forkcheck list " + field(explained[0], "case") + ")";
@@ -258,23 +240,23 @@ Finding subject_finding(const json& c, const json& v) {
     f.fix = kGompFix;
   } else if (!stuck_forked.empty()) {
     // Seen, not supposed: the stuck process was forked while other threads ran.
-    const std::string page = field(member(v, "details"), "stuck_shown_by");
-    const std::string guard = fork_guard_advice(v, stuck_record.value("pid", 0));
-    f.fix = "pid " + std::to_string(stuck_record.value("pid", 0)) +
+    const std::string page = field(v.details, "stuck_shown_by");
+    const std::string guard = fork_guard_advice(v, stuck_record->pid);
+    f.fix = "pid " + std::to_string(stuck_record->pid) +
             " waits for a lock no other thread of its process can release, and it " + stuck_forked +
             ": the fork copied the locks those threads held, not the threads. " + guard +
             "Start the workers with spawn or forkserver " +
             "(multiprocessing.get_context(\"spawn\")), or fork before any thread starts" +
             (page.empty() ? "" : " (forkcheck list " + page + ")");
-  } else if (stuck_record.is_object()) {
-    f.fix = stuck_fix(stuck_record, field(member(v, "details"), "stuck_shown_by"));
+  } else if (stuck_record) {
+    f.fix = stuck_fix(*stuck_record, field(v.details, "stuck_shown_by"));
   }
   return f;
 }
 
-Finding catalog_finding(const json& report) {
+Finding catalog_finding(const Report& report) {
   Finding f;
-  const auto& cases = list(report, "cases");
+  const auto& cases = report.cases;
   std::map<std::string, int> by_verdict;
   std::vector<std::string> off;
   // Fix variants by start method, for the record line.
@@ -288,21 +270,19 @@ Finding catalog_finding(const json& report) {
   size_t plain_ok = 0, plain_ran = 0;
   // Cases whose plain spawn or forkserver variant failed as documented: spawn is no fix there.
   std::vector<std::string> safe_fails;
-  for (const auto& c : cases) {
-    ++by_verdict[field(c, "verdict")];
-    const std::string verdict = field(c, "verdict");
+  for (const Case& c : cases) {
+    ++by_verdict[c.verdict];
+    const std::string& verdict = c.verdict;
     // Not as documented, or skipped: each says why (a skip without its reason is no finding).
     if (verdict != "reproduced" && verdict != "ok")
-      off.push_back(field(c, "id") + ": " + verdict + " (" +
-                    shorten(field(c, "verdict_reason"), 163) + ")");
+      off.push_back(c.id + ": " + verdict + " (" + shorten(c.verdict_reason, 163) + ")");
     bool fork_failed = false, plain_fork_is_fix = false, plain_safe_hazard = false,
          plain_safe_failed = false;
     size_t ok_here = 0, ran_here = 0;
-    for (const auto& v : list(c, "variants")) {
-      const std::string method = field(v, "start_method"), name = field(v, "name"),
-                        role = field(v, "role"), outcome = field(v, "outcome");
-      const bool as_documented =
-          outcome != "skip" && outcome == field(v, "expected") && !unfinished(v);
+    for (const Variant& v : c.variants) {
+      const std::string &method = v.start_method, &name = v.name, &role = v.role,
+                        &outcome = v.outcome;
+      const bool as_documented = outcome != "skip" && outcome == v.expected && !unfinished(v);
       const bool plain_safe = name == "spawn" || name == "forkserver";
       if (role == "hazard" && method == "fork" && as_documented && outcome != "ok")
         fork_failed = true;
@@ -321,24 +301,22 @@ Finding catalog_finding(const json& report) {
       if (outcome == "ok") ++ok;
     }
     if (fork_failed && !plain_fork_is_fix && !plain_safe_hazard && ran_here > 0) {
-      fork_cases.push_back(field(c, "id"));
+      fork_cases.push_back(c.id);
       plain_ok += ok_here;
       plain_ran += ran_here;
     }
-    if (plain_safe_failed) safe_fails.push_back(field(c, "id"));
+    if (plain_safe_failed) safe_fails.push_back(c.id);
   }
   auto count = [&by_verdict](const char* v) {
     const auto it = by_verdict.find(v);
     return it == by_verdict.end() ? 0 : it->second;
   };
-  f.bad = count("regression") > 0 || count("failed") > 0 ||
-          !report.value("summary", json::object()).value("ok", true);
+  f.bad = count("regression") > 0 || count("failed") > 0 || !report.summary.ok;
   std::string counts;
   for (const auto& [verdict, n] : by_verdict)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + verdict;
   f.headline = std::to_string(cases.size()) + " cases: " + counts;
-  if (report.contains("run") && report["run"].value("complete", true) == false)
-    f.headline += " (a partial run)";
+  if (!report.run.complete) f.headline += " (a partial run)";
   for (size_t i = 0; i < off.size() && i < 6; ++i) f.facts.push_back(off[i]);
   if (off.size() > 6) f.facts.push_back("and " + std::to_string(off.size() - 6) + " more");
   std::string record;
@@ -347,10 +325,8 @@ Finding catalog_finding(const json& report) {
               std::to_string(r.second);
   if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
   // `forkcheck all` from a package: its torch cases built here, or not run and why.
-  if (report.contains("run") &&
-      report["run"].value("options", json::object()).value("only", "").empty())
-    if (const std::string t = run_torch_cases_text(report["run"].value("environment", json()));
-        !t.empty())
+  if (field(report.run.options, "only").empty())
+    if (const std::string t = run_torch_cases_text(report.run.environment); !t.empty())
       f.facts.push_back("torch cases: " + t);
   auto joined = [](const std::vector<std::string>& ids) {
     std::string out;
@@ -383,40 +359,38 @@ Finding catalog_finding(const json& report) {
 
 }  // namespace
 
-bool stuck_in_libgomp(const json& stacks) {
+bool stuck_in_libgomp(const std::vector<Thread>& stacks) {
   // A process's main thread waiting inside libgomp: the forked child stuck at its next parallel
   // region. Idle pool threads of a healthy libtorch process also sit in libgomp: they do not
   // count.
-  for (const auto& t : stacks) {
-    if (field(t, "tid") != field(t, "pid")) continue;
-    for (const auto& f : list(t, "frames")) {
-      const std::string s = display(f);
+  for (const Thread& t : stacks) {
+    if (t.tid != t.pid) continue;
+    for (const std::string& s : t.frames)
       if (s.find("libgomp") != std::string::npos || s.rfind("GOMP_", 0) == 0 ||
           s.rfind("gomp_", 0) == 0)
         return true;
-    }
   }
   return false;
 }
 
-std::vector<std::string> where_it_waits(const json& stacks, size_t max) {
+std::vector<std::string> where_it_waits(const std::vector<Thread>& stacks, size_t max) {
   std::map<std::string, std::vector<std::string>> same;  // where -> "pid P tid T name"
   std::vector<std::string> order;
-  std::set<std::string> python_pids;
-  for (const auto& t : stacks)
-    if (!list(t, "python").empty()) python_pids.insert(field(t, "pid"));
-  for (const auto& t : stacks) {
+  std::set<int> python_pids;
+  for (const Thread& t : stacks)
+    if (!t.python.empty()) python_pids.insert(t.pid);
+  for (const Thread& t : stacks) {
     std::string where;
-    if (python_pids.count(field(t, "pid"))) {
-      if (list(t, "python").empty()) continue;  // a native helper thread of a Python process
+    if (python_pids.count(t.pid)) {
+      if (t.python.empty()) continue;  // a native helper thread of a Python process
       where = python_where(t);
     } else {
-      if (field(t, "pid") != field(t, "tid") && list(t, "frames").empty()) continue;
+      if (t.pid != t.tid && t.frames.empty()) continue;
       where = native_where(t);
     }
     if (where.empty()) continue;
     if (!same.count(where)) order.push_back(where);
-    same[where].push_back("pid " + field(t, "pid") + " " + field(t, "name"));
+    same[where].push_back("pid " + std::to_string(t.pid) + " " + t.name);
   }
   // One line per place, naming who waits there: five workers stuck alike are one line.
   std::vector<std::string> lines;
@@ -435,21 +409,17 @@ std::vector<std::string> where_it_waits(const json& stacks, size_t max) {
 
 // `forkcheck matrix`: the verdict per start method, each failing one with its first line and,
 // where the run shows it, why and the change that fixes it.
-Finding matrix_finding(const json& report, const json& c) {
+Finding matrix_finding(const Report& report, const Case& c) {
   Finding f;
-  f.bad = field(c, "verdict") != "ok";
+  f.bad = c.verdict != "ok";
   std::string ok_under, failed_under;
   std::map<std::string, std::string> said_under;  // why -> the first method it was said for
   std::vector<std::pair<std::string, std::string>> fixes;  // (methods, fix)
-  for (const auto& v : list(c, "variants")) {
-    const std::string name = field(v, "name");
+  for (const Variant& v : c.variants) {
+    const std::string& name = v.name;
     if (subject_ok(v)) {
       ok_under += (ok_under.empty() ? "" : ", ") + name;
-      f.facts.push_back(name + ": ok (" +
-                        format_seconds(member(v, "duration_s").is_number()
-                                           ? v["duration_s"].get<double>()
-                                           : 0.0) +
-                        ")");
+      f.facts.push_back(name + ": ok (" + format_seconds(v.duration_s) + ")");
       continue;
     }
     if (unfinished(v)) {
@@ -458,17 +428,17 @@ Finding matrix_finding(const json& report, const json& c) {
     }
     failed_under += (failed_under.empty() ? "" : ", ") + name;
     Finding one = subject_finding(c, v);
-    const std::string prefix = field(c, "id") + ": ";
+    const std::string prefix = c.id + ": ";
     std::string line =
         one.headline.rfind(prefix, 0) == 0 ? one.headline.substr(prefix.size()) : one.headline;
     f.facts.push_back(name + ": " + line);
     // Where a hung method's processes wait (its first two such lines).
-    if (field(v, "outcome") == "hang")
+    if (v.outcome == "hang")
       for (const auto& w : where_it_waits(stacks_of(v), 2)) f.facts.push_back("  " + w);
     MethodReason reason = start_method_reason(v, c);
     // Else the known cause the run showed (the same shape under each method it failed under).
-    if (const json& cause = member(v, "cause"); reason.why.empty() && cause.is_object())
-      reason.why = cause_shape(field(cause, "rule")) + " (" + field(cause, "source") + ")";
+    if (reason.why.empty() && v.cause)
+      reason.why = cause_shape(v.cause->rule) + " (" + v.cause->source + ")";
     if (!reason.why.empty()) {
       f.facts.push_back("  why: " + (said_under.count(reason.why)
                                          ? "as under " + said_under[reason.why]
@@ -491,13 +461,13 @@ Finding matrix_finding(const json& report, const json& c) {
   // runs do not show it safe under the others.
   // (Under its own method's run, forcing changes nothing and says nothing: the other runs tell.)
   std::string own;
-  for (const auto& v : list(c, "variants"))
+  for (const Variant& v : c.variants)
     if (const std::string one = own_start_method_choice(v);
         !one.empty() && (own.empty() || one.find("(overridden") != std::string::npos))
       own = one;
   const bool kept_own = own.find("(kept there") != std::string::npos;
   if (!own.empty()) f.facts.push_back(own);
-  const std::string note = default_method_note(member(member(report, "run"), "environment"));
+  const std::string note = default_method_note(report.run.environment);
   if (failed_under.empty() && kept_own)
     f.headline = "matrix: ok under " + ok_under +
                  ", but where the program names its own start method it ran under that one "
@@ -512,17 +482,15 @@ Finding matrix_finding(const json& report, const json& c) {
   return f;
 }
 
-Finding key_finding(const json& report) {
-  const auto& cases = list(report, "cases");
-  if (cases.size() == 1 && list(cases[0], "variants").size() > 1) {
+Finding key_finding(const Report& report) {
+  const auto& cases = report.cases;
+  if (cases.size() == 1 && cases[0].variants.size() > 1) {
     bool all_subjects = true;
-    for (const auto& v : list(cases[0], "variants"))
-      all_subjects = all_subjects && field(v, "role") == "subject";
+    for (const Variant& v : cases[0].variants) all_subjects = all_subjects && v.role == "subject";
     if (all_subjects) return matrix_finding(report, cases[0]);
   }
-  if (cases.size() == 1 && list(cases[0], "variants").size() == 1 &&
-      field(cases[0]["variants"][0], "role") == "subject")
-    return subject_finding(cases[0], cases[0]["variants"][0]);
+  if (cases.size() == 1 && cases[0].variants.size() == 1 && cases[0].variants[0].role == "subject")
+    return subject_finding(cases[0], cases[0].variants[0]);
   return catalog_finding(report);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
@@ -19,18 +19,18 @@ struct Finding {
   std::string fix;                 // the one fix that matters; "" when the run shows none
 };
 
-Finding key_finding(const nlohmann::json& report);
+Finding key_finding(const Report& report);
 
 // Where each process of a stuck tree waits, a line per thread worth showing, at most `max`:
 // "pid 12 python3: train.py:13 in main" (Python frames), else the first native frames.
-std::vector<std::string> where_it_waits(const nlohmann::json& stacks, size_t max);
+std::vector<std::string> where_it_waits(const std::vector<Thread>& stacks, size_t max);
 
 // What kind of wait a stuck process (the watchdog's "stuck" record) is in, as a catalog case's
 // `shows_as` names it without its "stuck:" prefix: "pause" (pause() with no handler), "lock" (one
 // thread on a lock no other thread can release), "locks" (its threads on each other's locks).
-std::string stuck_kind(const nlohmann::json& stuck);
+std::string stuck_kind(const StuckProcess& stuck);
 
 // Whether any frame of `stacks` is in libgomp (GNU OpenMP).
-bool stuck_in_libgomp(const nlohmann::json& stacks);
+bool stuck_in_libgomp(const std::vector<Thread>& stacks);
 
 }  // namespace fc::reports

@@ -71,7 +71,7 @@ TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {
   for (const auto& r : rows) {
     json report = exec_report(r.outcome);
     report["cases"][0]["variants"][0]["message"] = r.message;
-    EXPECT_EQ(key_finding(report).headline, r.headline) << r.message;
+    EXPECT_EQ(key_finding(read_report(report)).headline, r.headline) << r.message;
   }
 }
 
@@ -95,7 +95,7 @@ TEST(KeyFinding, AnErrorKeepsTheProgramsParenthesesAndASleepSaysItSlept) {
   for (const auto& r : rows) {
     json report = exec_report(r.outcome);
     report["cases"][0]["variants"][0]["message"] = r.message;
-    EXPECT_EQ(key_finding(report).headline, r.headline) << r.message;
+    EXPECT_EQ(key_finding(read_report(report)).headline, r.headline) << r.message;
   }
 }
 
@@ -111,15 +111,16 @@ TEST(KeyFinding, AHangSaysWhatItsTreeWasDoing) {
                                                      {"processes", 3},
                                                      {"threads", 7},
                                                      {"waiting_in", "futex (6), wait4 (1)"}}}};
-  const auto facts = key_finding(report).facts;
+  const auto facts = key_finding(read_report(report)).facts;
   const std::string line =
       "process tree: blocked for 28.0 s: 0.4 ms of CPU in the last 1.0 s, 3 processes, 7 threads "
       "waiting in futex (6), wait4 (1)";
   EXPECT_NE(std::find(facts.begin(), facts.end(), line), facts.end());
-  EXPECT_NE(make_issue_reporter()->render(report).find("- process tree: blocked for 28.0 s"),
-            std::string::npos);
+  EXPECT_NE(
+      make_issue_reporter()->render(read_report(report)).find("- process tree: blocked for 28.0 s"),
+      std::string::npos);
   report["cases"][0]["variants"][0]["outcome"] = "ok";
-  for (const auto& fact : key_finding(report).facts)
+  for (const auto& fact : key_finding(read_report(report)).facts)
     EXPECT_EQ(fact.rfind("process tree:", 0), std::string::npos) << fact;
 }
 
@@ -131,7 +132,7 @@ TEST(KeyFinding, AnOverloadedMachineIsNoExcuseForAProvenDeadlock) {
   v["duration_s"] = 12.0;
   v["watchdog"] = {{"activity", {{"run_queue_s", 3.8}}}};
   const auto said = [&report] {
-    for (const auto& fact : key_finding(report).facts)
+    for (const auto& fact : key_finding(read_report(report)).facts)
       if (fact.find("for a CPU") != std::string::npos) return fact;
     return std::string();
   };
@@ -149,8 +150,8 @@ TEST(KeyFinding, AnOverloadedMachineIsNoExcuseForAProvenDeadlock) {
 TEST(SubjectSummary, SaysHowTheProgramEndedNotHowACatalogDid) {
   for (const char* outcome : {"ok", "hang"}) {
     const json r = exec_report(outcome);
-    const std::string md = make_markdown_reporter()->render(r);
-    const std::string html = make_html_reporter()->render(r);
+    const std::string md = make_markdown_reporter()->render(read_report(r));
+    const std::string html = make_html_reporter()->render(read_report(r));
     for (const std::string& text : {md, html}) {
       for (const char* catalog :
            {"1 cases", "variants", "outcomes differ from expectation", "a fix misbehaved",
@@ -174,10 +175,10 @@ TEST(SubjectSummary, SaysHowTheProgramEndedNotHowACatalogDid) {
 
 TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
   const json r = exec_report("hang");
-  const Finding f = key_finding(r);
+  const Finding f = key_finding(read_report(r));
   ASSERT_TRUE(f.bad);
   ASSERT_FALSE(f.fix.empty());
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   const size_t at = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
   ASSERT_NE(at, std::string::npos) << html.substr(0, 6000);
   EXPECT_LT(html.find("</header>"), at);
@@ -194,7 +195,7 @@ TEST(HtmlFinding, ComesFirstRedWithItsFixOnItsOwnLine) {
 }
 
 TEST(HtmlFinding, GreenWhenNothingFailed) {
-  const std::string html = make_html_reporter()->render(exec_report("ok"));
+  const std::string html = make_html_reporter()->render(read_report(exec_report("ok")));
   EXPECT_NE(html.find("<section class=\"key-finding good\" id=\"key-finding\">"),
             std::string::npos);
   EXPECT_EQ(html.find("key-finding bad"), std::string::npos);
@@ -203,16 +204,16 @@ TEST(HtmlFinding, GreenWhenNothingFailed) {
 }
 
 TEST(HtmlFinding, ACatalogRunLeadsWithItToo) {
-  const std::string html = make_html_reporter()->render(synthetic_report());
+  const std::string html = make_html_reporter()->render(read_report(synthetic_report()));
   const size_t at = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
   ASSERT_NE(at, std::string::npos) << "the synthetic report has a regression";
   EXPECT_LT(at, html.find("<table class=\"matrix\">"));
-  EXPECT_NE(html.find(html_escape(key_finding(synthetic_report()).headline), at),
+  EXPECT_NE(html.find(html_escape(key_finding(read_report(synthetic_report())).headline), at),
             std::string::npos);
 }
 
 TEST(HtmlLayout, AViewportAndWideContentScrollingInItsOwnBox) {
-  const std::string html = make_html_reporter()->render(synthetic_report());
+  const std::string html = make_html_reporter()->render(read_report(synthetic_report()));
   EXPECT_NE(html.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"),
             std::string::npos);
   EXPECT_NE(html.find("<div class=\"scroll\"><table class=\"matrix\">"), std::string::npos);
@@ -233,7 +234,7 @@ TEST(HtmlInlineCode, BacktickedCatalogTextIsCodeAndStaysEscaped) {
   json& v = c["variants"][0];
   v["description"] = "as `fork`, with `KMP_INIT_AT_FORK=FALSE`";
   v["expected_why"] = "an unmatched ` backtick stays as it is, and so does `` an empty pair";
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   EXPECT_NE(html.find("<h3>Mechanism</h3><p>the parent calls <code>omp_pause_resource_all()</code> "
                       "&amp; then <code>fork()</code></p>"),
             std::string::npos);
@@ -250,7 +251,7 @@ TEST(HtmlInlineCode, ProgramOutputIsNotMarkdown) {
   json r = synthetic_report();
   r["cases"][0]["variants"][0]["message"] = "the program printed `this`";
   r["cases"][0]["variants"][0]["stdout"] = "`echo hi`\n";
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   EXPECT_NE(html.find("<dd>the program printed `this`</dd>"), std::string::npos);
   EXPECT_NE(html.find("`echo hi`"), std::string::npos);
 }
@@ -259,8 +260,8 @@ TEST(HtmlInlineCode, ProgramOutputIsNotMarkdown) {
 
 TEST(MarkdownFinding, StartsWithACautionWithFactsAndTheFix) {
   const json r = exec_report("hang");
-  const Finding f = key_finding(r);
-  const std::string md = make_markdown_reporter()->render(r);
+  const Finding f = key_finding(read_report(r));
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   const std::string head = "> [!CAUTION]\n> **" + md_inline(f.headline) + "**\n";
   EXPECT_EQ(md.rfind(head, 0), 0u) << md.substr(0, 800);
   for (const auto& fact : f.facts)
@@ -273,7 +274,7 @@ TEST(MarkdownFinding, StartsWithACautionWithFactsAndTheFix) {
 }
 
 TEST(MarkdownFinding, ANoteWhenNothingFailed) {
-  const std::string md = make_markdown_reporter()->render(exec_report("ok"));
+  const std::string md = make_markdown_reporter()->render(read_report(exec_report("ok")));
   EXPECT_EQ(md.rfind("> [!NOTE]\n> **exec: ok: exited 0**\n\n# forkcheck report", 0), 0u)
       << md.substr(0, 400);
   EXPECT_EQ(md.find("[!CAUTION]"), std::string::npos);
@@ -282,11 +283,11 @@ TEST(MarkdownFinding, ANoteWhenNothingFailed) {
 
 TEST(MarkdownFinding, SurvivesTheSizeCap) {
   const json r = huge_report();
-  const Finding f = key_finding(r);
+  const Finding f = key_finding(read_report(r));
   ASSERT_GT(f.facts.size(), 3u) << "long facts: each case's long verdict reason";
   const std::string head = "> [!CAUTION]\n> **" + md_inline(f.headline) + "**\n>\n> - ";
   for (size_t cap : {kMarkdownMaxBytes, size_t{16 * 1024}}) {
-    const std::string md = make_markdown_reporter(cap)->render(r);
+    const std::string md = make_markdown_reporter(cap)->render(read_report(r));
     EXPECT_LE(md.size(), cap);
     EXPECT_EQ(md.rfind(head, 0), 0u) << cap << ": " << md.substr(0, 600);
     EXPECT_NE(md.find("left out to stay under the size limit"), std::string::npos) << cap;
@@ -331,7 +332,7 @@ TEST(CatalogFinding, TheAdviceNamesHazardsThatAreNotForks) {
       c("hogwild", {v("spawn", "spawn", "fix", "ok", "ok"),
                     v("private-copy", "forkserver", "hazard", "error", "error")});
   nlohmann::json report = {{"summary", {{"ok", true}}}, {"cases", {gomp, graceful, shm, hogwild}}};
-  Finding f = key_finding(report);
+  Finding f = key_finding(read_report(report));
   EXPECT_EQ(f.fix,
             "start workers with spawn or forkserver rather than fork where the hazard is fork's (1 "
             "case: gomp): each of their 2 spawn and forkserver variants was ok in this run (each "
@@ -339,17 +340,17 @@ TEST(CatalogFinding, TheAdviceNamesHazardsThatAreNotForks) {
             "documented, and needs its own fix: shm");
   // A run of only the cases whose hazard is not fork's (--only): no advice about fork at all.
   report["cases"] = {graceful, hogwild};
-  EXPECT_EQ(key_finding(report).fix, "");
+  EXPECT_EQ(key_finding(read_report(report)).fix, "");
   // Only a case that fails under spawn: its own fix, no advice on start methods.
   report["cases"] = {shm, hogwild};
-  EXPECT_EQ(key_finding(report).fix,
+  EXPECT_EQ(key_finding(read_report(report)).fix,
             "1 case fails under spawn or forkserver as documented, and needs its own fix: shm "
             "(each case's page has it)");
   // A plain spawn variant of a fork case that broke: no advice resting on it.
   nlohmann::json broken = gomp;
   broken["variants"][1]["outcome"] = "hang";
   report["cases"] = {broken, shm};
-  EXPECT_EQ(key_finding(report).fix, "");
+  EXPECT_EQ(key_finding(read_report(report)).fix, "");
 }
 
 }  // namespace
@@ -421,7 +422,7 @@ TEST(KeyFinding, TheWaitChainLeadsTheFactsWithEachThreadsLine) {
       {"proven", true},
       {"closed", {41, 57}},
       {"processes", json::object()}};
-  const Finding f = key_finding(report);
+  const Finding f = key_finding(read_report(report));
   ASSERT_FALSE(f.facts.empty());
   EXPECT_EQ(
       f.facts[0],
@@ -433,12 +434,14 @@ TEST(KeyFinding, TheWaitChainLeadsTheFactsWithEachThreadsLine) {
   // Unproven, or not read: no chain line claims more than was seen.
   v["wait_chain"]["proven"] = false;
   v["wait_chain"]["unproven"] = "pid 57 catches a timer's signal (SIGALRM, SIGVTALRM or SIGPROF)";
-  EXPECT_NE(key_finding(report).facts[0].find(
-                "back to pid 41 (a cycle, not proven a deadlock: pid 57 catches a timer's signal"),
-            std::string::npos)
-      << key_finding(report).facts[0];
+  EXPECT_NE(
+      key_finding(read_report(report))
+          .facts[0]
+          .find("back to pid 41 (a cycle, not proven a deadlock: pid 57 catches a timer's signal"),
+      std::string::npos)
+      << key_finding(read_report(report)).facts[0];
   v["wait_chain"] = {{"read", false}, {"why_not", "read on Linux only"}};
-  EXPECT_EQ(key_finding(report).facts[0].find("waits in wait4"), std::string::npos);
+  EXPECT_EQ(key_finding(read_report(report)).facts[0].find("waits in wait4"), std::string::npos);
 }
 
 }  // namespace

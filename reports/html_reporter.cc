@@ -31,7 +31,6 @@ using json = nlohmann::json;
 
 std::string h(const std::string& s) { return html_escape(s); }
 std::string h(const char* s) { return html_escape(s); }
-std::string h(const json& v) { return html_escape(display(v)); }
 
 // Catalog prose (descriptions, mechanism, expected_why, fixes) written Markdown-style: escaped as
 // HTML first, then each `...` pair made <code>...</code>. A backtick without its pair, or an empty
@@ -54,7 +53,6 @@ std::string rich(const std::string& s) {
   }
   return o + e.substr(at);
 }
-std::string rich(const json& v) { return rich(display(v)); }
 
 // An id attribute from a case or variant name.
 std::string anchor(const std::string& prefix, const std::string& name) {
@@ -62,10 +60,6 @@ std::string anchor(const std::string& prefix, const std::string& name) {
   for (char c : name)
     out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '-';
   return out;
-}
-
-std::string str(const json& obj, const char* key, const std::string& fallback = "") {
-  return field(obj, key, fallback);
 }
 
 const char* const kStyle = R"css(
@@ -224,35 +218,35 @@ footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
 }
 )css";
 
-std::string verdict_badge(const json& c) {
-  const std::string v = str(c, "verdict", "skipped");
+std::string verdict_badge(const Case& c) {
+  const std::string v = c.verdict.empty() ? "skipped" : c.verdict;
   return "<span class=\"verdict v-" + h(v) + "\">" + h(v) + "</span>";
 }
 
 // `forkcheck watch`: a variant whose forks fail the watch says so in its cell, whatever its
 // outcome.
-std::string hazards_tag(const json& v) {
+std::string hazards_tag(const Variant& v) {
   const size_t n = watch_failing(v);
   if (n == 0) return "";
   return "<span class=\"hz\">" + counted(n, "hazardous fork", "hazardous forks") + "</span>";
 }
 
 // exec, watch, matrix: processes of the program that failed while it exited 0 fail it too.
-std::string failed_tag(const json& v) {
-  if (str(v, "role") != "subject") return "";
+std::string failed_tag(const Variant& v) {
+  if (v.role != "subject") return "";
   const size_t n = failed_descendants(v).size();
   if (n == 0) return "";
   return "<span class=\"hz\">" + counted(n, "process", "processes") + " of it failed</span>";
 }
 
-std::string cell(const json& v) {
-  const std::string o = str(v, "outcome", "skip");
+std::string cell(const Variant& v) {
+  const std::string o = or_else(v.outcome, "skip");
   const std::string failed = failed_tag(v);
   return "<div class=\"cell o-" + h(o) + (mismatched(v) ? " mismatch" : "") +
          (watch_failing(v) || !failed.empty() ? " hazards" : "") + "\" title=\"" +
-         h(str(v, "expected_why")) + "\"><span class=\"vname\">" + h(str(v, "name", "?")) +
-         " \u00b7 " + h(str(v, "role")) + "</span><span class=\"res\">" +
-         h(outcome_vs_expected(v)) + "</span>" + hazards_tag(v) + failed + "</div>";
+         h(v.expected_why) + "\"><span class=\"vname\">" + h(or_else(v.name, "?")) + " \u00b7 " +
+         h(v.role) + "</span><span class=\"res\">" + h(outcome_vs_expected(v)) + "</span>" +
+         hazards_tag(v) + failed + "</div>";
 }
 
 // Hazardous forks listed in the finding (report.json has them all), and up to how many forks each
@@ -261,39 +255,39 @@ constexpr size_t kForksShown = 50;
 constexpr size_t kForksOpen = 5;
 
 // One hazard kind found by `forkcheck watch`: what, why, and the fix in full.
-std::string hazard_kind_block(const json& finding) {
-  const bool allowed = finding.value("allowed", false);
+std::string hazard_kind_block(const WatchFinding& finding) {
+  const bool allowed = finding.allowed;
+  const std::string title = !finding.title.empty() ? finding.title : or_else(finding.kind, "?");
   std::string o =
       "<div class=\"hazard-kind" + std::string(allowed ? " allowed" : "") + "\" id=\"" +
-      anchor("hazard-", str(finding, "title", str(finding, "kind"))) + "\"><h3>" +
-      h(str(finding, "title", str(finding, "kind", "?"))) + ": " + h(finding_forks(finding)) +
-      (allowed ? " <span class=\"tag\">allowed (--allow " + h(str(finding, "kind")) + ")</span>"
-               : "") +
-      "</h3><p class=\"what\">" + rich(str(finding, "what")) + "</p><p class=\"why\"><b>why:</b> " +
-      rich(str(finding, "why")) + "</p><p><b>fix:</b></p><ol class=\"fix\">";
-  for (const auto& line : list(finding, "fix")) o += "<li>" + rich(line) + "</li>";
+      anchor("hazard-", finding.title.empty() ? finding.kind : finding.title) + "\"><h3>" +
+      h(title) + ": " + h(finding_forks(finding)) +
+      (allowed ? " <span class=\"tag\">allowed (--allow " + h(finding.kind) + ")</span>" : "") +
+      "</h3><p class=\"what\">" + rich(finding.what) + "</p><p class=\"why\"><b>why:</b> " +
+      rich(finding.why) + "</p><p><b>fix:</b></p><ol class=\"fix\">";
+  for (const std::string& line : finding.fix) o += "<li>" + rich(line) + "</li>";
   return o + "</ol></div>";
 }
 
 // `forkcheck watch`'s hazards, after the key finding: red when a fork fails the watch, with each
 // hazard kind's advice and fix and every hazardous fork; amber when every hazard was allowed. What
 // the key finding's headline already says is not said again.
-std::string watch_finding(const json& report) {
+std::string watch_finding(const Report& report) {
   std::string o;
   const std::string headline = key_finding(report).headline;
   for (const auto& run : watch_runs(report)) {
-    const json& v = *run.variant;
+    const Variant& v = *run.variant;
     const auto forks = hazardous_forks(v);
     const size_t failing = watch_failing(v);
-    const json& findings = watch_findings(v);
-    const std::string command = str(v, "description");
+    const std::vector<WatchFinding>& findings = watch_findings(v);
+    const std::string& command = v.description;
     if (failing == 0 && findings.empty()) {
       o += "<section class=\"finding clean\" id=\"finding\">"
            "<h2>forkcheck watch: no hazardous fork</h2><p>in <code>" +
            h(command) + "</code></p></section>\n";
       continue;
     }
-    const bool program_ok = str(v, "outcome") == "ok";
+    const bool program_ok = v.outcome == "ok";
     const std::string failure = watch_failure(v);
     const bool said = failing && headline.find(failure) != std::string::npos;
     o += "<section class=\"finding" + std::string(failing ? "" : " allowed") +
@@ -310,7 +304,7 @@ std::string watch_finding(const json& report) {
                 ? "<code>" + h(command) + "</code> exited 0, but " +
                       h(descendants_failure_count(v)) +
                       ", and it forked while it was not safe to as well: forkcheck exits 1."
-                : "<code>" + h(command) + "</code> itself failed (" + h(str(v, "outcome")) +
+                : "<code>" + h(command) + "</code> itself failed (" + h(v.outcome) +
                       "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "<code>--allow KIND</code>.</p>";
@@ -320,7 +314,7 @@ std::string watch_finding(const json& report) {
     for (const auto& f : findings) o += hazard_kind_block(f);
     o += "<h3>Hazardous forks</h3><ul class=\"forks\">";
     size_t shown = 0;
-    for (const json* f : forks) {
+    for (const ForkEvent* f : forks) {
       if (shown++ == kForksShown) break;
       o += "<li><details" + std::string(forks.size() <= kForksOpen ? " open" : "") + "><summary>" +
            h(fork_failure_message(*f)) + "</summary><pre class=\"fork-advice\">" +
@@ -335,17 +329,15 @@ std::string watch_finding(const json& report) {
   return o;
 }
 
-std::string page_header(const json& report) {
-  const json run = report.value("run", json::object());
-  std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" +
-                  h(str(report.value("tool", json::object()), "name")) + " " +
-                  h(str(report.value("tool", json::object()), "version"));
-  if (run.contains("started_at")) o += " \u00b7 started " + h(run["started_at"]);
-  if (run.contains("duration_s") && run["duration_s"].is_number())
-    o += " \u00b7 took " + h(format_seconds(run["duration_s"].get<double>()));
-  if (run.contains("argv") && run["argv"].is_array()) {
+std::string page_header(const Report& report) {
+  const Run& run = report.run;
+  std::string o = "<header><h1>forkcheck report</h1><p class=\"meta\">" + h(report.tool.name) +
+                  " " + h(report.tool.version);
+  if (!run.started_at.empty()) o += " \u00b7 started " + h(run.started_at);
+  if (run.duration_s) o += " \u00b7 took " + h(format_seconds(*run.duration_s));
+  if (!run.argv.empty()) {
     std::string cmd;
-    for (const auto& a : run["argv"]) cmd += (cmd.empty() ? "" : " ") + display(a);
+    for (const auto& a : run.argv) cmd += (cmd.empty() ? "" : " ") + a;
     o += " \u00b7 <code>" + h(cmd) + "</code>";
   }
   return o + "</p></header>\n";
@@ -353,7 +345,7 @@ std::string page_header(const json& report) {
 
 // The key finding, first on the page: red when something failed, green otherwise; the fix on its
 // own line.
-std::string key_finding_block(const json& report) {
+std::string key_finding_block(const Report& report) {
   const Finding f = key_finding(report);
   std::string o = "<section class=\"key-finding " + std::string(f.bad ? "bad" : "good") +
                   "\" id=\"key-finding\"><h2>" + h(f.bad ? "\u2717 " : "\u2713 ") + h(f.headline) +
@@ -368,9 +360,9 @@ std::string key_finding_block(const json& report) {
 }
 
 // The counts, and what keeps the run from being read as whole (unfinished, catalog errors).
-std::string overview(const json& report) {
-  const json run = report.value("run", json::object());
-  const json s = report.value("summary", json::object());
+std::string overview(const Report& report) {
+  const Run& run = report.run;
+  const Summary& s = report.summary;
   std::string o = "<div class=\"overview\"><div class=\"summary\">";
   if (is_subject_report(report)) {
     // A user's program: how each run of it ended, not the catalog's counts.
@@ -379,31 +371,30 @@ std::string overview(const json& report) {
            "</span>";
     o += "</div>";
   } else {
-    o += "<span class=\"pill\">" + h(str(s, "cases")) + " cases, " + h(str(s, "variants")) +
-         " variants</span>";
-    const json by_verdict =
-        s.value("by_verdict", json::object());  // named: items() keeps a reference
-    for (const auto& [verdict, n] : by_verdict.items())
+    o += "<span class=\"pill\">" + std::to_string(s.cases) + " cases, " +
+         std::to_string(s.variants) + " variants</span>";
+    for (const auto& [verdict, n] : s.by_verdict)
       o += "<span class=\"pill" +
            std::string(verdict == "regression" || verdict == "failed" ? " bad" : "") + "\">" +
-           h(verdict) + " " + h(n) + "</span>";
-    o += "<span class=\"pill" + std::string(s.value("mismatches", 0) ? " bad" : "") + "\">" +
-         h(str(s, "mismatches")) + " outcomes differ from expectation</span>";
-    if (s.value("harness_failures", 0))
-      o += "<span class=\"pill bad\">harness failures " + h(str(s, "harness_failures")) + "</span>";
-    o += "<span class=\"pill" + std::string(s.value("ok", true) ? "" : " bad") + "\">" +
-         (s.value("ok", true)         ? "every fix behaved"
+           h(verdict) + " " + std::to_string(n) + "</span>";
+    o += "<span class=\"pill" + std::string(s.mismatches ? " bad" : "") + "\">" +
+         std::to_string(s.mismatches) + " outcomes differ from expectation</span>";
+    if (s.harness_failures)
+      o += "<span class=\"pill bad\">harness failures " + std::to_string(s.harness_failures) +
+           "</span>";
+    o += "<span class=\"pill" + std::string(s.ok ? "" : " bad") + "\">" +
+         (s.ok                        ? "every fix behaved"
           : any_watch_failing(report) ? "hazardous forks found"
                                       : "a fix misbehaved or the harness failed") +
          "</span></div>";
   }
-  if (run.contains("complete") && !run.value("complete", true))
+  if (!run.complete)
     o += "<p class=\"banner\">This run did not finish: variants that had not ended are shown as "
          "not run.</p>";
-  else if (run.value("interrupted", false))
+  else if (run.interrupted)
     o += "<p class=\"banner\">This run was interrupted: variants that had not ended are shown as "
          "not run.</p>";
-  if (const auto errors = catalog_errors(report); !errors.empty()) {
+  if (const auto& errors = report.run.catalog_errors; !errors.empty()) {
     o += "<div class=\"banner\" id=\"catalog-errors\">" + h(kCatalogErrorsHeadline) + ":<ul>";
     for (const auto& e : errors) o += "<li>" + h(e) + "</li>";
     o += "</ul></div>";
@@ -411,7 +402,7 @@ std::string overview(const json& report) {
   return o + "</div>\n";
 }
 
-std::string matrix_section(const json& report) {
+std::string matrix_section(const Report& report) {
   // A user's program: its summary says how each run of it ended; there is no catalog.
   if (is_subject_report(report)) return "";
   const auto methods = matrix_methods(report);
@@ -423,17 +414,17 @@ std::string matrix_section(const json& report) {
   o += "</colgroup><thead><tr><th class=\"case\">case</th><th>verdict</th>";
   for (const auto& m : methods) o += "<th>" + h(m) + "</th>";
   o += "</tr></thead><tbody>";
-  for (const auto& c : list(report, "cases")) {
-    const std::string id = str(c, "id", "?");
+  for (const Case& c : report.cases) {
+    const std::string id = or_else(c.id, "?");
     o += "<tr class=\"case-row\" id=\"" + anchor("row-", id) + "\" data-case=\"" + h(id) +
          "\"><th class=\"case\"><a href=\"#" + anchor("case-", id) + "\">" + h(id) +
-         "</a><span class=\"case-title\">" + h(str(c, "title")) + "</span></th><td>" +
-         verdict_badge(c) + "</td>";
+         "</a><span class=\"case-title\">" + h(c.title) + "</span></th><td>" + verdict_badge(c) +
+         "</td>";
     for (const auto& m : methods) {
       o += "<td data-method=\"" + h(m) + "\">";
       auto vs = variants_with_method(c, m);
       if (vs.empty()) o += "<div class=\"cell none\">\u2014</div>";
-      for (const auto* v : vs) o += cell(*v);
+      for (const Variant* v : vs) o += cell(*v);
       o += "</td>";
     }
     o += "</tr>";
@@ -467,9 +458,9 @@ size_t first_text_cell(const DetailTable::Row& row) {
 
 // What a case measured and put in its details as tables and charts (data; the case says what they
 // hold): each table, then each chart, titled with the case and variant.
-std::string detail_views(const json& c, const json& v) {
+std::string detail_views(const Case& c, const Variant& v) {
   std::string o;
-  const std::string whose = str(c, "id") + " / " + str(v, "name") + ": ";
+  const std::string whose = c.id + " / " + v.name + ": ";
   for (const auto& t : detail_tables(v)) {
     o += "<div class=\"scroll\"><table class=\"workers\"><caption>" + h(t.title) +
          "</caption><thead><tr>";
@@ -495,119 +486,110 @@ std::string detail_views(const json& c, const json& v) {
 }
 
 // The tiny NN first: the source's own demo, where fork fails and spawn trains.
-std::string featured(const json& report) {
-  const json* c = featured_case(report);
+std::string featured(const Report& report) {
+  const Case* c = featured_case(report);
   if (!c) return "";
   std::string o = "<section class=\"featured\" id=\"featured\"><h2>" +
-                  h(str(*c, "title", str(*c, "id"))) + "</h2><p>" + rich(str(*c, "reported")) +
+                  h(c->title.empty() ? c->id : c->title) + "</h2><p>" + rich(c->reported) +
                   "</p><div class=\"grid2\"><div>";
-  for (const auto& v : list(*c, "variants")) {
-    if (str(v, "start_method") != "fork") continue;
+  for (const Variant& v : c->variants) {
+    if (v.start_method != "fork") continue;
     size_t failed = 0, total = 0;
     for (const auto& w : workers(v)) {
       ++total;
-      if (str(w, "status") != "ok") ++failed;
+      if (field(w, "status") != "ok") ++failed;
     }
-    o += "<div class=\"panel o-" + h(str(v, "outcome", "skip")) +
-         (mismatched(v) ? " mismatch" : "") + "\"><h3>fork: <code>" + h(str(v, "name")) +
-         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" +
-         h(str(v, "message")) + "</p>";
+    o += "<div class=\"panel o-" + h(or_else(v.outcome, "skip")) +
+         (mismatched(v) ? " mismatch" : "") + "\"><h3>fork: <code>" + h(v.name) +
+         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p class=\"msg\">" + h(v.message) +
+         "</p>";
     if (total)
       o += "<p class=\"msg\">" + std::to_string(failed) + " of " + std::to_string(total) +
            " workers failed.</p>";
-    o += "<p class=\"msg\"><small>" + rich(str(v, "expected_why")) + "</small></p></div>";
+    o += "<p class=\"msg\"><small>" + rich(v.expected_why) + "</small></p></div>";
   }
   o += "</div><div>";
-  for (const auto& v : list(*c, "variants")) {
-    if (str(v, "start_method") == "fork") continue;
-    o += "<div class=\"panel\"><h3>" + h(str(v, "start_method")) + ": <code>" + h(str(v, "name")) +
-         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p>" + h(str(v, "message")) +
-         "</p>" + detail_views(*c, v) + "</div>";
+  for (const Variant& v : c->variants) {
+    if (v.start_method == "fork") continue;
+    o += "<div class=\"panel\"><h3>" + h(v.start_method) + ": <code>" + h(v.name) +
+         "</code> \u2014 " + h(outcome_vs_expected(v)) + "</h3><p>" + h(v.message) + "</p>" +
+         detail_views(*c, v) + "</div>";
   }
   return o + "</div></div></section>\n";
 }
 
-std::string output_block(const char* label, const json& v, const char* key) {
-  const std::string text = v.value(key, "");
+std::string output_block(const char* label, const std::string& text, const char* key) {
   if (text.empty()) return "";
   return "<h5>" + std::string(label) + "</h5><pre class=\"" + key + "\">" +
          h(cap_text(text, kOutputCap)) + "</pre>";
 }
 
-std::string stacks_block(const json& v) {
-  if (!v.contains("stacks") || !v["stacks"].is_array() || v["stacks"].empty()) return "";
+std::string stacks_block(const Variant& v) {
+  if (v.stacks.empty()) return "";
   std::string o = "<details open class=\"stacks\"><summary>" + h(stacks_title(v)) + " (" +
-                  std::to_string(v["stacks"].size()) + " threads" +
-                  (v.contains("stacks_method") ? ", by " + h(v["stacks_method"]) : "") +
-                  ")</summary>";
-  if (v.contains("stacks_note")) o += "<p>" + h(v["stacks_note"]) + "</p>";
-  if (v.contains("stacks_python_note")) o += "<p>" + h(v["stacks_python_note"]) + "</p>";
-  for (const auto& t : v["stacks"]) {
+                  std::to_string(v.stacks.size()) + " threads" +
+                  (v.stacks_method.empty() ? "" : ", by " + h(v.stacks_method)) + ")</summary>";
+  if (!v.stacks_note.empty()) o += "<p>" + h(v.stacks_note) + "</p>";
+  if (!v.stacks_python_note.empty()) o += "<p>" + h(v.stacks_python_note) + "</p>";
+  for (const Thread& t : v.stacks) {
     std::string text = thread_line(t);
     if (const std::string py = python_frames_text(t, 64); !py.empty())
       text += "\nPython:\n" + py + "native:";
     int i = 0;
-    for (const auto& f : list(t, "frames"))
-      text += "\n  #" + std::to_string(i++) + " " + display(f);
+    for (const auto& f : t.frames) text += "\n  #" + std::to_string(i++) + " " + f;
     o += "<pre class=\"stack\">" + h(text) + "</pre>";
   }
   return o + "</details>";
 }
 
-std::string variant_block(const json& c, const json& v) {
-  const std::string o_ = str(v, "outcome", "skip");
-  const bool subject = str(v, "role") == "subject";
+std::string variant_block(const Case& c, const Variant& v) {
+  const std::string o_ = or_else(v.outcome, "skip");
+  const bool subject = v.role == "subject";
   // A user's program: under which start method it ran (matrix), or nothing of a catalog's.
   const std::string head =
-      !subject ? "<code>" + h(str(v, "name", "?")) + "</code><span class=\"tag\">" +
-                     h(str(v, "start_method")) + " \u00b7 " + h(str(v, "role")) + "</span>"
-      : list(c, "variants").size() > 1 ? "under <code>" + h(str(v, "start_method", "?")) + "</code>"
-                                       : std::string("the program");
-  std::string o = "<div class=\"variant\" id=\"" +
-                  anchor("variant-", str(c, "id") + "-" + str(v, "name")) + "\"><h4>" + head +
-                  "<span class=\"badge o-" + h(o_) +
+      !subject ? "<code>" + h(or_else(v.name, "?")) + "</code><span class=\"tag\">" +
+                     h(v.start_method) + " \u00b7 " + h(v.role) + "</span>"
+      : c.variants.size() > 1 ? "under <code>" + h(or_else(v.start_method, "?")) + "</code>"
+                              : std::string("the program");
+  std::string o = "<div class=\"variant\" id=\"" + anchor("variant-", c.id + "-" + v.name) +
+                  "\"><h4>" + head + "<span class=\"badge o-" + h(o_) +
                   (mismatched(v) && !subject ? " mismatch" : "") + "\"><span class=\"res\">" +
                   h(outcome_vs_expected(v)) + "</span></span></h4>";
-  if (!str(v, "description").empty()) o += "<p>" + rich(v["description"]) + "</p>";
+  if (!v.description.empty()) o += "<p>" + rich(v.description) + "</p>";
   // A user's program was expected nothing: what it did is the fact.
   o += "<dl class=\"facts\">";
-  if (str(v, "role") != "subject")
-    o += "<dt>expected</dt><dd><b>" + h(str(v, "expected", "?")) +
-         "</b>: " + rich(str(v, "expected_why")) + "</dd>";
+  if (!subject)
+    o += "<dt>expected</dt><dd><b>" + h(or_else(v.expected, "?")) +
+         "</b>: " + rich(v.expected_why) + "</dd>";
   o += "<dt>observed</dt><dd><b>" + h(outcome_shown(v)) + "</b>";
-  if (v.contains("duration_s") && v["duration_s"].is_number())
-    o += " after " + h(format_seconds(v["duration_s"].get<double>()));
-  if (v.contains("exit") && v["exit"].is_object()) {
-    const auto& e = v["exit"];
-    if (!e.value("code", json()).is_null()) o += ", exit code " + h(e["code"]);
-    if (!e.value("signal", json()).is_null())
-      o += ", signal " + h(e["signal"]) +
-           (e.contains("signal_name") ? " (" + h(e["signal_name"]) + ")" : "");
-  }
+  o += " after " + h(format_seconds(v.duration_s));
+  if (v.exit.code) o += ", exit code " + std::to_string(*v.exit.code);
+  if (v.exit.signal)
+    o += ", signal " + std::to_string(*v.exit.signal) +
+         (v.exit.signal_name.empty() ? "" : " (" + h(v.exit.signal_name) + ")");
   o += "</dd>";
   if (mismatched(v)) o += "<dt>meaning</dt><dd><b>" + h(mismatch_meaning(v)) + "</b></dd>";
-  if (!str(v, "message").empty()) o += "<dt>message</dt><dd>" + h(v["message"]) + "</dd>";
+  if (!v.message.empty()) o += "<dt>message</dt><dd>" + h(v.message) + "</dd>";
   if (const auto failed = failed_workers(v); !failed.empty()) {
     o += "<dt>workers that failed</dt><dd><ul class=\"failed-workers\">";
     for (const auto& line : failed) o += "<li>" + h(line) + "</li>";
     o += "</ul></dd>";
   }
-  if (v.contains("hang") &&
-      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
+  if (v.hang)  // a step that stalled; "hung" only if it was ended so
     o += std::string("<dt>") + (o_ == "hang" ? "hung at" : "stalled at") + "</dt><dd>" +
-         h(str(v["hang"], "step")) + " (pid " + h(str(v["hang"], "pid")) + ")</dd>";
-  if (const std::string tree =
-          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
-      !tree.empty())
+         h(v.hang->step) + " (pid " + std::to_string(v.hang->pid) + ")</dd>";
+  if (const std::string tree = tree_facts(v.watchdog, v.outcome); !tree.empty())
     o += "<dt>process tree</dt><dd class=\"tree\">" + h(tree) + "</dd>";
-  if (const json* pe = protocol_error(v))
-    o += "<dt>protocol error</dt><dd>" + h(str(*pe, "why")) + "<pre class=\"protocol-line\">" +
-         h(cap_text(str(*pe, "line"), kProtocolLineCap)) + "</pre></dd>";
+  if (v.protocol_error)
+    o += "<dt>protocol error</dt><dd>" + h(v.protocol_error->why) +
+         "<pre class=\"protocol-line\">" + h(cap_text(v.protocol_error->line, kProtocolLineCap)) +
+         "</pre></dd>";
   o += "</dl>";
-  if (v.contains("note")) o += "<p class=\"note\">" + rich(v["note"]) + "</p>";
-  o += output_block("stdout", v, "stdout") + output_block("stderr", v, "stderr") + stacks_block(v);
+  if (!v.note.empty()) o += "<p class=\"note\">" + rich(v.note) + "</p>";
+  o += output_block("stdout", v.stdout_text, "stdout") +
+       output_block("stderr", v.stderr_text, "stderr") + stacks_block(v);
   // The featured case's tables and charts are at the top of the page.
-  if (member(c, "featured") != true) o += detail_views(c, v);
+  if (!c.featured) o += detail_views(c, v);
   if (const json details = details_without_views(v); !details.empty()) {
     std::string text = details.dump(2, ' ', false, json::error_handler_t::replace);
     o += std::string("<details class=\"details\"><summary>details (") +
@@ -617,48 +599,43 @@ std::string variant_block(const json& c, const json& v) {
   return o + "</div>";
 }
 
-std::string case_section(const json& c) {
-  const std::string id = str(c, "id", "?");
-  const auto& variants = list(c, "variants");
+std::string case_section(const Case& c) {
+  const std::string id = or_else(c.id, "?");
+  const auto& variants = c.variants;
   // exec, watch, matrix, attach: the user's own program, no case of a catalog.
-  const bool subject = !variants.empty() && str(variants[0], "role") == "subject";
+  const bool subject = !variants.empty() && variants[0].role == "subject";
   std::string o = "<section class=\"case\" id=\"" + anchor("case-", id) + "\"><h2>" +
-                  verdict_badge(c) + " " + h(str(c, "title", id)) +
+                  verdict_badge(c) + " " + h(c.title.empty() ? id : c.title) +
                   (subject ? "" : " <span class=\"id\">" + h(id) + "</span>") + "</h2>";
-  o += "<p>" + h(str(c, "verdict_reason")) + "</p><dl class=\"facts\">";
+  o += "<p>" + h(c.verdict_reason) + "</p><dl class=\"facts\">";
   // The user's own command (exec, watch) has no source document.
-  if (c.contains("source") && c["source"].is_object() &&
-      !(str(c["source"], "document").empty() && str(c["source"], "url").empty())) {
-    const json& s = c["source"];
-    const std::string url = str(s, "url");
-    std::string title = "\u201c" + h(str(s, "title")) + "\u201d";
+  if (const Source& s = c.source; !(s.document.empty() && s.url.empty())) {
+    std::string title = "\u201c" + h(s.title) + "\u201d";
     // Only a web address becomes a link: the report may be opened from a file on a shared drive.
-    if (url.rfind("https://", 0) == 0) title = "<a href=\"" + h(url) + "\">" + title + "</a>";
-    o += "<dt>source</dt><dd>" + title + " by " + h(str(s, "author"));
-    if (!str(s, "document").empty()) o += " (document " + h(str(s, "document")) + ")";
+    if (s.url.rfind("https://", 0) == 0) title = "<a href=\"" + h(s.url) + "\">" + title + "</a>";
+    o += "<dt>source</dt><dd>" + title + " by " + h(s.author);
+    if (!s.document.empty()) o += " (document " + h(s.document) + ")";
     o += "</dd>";
   }
-  if (!str(c, "platforms").empty()) o += "<dt>applies to</dt><dd>" + h(c["platforms"]) + "</dd>";
+  if (!c.platforms.empty()) o += "<dt>applies to</dt><dd>" + h(c.platforms) + "</dd>";
   o += "</dl>";
-  if (!str(c, "reported").empty())
-    o += "<h3>What the source reported</h3><blockquote>" + rich(c["reported"]) + "</blockquote>";
-  if (!str(c, "mechanism").empty()) o += "<h3>Mechanism</h3><p>" + rich(c["mechanism"]) + "</p>";
-  if (member(c, "featured") == true &&
-      std::any_of(variants.begin(), variants.end(), [](const json& v) {
+  if (!c.reported.empty())
+    o += "<h3>What the source reported</h3><blockquote>" + rich(c.reported) + "</blockquote>";
+  if (!c.mechanism.empty()) o += "<h3>Mechanism</h3><p>" + rich(c.mechanism) + "</p>";
+  if (c.featured && std::any_of(variants.begin(), variants.end(), [](const Variant& v) {
         return !detail_tables(v).empty() || !detail_charts(v).empty();
       }))
     o += "<p>What its variants measured is shown <a href=\"#featured\">at the top</a>.</p>";
   o += !subject              ? "<h3>Variants</h3>"
        : variants.size() > 1 ? "<h3>Under each start method</h3>"
                              : "<h3>How it ran</h3>";
-  for (const auto& v : variants) o += variant_block(c, v);
+  for (const Variant& v : variants) o += variant_block(c, v);
   return o + "</section>\n";
 }
 
-std::string environment_dl(const json& report) {
-  const json env = report.value("run", json::object()).value("environment", json::object());
+std::string environment_dl(const Report& report) {
   std::string o = "<section id=\"environment\"><h2>Environment</h2><table class=\"env\"><tbody>";
-  for (const auto& row : environment_rows(env)) {
+  for (const auto& row : environment_rows(report.run.environment)) {
     o += "<tr><th>" + h(row.label) + "</th><td>";
     o += row.block ? "<pre>" + h(row.value) + "</pre>" : h(row.value);
     o += "</td></tr>";
@@ -669,21 +646,20 @@ std::string environment_dl(const json& report) {
 class HtmlReporter final : public Reporter {
  public:
   std::string file_name() const override { return "report.html"; }
-  std::string render(const json& report) const override {
-    const json s = report.value("summary", json::object());
+  std::string render(const Report& report) const override {
     std::string o =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<title>" +
         (is_subject_report(report)  // a user's program: its command, as its case's title says
-             ? h(field(list(report, "cases").front(), "title", "forkcheck report"))
-             : "forkcheck report: " + h(str(s, "cases")) + " cases") +
+             ? h(or_else(report.cases.front().title, "forkcheck report"))
+             : "forkcheck report: " + std::to_string(report.summary.cases) + " cases") +
         "</title><style>" + kStyle + "</style></head>\n<body>\n";
     o += page_header(report) + key_finding_block(report) + overview(report) +
          watch_finding(report) + matrix_section(report) + featured(report);
-    for (const auto& c : list(report, "cases")) o += case_section(c);
+    for (const Case& c : report.cases) o += case_section(c);
     o += environment_dl(report);
-    o += "<footer>Rendered from report.json (schema " + h(str(report, "schema_version", "?")) +
+    o += "<footer>Rendered from report.json (schema " + h(or_else(report.schema_version, "?")) +
          ") by forkcheck; <code>forkcheck report --from report.json</code> renders it "
          "again.</footer>\n</body></html>\n";
     return o;

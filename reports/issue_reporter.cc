@@ -24,11 +24,9 @@ constexpr size_t kWhereBytes = 3000;      // the stuck stacks, trimmed
 constexpr size_t kValueBytes = 160;       // one environment value
 constexpr size_t kTracebackBytes = 4000;  // the exception, the user's frames whole
 
-std::string command_line(const json& report) {
+std::string command_line(const Report& report) {
   std::string s;
-  if (!report.contains("run") || !report["run"].is_object()) return s;
-  for (const auto& a : list(report["run"], "argv")) {
-    const std::string arg = display(a);
+  for (const std::string& arg : report.run.argv) {
     const bool plain =
         !arg.empty() && arg.find_first_of(" \t'\"$`\\|&;<>()*?") == std::string::npos;
     s += (s.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
@@ -37,23 +35,19 @@ std::string command_line(const json& report) {
 }
 
 // The stacks of a stuck subject, one thread per place it waits: Python frames, then native ones.
-std::string stuck_stacks(const json& v) {
-  const json* stacks = &list(v, "stacks");
+std::string stuck_stacks(const Variant& v) {
+  const std::vector<Thread>* stacks = &v.stacks;
   std::string title = stacks_title(v);
-  if (stacks->empty() && v.contains("stall") && v["stall"].is_object()) {
-    stacks = &list(v["stall"], "stacks");
-    title = "stacks taken when the whole tree stalled at " +
-            format_seconds(v["stall"].value("after_s", 0.0));
+  if (stacks->empty() && v.stall) {
+    stacks = &v.stall->stacks;
+    title = "stacks taken when the whole tree stalled at " + format_seconds(v.stall->after_s);
   }
   if (stacks->empty()) return "";
   std::string text;
   std::vector<std::string> seen;
-  for (const auto& t : *stacks) {
+  for (const Thread& t : *stacks) {
     std::string place = python_where(t);
-    if (place.empty()) {
-      const auto& frames = list(t, "frames");
-      place = frames.empty() ? "" : display(frames[0]);
-    }
+    if (place.empty()) place = t.frames.empty() ? "" : t.frames[0];
     if (place.empty()) continue;
     bool dup = false;
     for (const auto& s : seen) dup = dup || s == place;
@@ -61,12 +55,12 @@ std::string stuck_stacks(const json& v) {
     seen.push_back(place);
     text += thread_line(t) + "\n" + python_frames_text(t, 6);
     size_t i = 0;
-    for (const auto& f : list(t, "frames")) {
+    for (const auto& f : t.frames) {
       if (i == 8) {
         text += "  ...\n";
         break;
       }
-      text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+      text += "  #" + std::to_string(i++) + " " + f + "\n";
     }
   }
   return "### " + md_inline(title) + "\n\n" + md_code_block(cap_text(text, kWhereBytes)) + "\n";
@@ -104,7 +98,7 @@ std::string environment_section(const json& env) {
 
 // watch: each hazardous fork in a line, the first ones with where it forked, the threads that
 // ran, and the fix (what the terminal said), so that the ticket holds them; "" when none.
-std::string hazardous_forks_text(const json& v) {
+std::string hazardous_forks_text(const Variant& v) {
   constexpr size_t kWithAdvice = 3, kListed = 10;
   const auto forks = hazardous_forks(v);
   if (forks.empty()) return "";
@@ -123,28 +117,27 @@ std::string hazardous_forks_text(const json& v) {
 class IssueReporter : public Reporter {
  public:
   std::string file_name() const override { return "issue.md"; }
-  std::string render(const json& report) const override {
+  std::string render(const Report& report) const override {
     const Finding f = key_finding(report);
-    const json run = report.value("run", json::object());
+    const Run& run = report.run;
     std::string head = "## forkcheck: " + md_inline(f.headline) + "\n\n";
     for (const auto& fact : f.facts) head += "- " + md_inline(cap_text(fact, 400)) + "\n";
     if (!f.facts.empty()) head += "\n";
     if (!f.fix.empty()) head += "**Fix:** " + md_inline(f.fix) + "\n\n";
     if (const std::string cmd = command_line(report); !cmd.empty())
       head += "Command:\n\n" + md_code_block(cap_text(cmd, 1500)) + "\n";
-    head += "forkcheck " + md_inline(field(report.value("tool", json::object()), "version")) +
-            ", " + md_inline(field(run, "started_at")) + ", " +
-            md_inline(format_seconds(run.value("duration_s", 0.0))) + "\n\n";
+    head += "forkcheck " + md_inline(report.tool.version) + ", " + md_inline(run.started_at) +
+            ", " + md_inline(format_seconds(run.duration_s.value_or(0.0))) + "\n\n";
 
     std::string body;
-    const auto& cases = list(report, "cases");
-    if (cases.size() == 1 && list(cases[0], "variants").size() == 1 &&
-        field(cases[0]["variants"][0], "role") == "subject") {
-      const json& v = cases[0]["variants"][0];
+    const auto& cases = report.cases;
+    if (cases.size() == 1 && cases[0].variants.size() == 1 &&
+        cases[0].variants[0].role == "subject") {
+      const Variant& v = cases[0].variants[0];
       body += stuck_stacks(v);
       body += hazardous_forks_text(v);
       // The exception that ended it, its user's frames whole; the processes of it that failed.
-      if (field(v, "outcome") == "error")
+      if (v.outcome == "error")
         if (const auto e = program_error(v))
           body +=
               "### The exception\n\n" + md_code_block(traceback_text(*e, kTracebackBytes)) + "\n";
@@ -173,8 +166,8 @@ class IssueReporter : public Reporter {
           body += "- and " + std::to_string(other.size() - kShown) + " more\n";
         body += "\n";
       }
-      const std::string err = field(v, "stderr");
-      if (!err.empty() && field(v, "outcome") != "ok")
+      const std::string& err = v.stderr_text;
+      if (!err.empty() && v.outcome != "ok")
         body += "### The end of its stderr\n\n" +
                 md_code_block(err.size() > 1500 ? "..." + err.substr(err.size() - 1500) : err) +
                 "\n";
@@ -183,25 +176,24 @@ class IssueReporter : public Reporter {
       body += subject ? "### The program under each start method\n\n| command | verdict | how it "
                         "ended |\n|---|---|---|\n"
                       : "### Cases\n\n| case | verdict | outcomes (expected) |\n|---|---|---|\n";
-      for (const auto& c : cases) {
+      for (const Case& c : cases) {
         std::string outcomes;
-        for (const auto& v : list(c, "variants"))
+        for (const Variant& v : c.variants)
           outcomes +=
               (outcomes.empty() ? ""
                : subject        ? "; "
                                 : ", ") +
-              field(v, "name") + (subject ? ": " : " ") +
+              v.name + (subject ? ": " : " ") +
               // A program (matrix) that exited 0 while its workers failed: not ok.
               (exited_zero_but_processes_failed(v) ? "exited 0, but " + descendants_failure_count(v)
                                                    : outcome_shown(v)) +
-              (!subject && mismatched(v) ? " (" + field(v, "expected") + ")" : "");
-        body += "| " + md_inline((subject ? "forkcheck " : "") + field(c, "id")) + " | " +
-                md_inline(field(c, "verdict")) + " | " + md_inline(cap_text(outcomes, 300)) +
-                " |\n";
+              (!subject && mismatched(v) ? " (" + v.expected + ")" : "");
+        body += "| " + md_inline((subject ? "forkcheck " : "") + c.id) + " | " +
+                md_inline(c.verdict) + " | " + md_inline(cap_text(outcomes, 300)) + " |\n";
       }
       body += "\n";
     }
-    const std::string env = environment_section(run.value("environment", json::object()));
+    const std::string env = environment_section(run.environment);
     const std::string foot =
         "<sub>Full reports beside this file: report.html, report.json, junit.xml, summary.md. "
         "Attach report.json for everything forkcheck saw.</sub>\n";

@@ -57,7 +57,7 @@ TEST(KeyFinding, AStuckPythonPoolIsNamedByFileAndLineOnePlacePerLine) {
   const json stacks = json::array({python_thread(10, 10, "/home/u/train.py", 13, "main", false),
                                    python_thread(11, 11, "/home/u/train.py", 5, "work", true),
                                    python_thread(12, 12, "/home/u/train.py", 5, "work", true)});
-  const Finding f = key_finding(subject_report(stacks));
+  const Finding f = key_finding(read_report(subject_report(stacks)));
   EXPECT_TRUE(f.bad);
   EXPECT_EQ(f.headline.rfind("exec: hang: ", 0), 0u) << f.headline;
   ASSERT_EQ(f.facts.size(), 2u);
@@ -65,7 +65,7 @@ TEST(KeyFinding, AStuckPythonPoolIsNamedByFileAndLineOnePlacePerLine) {
   EXPECT_EQ(f.facts[1], "pid 11 python3 and 1 more: train.py:5 in work");
   EXPECT_NE(f.fix.find("libgomp"), std::string::npos) << f.fix;
 
-  const std::string issue = make_issue_reporter()->render(subject_report(stacks));
+  const std::string issue = make_issue_reporter()->render(read_report(subject_report(stacks)));
   EXPECT_NE(issue.find("train.py:13 in main"), std::string::npos) << issue;
   EXPECT_NE(issue.find("**Fix:**"), std::string::npos);
   EXPECT_NE(issue.find("forkcheck exec --timeout 30 -- python3 train.py"), std::string::npos)
@@ -74,13 +74,15 @@ TEST(KeyFinding, AStuckPythonPoolIsNamedByFileAndLineOnePlacePerLine) {
 
 TEST(KeyFinding, NoFixIsClaimedWithoutItsReason) {
   const json stacks = json::array({python_thread(10, 10, "/home/u/train.py", 13, "main", false)});
-  EXPECT_EQ(key_finding(subject_report(stacks)).fix, "") << "no libgomp frame: no libgomp fix";
+  EXPECT_EQ(key_finding(read_report(subject_report(stacks))).fix, "")
+      << "no libgomp frame: no libgomp fix";
 
   json r = testing::synthetic_report();
   for (auto& c : r["cases"])
     for (auto& v : c["variants"])
       if (v["role"] == "fix" && v["start_method"] == "spawn") v["outcome"] = "error";
-  EXPECT_EQ(key_finding(r).fix, "") << "a spawn fix failed: spawn is not advised as the fix";
+  EXPECT_EQ(key_finding(read_report(r)).fix, "")
+      << "a spawn fix failed: spawn is not advised as the fix";
 }
 
 // A torch process's idle OpenMP pool threads sit in libgomp: that is no sign of the fork hang.
@@ -88,7 +90,8 @@ TEST(KeyFinding, IdlePoolThreadsInLibgompAreNoReasonForTheGompFix) {
   json main_thread = python_thread(10, 10, "/home/u/train.py", 13, "main", false);
   json pool_thread = python_thread(10, 11, "/home/u/train.py", 13, "main", true);
   pool_thread["python"] = json::array();
-  EXPECT_EQ(key_finding(subject_report(json::array({main_thread, pool_thread}))).fix, "");
+  EXPECT_EQ(key_finding(read_report(subject_report(json::array({main_thread, pool_thread})))).fix,
+            "");
 }
 
 // A native deadlock: each locker is named by its own function, not by the C library's lock
@@ -104,8 +107,8 @@ TEST(KeyFinding, NativeWaitsAreNamedByTheProgramsOwnFunctions) {
                               "(anonymous namespace)::" + locker + " at /src/dl.cc:9",
                               "start_thread at ./nptl/pthread_create.c:442"})}};
   };
-  const auto lines =
-      where_it_waits(json::array({thread(8, "lock_a_then_b"), thread(9, "lock_b_then_a")}), 8);
+  const auto lines = where_it_waits(
+      read_stacks(json::array({thread(8, "lock_a_then_b"), thread(9, "lock_b_then_a")})), 8);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "pid 7 dl: __GI___lll_lock_wait < (anonymous namespace)::lock_a_then_b");
   EXPECT_EQ(lines[1], "pid 7 dl: __GI___lll_lock_wait < (anonymous namespace)::lock_b_then_a");
@@ -118,7 +121,7 @@ TEST(KeyFinding, ASkippedCaseSaysWhy) {
        {"verdict", "skipped"},
        {"verdict_reason", "no CUDA driver: libcuda.so.1 not found"},
        {"variants", json::array({variant("fork", "fork", "hazard", "skip", "skip", "no CUDA")})}});
-  const Finding f = key_finding(r);
+  const Finding f = key_finding(read_report(r));
   bool said = false;
   for (const auto& fact : f.facts)
     said = said || fact == "skipped-case: skipped (no CUDA driver: libcuda.so.1 not found)";
@@ -134,7 +137,7 @@ TEST(IssueMd, EachEnvironmentFactOnce) {
       {"variables", json::object()},
       {"machine",
        {{"cpus", {{"online", 2}, {"affinity", 1}}}, {"variables", {{"OMP_NUM_THREADS", "1"}}}}}};
-  const std::string issue = make_issue_reporter()->render(r);
+  const std::string issue = make_issue_reporter()->render(read_report(r));
   auto count = [&issue](const std::string& what) {
     std::size_t n = 0;
     for (std::size_t p = 0; (p = issue.find(what, p)) != std::string::npos; ++p) ++n;
@@ -148,7 +151,7 @@ TEST(IssueMd, EachEnvironmentFactOnce) {
   // A user's program: no word of the catalog's libtorch (its Python side says its own torch).
   r["run"]["environment"]["collected_by"] = {{"program", "forkcheck-repro"},
                                              {"user_program", true}};
-  EXPECT_EQ(make_issue_reporter()->render(r).find("libtorch"), std::string::npos);
+  EXPECT_EQ(make_issue_reporter()->render(read_report(r)).find("libtorch"), std::string::npos);
 }
 
 TEST(IssueMd, StaysUnderTenKilobytesWhateverTheRun) {
@@ -161,12 +164,13 @@ TEST(IssueMd, StaysUnderTenKilobytesWhateverTheRun) {
   json env = json::object();
   for (int i = 0; i < 300; ++i) env["variables"]["V" + std::to_string(i)] = std::string(300, 'v');
   r["run"]["environment"] = env;
-  const std::string issue = make_issue_reporter()->render(r);
+  const std::string issue = make_issue_reporter()->render(read_report(r));
   EXPECT_LT(issue.size(), kIssueMaxBytes);
   EXPECT_EQ(issue.rfind("## forkcheck: exec: hang", 0), 0u) << "the finding survives the cut";
   EXPECT_NE(issue.find("Full reports beside this file"), std::string::npos) << "and the footer";
 
-  const std::string big_catalog = make_issue_reporter()->render(testing::synthetic_report());
+  const std::string big_catalog =
+      make_issue_reporter()->render(read_report(testing::synthetic_report()));
   EXPECT_LT(big_catalog.size(), kIssueMaxBytes);
 }
 

@@ -7,8 +7,8 @@ namespace {
 class JsonReporter final : public Reporter {
  public:
   std::string file_name() const override { return "report.json"; }
-  std::string render(const nlohmann::json& report) const override {
-    return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string render(const Report& report) const override {
+    return report.document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
 };
 

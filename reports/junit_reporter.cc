@@ -39,11 +39,6 @@ void text_child(pugi::xml_node parent, const char* name, const std::string& text
   parent.append_child(name).text().set(xml_safe(text).c_str());
 }
 
-double seconds(const json& v) {
-  return v.contains("duration_s") && v["duration_s"].is_number() ? v["duration_s"].get<double>()
-                                                                 : 0.0;
-}
-
 std::string fixed3(double s) {
   std::ostringstream o;
   o.setf(std::ios::fixed);
@@ -56,44 +51,39 @@ constexpr size_t kFramesPerThread = 24;
 constexpr size_t kStacksCap = 64 * 1024;
 
 // A tree's stacks as a CI log shows them: each thread, then its first frames. "" when none.
-std::string stacks_text(const json& v) {
-  const json& stacks = list(v, "stacks");
-  if (stacks.empty()) return "";
-  std::string text =
-      stacks_title(v) + " (" + std::to_string(stacks.size()) + " threads" +
-      (field(v, "stacks_method").empty() ? "" : ", by " + field(v, "stacks_method")) + "):\n";
-  if (!field(v, "stacks_note").empty()) text += field(v, "stacks_note") + "\n";
-  if (!field(v, "stacks_python_note").empty()) text += field(v, "stacks_python_note") + "\n";
-  for (const auto& t : stacks) {
+std::string stacks_text(const Variant& v) {
+  if (v.stacks.empty()) return "";
+  std::string text = stacks_title(v) + " (" + std::to_string(v.stacks.size()) + " threads" +
+                     (v.stacks_method.empty() ? "" : ", by " + v.stacks_method) + "):\n";
+  if (!v.stacks_note.empty()) text += v.stacks_note + "\n";
+  if (!v.stacks_python_note.empty()) text += v.stacks_python_note + "\n";
+  for (const Thread& t : v.stacks) {
     text += thread_line(t) + "\n";
     if (const std::string py = python_frames_text(t, kFramesPerThread); !py.empty())
       text += "Python:\n" + py + "native:\n";
     size_t i = 0;
-    for (const auto& f : list(t, "frames")) {
+    for (const auto& f : t.frames) {
       if (i == kFramesPerThread) {
         text += "  ...\n";
         break;
       }
-      text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+      text += "  #" + std::to_string(i++) + " " + f + "\n";
     }
   }
   return cap_text(text, kStacksCap);
 }
 
 // What the watchdog saw and what the channel carried, one line each: "" when nothing.
-std::string watchdog_text(const json& v) {
+std::string watchdog_text(const Variant& v) {
   std::string text;
-  if (v.contains("hang") &&
-      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
-    text += std::string(field(v, "outcome") == "hang" ? "hung at " : "stalled at ") +
-            field(v["hang"], "step") + " (pid " + field(v["hang"], "pid") + ")\n";
-  if (const std::string tree =
-          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
-      !tree.empty())
+  if (v.hang)  // a step that stalled; "hung" only if it was ended so
+    text += std::string(v.outcome == "hang" ? "hung at " : "stalled at ") + v.hang->step +
+            " (pid " + std::to_string(v.hang->pid) + ")\n";
+  if (const std::string tree = tree_facts(v.watchdog, v.outcome); !tree.empty())
     text += "process tree: " + tree + "\n";
-  if (const json* pe = protocol_error(v))
-    text += "protocol error: " + field(*pe, "why") +
-            "\n  line: " + cap_text(field(*pe, "line"), kProtocolLineCap) + "\n";
+  if (v.protocol_error)
+    text += "protocol error: " + v.protocol_error->why +
+            "\n  line: " + cap_text(v.protocol_error->line, kProtocolLineCap) + "\n";
   return text;
 }
 
@@ -104,13 +94,13 @@ struct Counts {
 
 // What a reader of the CI log needs in a failure's body: what differed, the message, why the
 // expectation was what it was.
-std::string failure_body(const json& v) {
+std::string failure_body(const Variant& v) {
   std::string body = mismatch_meaning(v);
-  if (!field(v, "message").empty()) body += "\n" + field(v, "message");
-  if (!field(v, "note").empty()) body += "\n" + field(v, "note");
+  if (!v.message.empty()) body += "\n" + v.message;
+  if (!v.note.empty()) body += "\n" + v.note;
   // A user's program was expected nothing but to work: no expectation to explain.
-  if (!field(v, "expected_why").empty() && field(v, "role") != "subject")
-    body += "\nexpected " + field(v, "expected") + " because: " + field(v, "expected_why");
+  if (!v.expected_why.empty() && v.role != "subject")
+    body += "\nexpected " + v.expected + " because: " + v.expected_why;
   if (const auto failed = failed_workers(v); !failed.empty()) {
     body += "\nworkers that failed:";
     for (const auto& line : failed) body += "\n  " + line;
@@ -122,12 +112,9 @@ std::string failure_body(const json& v) {
 
 // What the user's command is called in CI's history, the same from run to run: the script a
 // Python interpreter runs ("train.py", "-m pytest", "-c"), else the program's own name.
-std::string command_label(const json& c) {
-  const json& command = member(c, "command");
-  std::vector<std::string> words;
-  for (const auto& w : command.is_array() ? command : json::array())
-    if (w.is_string()) words.push_back(w.get<std::string>());
-  if (words.empty()) return field(c, "id", "?");
+std::string command_label(const Case& c) {
+  const std::vector<std::string>& words = c.command;
+  if (words.empty()) return c.id.empty() ? "?" : c.id;
   auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
   std::string program = base(words[0]);  // not const: returned, it is moved
   if (program.rfind("python", 0) != 0) return program;
@@ -141,81 +128,80 @@ std::string command_label(const json& c) {
 
 // A subject's testcases (exec, watch, matrix): "exec" / "train.py"; a matrix's methods
 // "matrix.train.py" / "spawn". Catalog variants: the case / the variant.
-std::pair<std::string, std::string> testcase_names(const json& c, const json& v) {
-  if (field(v, "role") != "subject") return {field(c, "id", "?"), field(v, "name", "?")};
-  if (field(c, "id") == "matrix") return {"matrix." + command_label(c), field(v, "name", "?")};
-  return {field(c, "id", "?"), command_label(c)};
+std::pair<std::string, std::string> testcase_names(const Case& c, const Variant& v) {
+  if (v.role != "subject") return {or_else(c.id, "?"), or_else(v.name, "?")};
+  if (c.id == "matrix") return {"matrix." + command_label(c), or_else(v.name, "?")};
+  return {or_else(c.id, "?"), command_label(c)};
 }
 
 // The classname of the testcases a variant adds (its forks, its failed processes).
-std::string owner_name(const json& c, const json& v) {
+std::string owner_name(const Case& c, const Variant& v) {
   const auto [classname, name] = testcase_names(c, v);
   return classname + "." + name;
 }
 
-void testcase(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
+void testcase(pugi::xml_node suite, const Case& c, const Variant& v, Counts& n) {
   auto tc = suite.append_child("testcase");
   const auto [classname, name] = testcase_names(c, v);
   attr(tc, "classname", classname);
   attr(tc, "name", name);
-  attr(tc, "time", fixed3(seconds(v)));
+  attr(tc, "time", fixed3(v.duration_s));
   ++n.tests;
-  n.time += seconds(v);
-  const std::string outcome = field(v, "outcome", "skip");
+  n.time += v.duration_s;
+  const std::string outcome = or_else(v.outcome, "skip");
   if (unfinished(v)) {
     // Not run to its end (forkcheck was interrupted): neither a pass nor a failure.
     ++n.skipped;
-    const std::string why = field(v, "message");
-    attr(tc.append_child("skipped"), "message", why.empty() ? outcome_shown(v) : why);
+    attr(tc.append_child("skipped"), "message", v.message.empty() ? outcome_shown(v) : v.message);
   } else if (matched(v)) {
     if (outcome == "skip") {
       ++n.skipped;
-      attr(tc.append_child("skipped"), "message", field(v, "message", field(v, "expected_why")));
+      attr(tc.append_child("skipped"), "message", v.message.empty() ? v.expected_why : v.message);
     }
   } else {
-    const bool error = member(v, "harness_error") == true;
+    const bool error = v.harness_error;
     auto f = tc.append_child(error ? "error" : "failure");
     ++(error ? n.errors : n.failures);
     // Exited 0 while processes of it failed: the message says so whole, once.
     attr(f, "message",
          (exited_zero_but_processes_failed(v) ? std::string("the program did not end well")
                                               : mismatch_meaning(v)) +
-             (field(v, "message").empty() ? "" : ": " + field(v, "message")));
+             (v.message.empty() ? "" : ": " + v.message));
     attr(f, "type", outcome);
     f.text().set(xml_safe(failure_body(v)).c_str());
   }
-  std::string out = field(v, "stdout");
+  std::string out = v.stdout_text;
   // A failure's body has the watchdog's facts and the stacks already. A pass that ended by itself
   // after time was called says so in its message alone: shown.
-  const bool by_itself = member(member(v, "watchdog"), "exited_by_itself") == true;
-  if (const std::string facts = matched(v) || unfinished(v)
-                                    ? (matched(v) && by_itself && !field(v, "message").empty()
-                                           ? "message: " + field(v, "message") + "\n"
-                                           : "") +
-                                          watchdog_text(v) + stacks_text(v)
-                                    : "";
+  const bool by_itself = v.watchdog.exited_by_itself;
+  if (const std::string facts =
+          matched(v) || unfinished(v)
+              ? (matched(v) && by_itself && !v.message.empty() ? "message: " + v.message + "\n"
+                                                               : "") +
+                    watchdog_text(v) + stacks_text(v)
+              : "";
       !facts.empty())
     out += (out.empty() || out.back() == '\n' ? "" : "\n") + facts;
   if (!out.empty()) text_child(tc, "system-out", out);
-  if (!field(v, "stderr").empty()) text_child(tc, "system-err", field(v, "stderr"));
+  if (!v.stderr_text.empty()) text_child(tc, "system-err", v.stderr_text);
 }
 
 // `forkcheck watch`: a testcase per hazardous fork listed, beside the program's own. One that
 // fails the watch is a <failure> naming the hazard and the fork, its body the full advice with
 // the fix; one of a kind allowed (--allow) passes, the same text in <system-out>. Forks that fail
 // but are not listed (report.json keeps the first 500) are one more <failure>.
-void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
-  for (const json* f : hazardous_forks(v)) {
+void fork_testcases(pugi::xml_node suite, const Case& c, const Variant& v, Counts& n) {
+  for (const ForkEvent* f : hazardous_forks(v)) {
     auto tc = suite.append_child("testcase");
     // By order, not by pid: the same fork keeps its name in CI's history (the pids are in the
     // message).
     attr(tc, "classname", owner_name(c, v));
-    attr(tc, "name", "fork-" + field(*f, "index", "?"));
+    attr(tc, "name", "fork-" + std::to_string(f->index));
     attr(tc, "time", fixed3(0));
     ++n.tests;
     const std::string message = fork_failure_message(*f);
     const std::string body = message + "\n" + fork_advice_text(*f);
-    if (f->value("allowed", false)) {
+    if (f->allowed) {
       text_child(tc, "system-out", body);
       continue;
     }
@@ -243,8 +229,8 @@ void fork_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& 
 
 // `exec`/`watch`: a testcase per process of the tree that failed, a <failure> each: the work
 // it was given was not done, whatever the program's own exit status says.
-void descendant_testcases(pugi::xml_node suite, const json& c, const json& v, Counts& n) {
-  if (field(v, "role") != "subject") return;
+void descendant_testcases(pugi::xml_node suite, const Case& c, const Variant& v, Counts& n) {
+  if (v.role != "subject") return;
   size_t index = 0;
   for (const auto& d : failed_descendants(v)) {
     auto tc = suite.append_child("testcase");
@@ -274,7 +260,7 @@ void set_counts(pugi::xml_node n, const Counts& c) {
 class JunitReporter final : public Reporter {
  public:
   std::string file_name() const override { return "junit.xml"; }
-  std::string render(const json& report) const override {
+  std::string render(const Report& report) const override {
     pugi::xml_document doc;
     auto decl = doc.append_child(pugi::node_declaration);
     decl.append_attribute("version") = "1.0";
@@ -282,19 +268,22 @@ class JunitReporter final : public Reporter {
     auto root = doc.append_child("testsuites");
     attr(root, "name", "forkcheck");
     Counts total;
-    const json run = report.is_object() ? report.value("run", json::object()) : json::object();
-    for (const auto& c : list(report, "cases")) {
+    const Run& run = report.run;
+    for (const Case& c : report.cases) {
       auto suite = root.append_child("testsuite");
-      attr(suite, "name", field(c, "id", "?"));
-      if (!field(run, "started_at").empty()) attr(suite, "timestamp", field(run, "started_at"));
+      attr(suite, "name", or_else(c.id, "?"));
+      if (!run.started_at.empty()) attr(suite, "timestamp", run.started_at);
       auto props = suite.append_child("properties");
-      for (const char* key : {"verdict", "verdict_reason", "title"}) {
+      for (const auto& [key, value] :
+           {std::pair<const char*, const std::string&>{"verdict", c.verdict},
+            {"verdict_reason", c.verdict_reason},
+            {"title", c.title}}) {
         auto p = props.append_child("property");
         attr(p, "name", key);
-        attr(p, "value", field(c, key));
+        attr(p, "value", value);
       }
       Counts n;
-      for (const auto& v : list(c, "variants")) {
+      for (const Variant& v : c.variants) {
         testcase(suite, c, v, n);
         fork_testcases(suite, c, v, n);
         descendant_testcases(suite, c, v, n);
@@ -305,10 +294,10 @@ class JunitReporter final : public Reporter {
     }
     // A repro program that could not list its cases: an <error> of its own, so CI shows that cases
     // are missing rather than passing on the ones that were there.
-    if (const auto errors = catalog_errors(report); !errors.empty()) {
+    if (const auto& errors = run.catalog_errors; !errors.empty()) {
       auto suite = root.append_child("testsuite");
       attr(suite, "name", "forkcheck");
-      if (!field(run, "started_at").empty()) attr(suite, "timestamp", field(run, "started_at"));
+      if (!run.started_at.empty()) attr(suite, "timestamp", run.started_at);
       Counts n;
       for (const auto& e : errors) {
         auto tc = suite.append_child("testcase");

@@ -18,25 +18,25 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 // Whether a thread's Python frames pass through `function` of multiprocessing's `file`
 // ("multiprocessing/process.py").
-bool passes(const json& thread, const char* file, const char* function) {
-  for (const auto& f : list(thread, "python"))
-    if (field(f, "function") == function && ends_with(field(f, "file"), file)) return true;
+bool passes(const Thread& thread, const char* file, const char* function) {
+  for (const PythonFrame& f : thread.python)
+    if (f.function == function && ends_with(f.file, file)) return true;
   return false;
 }
 
 // A thread's line in the user's own files ("train.py:18 in main"), "" when it has none.
-std::string users_line(const json& thread) {
+std::string users_line(const Thread& thread) {
   const std::string line = python_where(thread);
   return line.empty() || line[0] == '/' ? "" : line;
 }
 
-bool stopped(const json& v) {
-  const std::string o = field(v, "outcome");
+bool stopped(const Variant& v) {
+  const std::string o = v.outcome;
   return o == "hang" || o == "timeout";
 }
 
-std::pair<std::string, std::string> pool_waiter(const json& v);
-const json* python_process(const json& v, const std::string& pid);
+std::pair<std::string, std::string> pool_waiter(const Variant& v);
+const json* python_process(const Variant& v, const std::string& pid);
 
 // "_pickle.PicklingError" -> "PicklingError".
 std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
@@ -51,29 +51,27 @@ KnownCause made(const char* rule) {
 // was taken. The join (process.py join) in one process, the feeder thread (queues.py _feed)
 // blocked writing in the process joined, and the wait chain to say that the one joins the other
 // and that the pipe's only readers are those two.
-std::optional<KnownCause> queue_joined_before_drained(const json& v) {
+std::optional<KnownCause> queue_joined_before_drained(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  const json& chain = member(v, "wait_chain");
-  for (const auto& joiner : list(v, "stacks")) {
+  static const WaitChain kNone;
+  const WaitChain& chain = v.wait_chain ? *v.wait_chain : kNone;
+  for (const auto& joiner : v.stacks) {
     if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
-    const std::string a = field(joiner, "pid");
+    const std::string a = std::to_string(joiner.pid);
     const std::string line = users_line(joiner);
     // The child it joins, from the chain; without a chain (not Linux), not known.
     std::string joined;
-    for (const auto& l : list(chain, "links"))
-      if (field(l, "pid") == a && field(l, "tid") == field(joiner, "tid") &&
-          field(l, "on") == "child")
-        joined = field(l, "child");
-    for (const auto& feeder : list(v, "stacks")) {
-      if (member(feeder, "pid") == member(joiner, "pid") ||
-          !passes(feeder, "multiprocessing/queues.py", "_feed") ||
-          field(feeder, "syscall") != "write" ||
-          (!joined.empty() && field(feeder, "pid") != joined))
+    for (const WaitLink& l : chain.links)
+      if (l.pid == joiner.pid && l.tid == joiner.tid && l.on == "child" && l.child)
+        joined = std::to_string(*l.child);
+    for (const auto& feeder : v.stacks) {
+      if (feeder.pid == joiner.pid || !passes(feeder, "multiprocessing/queues.py", "_feed") ||
+          feeder.syscall != "write" || (!joined.empty() && std::to_string(feeder.pid) != joined))
         continue;
-      const std::string b = field(feeder, "pid");
+      const std::string b = std::to_string(feeder.pid);
       KnownCause c = made("queue-joined-before-drained");
       if (joined.empty()) {
-        if (is_true(chain, "read")) return std::nullopt;  // it joins some other process
+        if (chain.read) return std::nullopt;  // it joins some other process
         c.cause = "pid " + a + " waits in join()" + (line.empty() ? "" : " (" + line + ")") +
                   " while pid " + b +
                   "'s queue feeder thread waits to write what it put on a multiprocessing.Queue "
@@ -83,14 +81,12 @@ std::optional<KnownCause> queue_joined_before_drained(const json& v) {
       }
       // The feeder's pipe: read by no process but those two.
       bool only_them = false;
-      for (const auto& l : list(chain, "links")) {
-        if (field(l, "pid") != b || field(l, "tid") != field(feeder, "tid")) continue;
-        const auto& files = list(l, "files");
-        only_them = files.size() == 1;
-        for (const auto& f : files)
-          for (const auto& h : list(f, "holders"))
-            if (is_true(h, "reads") && field(h, "pid") != a && field(h, "pid") != b)
-              only_them = false;
+      for (const WaitLink& l : chain.links) {
+        if (l.pid != feeder.pid || l.tid != feeder.tid) continue;
+        only_them = l.files.size() == 1;
+        for (const WaitFile& f : l.files)
+          for (const FileHolder& h : f.holders)
+            if (h.reads && h.pid != joiner.pid && h.pid != feeder.pid) only_them = false;
       }
       c.cause = "pid " + a + " joins pid " + b + (line.empty() ? "" : " (" + line + ")") +
                 " before taking what pid " + b +
@@ -113,9 +109,9 @@ std::optional<KnownCause> queue_joined_before_drained(const json& v) {
 
 // The feeder thread could not pickle what was put: Queue.put() does not raise, the feeder prints
 // the error and drops the object, and a get() waits for ever for it.
-std::optional<KnownCause> queue_put_unpicklable(const json& v) {
+std::optional<KnownCause> queue_put_unpicklable(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  const auto error = traceback_in(field(v, "stderr"));
+  const auto error = traceback_in(v.stderr_text);
   if (!error) return std::nullopt;
   bool feeder = false;
   for (const auto& f : error->frames)
@@ -126,9 +122,9 @@ std::optional<KnownCause> queue_put_unpicklable(const json& v) {
   const std::string type = last_name(error->type);
   const std::string what = type + ": " + shorten(error->message, 160);
   std::string waiter;
-  for (const auto& t : list(v, "stacks"))
+  for (const auto& t : v.stacks)
     if (passes(t, "multiprocessing/queues.py", "get") && !users_line(t).empty()) {
-      waiter = "pid " + field(t, "pid") + "'s get() at " + users_line(t);
+      waiter = "pid " + std::to_string(t.pid) + "'s get() at " + users_line(t);
       break;
     }
   // No get() waiting: the error is real, but it is not why the program stopped.
@@ -153,8 +149,8 @@ bool pool_worker(const std::string& what) {
 // Whether process `pid` told that it ended inside multiprocessing.pool's worker loop (its
 // exception's or exit call's frames pass through pool.py's worker): 1; that it ended elsewhere:
 // 0; nothing told: -1.
-int ended_in_pool_task(const json& v, int pid) {
-  for (const auto& p : list(member(v, "python"), "processes")) {
+int ended_in_pool_task(const Variant& v, int pid) {
+  for (const auto& p : list(v.python, "processes")) {
     if (member(p, "pid") != pid) continue;
     for (const auto& x : list(p, "exceptions")) {
       const std::string where = field(x, "where");
@@ -175,14 +171,14 @@ bool exited(const DescendantEnd& d) { return d.how.find("exit status") != std::s
 // place and never learns the task was lost; the caller waits for its result for ever. The dead
 // worker must be a child of the waiting process, and that process must have one Pool alive (its
 // worker-handler threads counted): with two, which Pool lost the task is not known.
-std::optional<KnownCause> pool_worker_ended(const json& v) {
+std::optional<KnownCause> pool_worker_ended(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
   const auto [waiter, waiter_pid] = pool_waiter(v);
   if (waiter.empty()) return std::nullopt;
   size_t pools = 0;
-  for (const auto& t : list(v, "stacks"))
-    pools +=
-        field(t, "pid") == waiter_pid && passes(t, "multiprocessing/pool.py", "_handle_workers");
+  for (const auto& t : v.stacks)
+    pools += std::to_string(t.pid) == waiter_pid &&
+             passes(t, "multiprocessing/pool.py", "_handle_workers");
   const json* parent = python_process(v, waiter_pid);
   for (const auto& d : ended_badly(v)) {
     if (!pool_worker(d.what)) continue;
@@ -236,8 +232,8 @@ std::optional<KnownCause> pool_worker_ended(const json& v) {
 }
 
 // concurrent.futures' executor broken by a worker's death: which worker, how it ended, its line.
-std::optional<KnownCause> broken_process_pool(const json& v) {
-  if (field(v, "outcome") != "error") return std::nullopt;
+std::optional<KnownCause> broken_process_pool(const Variant& v) {
+  if (v.outcome != "error") return std::nullopt;
   const auto error = program_error(v);
   if (!error || error->type.find("BrokenProcessPool") == std::string::npos) return std::nullopt;
   // The executor's own workers (their target is concurrent.futures' _process_worker).
@@ -270,9 +266,9 @@ std::optional<KnownCause> broken_process_pool(const json& v) {
 
 // PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" / "(pid N) is killed by signal":
 // which worker, how it ended and where, from what forkcheck saw of it.
-std::optional<KnownCause> dataloader_worker_died(const json& v) {
-  if (field(v, "outcome") != "error" && field(v, "outcome") != "crash") return std::nullopt;
-  const std::string said = field(v, "stderr") + "\n" + field(v, "message");
+std::optional<KnownCause> dataloader_worker_died(const Variant& v) {
+  if (v.outcome != "error" && v.outcome != "crash") return std::nullopt;
+  const std::string said = v.stderr_text + "\n" + v.message;
   const auto at = said.find("DataLoader worker (pid");
   const auto digits = at == std::string::npos ? at : said.find_first_of("0123456789", at);
   KnownCause c = made("dataloader-worker-died");
@@ -308,8 +304,8 @@ std::optional<KnownCause> dataloader_worker_died(const json& v) {
 }
 
 // A thread of the program's process that died: its exception as the bootstrap told it.
-const json* thread_exception(const json& v, const std::string& pid, const char* through) {
-  for (const auto& p : list(member(v, "python"), "processes")) {
+const json* thread_exception(const Variant& v, const std::string& pid, const char* through) {
+  for (const auto& p : list(v.python, "processes")) {
     if (field(p, "pid") != pid) continue;
     for (const auto& x : list(p, "exceptions")) {
       if (field(x, "where") != "thread") continue;
@@ -322,17 +318,17 @@ const json* thread_exception(const json& v, const std::string& pid, const char* 
 
 // A thread waiting for a Pool's result (map, get, ...): "pid 41 at p.py:11 in <module>", and the
 // pid; "" when none.
-std::pair<std::string, std::string> pool_waiter(const json& v) {
-  for (const auto& t : list(v, "stacks"))
+std::pair<std::string, std::string> pool_waiter(const Variant& v) {
+  for (const auto& t : v.stacks)
     for (const char* f : {"map", "starmap", "get", "wait", "apply", "next"})
       if (passes(t, "multiprocessing/pool.py", f) && !users_line(t).empty())
-        return {"pid " + field(t, "pid") + " at " + users_line(t), field(t, "pid")};
+        return {"pid " + std::to_string(t.pid) + " at " + users_line(t), std::to_string(t.pid)};
   return {"", ""};
 }
 
 // gh-103061: a task's exception that pickles in the worker but cannot be rebuilt in the parent
 // kills the Pool's result-handler thread; no result arrives any more.
-std::optional<KnownCause> pool_result_handler_died(const json& v) {
+std::optional<KnownCause> pool_result_handler_died(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
   const auto [waiter, pid] = pool_waiter(v);
   if (waiter.empty()) return std::nullopt;
@@ -363,25 +359,23 @@ std::optional<KnownCause> pool_result_handler_died(const json& v) {
 // gh-155890: a process pool used while a module is imported, the task's function defined in that
 // module: the feeder thread, pickling it by reference, waits for the module's import lock, which
 // the importing thread holds while it waits for the task.
-std::optional<KnownCause> pool_used_during_import(const json& v) {
+std::optional<KnownCause> pool_used_during_import(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  for (const auto& feeder : list(v, "stacks")) {
+  for (const auto& feeder : v.stacks) {
     if (!passes(feeder, "multiprocessing/queues.py", "_feed") ||
         !(passes(feeder, "<frozen importlib._bootstrap>", "_lock_unlock_module") ||
           passes(feeder, "<frozen importlib._bootstrap>", "_find_and_load")))
       continue;
-    for (const auto& importer : list(v, "stacks")) {
+    for (const auto& importer : v.stacks) {
       const std::string line = users_line(importer);
-      if (member(importer, "pid") != member(feeder, "pid") ||
-          member(importer, "tid") == member(feeder, "tid") ||
+      if (importer.pid != feeder.pid || importer.tid == feeder.tid ||
           !passes(importer, "<frozen importlib._bootstrap>", "_find_and_load") ||
           line.size() < 12 || line.compare(line.size() - 12, 12, " in <module>") != 0)
         continue;
       KnownCause c = made("pool-used-during-import");
-      const std::string pid = field(feeder, "pid");
-      const std::string thread = field(importer, "name") == "MainThread"
-                                     ? "main thread"
-                                     : "thread " + field(importer, "name");
+      const std::string pid = std::to_string(feeder.pid);
+      const std::string thread =
+          importer.name == "MainThread" ? "main thread" : "thread " + importer.name;
       c.cause = "pid " + pid +
                 "'s queue feeder thread waits for the import lock of a module that " + "its " +
                 thread + " is still importing: that thread " + "runs the module's body (" + line +
@@ -399,9 +393,9 @@ std::optional<KnownCause> pool_used_during_import(const json& v) {
 
 // gh-126743: a Pool's result read after the pool was terminated (leaving a `with Pool()` block
 // terminates it): its workers and handler threads are gone, and nothing can set the result.
-std::optional<KnownCause> pool_result_after_terminate(const json& v) {
+std::optional<KnownCause> pool_result_after_terminate(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  for (const auto& t : list(v, "stacks")) {
+  for (const auto& t : v.stacks) {
     if (!passes(t, "multiprocessing/pool.py", "get") &&
         !passes(t, "multiprocessing/pool.py", "wait"))
       continue;
@@ -409,13 +403,12 @@ std::optional<KnownCause> pool_result_after_terminate(const json& v) {
     if (line.empty()) continue;
     // The Pool's own threads (workers, tasks, results) in that process: none left.
     bool handlers = false;
-    for (const auto& other : list(v, "stacks"))
+    for (const auto& other : v.stacks)
       for (const char* h : {"_handle_workers", "_handle_tasks", "_handle_results"})
-        handlers = handlers || (member(other, "pid") == member(t, "pid") &&
-                                passes(other, "multiprocessing/pool.py", h));
-    if (handlers || list(v, "stacks").size() != 1) continue;
+        handlers = handlers || (other.pid == t.pid && passes(other, "multiprocessing/pool.py", h));
+    if (handlers || v.stacks.size() != 1) continue;
     KnownCause c = made("pool-result-after-terminate");
-    c.cause = "pid " + field(t, "pid") + " waits at " + line +
+    c.cause = "pid " + std::to_string(t.pid) + " waits at " + line +
               " for a Pool task's result, but the Pool is gone (no worker process and none of "
               "its threads is left): it was terminated before the task ended (pool.terminate(), "
               "which leaving a `with Pool()` block calls), and nothing can set the result now";
@@ -427,37 +420,39 @@ std::optional<KnownCause> pool_result_after_terminate(const json& v) {
   return std::nullopt;
 }
 
-const json* python_process(const json& v, const std::string& pid) {
-  for (const auto& p : list(member(v, "python"), "processes"))
+const json* python_process(const Variant& v, const std::string& pid) {
+  for (const auto& p : list(v.python, "processes"))
     if (field(p, "pid") == pid) return &p;
   return nullptr;
 }
 
 // A process the program asked to end (terminate()) that went on: its SIGTERM handler returned.
 // The joiner then waits for ever.
-std::optional<KnownCause> sigterm_handler_returned(const json& v) {
+std::optional<KnownCause> sigterm_handler_returned(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  for (const auto& joiner : list(v, "stacks")) {
+  for (const auto& joiner : v.stacks) {
     if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
-    const json* parent = python_process(v, field(joiner, "pid"));
+    const json* parent = python_process(v, std::to_string(joiner.pid));
     if (!parent) continue;
     for (const auto& asked : list(*parent, "ends_asked")) {
       const std::string child = field(asked, "child");
       if (field(asked, "how") != "terminate") continue;
       // Still there when time was called, and it had set a SIGTERM handler of its own.
       bool alive = false;
-      for (const auto& t : list(v, "stacks")) alive = alive || field(t, "pid") == child;
+      for (const auto& t : v.stacks) alive = alive || std::to_string(t.pid) == child;
       const json* worker = python_process(v, child);
       if (!alive || !worker) continue;
       // The join waits for that child (the wait chain), which is blocked: not asleep in a step
       // that ends, after which its loop would see the handler's flag.
-      const json& chain = member(v, "wait_chain");
+      static const WaitChain kNone;
+      const WaitChain& chain = v.wait_chain ? *v.wait_chain : kNone;
       bool joins_it = false;
-      for (const auto& l : list(chain, "links"))
-        joins_it = joins_it || (field(l, "pid") == field(joiner, "pid") &&
-                                field(l, "on") == "child" && field(l, "child") == child);
-      const std::string state = field(member(member(chain, "processes"), child.c_str()), "state");
-      if (is_true(chain, "read") && (!joins_it || state != "blocked")) continue;
+      for (const WaitLink& l : chain.links)
+        joins_it = joins_it || (l.pid == joiner.pid && l.on == "child" && l.child &&
+                                std::to_string(*l.child) == child);
+      const auto p = chain.processes.find(child);
+      const std::string state = p == chain.processes.end() ? "" : p->second.state;
+      if (chain.read && (!joins_it || state != "blocked")) continue;
       const json* handler = nullptr;
       for (const auto& h : list(*worker, "signal_handlers"))
         if (field(h, "signal") == "SIGTERM") handler = &h;
@@ -466,12 +461,12 @@ std::optional<KnownCause> sigterm_handler_returned(const json& v) {
       KnownCause c = made("sigterm-handler-returned");
       const std::string set_at = python_frame_text(member(*handler, "where"));
       const std::string join_line = users_line(joiner);
-      c.cause = "pid " + field(joiner, "pid") + " asked pid " + child + " to end (terminate() at " +
-                python_frame_text(member(asked, "where")) + ": SIGTERM), but pid " + child +
-                "'s SIGTERM handler " + name + " (set at " + set_at +
-                ") returned and the process went on, so the join()" +
+      c.cause = "pid " + std::to_string(joiner.pid) + " asked pid " + child +
+                " to end (terminate() at " + python_frame_text(member(asked, "where")) +
+                ": SIGTERM), but pid " + child + "'s SIGTERM handler " + name + " (set at " +
+                set_at + ") returned and the process went on, so the join()" +
                 (join_line.empty() ? "" : " at " + join_line) + " waits for ever";
-      if (!is_true(chain, "read")) {
+      if (!chain.read) {
         c.missing = "that the join() waits for pid " + child + ", and that pid " + child +
                     " is blocked, not asleep (read on Linux only)";
         return c;
@@ -487,8 +482,8 @@ std::optional<KnownCause> sigterm_handler_returned(const json& v) {
 
 // A function defined inside another (or a lambda) given to a process or a pool under spawn or
 // forkserver: pickling it to reach the worker fails in the parent.
-std::optional<KnownCause> local_function_to_worker(const json& v) {
-  if (field(v, "outcome") != "error") return std::nullopt;
+std::optional<KnownCause> local_function_to_worker(const Variant& v) {
+  if (v.outcome != "error") return std::nullopt;
   const auto error = program_error(v);
   if (!error) return std::nullopt;
   // A queue's feeder thread prints its own pickling errors: not what ended the program.
@@ -529,7 +524,7 @@ std::optional<KnownCause> local_function_to_worker(const json& v) {
   return c;
 }
 
-using Matcher = std::optional<KnownCause> (*)(const json&);
+using Matcher = std::optional<KnownCause> (*)(const Variant&);
 
 const std::vector<std::pair<CauseRule, Matcher>>& table() {
   static const std::vector<std::pair<CauseRule, Matcher>> rules = {
@@ -597,7 +592,7 @@ std::string cause_shape(const std::string& id) {
   return "";
 }
 
-std::optional<KnownCause> known_cause(const json& variant) {
+std::optional<KnownCause> known_cause(const Variant& variant) {
   for (const auto& [rule, match] : table())
     if (auto c = match(variant)) return c;
   return std::nullopt;

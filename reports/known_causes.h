@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
+
 namespace fc::reports {
 
 struct CauseRule {
@@ -37,7 +39,7 @@ struct KnownCause {
 
 // The first rule whose shape the variant (a failed run of a user's program) shows; nothing when
 // none does. report.json's `cause` (run_log.cc folds it in).
-std::optional<KnownCause> known_cause(const nlohmann::json& variant);
+std::optional<KnownCause> known_cause(const Variant& variant);
 
 nlohmann::json to_json(const KnownCause& c);
 

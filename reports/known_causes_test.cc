@@ -52,7 +52,7 @@ json queue_joined(bool with_chain) {
 }
 
 TEST(KnownCauses, AQueueJoinedBeforeItWasDrainedNamesTheJoinAndMovesIt) {
-  const auto c = known_cause(queue_joined(true));
+  const auto c = known_cause(read_variant(queue_joined(true)));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "queue-joined-before-drained");
   EXPECT_NE(c->cause.find("pid 41 joins pid 57 (train.py:18 in main)"), std::string::npos)
@@ -63,13 +63,13 @@ TEST(KnownCauses, AQueueJoinedBeforeItWasDrainedNamesTheJoinAndMovesIt) {
 }
 
 TEST(KnownCauses, WithoutTheWaitChainTheQueueRuleSaysWhatItDidNotSeeAndGivesNoFix) {
-  const auto c = known_cause(queue_joined(false));
+  const auto c = known_cause(read_variant(queue_joined(false)));
   ASSERT_TRUE(c);
   EXPECT_TRUE(c->fix.empty());
   EXPECT_NE(c->missing.find("Linux only"), std::string::npos) << c->missing;
   json other = queue_joined(true);
   other["wait_chain"]["links"][0]["child"] = 99;  // joins another process: not this shape
-  EXPECT_FALSE(known_cause(other));
+  EXPECT_FALSE(known_cause(read_variant(other)));
 }
 
 TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingGet) {
@@ -85,7 +85,7 @@ TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingG
   v["stacks"] = json::array({thread(41, 41, "read",
                                     json::array({frame(kLib + "queues.py", 103, "get"),
                                                  frame("/home/u/put.py", 9, "<module>")}))});
-  const auto c = known_cause(v);
+  const auto c = known_cause(read_variant(v));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "queue-put-unpicklable");
   EXPECT_NE(c->cause.find("PicklingError: Can't pickle <function <lambda>"), std::string::npos);
@@ -94,7 +94,7 @@ TEST(KnownCauses, AnUnpicklableObjectOnAQueueIsTheFeedersTracebackAndTheWaitingG
       << c->cause;
   EXPECT_FALSE(c->fix.empty());
   v["outcome"] = "error";  // it ended: not this shape
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
 }
 
 json pool_hang(const std::string& how_code, bool with_where) {
@@ -124,7 +124,7 @@ json pool_hang(const std::string& how_code, bool with_where) {
 }
 
 TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap) {
-  const auto c = known_cause(pool_hang("1", true));
+  const auto c = known_cause(read_variant(pool_hang("1", true)));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "pool-worker-ended-mid-task");
   EXPECT_NE(c->cause.find("pid 42 ForkPoolWorker-1 raised SystemExit: 1 (exit status 1) at "
@@ -134,7 +134,7 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
   EXPECT_NE(c->cause.find("pid 41 at p.py:11 in <module> waits"), std::string::npos);
   EXPECT_EQ(c->fix.rfind("at p.py:6 in work, raise an exception", 0), 0u) << c->fix;
   // Nothing of its end told: that it was in a task is not seen; no fix.
-  const auto unplaced = known_cause(pool_hang("1", false));
+  const auto unplaced = known_cause(read_variant(pool_hang("1", false)));
   ASSERT_TRUE(unplaced);
   EXPECT_TRUE(unplaced->fix.empty());
   EXPECT_NE(unplaced->missing.find("whether pid 42 was running a task"), std::string::npos)
@@ -143,20 +143,20 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
   json at_start = pool_hang("1", true);
   at_start["python"]["processes"][1]["exceptions"][0]["frames"] =
       json::array({frame("/home/u/p.py", 3, "<module>")});
-  EXPECT_FALSE(known_cause(at_start));
+  EXPECT_FALSE(known_cause(read_variant(at_start)));
   // Two Pools alive in the waiting process: which one lost the task is not known, no fix.
   json two = pool_hang("1", true);
   two["stacks"].push_back(
       thread(41, 44, "poll", json::array({frame(kLib + "pool.py", 522, "_handle_workers")})));
-  ASSERT_TRUE(known_cause(two));
-  EXPECT_TRUE(known_cause(two)->fix.empty());
-  EXPECT_NE(known_cause(two)->missing.find("has 2 Pools alive"), std::string::npos);
+  ASSERT_TRUE(known_cause(read_variant(two)));
+  EXPECT_TRUE(known_cause(read_variant(two))->fix.empty());
+  EXPECT_NE(known_cause(read_variant(two))->missing.find("has 2 Pools alive"), std::string::npos);
   // A worker that is not the waiting process's child: not this shape.
   json other = pool_hang("1", true);
   other["python"]["processes"][0]["pid"] = 50;  // the worker's parent is pid 50, not the waiter
-  EXPECT_FALSE(known_cause(other));
+  EXPECT_FALSE(known_cause(read_variant(other)));
   // Killed by a signal: who sent it is not seen; the fix is for the hang alone.
-  const auto killed = known_cause(pool_hang("-9", false));
+  const auto killed = known_cause(read_variant(pool_hang("-9", false)));
   ASSERT_TRUE(killed);
   EXPECT_NE(killed->fix.find("ProcessPoolExecutor"), std::string::npos);
   EXPECT_NE(killed->missing.find("who sent the signal"), std::string::npos);
@@ -168,14 +168,15 @@ TEST(KnownCauses, AResultReadAfterThePoolWasTerminatedNeedsThePoolGone) {
       41, 41, "futex",
       json::array({frame(kLib + "pool.py", 765, "wait"), frame(kLib + "pool.py", 768, "get"),
                    frame("/home/u/w.py", 21, "<module>")}))});
-  const auto c = known_cause(v);
+  const auto c = known_cause(read_variant(v));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "pool-result-after-terminate");
   EXPECT_EQ(c->fix.rfind("at w.py:21, take the result while the Pool is alive", 0), 0u) << c->fix;
   // Its result handler still there: the Pool is alive, and the wait is another story.
   v["stacks"].push_back(
       thread(41, 44, "read", json::array({frame(kLib + "pool.py", 579, "_handle_results")})));
-  EXPECT_FALSE(known_cause(v) && known_cause(v)->rule == "pool-result-after-terminate");
+  EXPECT_FALSE(known_cause(read_variant(v)) &&
+               known_cause(read_variant(v))->rule == "pool-result-after-terminate");
 }
 
 TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
@@ -200,7 +201,7 @@ TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
       {"read", true},
       {"links", json::array({{{"pid", 41}, {"tid", 41}, {"on", "child"}, {"child", 57}}})},
       {"processes", {{"57", {{"state", "blocked"}}}}}};
-  const auto c = known_cause(v);
+  const auto c = known_cause(read_variant(v));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "sigterm-handler-returned");
   EXPECT_NE(c->cause.find("terminate() at t.py:31 in <module>"), std::string::npos) << c->cause;
@@ -208,14 +209,14 @@ TEST(KnownCauses, ATerminatedChildThatGoesOnNeedsItsOwnSigtermHandler) {
   // The child asleep in a step that ends (its loop may yet see the handler's flag), or the join
   // on another child: not this shape.
   v["wait_chain"]["processes"]["57"]["state"] = "asleep";
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
   v["wait_chain"]["processes"]["57"]["state"] = "blocked";
   v["wait_chain"]["links"][0]["child"] = 58;
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
   v["wait_chain"]["links"][0]["child"] = 57;
   // SIGTERM back to its default: no handler went on; nothing known.
   v["python"]["processes"][1]["signal_handlers"][0]["handler"] = "SIG_DFL";
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
 }
 
 TEST(KnownCauses, ADataLoaderWorkerKilledMidMessageIsTheCauseOfTheMainProcesssOtherError) {
@@ -236,7 +237,7 @@ TEST(KnownCauses, ADataLoaderWorkerKilledMidMessageIsTheCauseOfTheMainProcesssOt
                                     {"returncode", -11},
                                     {"signal", "SIGSEGV"}}})}}})}};
   v["pid"] = 41;
-  const auto c = known_cause(v);
+  const auto c = known_cause(read_variant(v));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->rule, "dataloader-worker-died");
   EXPECT_NE(c->cause.find("DataLoader worker pid 42 killed by SIGSEGV"), std::string::npos)
@@ -245,17 +246,17 @@ TEST(KnownCauses, ADataLoaderWorkerKilledMidMessageIsTheCauseOfTheMainProcesssOt
   EXPECT_TRUE(c->fix.empty());
   // Another process killed so is not a DataLoader worker: nothing.
   v["python"]["processes"][0]["child_exits"][0]["target"] = "__main__.work";
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
 }
 
 TEST(KnownCauses, ARunWithoutAKnownShapeHasNoCause) {
   json v = {{"role", "subject"}, {"outcome", "hang"}, {"stderr", ""}, {"stacks", json::array()}};
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
   v["outcome"] = "error";
   v["stderr"] =
       "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
       "ValueError: bad\n";
-  EXPECT_FALSE(known_cause(v));
+  EXPECT_FALSE(known_cause(read_variant(v)));
 }
 
 TEST(KnownCauses, EveryRuleHasAPublicSourceAndAProgram) {

@@ -58,16 +58,13 @@ class Budget {
   size_t cap_, reserve_, omitted_ = 0;
 };
 
-std::string summary_header(const json& report) {
-  const json run = report.value("run", json::object());
-  const json s = report.value("summary", json::object());
-  const json tool = report.value("tool", json::object());
+std::string summary_header(const Report& report) {
+  const Run& run = report.run;
+  const Summary& s = report.summary;
   std::string o = "# forkcheck report\n\n" +
-                  md_inline(field(tool, "name", "forkcheck") + " " + field(tool, "version"));
-  if (!field(run, "started_at").empty())
-    o += " \u00b7 started " + md_inline(field(run, "started_at"));
-  if (run.contains("duration_s") && run["duration_s"].is_number())
-    o += " \u00b7 took " + format_seconds(run["duration_s"].get<double>());
+                  md_inline(or_else(report.tool.name, "forkcheck") + " " + report.tool.version);
+  if (!run.started_at.empty()) o += " \u00b7 started " + md_inline(run.started_at);
+  if (run.duration_s) o += " \u00b7 took " + format_seconds(*run.duration_s);
   if (is_subject_report(report)) {
     // A user's program: how each run of it ended, not the catalog's counts.
     std::string items;
@@ -76,20 +73,19 @@ std::string summary_header(const json& report) {
                (item.bad ? "**" + md_inline(item.text) + "**" : md_inline(item.text));
     o += "\n\n" + items + "\n\n";
   } else {
-    o += "\n\n**" + field(s, "cases", "0") + " cases, " + field(s, "variants", "0") + " variants**";
-    const json by_verdict =
-        s.value("by_verdict", json::object());  // named: items() keeps a reference
-    for (const auto& [verdict, n] : by_verdict.items())
-      o += " \u00b7 " + md_inline(verdict) + " " + display(n);
-    o += " \u00b7 " + field(s, "mismatches", "0") + " outcomes differ from expectation \u00b7 " +
-         (s.value("ok", true)         ? "every fix behaved"
+    o += "\n\n**" + std::to_string(s.cases) + " cases, " + std::to_string(s.variants) +
+         " variants**";
+    for (const auto& [verdict, n] : s.by_verdict)
+      o += " \u00b7 " + md_inline(verdict) + " " + std::to_string(n);
+    o += " \u00b7 " + std::to_string(s.mismatches) + " outcomes differ from expectation \u00b7 " +
+         (s.ok                        ? "every fix behaved"
           : any_watch_failing(report) ? "**hazardous forks found**"
                                       : "**a fix misbehaved or the harness failed**") +
          "\n\n";
   }
-  if (run.contains("complete") && !run.value("complete", true))
+  if (!run.complete)
     o += "> **This run did not finish**: variants that had not ended are shown as not run.\n\n";
-  if (const auto errors = catalog_errors(report); !errors.empty()) {
+  if (const auto& errors = run.catalog_errors; !errors.empty()) {
     o += "> **" + std::string(kCatalogErrorsHeadline) + "**:\n";
     for (const auto& e : errors) o += "> - " + md_inline(e) + "\n";
     o += "\n";
@@ -114,35 +110,35 @@ constexpr size_t kForksWithAdvice = 10;  // hazardous forks shown with their adv
 constexpr size_t kForksListed = 50;      // and listed a line each
 
 // One hazard kind found by `forkcheck watch`: what, why, and the fix in full.
-std::string hazard_kind_text(const json& finding) {
-  const bool allowed = finding.value("allowed", false);
-  std::string o = "### " + md_inline(field(finding, "title", field(finding, "kind", "?"))) + ": " +
-                  md_inline(finding_forks(finding)) +
-                  (allowed ? " (allowed: --allow " + md_inline(field(finding, "kind")) + ")" : "") +
-                  "\n\n" + md_inline(field(finding, "what")) + "\n\n**why:** " +
-                  md_inline(field(finding, "why")) + "\n\n**fix:**\n\n";
+std::string hazard_kind_text(const WatchFinding& finding) {
+  const bool allowed = finding.allowed;
+  std::string o =
+      "### " + md_inline(!finding.title.empty() ? finding.title : or_else(finding.kind, "?")) +
+      ": " + md_inline(finding_forks(finding)) +
+      (allowed ? " (allowed: --allow " + md_inline(finding.kind) + ")" : "") + "\n\n" +
+      md_inline(finding.what) + "\n\n**why:** " + md_inline(finding.why) + "\n\n**fix:**\n\n";
   size_t i = 0;
-  for (const auto& line : list(finding, "fix"))
-    o += std::to_string(++i) + ". " + md_inline(display(line)) + "\n";
+  for (const std::string& line : finding.fix)
+    o += std::to_string(++i) + ". " + md_inline(line) + "\n";
   return o + "\n";
 }
 
 // `forkcheck watch`'s hazards, after the header: each hazard kind's advice and fix and the
 // hazardous forks. The key finding above is the alert (CAUTION when a fork fails the watch); what
 // its headline already says is not said again.
-std::string watch_finding(const json& report, const std::string& headline) {
+std::string watch_finding(const Report& report, const std::string& headline) {
   std::string o;
   for (const auto& run : watch_runs(report)) {
-    const json& v = *run.variant;
+    const Variant& v = *run.variant;
     const size_t failing = watch_failing(v);
-    const json& findings = watch_findings(v);
-    const std::string command = md_inline(field(v, "description"));
+    const std::vector<WatchFinding>& findings = watch_findings(v);
+    const std::string command = md_inline(v.description);
     if (failing == 0 && findings.empty()) {
       o += "**forkcheck watch: no hazardous fork** in " + command + ".\n\n";
       continue;
     }
     if (failing) {
-      const bool program_ok = field(v, "outcome") == "ok";
+      const bool program_ok = v.outcome == "ok";
       const std::string failure = watch_failure(v);
       const bool said = headline.find(failure) != std::string::npos;
       o += (said ? std::string("## forkcheck watch failed: each hazard and its fix")
@@ -154,7 +150,7 @@ std::string watch_finding(const json& report, const std::string& headline) {
             : exited_zero_but_processes_failed(v)
                 ? command + " exited 0, but " + md_inline(descendants_failure_count(v)) +
                       ", and it forked while it was not safe to as well: forkcheck exits 1."
-                : command + " itself failed (" + md_inline(field(v, "outcome")) +
+                : command + " itself failed (" + md_inline(v.outcome) +
                       "), and forked while it was not safe to as well: forkcheck exits 1.") +
            " The fix for each hazard is below; to accept a kind knowingly, run it again with "
            "--allow KIND.\n\n";
@@ -166,11 +162,11 @@ std::string watch_finding(const json& report, const std::string& headline) {
     o += "### Hazardous forks\n\n";
     const auto forks = hazardous_forks(v);
     size_t shown = 0;
-    for (const json* f : forks) {
+    for (const ForkEvent* f : forks) {
       if (shown == kForksListed) break;
       o += "- " + md_inline(fork_failure_message(*f)) + "\n";
       if (shown++ < kForksWithAdvice)
-        o += "\n<details><summary>fork " + html_escape(field(*f, "index", "?")) +
+        o += "\n<details><summary>fork " + std::to_string(f->index) +
              ": what, why, the fix</summary>\n\n" + md_code_block(fork_advice_text(*f)) +
              "\n</details>\n\n";
     }
@@ -183,15 +179,15 @@ std::string watch_finding(const json& report, const std::string& headline) {
   return o;
 }
 
-std::string cell_text(const json& v) {
+std::string cell_text(const Variant& v) {
   std::string t =
-      "**" + md_inline(field(v, "name", "?")) + "**: " + md_inline(outcome_vs_expected(v));
+      "**" + md_inline(or_else(v.name, "?")) + "**: " + md_inline(outcome_vs_expected(v));
   if (const size_t n = watch_failing(v); n > 0)
     t += " \u26d4 " + counted(n, "hazardous fork", "hazardous forks");
   return mismatched(v) ? t + " \u26a0\ufe0f" : t;
 }
 
-std::vector<std::string> matrix_paragraphs(const json& report) {
+std::vector<std::string> matrix_paragraphs(const Report& report) {
   // A user's program: its summary line says how each run of it ended; there is no catalog.
   if (is_subject_report(report)) return {};
   const auto methods = matrix_methods(report);
@@ -199,12 +195,12 @@ std::vector<std::string> matrix_paragraphs(const json& report) {
   std::string rule = "|---|---|";
   for (const auto& m : methods) head += " " + md_inline(m) + " |", rule += "---|";
   std::vector<std::string> parts = {head + "\n" + rule + "\n"};
-  for (const auto& c : list(report, "cases")) {
-    std::string row = "| **" + md_inline(field(c, "id", "?")) + "** " +
-                      md_inline(field(c, "title")) + " | " + md_inline(field(c, "verdict")) + " |";
+  for (const Case& c : report.cases) {
+    std::string row = "| **" + md_inline(or_else(c.id, "?")) + "** " + md_inline(c.title) + " | " +
+                      md_inline(c.verdict) + " |";
     for (const auto& m : methods) {
       std::string cellv;
-      for (const auto* v : variants_with_method(c, m))
+      for (const Variant* v : variants_with_method(c, m))
         cellv += (cellv.empty() ? "" : "<br>") + cell_text(*v);
       row += " " + (cellv.empty() ? std::string("\u2014") : cellv) + " |";
     }
@@ -214,15 +210,14 @@ std::vector<std::string> matrix_paragraphs(const json& report) {
   return parts;
 }
 
-std::vector<std::string> verdicts(const json& report, const Limits& lim) {
+std::vector<std::string> verdicts(const Report& report, const Limits& lim) {
   std::vector<std::string> parts = {"## Verdicts\n\n"};
-  for (const auto& c : list(report, "cases")) {
-    std::string p = "- **" + md_inline(field(c, "id", "?")) +
-                    "**: " + md_inline(field(c, "verdict")) + ": " +
-                    md(field(c, "verdict_reason"), lim.message) + "\n";
-    for (const auto& v : list(c, "variants"))
+  for (const Case& c : report.cases) {
+    std::string p = "- **" + md_inline(or_else(c.id, "?")) + "**: " + md_inline(c.verdict) + ": " +
+                    md(c.verdict_reason, lim.message) + "\n";
+    for (const Variant& v : c.variants)
       if (mismatched(v))
-        p += "  - " + md_inline(field(v, "name", "?")) + ": " +
+        p += "  - " + md_inline(or_else(v.name, "?")) + ": " +
              md(mismatch_meaning(v), lim.message) + "\n";
     parts.push_back(p);
   }
@@ -231,7 +226,7 @@ std::vector<std::string> verdicts(const json& report, const Limits& lim) {
 }
 
 // The tables a case put in a variant's details, as Markdown tables.
-std::string detail_tables_md(const json& v, const Limits& lim) {
+std::string detail_tables_md(const Variant& v, const Limits& lim) {
   std::string o;
   for (const auto& t : detail_tables(v)) {
     o += "*" + md_inline(t.title) + "*\n\n|";
@@ -249,83 +244,74 @@ std::string detail_tables_md(const json& v, const Limits& lim) {
   return o;
 }
 
-std::string featured(const json& report, const Limits& lim) {
-  const json* c = featured_case(report);
+std::string featured(const Report& report, const Limits& lim) {
+  const Case* c = featured_case(report);
   if (!c) return "";
-  std::string o = "## " + md_inline(field(*c, "title", field(*c, "id"))) + "\n\n";
-  for (const auto& v : list(*c, "variants")) {
-    o += "**" + md_inline(field(v, "start_method")) + "** (" + md_inline(field(v, "name")) +
-         "): " + md_inline(outcome_vs_expected(v)) + ": " + md(field(v, "message"), lim.message) +
-         "\n\n";
+  std::string o = "## " + md_inline(c->title.empty() ? c->id : c->title) + "\n\n";
+  for (const Variant& v : c->variants) {
+    o += "**" + md_inline(v.start_method) + "** (" + md_inline(v.name) +
+         "): " + md_inline(outcome_vs_expected(v)) + ": " + md(v.message, lim.message) + "\n\n";
     o += detail_tables_md(v, lim);
   }
-  const bool charts = std::any_of(list(*c, "variants").begin(), list(*c, "variants").end(),
-                                  [](const json& v) { return !detail_charts(v).empty(); });
+  const bool charts = std::any_of(c->variants.begin(), c->variants.end(),
+                                  [](const Variant& v) { return !detail_charts(v).empty(); });
   return o + (charts ? "Its charts are drawn in report.html.\n\n" : "");
 }
 
 // `tables`: the variant's own tables are shown here (the featured case's are at the top).
-std::string variant_details(const json& v, const Limits& lim, std::size_t of, bool tables) {
+std::string variant_details(const Variant& v, const Limits& lim, std::size_t of, bool tables) {
   // A user's program: under which start method it ran (matrix), or the program; no roles.
-  const std::string head = field(v, "role") != "subject"
-                               ? md_inline(field(v, "name", "?")) + " (" +
-                                     md_inline(field(v, "start_method")) + ", " +
-                                     md_inline(field(v, "role")) + ")"
-                           : of > 1 ? "under " + md_inline(field(v, "start_method", "?"))
+  const std::string head = v.role != "subject"
+                               ? md_inline(or_else(v.name, "?")) + " (" +
+                                     md_inline(v.start_method) + ", " + md_inline(v.role) + ")"
+                           : of > 1 ? "under " + md_inline(or_else(v.start_method, "?"))
                                     : std::string("the program");
   std::string o = "#### " + head + ": " + md_inline(outcome_vs_expected(v)) + "\n\n";
-  if (!field(v, "description").empty()) o += md(field(v, "description"), lim.message) + "\n\n";
-  if (field(v, "role") != "subject")  // a user's program was expected nothing
-    o += "- expected **" + md_inline(field(v, "expected")) +
-         "**: " + md(field(v, "expected_why"), lim.message) + "\n";
+  if (!v.description.empty()) o += md(v.description, lim.message) + "\n\n";
+  if (v.role != "subject")  // a user's program was expected nothing
+    o += "- expected **" + md_inline(v.expected) + "**: " + md(v.expected_why, lim.message) + "\n";
   o += "- observed **" + md_inline(outcome_shown(v)) + "**";
-  if (v.contains("duration_s") && v["duration_s"].is_number())
-    o += " after " + format_seconds(v["duration_s"].get<double>());
+  o += " after " + format_seconds(v.duration_s);
   o += "\n";
   if (mismatched(v)) o += "- **" + md_inline(mismatch_meaning(v)) + "**\n";
-  if (!field(v, "message").empty())
-    o += "- message: " + md(field(v, "message"), lim.message) + "\n";
-  if (!field(v, "note").empty()) o += "- note: " + md(field(v, "note"), lim.message) + "\n";
+  if (!v.message.empty()) o += "- message: " + md(v.message, lim.message) + "\n";
+  if (!v.note.empty()) o += "- note: " + md(v.note, lim.message) + "\n";
   if (const auto failed = failed_workers(v); !failed.empty()) {
     o += "- workers that failed:\n";
     for (const auto& line : failed) o += "  - " + md(line, lim.message) + "\n";
   }
-  if (v.contains("hang") &&
-      v["hang"].is_object())  // a step that stalled; "hung" only if it was ended so
-    o += std::string(field(v, "outcome") == "hang" ? "- hung at " : "- stalled at ") +
-         md(field(v["hang"], "step"), lim.message) + " (pid " + md_inline(field(v["hang"], "pid")) +
-         ")\n";
-  if (const std::string tree =
-          tree_facts(read_as<Watchdog>(member(v, "watchdog")), field(v, "outcome"));
-      !tree.empty())
+  if (v.hang)  // a step that stalled; "hung" only if it was ended so
+    o += std::string(v.outcome == "hang" ? "- hung at " : "- stalled at ") +
+         md(v.hang->step, lim.message) + " (pid " + std::to_string(v.hang->pid) + ")\n";
+  if (const std::string tree = tree_facts(v.watchdog, v.outcome); !tree.empty())
     o += "- process tree: " + md_inline(tree) + "\n";
-  if (const json* pe = protocol_error(v))
-    o += "- protocol error: " + md(field(*pe, "why"), lim.message) + "\n\n" +
-         md_code_block(cap_text(field(*pe, "line"), lim.message));
+  if (v.protocol_error)
+    o += "- protocol error: " + md(v.protocol_error->why, lim.message) + "\n\n" +
+         md_code_block(cap_text(v.protocol_error->line, lim.message));
   o += "\n";
   if (lim.output > 0)
-    for (const char* stream : {"stdout", "stderr"})
-      if (!field(v, stream).empty())
-        o += stream + std::string(":\n\n") + md_code_block(cap_text(field(v, stream), lim.output)) +
-             "\n";
-  if (lim.frames > 0 && v.contains("stacks") && v["stacks"].is_array() && !v["stacks"].empty()) {
+    for (const auto& [stream, text] :
+         {std::pair<const char*, const std::string&>{"stdout", v.stdout_text},
+          {"stderr", v.stderr_text}})
+      if (!text.empty())
+        o += stream + std::string(":\n\n") + md_code_block(cap_text(text, lim.output)) + "\n";
+  if (lim.frames > 0 && !v.stacks.empty()) {
     std::string text;
-    for (const auto& t : v["stacks"]) {
+    for (const Thread& t : v.stacks) {
       text += thread_line(t) + "\n";
       if (const std::string py = python_frames_text(t, lim.frames); !py.empty())
         text += "Python:\n" + py + "native:\n";
       size_t i = 0;
-      for (const auto& f : list(t, "frames")) {
+      for (const auto& f : t.frames) {
         if (i == lim.frames) {
           text += "  ...\n";
           break;
         }
-        text += "  #" + std::to_string(i++) + " " + display(f) + "\n";
+        text += "  #" + std::to_string(i++) + " " + f + "\n";
       }
     }
     o += md_inline(stacks_title(v)) + ":\n\n";
-    if (!field(v, "stacks_python_note").empty())
-      o += md_inline(field(v, "stacks_python_note")) + "\n\n";
+    if (!v.stacks_python_note.empty()) o += md_inline(v.stacks_python_note) + "\n\n";
     o += md_code_block(text) + "\n";
   }
   if (tables && lim.details > 0) o += detail_tables_md(v, lim);
@@ -337,38 +323,34 @@ std::string variant_details(const json& v, const Limits& lim, std::size_t of, bo
   return o;
 }
 
-std::vector<std::string> case_details(const json& report, const Limits& lim) {
+std::vector<std::string> case_details(const Report& report, const Limits& lim) {
   const bool subject = is_subject_report(report);  // exec, watch, matrix, attach: no catalog
   std::vector<std::string> parts = {subject ? "## How it ran\n\n" : "## Cases\n\n"};
-  for (const auto& c : list(report, "cases")) {
+  for (const Case& c : report.cases) {
     // <summary> is HTML, where Markdown escapes would show: escape it as HTML
-    std::string o = "<details><summary>" +
-                    (subject ? "<b>" + html_escape(field(c, "verdict")) + "</b>"
-                             : "<b>" + html_escape(field(c, "id", "?")) +
-                                   "</b>: " + html_escape(field(c, "verdict"))) +
-                    ": " + html_escape(field(c, "title")) + "</summary>\n\n";
-    if (!subject && c.contains("source") && c["source"].is_object()) {
-      const json& s = c["source"];
-      o += "Source: \u201c" + md_inline(field(s, "title")) + "\u201d by " +
-           md_inline(field(s, "author"));
-      if (!field(s, "document").empty()) o += " (document " + md_inline(field(s, "document")) + ")";
-      if (field(s, "url").rfind("https://", 0) == 0) o += " <" + field(s, "url") + ">";
+    std::string o =
+        "<details><summary>" +
+        (subject ? "<b>" + html_escape(c.verdict) + "</b>"
+                 : "<b>" + html_escape(or_else(c.id, "?")) + "</b>: " + html_escape(c.verdict)) +
+        ": " + html_escape(c.title) + "</summary>\n\n";
+    if (const Source& s = c.source; !subject && !(s.title.empty() && s.author.empty())) {
+      o += "Source: \u201c" + md_inline(s.title) + "\u201d by " + md_inline(s.author);
+      if (!s.document.empty()) o += " (document " + md_inline(s.document) + ")";
+      if (s.url.rfind("https://", 0) == 0) o += " <" + s.url + ">";
       o += "\n\n";
     }
-    if (!field(c, "reported").empty()) o += "> " + md(field(c, "reported"), lim.message) + "\n\n";
-    if (!field(c, "mechanism").empty())
-      o += "Mechanism: " + md(field(c, "mechanism"), 2 * lim.message) + "\n\n";
-    for (const auto& v : list(c, "variants"))
-      o += variant_details(v, lim, list(c, "variants").size(), member(c, "featured") != true);
+    if (!c.reported.empty()) o += "> " + md(c.reported, lim.message) + "\n\n";
+    if (!c.mechanism.empty()) o += "Mechanism: " + md(c.mechanism, 2 * lim.message) + "\n\n";
+    for (const Variant& v : c.variants)
+      o += variant_details(v, lim, c.variants.size(), !c.featured);
     parts.push_back(o + "</details>\n\n");
   }
   return parts;
 }
 
-std::string environment_block(const json& report) {
-  const json env = report.value("run", json::object()).value("environment", json::object());
+std::string environment_block(const Report& report) {
   std::string table = "## Environment\n\n| | |\n|---|---|\n", blocks;
-  for (const auto& row : environment_rows(env)) {
+  for (const auto& row : environment_rows(report.run.environment)) {
     if (row.block)
       blocks += "<details><summary>" + html_escape(row.label) + "</summary>\n\n" +
                 md_code_block(cap_text(row.value, 8 * 1024)) + "\n</details>\n\n";
@@ -378,7 +360,7 @@ std::string environment_block(const json& report) {
   return table + "\n" + blocks;
 }
 
-std::string render_at(const json& report, const Limits& lim, size_t cap, size_t& omitted) {
+std::string render_at(const Report& report, const Limits& lim, size_t cap, size_t& omitted) {
   const std::string env = environment_block(report);
   const std::string footer =
       "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full "
@@ -407,7 +389,7 @@ class MarkdownReporter final : public Reporter {
  public:
   explicit MarkdownReporter(size_t max_bytes) : max_bytes_(max_bytes) {}
   std::string file_name() const override { return "summary.md"; }
-  std::string render(const json& report) const override {
+  std::string render(const Report& report) const override {
     std::string text;
     for (const auto& lim : kLevels) {
       size_t omitted = 0;

@@ -3,28 +3,20 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
 
 namespace fc::reports {
 namespace {
 
-using json = nlohmann::json;
-
 std::string kib_text(std::uint64_t kib) { return format_bytes(static_cast<double>(kib) * 1024); }
 
-std::uint64_t kib(const json& sample, const char* key) {
-  const json& v = member(sample, key);
-  return v.is_number_unsigned() ? v.get<std::uint64_t>()
-         : v.is_number_integer()
-             ? static_cast<std::uint64_t>(std::max<long long>(0, v.get<long long>()))
-             : 0;
-}
+std::uint64_t kib(long long n) { return n > 0 ? static_cast<std::uint64_t>(n) : 0; }
 
-const json* memory_of(const json& variant, int pid) {
-  for (const auto& p : list(member(variant, "memory"), "processes"))
-    if (member(p, "pid") == pid) return &p;
+const ProcessSamples* memory_of(const Variant& variant, int pid) {
+  if (!variant.memory) return nullptr;
+  for (const ProcessSamples& p : variant.memory->processes)
+    if (p.pid == pid) return &p;
   return nullptr;
 }
 
@@ -50,34 +42,33 @@ std::string memory_growth_text(const std::vector<int>& pids, std::uint64_t from_
          "writes its reference count)";
 }
 
-std::string process_memory_text(const json& variant, int pid) {
-  const json* m = memory_of(variant, pid);
+std::string process_memory_text(const Variant& variant, int pid) {
+  const ProcessSamples* m = memory_of(variant, pid);
   if (!m) return "";
-  const json &last = member(*m, "last"), &peak = member(*m, "peak"), &first = member(*m, "first");
-  std::string s =
-      "RSS " + kib_text(kib(last, "rss_kib")) + ", private " + kib_text(kib(last, "private_kib")) +
-      " at " + format_seconds(member(last, "at_s").is_number() ? last["at_s"].get<double>() : 0) +
-      " (its last sample";
-  if (kib(peak, "private_kib") > kib(last, "private_kib"))
-    s += "; peak private " + kib_text(kib(peak, "private_kib"));
-  if (member(*m, "samples").is_number() && (*m)["samples"].get<long long>() > 1)
-    s += "; " + kib_text(kib(first, "private_kib")) + " private when first seen";
+  std::string s = "RSS " + kib_text(kib(m->last.rss_kib)) + ", private " +
+                  kib_text(kib(m->last.private_kib)) + " at " + format_seconds(m->last.at_s) +
+                  " (its last sample";
+  if (m->peak.private_kib > m->last.private_kib)
+    s += "; peak private " + kib_text(kib(m->peak.private_kib));
+  if (m->samples > 1) s += "; " + kib_text(kib(m->first.private_kib)) + " private when first seen";
   return s + ")";
 }
 
-bool oom_killed(const json& variant, int pid) {
-  for (const auto& k : list(member(member(variant, "memory"), "oom"), "killed"))
-    if (member(k, "pid") == pid) return true;
+bool oom_killed(const Variant& variant, int pid) {
+  if (!variant.memory || !variant.memory->oom) return false;
+  for (const OomKill& k : variant.memory->oom->killed)
+    if (k.pid == pid) return true;
   return false;
 }
 
-std::string oom_kill_text(const json& variant, int pid) {
-  const json& oom = member(member(variant, "memory"), "oom");
-  for (const auto& k : list(oom, "killed"))
-    if (member(k, "pid") == pid) {
+std::string oom_kill_text(const Variant& variant, int pid) {
+  if (!variant.memory || !variant.memory->oom) return "";
+  const OomFacts& oom = *variant.memory->oom;
+  for (const OomKill& k : oom.killed)
+    if (k.pid == pid) {
       // "Memory cgroup out of memory: Killed process 4242 (python3) total-vm:182168kB,
       // anon-rss:160524kB, ...": a cgroup's limit or the machine's, and its size then.
-      const std::string log = field(k, "log");
+      const std::string& log = k.log;
       const bool cgroup = log.rfind("Memory cgroup out of memory", 0) == 0;
       std::string said =
           "the kernel's OOM killer (" + std::string(cgroup ? "its memory cgroup's limit was reached"
@@ -87,15 +78,13 @@ std::string oom_kill_text(const json& variant, int pid) {
                 kib_text(std::strtoull(log.c_str() + at + 9, nullptr, 10));
       return said + ", by the kernel's log)";
     }
-  if (member(oom, "kernel_log_read") == true) return "";
+  if (oom.kernel_log_read) return "";
   std::string rose;
-  for (const auto& c : list(oom, "cgroups")) {
-    const json &before = member(c, "oom_kill_before"), &after = member(c, "oom_kill_after");
-    if (!before.is_number_integer() || !after.is_number_integer() ||
-        after.get<long long>() <= before.get<long long>())
+  for (const CgroupOomKills& c : oom.cgroups) {
+    if (!c.oom_kill_before || !c.oom_kill_after || *c.oom_kill_after <= *c.oom_kill_before)
       continue;
-    const long long n = after.get<long long>() - before.get<long long>();
-    std::string path = field(c, "cgroup");
+    const long long n = *c.oom_kill_after - *c.oom_kill_before;
+    std::string path = c.cgroup;
     if (path.size() > 3 && path[2] == ':') path = path.substr(3);
     rose += (rose.empty() ? "" : "; ") + std::to_string(n) + " in memory cgroup " + path;
   }
@@ -104,19 +93,19 @@ std::string oom_kill_text(const json& variant, int pid) {
          "), but the kernel's log, which names them, could not be read";
 }
 
-std::string memory_growth_fact(const json& variant) {
+std::string memory_growth_fact(const Variant& variant) {
   struct Grew {
     int pid;
     std::uint64_t from, to;
   };
   std::vector<Grew> grew;
-  for (const auto& p : list(member(variant, "memory"), "processes")) {
-    const json &first = member(p, "first"), &peak = member(p, "peak");
-    const std::uint64_t from = kib(first, "private_kib"), to = kib(peak, "private_kib");
-    const std::uint64_t shared = kib(first, "rss_kib") - std::min(kib(first, "rss_kib"), from);
-    if (shared >= 64 * 1024 && to >= from + 256 * 1024 && to >= 4 * from)
-      grew.push_back({member(p, "pid").get<int>(), from, to});
-  }
+  if (variant.memory)
+    for (const ProcessSamples& p : variant.memory->processes) {
+      const std::uint64_t from = kib(p.first.private_kib), to = kib(p.peak.private_kib);
+      const std::uint64_t rss = kib(p.first.rss_kib), shared = rss - std::min(rss, from);
+      if (shared >= 64 * 1024 && to >= from + 256 * 1024 && to >= 4 * from)
+        grew.push_back({p.pid, from, to});
+    }
   if (grew.empty()) return "";
   std::vector<int> pids;
   std::vector<std::uint64_t> from, to;

@@ -35,12 +35,12 @@ TEST(MemoryText, TheKernelsLogNamesTheVictimAndItsSize) {
                                                     "Memory cgroup out of memory: Killed process "
                                                     "42 (python3) total-vm:182168kB, "
                                                     "anon-rss:160524kB, file-rss:5000kB"}}})}});
-  EXPECT_TRUE(oom_killed(v, 42));
-  EXPECT_EQ(oom_kill_text(v, 42),
+  EXPECT_TRUE(oom_killed(read_variant(v), 42));
+  EXPECT_EQ(oom_kill_text(read_variant(v), 42),
             "the kernel's OOM killer (its memory cgroup's limit was reached; its anonymous "
             "resident memory then: 157 MiB, by the kernel's log)");
-  EXPECT_FALSE(oom_killed(v, 43));
-  EXPECT_EQ(oom_kill_text(v, 43), "") << "the log was read and does not name it";
+  EXPECT_FALSE(oom_killed(read_variant(v), 43));
+  EXPECT_EQ(oom_kill_text(read_variant(v), 43), "") << "the log was read and does not name it";
 }
 
 TEST(MemoryText, WithoutTheLogOnlyARisenCounterIsSaidAndAsPerhaps) {
@@ -49,7 +49,7 @@ TEST(MemoryText, WithoutTheLogOnlyARisenCounterIsSaidAndAsPerhaps) {
        {"killed", json::array()},
        {"cgroups",
         json::array({{{"cgroup", "v1:/jobs/7"}, {"oom_kill_before", 2}, {"oom_kill_after", 3}}})}});
-  EXPECT_EQ(oom_kill_text(risen, 42),
+  EXPECT_EQ(oom_kill_text(read_variant(risen), 42),
             "perhaps the kernel's OOM killer: it killed processes during the run (1 in memory "
             "cgroup /jobs/7), but the kernel's log, which names them, could not be read");
   const json still = variant(
@@ -57,16 +57,16 @@ TEST(MemoryText, WithoutTheLogOnlyARisenCounterIsSaidAndAsPerhaps) {
        {"killed", json::array()},
        {"cgroups",
         json::array({{{"cgroup", "v1:/jobs/7"}, {"oom_kill_before", 2}, {"oom_kill_after", 2}}})}});
-  EXPECT_EQ(oom_kill_text(still, 42), "");
+  EXPECT_EQ(oom_kill_text(read_variant(still), 42), "");
 }
 
 TEST(MemoryText, AProcessesSamplesAndItsGrowthSinceFirstSeen) {
   const json v = variant(json::object());
-  EXPECT_EQ(process_memory_text(v, 42),
+  EXPECT_EQ(process_memory_text(read_variant(v), 42),
             "RSS 1000 MiB, private 700 MiB at 3.5 s (its last sample; peak private 800 MiB; "
             "100 MiB private when first seen)");
-  EXPECT_EQ(process_memory_text(v, 7), "");
-  const std::string grew = memory_growth_fact(v);
+  EXPECT_EQ(process_memory_text(read_variant(v), 7), "");
+  const std::string grew = memory_growth_fact(read_variant(v));
   EXPECT_NE(grew.find("the private memory of pid 42 grew from 100 MiB to 800 MiB since first "
                       "seen"),
             std::string::npos)
@@ -74,7 +74,7 @@ TEST(MemoryText, AProcessesSamplesAndItsGrowthSinceFirstSeen) {
   // Grown less than fourfold: not said.
   json small = v;
   small["memory"]["processes"][0]["peak"] = sample(3.0, 1100, 350);
-  EXPECT_EQ(memory_growth_fact(small), "");
+  EXPECT_EQ(memory_growth_fact(read_variant(small)), "");
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ const json* deepest_users_frame(const json& frames, const json& paths) {
   return &frames.back();
 }
 
-const json* process_by_pid(const json& variant, int pid) {
-  for (const auto& p : list(member(variant, "python"), "processes"))
+const json* process_by_pid(const Variant& variant, int pid) {
+  for (const auto& p : list(variant.python, "processes"))
     if (member(p, "pid") == pid) return &p;
   return nullptr;
 }
@@ -116,11 +116,11 @@ std::optional<PythonError> traceback_in(const std::string& text) {
   return e;
 }
 
-const json* main_python_process(const json& variant) {
-  const json& processes = list(member(variant, "python"), "processes");
+const json* main_python_process(const Variant& variant) {
+  const json& processes = list(variant.python, "processes");
   const json* first = nullptr;
   for (const auto& p : processes) {
-    if (member(variant, "pid").is_number() && member(p, "pid") == member(variant, "pid")) return &p;
+    if (variant.pid && member(p, "pid") == *variant.pid) return &p;
     if (member(p, "born") == "exec" &&
         (!first || member(p, "first_seen_s") < member(*first, "first_seen_s")))
       first = &p;
@@ -128,7 +128,7 @@ const json* main_python_process(const json& variant) {
   return first;
 }
 
-std::optional<PythonError> program_error(const json& variant) {
+std::optional<PythonError> program_error(const Variant& variant) {
   // It exited 0: a traceback on its stderr is a worker's, not its own.
   if (exited_zero_but_processes_failed(variant)) return std::nullopt;
   if (const json* p = main_python_process(variant)) {
@@ -138,7 +138,7 @@ std::optional<PythonError> program_error(const json& variant) {
         return PythonError{field(*it, "type"), field(*it, "message"), list(*it, "frames"),
                            member(*p, "paths")};
   }
-  return traceback_in(field(variant, "stderr"));
+  return traceback_in(variant.stderr_text);
 }
 
 std::string traceback_text(const PythonError& e, size_t max_bytes) {
@@ -173,7 +173,7 @@ std::string traceback_text(const PythonError& e, size_t max_bytes) {
   return cap_text(text, max_bytes > last.size() ? max_bytes - last.size() : 0) + last;
 }
 
-std::string error_headline(const json& variant) {
+std::string error_headline(const Variant& variant) {
   const std::optional<PythonError> e = program_error(variant);
   if (!e) return "";
   std::string type = e->type;
@@ -183,7 +183,7 @@ std::string error_headline(const json& variant) {
          (e->message.empty() ? "" : ": " + shorten(one_line(e->message), 200));
 }
 
-std::string crash_line(const json& variant, int pid) {
+std::string crash_line(const Variant& variant, int pid) {
   const json* p = pid == 0 ? main_python_process(variant) : process_by_pid(variant, pid);
   return p ? crash_where(*p) : "";
 }
@@ -206,10 +206,10 @@ namespace {
 
 // When a process of the tree was last seen alive by the Python side (its events connection
 // closed), else when its parent learnt of its end; -1 when neither is known.
-double ended_at_s(const json& variant, int pid) {
+double ended_at_s(const Variant& variant, int pid) {
   if (const json* p = process_by_pid(variant, pid); p && member(*p, "gone_s").is_number())
     return member(*p, "gone_s").get<double>();
-  for (const auto& p : list(member(variant, "python"), "processes"))
+  for (const auto& p : list(variant.python, "processes"))
     for (const auto& c : list(p, "child_exits"))
       if (member(c, "pid") == pid && member(c, "at_s").is_number())
         return member(c, "at_s").get<double>();
@@ -218,13 +218,13 @@ double ended_at_s(const json& variant, int pid) {
 
 // The first of forkcheck's look signals to `pid` in died_after_look's window before its death by
 // a signal, else nullptr.
-const json* look_before_death(const json& variant, int pid) {
+const LookSignal* look_before_death(const Variant& variant, int pid) {
   constexpr double kWindowS = 2.0;  // harness/supervise/watchdog_record.h: kDeathAfterLookS
   const double ended = ended_at_s(variant, pid);
   if (ended < 0) return nullptr;
-  for (const auto& l : list(member(variant, "watchdog"), "look_signals"))
-    if (member(l, "pid") == pid && member(l, "at_s").is_number()) {
-      const double after = ended - l["at_s"].get<double>();
+  for (const LookSignal& l : variant.watchdog.look_signals)
+    if (l.pid == pid) {
+      const double after = ended - l.at_s;
       if (after >= 0 && after <= kWindowS) return &l;
     }
   return nullptr;
@@ -240,7 +240,7 @@ std::string where_text(const json& where) {
 
 // Why process `pid`, whose end its parent learnt (`parent`: the parent's facts, `code`: the end
 // as Python says it), was dealt with by the program: "" when nothing shows that it was.
-std::string handled_end(const json& variant, const json& parent, const json& exit, int pid,
+std::string handled_end(const Variant& variant, const json& parent, const json& exit, int pid,
                         int code, bool& only_looked) {
   only_looked = false;
   // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
@@ -263,7 +263,7 @@ std::string handled_end(const json& variant, const json& parent, const json& exi
   // By a signal a process of the program sent it (to it, or to the group it leads). Killed by
   // another signal, it failed all the same.
   if (code < 0)
-    for (const auto& p : list(member(variant, "python"), "processes"))
+    for (const auto& p : list(variant.python, "processes"))
       for (const auto& x : list(p, "signals_sent")) {
         const json &to = member(x, "to"), &sig = member(x, "signal");
         if (to.is_number_integer() && sig.is_number_integer() &&
@@ -291,7 +291,7 @@ std::string handled_end(const json& variant, const json& parent, const json& exi
   return "";
 }
 
-std::vector<DescendantEnd> ended_descendants(const json& variant) {
+std::vector<DescendantEnd> ended_descendants(const Variant& variant) {
   std::vector<DescendantEnd> out;
   const json* main = main_python_process(variant);
   const int main_pid =
@@ -305,7 +305,7 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
     return out.back();
   };
   std::set<int> ends_learnt;  // by a Python parent
-  const auto& processes = list(member(variant, "python"), "processes");
+  const auto& processes = list(variant.python, "processes");
   for (const auto& p : processes) {
     // What each parent learnt of its children's ends.
     for (const auto& c : list(p, "child_exits")) {
@@ -390,16 +390,15 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
   // Died of a signal just after forkcheck signalled it to look at it.
   for (auto& d : out) {
     if (!d.not_counted.empty() || !died_of_a_signal(d)) continue;
-    if (const json* look = look_before_death(variant, d.pid)) {
+    if (const LookSignal* look = look_before_death(variant, d.pid)) {
       d.after_look = true;
-      d.not_counted =
-          format_seconds(ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>()) +
-          " after forkcheck " + field(*look, "what") + ": forkcheck may have caused it";
+      d.not_counted = format_seconds(ended_at_s(variant, d.pid) - look->at_s) +
+                      " after forkcheck " + look->what + ": forkcheck may have caused it";
     }
   }
   // The run's own choice (--worker-failures; matrix's default is fail): count every end the
   // program did not cause itself, or none.
-  const std::string mode = field(member(variant, "details"), "worker_failures");
+  const std::string mode = field(variant.details, "worker_failures");
   for (auto& d : out) {
     if (mode == "fail" && (d.parent_unseen || d.only_looked)) d.not_counted.clear();
     if (mode == "report" && d.not_counted.empty())
@@ -410,36 +409,36 @@ std::vector<DescendantEnd> ended_descendants(const json& variant) {
 
 }  // namespace
 
-std::vector<DescendantEnd> failed_descendants(const json& variant) {
+std::vector<DescendantEnd> failed_descendants(const Variant& variant) {
   std::vector<DescendantEnd> out;
   for (auto& d : ended_descendants(variant))
     if (d.not_counted.empty()) out.push_back(std::move(d));
   return out;
 }
 
-std::vector<DescendantEnd> ended_badly(const json& variant) {
+std::vector<DescendantEnd> ended_badly(const Variant& variant) {
   std::vector<DescendantEnd> out;
   for (auto& d : ended_descendants(variant))
     if (!d.ended_by_program && !d.after_look) out.push_back(std::move(d));
   return out;
 }
 
-std::vector<DescendantEnd> uncounted_descendants(const json& variant) {
+std::vector<DescendantEnd> uncounted_descendants(const Variant& variant) {
   std::vector<DescendantEnd> out;
   for (auto& d : ended_descendants(variant))
     if (!d.not_counted.empty()) out.push_back(std::move(d));
   return out;
 }
 
-std::string deaths_after_look_text(const json& variant) {
+std::string deaths_after_look_text(const Variant& variant) {
   std::string s;
   for (const auto& d : ended_descendants(variant)) {
-    const json* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
+    const LookSignal* look = died_of_a_signal(d) ? look_before_death(variant, d.pid) : nullptr;
     if (!look || !d.after_look) continue;
-    const double after = ended_at_s(variant, d.pid) - member(*look, "at_s").get<double>();
+    const double after = ended_at_s(variant, d.pid) - look->at_s;
     s += (s.empty() ? "" : "; ") + std::string("pid ") + std::to_string(d.pid) +
          (d.what.empty() ? "" : " " + d.what) + " " + d.how + " " + format_seconds(after) +
-         " after forkcheck " + field(*look, "what") +
+         " after forkcheck " + look->what +
          ": forkcheck may have caused it, so it is not counted as the program's failure";
   }
   return s;
@@ -453,8 +452,8 @@ bool fork_entry_covers(const json& fork, const json& seq) {
   return n == from || (last.is_number_integer() && n > from && n <= last.get<long long>());
 }
 
-std::string fork_with_threads(const json& variant, int pid) {
-  const auto& processes = list(member(variant, "python"), "processes");
+std::string fork_with_threads(const Variant& variant, int pid) {
+  const auto& processes = list(variant.python, "processes");
   for (const auto& child : processes) {
     if (member(child, "pid") != pid || field(child, "born") != "fork") continue;
     for (const auto& parent : processes) {
@@ -481,8 +480,8 @@ std::string fork_with_threads(const json& variant, int pid) {
   return "";
 }
 
-std::string own_start_method_choice(const json& variant) {
-  for (const auto& p : list(member(variant, "python"), "processes"))
+std::string own_start_method_choice(const Variant& variant) {
+  for (const auto& p : list(variant.python, "processes"))
     for (const auto& m : list(p, "start_methods")) {
       const json& where = member(m, "where");
       if (!where.is_object()) continue;
@@ -500,8 +499,8 @@ std::string descendant_text(const DescendantEnd& d) {
          (d.where.empty() ? "" : " at " + d.where) + (d.test.empty() ? "" : " during " + d.test);
 }
 
-std::string python_drops_text(const json& variant) {
-  const json& python = member(variant, "python");
+std::string python_drops_text(const Variant& variant) {
+  const json& python = variant.python;
   const json& by = member(python, "dropped_by");
   const json& bounds = member(python, "bounds");
   const json& folded = member(python, "quiet_folded");
@@ -540,12 +539,12 @@ std::string python_drops_text(const json& variant) {
   return s.empty() ? "" : "not kept of what the Python side told: " + s;
 }
 
-std::string running_test(const json& variant, int pid) {
+std::string running_test(const Variant& variant, int pid) {
   const json* p = pid ? process_by_pid(variant, pid) : main_python_process(variant);
   return p ? field(member(*p, "test"), "name") : "";
 }
 
-std::string descendants_failure(const json& variant) {
+std::string descendants_failure(const Variant& variant) {
   const auto failed = failed_descendants(variant);
   if (failed.empty()) return "";
   std::string s = failed.size() == 1 ? "a process of it failed: "
@@ -558,29 +557,28 @@ std::string descendants_failure(const json& variant) {
   return s;
 }
 
-std::string descendants_failure_count(const json& variant) {
+std::string descendants_failure_count(const Variant& variant) {
   const std::string all = descendants_failure(variant);
   return all.substr(0, all.find(": "));
 }
 
-bool exited_zero_but_processes_failed(const json& variant) {
-  const json& exit = member(variant, "exit");
-  const std::string outcome = field(variant, "outcome");
+bool exited_zero_but_processes_failed(const Variant& variant) {
   // Not a hang or a timeout whose program then exited 0 from its SIGTERM handler: forkcheck
   // ended it, and that is its end.
-  return field(variant, "role") == "subject" && (outcome == "ok" || outcome == "error") &&
-         member(variant, "harness_error") != true && member(exit, "code") == 0 &&
-         member(exit, "signal").is_null() && !failed_descendants(variant).empty();
+  return variant.role == "subject" && (variant.outcome == "ok" || variant.outcome == "error") &&
+         !variant.harness_error && variant.exit.code == 0 && !variant.exit.signal &&
+         !failed_descendants(variant).empty();
 }
 
-void mark_processes_failed(json& variant) {
-  if (field(variant, "outcome") != "ok" || !exited_zero_but_processes_failed(variant)) return;
+void mark_processes_failed(json& record) {
+  const Variant variant = read_variant(record);
+  if (variant.outcome != "ok" || !exited_zero_but_processes_failed(variant)) return;
   const std::string failed = "exited 0, but " + descendants_failure(variant);
   // What the message said besides "exited 0" stays ("exited 0; watch: 2 forks, 2 hazardous").
-  std::string message = field(variant, "message");
+  std::string message = variant.message;
   if (message.rfind("exited 0", 0) == 0) message = message.substr(8);
-  variant["outcome"] = "error";
-  variant["message"] = failed + (message.empty() || message[0] == ';' ? message : "; " + message);
+  record["outcome"] = "error";
+  record["message"] = failed + (message.empty() || message[0] == ';' ? message : "; " + message);
 }
 
 }  // namespace fc::reports

@@ -38,7 +38,7 @@ std::optional<PythonError> traceback_in(const std::string& stderr_text);
 
 // The exception that ended the program (the bootstrap's record of its main process, else the last
 // traceback on its stderr), or nothing.
-std::optional<PythonError> program_error(const nlohmann::json& variant);
+std::optional<PythonError> program_error(const Variant& variant);
 
 // A traceback as Python prints it, within `max_bytes`: every frame in the user's own files whole
 // (with its source line), runs of library frames left out first ("... 12 frames in libraries")
@@ -49,15 +49,15 @@ std::string traceback_text(const PythonError& error, size_t max_bytes);
 // exception that ended the program, at its deepest frame in the user's own files (else its
 // deepest frame), from the bootstrap's record of the main process, else from a traceback on
 // stderr; "" when neither has one.
-std::string error_headline(const nlohmann::json& variant);
+std::string error_headline(const Variant& variant);
 
 // The program's main Python process (the root of the tree, else the first that started by
 // exec), or nullptr.
-const nlohmann::json* main_python_process(const nlohmann::json& variant);
+const nlohmann::json* main_python_process(const Variant& variant);
 
 // "crash.py:4 in <module>": the Python line a process of the tree died on, from faulthandler's
 // dump at the fatal signal ("" when there is none). `pid` 0: the main process.
-std::string crash_line(const nlohmann::json& variant, int pid = 0);
+std::string crash_line(const Variant& variant, int pid = 0);
 
 // A process of the tree, other than the program itself, that ended badly: killed by a signal,
 // exited non-zero, or whose target raised.
@@ -86,30 +86,30 @@ struct DescendantEnd {
 // The ends the program did not deal with: what fails a run whose program exited 0. A process
 // that died of a signal within 2 s of forkcheck signalling it to look at it (asked it for its
 // stacks, attached a debugger) is not among them: forkcheck may have caused it.
-std::vector<DescendantEnd> failed_descendants(const nlohmann::json& variant);
+std::vector<DescendantEnd> failed_descendants(const Variant& variant);
 
 // Every end of note but those forkcheck may have caused or the program itself caused, counted or
 // not: the evidence a failure of the program's is explained by (a worker whose death broke the
 // executor that then raised).
-std::vector<DescendantEnd> ended_badly(const nlohmann::json& variant);
+std::vector<DescendantEnd> ended_badly(const Variant& variant);
 
 // The other ends of note (not exit 0), each with why it is not counted.
-std::vector<DescendantEnd> uncounted_descendants(const nlohmann::json& variant);
+std::vector<DescendantEnd> uncounted_descendants(const Variant& variant);
 
 // Those processes: "pid 4243 Process-2 (work) killed by SIGSEGV 100 ms after forkcheck asked one
 // of its threads for its stack: forkcheck may have caused it, so it is not counted as the
 // program's failure"; "" when there is none.
-std::string deaths_after_look_text(const nlohmann::json& variant);
+std::string deaths_after_look_text(const Variant& variant);
 
 // Where the program named its own start method (get_context, set_start_method), as told by the
 // bootstrap: "the program names its own start method: fork at train.py:9 in <module> (kept ...)";
 // "" when it named none.
-std::string own_start_method_choice(const nlohmann::json& variant);
+std::string own_start_method_choice(const Variant& variant);
 
 // How Python process `pid` was born of a fork while other threads ran in its parent (the
 // bootstrap's fork facts): "was forked at pool.py:10 in <module> by pid 41 while 1 other thread
 // ran there: "holder" (started at pool.py:9 in <module>)"; "" when it was not, or it is not known.
-std::string fork_with_threads(const nlohmann::json& variant, int pid);
+std::string fork_with_threads(const Variant& variant, int pid);
 
 // Whether a fork entry a process kept stands for its fork numbered `seq`: consecutive forks alike
 // in all but time are folded into one entry, `seq` to `last_seq`.
@@ -118,12 +118,12 @@ bool fork_entry_covers(const nlohmann::json& fork, const nlohmann::json& seq);
 // The test a test runner said runs in Python process `pid` (0: the program's main process) when
 // it was last heard of: "tests/test_loader.py::test_workers (call)" (pytest's
 // PYTEST_CURRENT_TEST), else unittest's test id; "" when none.
-std::string running_test(const nlohmann::json& variant, int pid = 0);
+std::string running_test(const Variant& variant, int pid = 0);
 
 // What the channel did not keep of the Python side, and why (python.dropped_by against its
 // bounds): "not kept of what the Python side told: 12 forks past the 200 kept of a process
 // (2000 of those made beside other threads)"; "" when all was kept.
-std::string python_drops_text(const nlohmann::json& variant);
+std::string python_drops_text(const Variant& variant);
 
 // "pid 4243 Process-2 (work) killed by SIGSEGV at crash.py:5": one of them, in a line.
 std::string descendant_text(const DescendantEnd& d);
@@ -131,20 +131,20 @@ std::string descendant_text(const DescendantEnd& d);
 // "2 processes of it failed: pid 4242 Process-1 (work) raised ValueError: bad row at
 // work.py:3; pid 4243 ... killed by SIGSEGV at crash.py:5"; "" when none did. The verdict fails
 // a program that exited 0 with this (exit status 1); every format shows it.
-std::string descendants_failure(const nlohmann::json& variant);
+std::string descendants_failure(const Variant& variant);
 
 // "2 processes of it failed": descendants_failure() without its list; "" when none did.
-std::string descendants_failure_count(const nlohmann::json& variant);
+std::string descendants_failure_count(const Variant& variant);
 
 // Whether `variant` is a user's program whose own process exited 0, by itself (not a hang or a
 // timeout), while processes of it failed (descendants_failure): its run is stored as outcome
 // "error" with "exited 0, but ..." as its message (mark_processes_failed), and said in those
 // words, never as ok.
-bool exited_zero_but_processes_failed(const nlohmann::json& variant);
+bool exited_zero_but_processes_failed(const Variant& variant);
 
 // Such a variant still recorded as ok (the run log keeps the program's own end): made an error,
 // its message "exited 0, but N processes of it failed: ..." and what it said besides. Folding a
 // run log does it (run_log.h), so that a log written before it was done reads the same.
-void mark_processes_failed(nlohmann::json& variant);
+void mark_processes_failed(nlohmann::json& record);
 
 }  // namespace fc::reports

@@ -35,7 +35,7 @@ json facts(int parent, int worker) {
 TEST(ProcessEnds, AWorkersExceptionIsKeptWhateverTheOrderOfThePids) {
   // After pid wrap-around a worker's pid is below its parent's, and comes first.
   for (const auto& [parent, worker] : {std::pair{100, 200}, std::pair{30000, 300}}) {
-    const auto failed = failed_descendants(facts(parent, worker));
+    const auto failed = failed_descendants(read_variant(facts(parent, worker)));
     ASSERT_EQ(failed.size(), 1u) << parent << " " << worker;
     EXPECT_EQ(failed[0].pid, worker);
     EXPECT_EQ(failed[0].how, "raised ValueError: bad row (exit status 1)") << parent;
@@ -52,24 +52,25 @@ TEST(ProcessEnds, ExitedZeroButAWorkerFailedIsAnErrorOnlyWhenItEndedByItself) {
   v["outcome"] = "ok";
   v["message"] = "exited 0; watch: 2 forks, 2 hazardous";
   v["exit"] = {{"code", 0}, {"signal", nullptr}};
-  EXPECT_TRUE(exited_zero_but_processes_failed(v));
+  EXPECT_TRUE(exited_zero_but_processes_failed(read_variant(v)));
   mark_processes_failed(v);
   EXPECT_EQ(v["outcome"], "error");
   EXPECT_EQ(v["message"],
             "exited 0, but a process of it failed: pid 200 Process-1 (__main__.work) raised "
             "ValueError: bad row (exit status 1); watch: 2 forks, 2 hazardous");
-  EXPECT_TRUE(exited_zero_but_processes_failed(v)) << "still said so once stored";
+  EXPECT_TRUE(exited_zero_but_processes_failed(read_variant(v))) << "still said so once stored";
   const json marked = v;
   mark_processes_failed(v);
   EXPECT_EQ(v, marked) << "once";
-  EXPECT_FALSE(program_error(v).has_value()) << "a worker's traceback is not the program's";
+  EXPECT_FALSE(program_error(read_variant(v)).has_value())
+      << "a worker's traceback is not the program's";
 
   for (const char* outcome : {"hang", "timeout", "crash", "skip"}) {
     json other = facts(100, 200);
     other["role"] = "subject";
     other["outcome"] = outcome;
     other["exit"] = {{"code", 0}, {"signal", nullptr}};
-    EXPECT_FALSE(exited_zero_but_processes_failed(other)) << outcome;
+    EXPECT_FALSE(exited_zero_but_processes_failed(read_variant(other))) << outcome;
     mark_processes_failed(other);
     EXPECT_EQ(other["outcome"], outcome);
   }
@@ -81,7 +82,7 @@ TEST(ProcessEnds, ExitedZeroButAWorkerFailedIsAnErrorOnlyWhenItEndedByItself) {
   attached["exit"] = {{"code", nullptr}, {"signal", nullptr}};  // attach: its end is not ours
   catalog["exit"] = {{"code", 0}, {"signal", nullptr}};
   for (json* x : {&nonzero, &attached, &catalog}) {
-    EXPECT_FALSE(exited_zero_but_processes_failed(*x)) << x->dump();
+    EXPECT_FALSE(exited_zero_but_processes_failed(read_variant(*x))) << x->dump();
     mark_processes_failed(*x);
     EXPECT_EQ((*x)["outcome"], "ok");
   }
@@ -105,7 +106,7 @@ TEST(ForkEntries, AFoldedEntryStandsForEachOfItsForks) {
       {"pid", 40}, {"born", "exec"}, {"paths", {{"main", "/w"}}}, {"forks", json::array({fork})}};
   const json child = {{"pid", 41}, {"ppid", 40}, {"born", "fork"}, {"fork_seq", 200}};
   const json variant = {{"python", {{"processes", json::array({parent, child})}}}};
-  const std::string said = fork_with_threads(variant, 41);
+  const std::string said = fork_with_threads(read_variant(variant), 41);
   EXPECT_NE(said.find("by pid 40 while 1 other thread ran there: \"flusher\""), std::string::npos)
       << said;
 }

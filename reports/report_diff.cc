@@ -64,7 +64,7 @@ ReportSide side_of(const json& r) {
 
 // The case of `r` with id `id`; exec and watch have one case each, matched whatever its id.
 const json* case_to_compare(const json& r, const std::string& id, bool program) {
-  if (!program) return find_case(r, id);
+  if (!program) return report_case(r, id);
   const json& cases = list(r, "cases");
   return cases.empty() ? nullptr : &cases[0];
 }
@@ -191,6 +191,12 @@ std::string summary_why(const json& r) {
 }
 
 }  // namespace
+
+const json* report_case(const json& report, const std::string& id) {
+  for (const auto& c : list(report, "cases"))
+    if (field(c, "id") == id) return &c;
+  return nullptr;
+}
 
 const char* effect_name(Effect e) {
   switch (e) {

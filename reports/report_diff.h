@@ -80,6 +80,11 @@ struct ReportDiff {
   size_t count(Effect e) const;
 };
 
+// The case of `report` whose id is `id`, or nullptr. The diff reads two reports as they were
+// written, by forkcheck versions that may differ, their shape checked by unreadable_report(): it
+// tells a field a report lacks from one it holds, which the model (report_model.h) does not.
+const nlohmann::json* report_case(const nlohmann::json& report, const std::string& id);
+
 // Compares two reports that unreadable_report() and incomparable_reports() accept. Variants are
 // matched by name within cases matched by id (exec and watch: the one case of each).
 ReportDiff diff_reports(const nlohmann::json& a, const nlohmann::json& b);

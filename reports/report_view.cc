@@ -53,46 +53,45 @@ const nlohmann::json& member(const nlohmann::json& obj, const char* key) {
   return it != obj.end() ? *it : null;
 }
 
-std::vector<std::string> matrix_methods(const nlohmann::json& report) {
+std::vector<std::string> matrix_methods(const Report& report) {
   std::vector<std::string> methods = {"fork", "spawn", "forkserver"};
-  for (const auto& c : list(report, "cases"))
-    for (const auto& v : list(c, "variants")) {
-      const std::string m = field(v, "start_method", "none");
+  for (const Case& c : report.cases)
+    for (const Variant& v : c.variants) {
+      const std::string m = v.start_method.empty() ? "none" : v.start_method;
       if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
     }
   return methods;
 }
 
-std::vector<const nlohmann::json*> variants_with_method(const nlohmann::json& c,
-                                                        const std::string& method) {
-  std::vector<const nlohmann::json*> out;
-  for (const auto& v : list(c, "variants"))
-    if (field(v, "start_method", "none") == method) out.push_back(&v);
+std::vector<const Variant*> variants_with_method(const Case& c, const std::string& method) {
+  std::vector<const Variant*> out;
+  for (const Variant& v : c.variants)
+    if ((v.start_method.empty() ? "none" : v.start_method) == method) out.push_back(&v);
   return out;
 }
 
-bool matched(const nlohmann::json& v) {
-  return field(v, "outcome", "skip") == field(v, "expected");
+namespace {
+std::string outcome_of(const Variant& v) { return v.outcome.empty() ? "skip" : v.outcome; }
+std::string expected_of(const Variant& v) { return v.expected.empty() ? "?" : v.expected; }
+}  // namespace
+
+bool matched(const Variant& v) { return outcome_of(v) == v.expected; }
+
+bool unfinished(const Variant& v) { return v.not_run || v.interrupted; }
+
+bool mismatched(const Variant& v) { return !matched(v) && !unfinished(v); }
+
+std::string outcome_shown(const Variant& v) {
+  if (v.not_run) return "not run";
+  if (v.interrupted) return "not finished";
+  return outcome_of(v);
 }
 
-bool unfinished(const nlohmann::json& v) {
-  return member(v, "not_run") == true || member(v, "interrupted") == true;
-}
-
-bool mismatched(const nlohmann::json& v) { return !matched(v) && !unfinished(v); }
-
-std::string outcome_shown(const nlohmann::json& v) {
-  if (member(v, "not_run") == true) return "not run";
-  if (member(v, "interrupted") == true) return "not finished";
-  return field(v, "outcome", "skip");
-}
-
-std::string outcome_vs_expected(const nlohmann::json& v) {
+std::string outcome_vs_expected(const Variant& v) {
   // A user's program was expected nothing: how it ended is all there is to say.
-  if (field(v, "role") == "subject") return outcome_shown(v);
-  if (unfinished(v)) return outcome_shown(v) + " (expected " + field(v, "expected", "?") + ")";
-  return field(v, "outcome", "skip") + (matched(v) ? " \u2713 expected " : " \u2717 expected ") +
-         field(v, "expected", "?");
+  if (v.role == "subject") return outcome_shown(v);
+  if (unfinished(v)) return outcome_shown(v) + " (expected " + expected_of(v) + ")";
+  return outcome_of(v) + (matched(v) ? " \u2713 expected " : " \u2717 expected ") + expected_of(v);
 }
 
 std::string outcome_meaning(const std::string& outcome) {
@@ -102,9 +101,9 @@ std::string outcome_meaning(const std::string& outcome) {
   return "";
 }
 
-std::string mismatch_meaning(const nlohmann::json& v) {
-  const std::string expected = field(v, "expected", "?"), outcome = field(v, "outcome", "skip");
-  if (field(v, "role") == "subject") {
+std::string mismatch_meaning(const Variant& v) {
+  const std::string expected = expected_of(v), outcome = outcome_of(v);
+  if (v.role == "subject") {
     const std::string meaning = outcome_meaning(outcome);
     std::string how = outcome + (meaning.empty() ? "" : " (" + meaning + ")");
     if (exited_zero_but_processes_failed(v)) how = "exited 0, but " + descendants_failure_count(v);
@@ -115,45 +114,39 @@ std::string mismatch_meaning(const nlohmann::json& v) {
   if (const std::string meaning = outcome_meaning(outcome); !meaning.empty())
     what += " (" + meaning + (expected == "hang" && outcome == "timeout" ? ": not a hang)" : ")");
   if (unfinished(v)) return "not run to its end: " + what;
-  if (v.value("harness_error", false)) return "harness error: " + what;
-  if (field(v, "role") == "fix") return "regression: the fixed behaviour broke: " + what;
+  if (v.harness_error) return "harness error: " + what;
+  if (v.role == "fix") return "regression: the fixed behaviour broke: " + what;
   return "the hazard did not show as documented here: " + what;
 }
 
-const nlohmann::json* protocol_error(const nlohmann::json& v) {
-  return object_at(v, "protocol_error");
-}
-
-std::string stacks_title(const nlohmann::json& v) {
-  const std::string outcome = field(v, "outcome");
-  if (outcome == "hang") return "stacks of the hung process tree";
-  if (outcome == "timeout") {
-    const nlohmann::json* watchdog = object_at(v, "watchdog");
-    const nlohmann::json* tree = watchdog ? object_at(*watchdog, "tree") : nullptr;
-    if (tree && field(*tree, "state") == "sleeping")
+std::string stacks_title(const Variant& v) {
+  if (v.outcome == "hang") return "stacks of the hung process tree";
+  if (v.outcome == "timeout") {
+    if (v.watchdog.tree && v.watchdog.tree->state == "sleeping")
       return "stacks of the process tree at the deadline, while it slept in a wait that ends by "
              "itself";
     return "stacks of the process tree at the deadline, while it was still working";
   }
-  if (flag(object_at(v, "watchdog"), "exited_by_itself"))
+  if (v.watchdog.exited_by_itself)
     return "stacks of the process tree, taken before it exited by itself";
   return "stacks of the process tree";
 }
 
-std::string thread_line(const nlohmann::json& t) {
-  std::string line = "pid " + field(t, "pid") + " tid " + field(t, "tid") + " " + field(t, "name");
-  if (!field(t, "state").empty())
-    line +=
-        " [" + field(t, "state") + (field(t, "wchan").empty() ? "" : " " + field(t, "wchan")) + "]";
-  if (!field(t, "syscall").empty()) line += " in syscall " + field(t, "syscall");
+std::string thread_line(const Thread& t) {
+  std::string line =
+      "pid " + std::to_string(t.pid) + " tid " + std::to_string(t.tid) + " " + t.name;
+  if (!t.state.empty()) line += " [" + t.state + (t.wchan.empty() ? "" : " " + t.wchan) + "]";
+  if (!t.syscall.empty()) line += " in syscall " + t.syscall;
   return line;
 }
 
 namespace {
 
-std::string python_frame_line(const nlohmann::json& f) {
-  if (field(f, "file").empty()) return field(f, "function");
-  return field(f, "file") + ":" + field(f, "line") + " in " + field(f, "function");
+std::string line_of(const PythonFrame& f) { return f.line ? std::to_string(*f.line) : ""; }
+
+std::string python_frame_line(const PythonFrame& f) {
+  if (f.file.empty()) return f.function;
+  return f.file + ":" + line_of(f) + " in " + f.function;
 }
 
 // Python's own library and installed packages: where a wait shows up, not where it comes from.
@@ -169,58 +162,42 @@ bool library_file(const std::string& file) {
 
 }  // namespace
 
-std::string python_frames_text(const nlohmann::json& thread, size_t max_frames) {
+std::string python_frames_text(const Thread& thread, size_t max_frames) {
   std::string text;
   size_t i = 0;
-  for (const auto& f : list(thread, "python")) {
+  for (const PythonFrame& f : thread.python) {
     if (i++ == max_frames) {
       text += "  ...\n";
       break;
     }
     text += "  " + python_frame_line(f) + "\n";
-    if (!field(f, "code").empty()) text += "      " + field(f, "code") + "\n";
+    if (!f.code.empty()) text += "      " + f.code + "\n";
   }
   return text;
 }
 
-std::string python_where(const nlohmann::json& thread) {
-  const auto& frames = list(thread, "python");
-  for (const auto& f : frames)
-    if (!library_file(field(f, "file"))) {
-      std::string file = field(f, "file");
-      return file.substr(file.rfind('/') + 1) + ":" + field(f, "line") + " in " +
-             field(f, "function");
-    }
-  return frames.empty() ? "" : python_frame_line(frames.front());
+std::string python_where(const Thread& thread) {
+  for (const PythonFrame& f : thread.python)
+    if (!library_file(f.file))
+      return f.file.substr(f.file.rfind('/') + 1) + ":" + line_of(f) + " in " + f.function;
+  return thread.python.empty() ? "" : python_frame_line(thread.python.front());
 }
 
-std::vector<std::string> catalog_errors(const nlohmann::json& report) {
-  std::vector<std::string> errors;
-  if (!report.is_object() || !report.contains("run") || !report["run"].is_object()) return errors;
-  for (const auto& e : list(report["run"], "catalog_errors"))
-    errors.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-  return errors;
-}
-
-const nlohmann::json* featured_case(const nlohmann::json& report) {
-  for (const auto& c : list(report, "cases"))
-    if (member(c, "featured") == true) return &c;
+const Case* featured_case(const Report& report) {
+  for (const Case& c : report.cases)
+    if (c.featured) return &c;
   return nullptr;
 }
 
-const nlohmann::json* find_case(const nlohmann::json& report, const std::string& id) {
-  for (const auto& c : list(report, "cases"))
-    if (field(c, "id") == id) return &c;
+const Case* find_case(const Report& report, const std::string& id) {
+  for (const Case& c : report.cases)
+    if (c.id == id) return &c;
   return nullptr;
 }
 
-const nlohmann::json& workers(const nlohmann::json& variant) {
-  static const nlohmann::json none = nlohmann::json::object();
-  return list(variant.is_object() && variant.contains("details") ? variant["details"] : none,
-              "workers");
-}
+const nlohmann::json& workers(const Variant& variant) { return list(variant.details, "workers"); }
 
-std::vector<std::string> failed_workers(const nlohmann::json& variant, size_t max) {
+std::vector<std::string> failed_workers(const Variant& variant, size_t max) {
   std::vector<std::string> lines;
   size_t failed = 0, i = 0;
   for (const auto& w : workers(variant)) {
@@ -247,9 +224,9 @@ std::string cell_text(const nlohmann::json& v) {
 }
 }  // namespace
 
-std::vector<DetailTable> detail_tables(const nlohmann::json& variant) {
+std::vector<DetailTable> detail_tables(const Variant& variant) {
   std::vector<DetailTable> tables;
-  for (const auto& t : list(member(variant, "details"), "tables")) {
+  for (const auto& t : list(variant.details, "tables")) {
     DetailTable table;
     table.title = field(t, "title");
     for (const auto& c : list(t, "columns")) table.columns.push_back(display(c));
@@ -269,9 +246,9 @@ std::vector<DetailTable> detail_tables(const nlohmann::json& variant) {
   return tables;
 }
 
-std::vector<DetailChart> detail_charts(const nlohmann::json& variant) {
+std::vector<DetailChart> detail_charts(const Variant& variant) {
   std::vector<DetailChart> charts;
-  for (const auto& c : list(member(variant, "details"), "charts")) {
+  for (const auto& c : list(variant.details, "charts")) {
     DetailChart chart{field(c, "title"), field(c, "x_label"), field(c, "y_label"), {}};
     for (const auto& s : list(c, "series")) {
       ChartSeries one{field(s, "label"), {}};
@@ -284,8 +261,8 @@ std::vector<DetailChart> detail_charts(const nlohmann::json& variant) {
   return charts;
 }
 
-nlohmann::json details_without_views(const nlohmann::json& variant) {
-  nlohmann::json d = member(variant, "details");
+nlohmann::json details_without_views(const Variant& variant) {
+  nlohmann::json d = variant.details;
   if (!d.is_object()) return d;
   d.erase("tables");
   d.erase("charts");

@@ -51,7 +51,7 @@ void remove_run_files(const fs::path& dir) {
   for (const auto& p : stale) remove_if_file(p);
 }
 
-std::vector<std::filesystem::path> write_reports(const nlohmann::json& report,
+std::vector<std::filesystem::path> write_reports(const Report& report,
                                                  const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> written;
   for (const auto& r : all_reporters()) {

@@ -1,5 +1,6 @@
-// One reporter interface: each format renders the report (report.json's content, built from the
-// run log alone) into one file. Adding a format is adding one file under reports/.
+// One reporter interface: each format renders the report (its model, read once from report.json's
+// content, which is built from the run log alone) into one file. Adding a format is adding one
+// file under reports/.
 #pragma once
 
 #include <cstddef>
@@ -10,13 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
+
 namespace fc::reports {
 
 class Reporter {
  public:
   virtual ~Reporter() = default;
   virtual std::string file_name() const = 0;
-  virtual std::string render(const nlohmann::json& report) const = 0;
+  virtual std::string render(const Report& report) const = 0;
 };
 
 std::unique_ptr<Reporter> make_json_reporter();   // report.json
@@ -45,8 +48,9 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // std::runtime_error naming a file it could not remove.
 void remove_run_files(const std::filesystem::path& dir);
 
-// Renders every format into `dir`; returns the paths written.
-std::vector<std::filesystem::path> write_reports(const nlohmann::json& report,
+// Renders every format into `dir` from `report` (read_report() of report.json's content); returns
+// the paths written.
+std::vector<std::filesystem::path> write_reports(const Report& report,
                                                  const std::filesystem::path& dir);
 
 }  // namespace fc::reports

@@ -79,19 +79,21 @@ TEST(Text, CodeBlockFenceOutlastsBackticksInside) {
 
 TEST(ReportView, MatrixColumnsAndCells) {
   const json r = synthetic_report();
-  EXPECT_EQ(matrix_methods(r), (std::vector<std::string>{"fork", "spawn", "forkserver"}));
+  EXPECT_EQ(matrix_methods(read_report(r)),
+            (std::vector<std::string>{"fork", "spawn", "forkserver"}));
   const json& gomp = r["cases"][0];
-  ASSERT_EQ(variants_with_method(gomp, "fork").size(), 1u);
-  EXPECT_EQ(outcome_vs_expected(gomp["variants"][0]), "hang \u2713 expected hang");
-  EXPECT_EQ(outcome_vs_expected(gomp["variants"][1]), "crash \u2717 expected ok");
-  const auto tables = detail_tables(r["cases"][2]["variants"][0]);
+  ASSERT_EQ(variants_with_method(read_as<Case>(gomp), "fork").size(), 1u);
+  EXPECT_EQ(outcome_vs_expected(read_variant(gomp["variants"][0])), "hang \u2713 expected hang");
+  EXPECT_EQ(outcome_vs_expected(read_variant(gomp["variants"][1])), "crash \u2717 expected ok");
+  const auto tables = detail_tables(read_variant(r["cases"][2]["variants"][0]));
   ASSERT_EQ(tables.size(), 1u);
   ASSERT_EQ(tables[0].rows.size(), 5u);
   EXPECT_EQ(tables[0].rows[0].cells,
             (std::vector<std::string>{"0", "200", "train finished", "0.7000", "0.4759", "3.5000"}));
   EXPECT_EQ(tables[0].rows[0].status, "ok");
-  EXPECT_EQ(detail_charts(r["cases"][2]["variants"][0]).at(0).series.size(), 5u);
-  EXPECT_TRUE(detail_charts(r["cases"][2]["variants"][1]).empty()) << "no worker trained";
+  EXPECT_EQ(detail_charts(read_variant(r["cases"][2]["variants"][0])).at(0).series.size(), 5u);
+  EXPECT_TRUE(detail_charts(read_variant(r["cases"][2]["variants"][1])).empty())
+      << "no worker trained";
 }
 
 TEST(ReportView, FoldGivesNotRunVariantsEveryField) {
@@ -113,11 +115,11 @@ TEST(ReportView, FoldGivesNotRunVariantsEveryField) {
 TEST(JsonReporter, RoundTrips) {
   json r = synthetic_report();
   r["cases"][0]["variants"][1]["stderr"] = "valid";
-  EXPECT_EQ(json::parse(make_json_reporter()->render(r)), r);
+  EXPECT_EQ(json::parse(make_json_reporter()->render(read_report(r))), r);
 }
 
 TEST(JsonReporter, ReplacesInvalidUtf8) {
-  const json back = json::parse(make_json_reporter()->render(synthetic_report()));
+  const json back = json::parse(make_json_reporter()->render(read_report(synthetic_report())));
   EXPECT_EQ(back["cases"][0]["variants"][1]["stderr"],
             "invalid utf-8: \xEF\xBF\xBD\xEF\xBF\xBD end\n");
 }
@@ -126,7 +128,7 @@ TEST(JsonReporter, ReplacesInvalidUtf8) {
 
 class Html : public ::testing::Test {
  protected:
-  void SetUp() override { html_ = make_html_reporter()->render(synthetic_report()); }
+  void SetUp() override { html_ = make_html_reporter()->render(read_report(synthetic_report())); }
   std::string html_;
 };
 
@@ -188,7 +190,7 @@ TEST_F(Html, FetchesNothing) {
 class Junit : public ::testing::Test {
  protected:
   void SetUp() override {
-    xml_ = make_junit_reporter()->render(synthetic_report());
+    xml_ = make_junit_reporter()->render(read_report(synthetic_report()));
     parsed_ = doc_.load_string(xml_.c_str());
   }
   pugi::xml_node testcase(const std::string& classname, const std::string& name) {
@@ -232,7 +234,7 @@ TEST_F(Junit, FailuresExactlyWhereTheOutcomeDiffers) {
   int failures = 0, errors = 0;
   for (const auto& c : r["cases"])
     for (const auto& v : c["variants"]) {
-      auto t = testcase(c["id"], v["name"]);
+      auto t = testcase(c["id"].get<std::string>(), v["name"].get<std::string>());
       ASSERT_TRUE(t) << c["id"] << "/" << v["name"];
       const bool mismatch = v["outcome"] != v["expected"];
       const bool has = t.child("failure") || t.child("error");
@@ -276,7 +278,7 @@ TEST_F(Junit, OutputsGoToSystemOutAndSystemErr) {
 // --- Markdown ----------------------------------------------------------------------------------
 
 TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
-  const std::string md = make_markdown_reporter()->render(synthetic_report());
+  const std::string md = make_markdown_reporter()->render(read_report(synthetic_report()));
   EXPECT_NE(md.find("| case | verdict | fork | spawn | forkserver |"), std::string::npos);
   EXPECT_NE(md.find("## Verdicts"), std::string::npos);
   EXPECT_NE(md.find("regression: the fixed behaviour broke"), std::string::npos);
@@ -303,7 +305,7 @@ TEST(Markdown, HasTheMatrixVerdictsTinyNnAndEnvironment) {
 
 TEST(Markdown, AHugeReportFitsAGitHubComment) {
   const json r = huge_report();
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   EXPECT_LE(md.size(), 65536u);
   EXPECT_LE(md.size(), kMarkdownMaxBytes);
   EXPECT_NE(md.find("## Environment"), std::string::npos) << "the environment survives the cut";
@@ -316,7 +318,7 @@ TEST(Markdown, AHugeReportFitsAGitHubComment) {
 }
 
 TEST(Markdown, ASmallCapLeavesWholePartsOutAndSaysSo) {
-  const std::string md = make_markdown_reporter(6000)->render(huge_report());
+  const std::string md = make_markdown_reporter(6000)->render(read_report(huge_report()));
   EXPECT_LE(md.size(), 6000u);
   EXPECT_NE(md.find("left out to stay under the size limit"), std::string::npos);
 }
@@ -383,7 +385,7 @@ TEST(DetailViews, AnyCasesTablesAreShownInItsSectionInEveryFormat) {
          {"columns", {"arm", "reach | m"}},
          {"rows",
           {{{"cells", {"left", 1.5}}, {"status", "crash"}}, {{"cells", {"right <b>"}}}}}}}}};
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   const size_t section = html.find("id=\"case-hang-case\"");
   ASSERT_NE(section, std::string::npos);
   const std::string own = html.substr(section, html.find("</section>", section) - section);
@@ -397,7 +399,7 @@ TEST(DetailViews, AnyCasesTablesAreShownInItsSectionInEveryFormat) {
   EXPECT_EQ(own.find("\"tables\""), std::string::npos) << "not again in the raw details";
   EXPECT_NE(own.find("&quot;arms&quot;: 2"), std::string::npos) << "the rest of the details stay";
 
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   EXPECT_NE(md.find("*the arms*\n\n| arm | reach \\| m |\n|---|---|\n| left | 1.5000 |\n"),
             std::string::npos)
       << md;
@@ -405,16 +407,17 @@ TEST(DetailViews, AnyCasesTablesAreShownInItsSectionInEveryFormat) {
 }
 
 TEST(ReportView, FailedWorkersNameIndexPidMethodHowAndWhen) {
-  const auto lines = failed_workers(crashed_pool_variant());
+  const auto lines = failed_workers(read_variant(crashed_pool_variant()));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], kCrashLine);
   EXPECT_EQ(lines[1],
             "worker 2 (pid 4243, fork): worker exited with status 3 without a result, 600 ms after "
             "the pool started");
-  const auto capped = failed_workers(crashed_pool_variant(), 1);
+  const auto capped = failed_workers(read_variant(crashed_pool_variant()), 1);
   ASSERT_EQ(capped.size(), 2u);
   EXPECT_EQ(capped[1], "and 1 more");
-  EXPECT_TRUE(failed_workers(testing::variant("x", "fork", "fix", "ok", "ok")).empty());
+  EXPECT_TRUE(
+      failed_workers(read_variant(testing::variant("x", "fork", "fix", "ok", "ok"))).empty());
 }
 
 // A repro program that could not list its cases: its cases are missing, and every format says so
@@ -425,18 +428,18 @@ TEST(CatalogErrors, EveryFormatSaysCasesAreMissingAndWhy) {
       "/opt/fc/forkcheck-repro-torch --list: cannot start '/opt/fc/forkcheck-repro-torch': "
       "<missing>";
   r["run"]["catalog_errors"] = json::array({error});
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   const size_t banner = html.find("id=\"catalog-errors\"");
   ASSERT_NE(banner, std::string::npos);
   EXPECT_LT(banner, html.find("<table class=\"matrix\">")) << "the banner comes before the matrix";
   EXPECT_NE(html.find("<li>" + html_escape(error) + "</li>"), std::string::npos);
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   EXPECT_NE(md.find(std::string("> **") + kCatalogErrorsHeadline + "**"), std::string::npos) << md;
   EXPECT_LT(md.find(kCatalogErrorsHeadline), md.find("## Cases by start method"));
   EXPECT_NE(md.find("forkcheck-repro-torch --list: cannot start"), std::string::npos);
 
   pugi::xml_document doc;
-  const std::string xml = make_junit_reporter()->render(r);
+  const std::string xml = make_junit_reporter()->render(read_report(r));
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   auto root = doc.child("testsuites");
   EXPECT_EQ(root.attribute("tests").as_int(), 10 + 1);
@@ -450,7 +453,8 @@ TEST(CatalogErrors, EveryFormatSaysCasesAreMissingAndWhy) {
   EXPECT_NE(std::string(tc.child("error").attribute("message").value()).find(error),
             std::string::npos);
   pugi::xml_document plain;
-  ASSERT_TRUE(plain.load_string(make_junit_reporter()->render(synthetic_report()).c_str()));
+  ASSERT_TRUE(
+      plain.load_string(make_junit_reporter()->render(read_report(synthetic_report())).c_str()));
   EXPECT_EQ(root.attribute("errors").as_int(),
             plain.child("testsuites").attribute("errors").as_int() + 1);
 }
@@ -504,46 +508,48 @@ TEST(Interrupted, VariantsNotSeenToTheirEndAreNotRunInEveryFormatAndNeverAFailur
             std::string::npos);
 
   pugi::xml_document doc;
-  const std::string xml = make_junit_reporter()->render(r);
+  const std::string xml = make_junit_reporter()->render(read_report(r));
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   const auto root = doc.child("testsuites");
   EXPECT_EQ(root.attribute("failures").as_int(), 0) << xml;
   EXPECT_EQ(root.attribute("errors").as_int(), 0) << xml;
   EXPECT_EQ(root.attribute("skipped").as_int(), 2) << xml;
 
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   EXPECT_NE(html.find("not run (expected hang)"), std::string::npos);
   EXPECT_NE(html.find("not finished (expected ok)"), std::string::npos);
   EXPECT_EQ(html.find("cell o-skip mismatch"), std::string::npos) << "no cell is a mismatch";
   EXPECT_EQ(html.find("regression:"), std::string::npos);
 
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   EXPECT_NE(md.find("not run (expected hang)"), std::string::npos) << md;
   EXPECT_EQ(md.find("not run (expected hang) \u26a0"), std::string::npos) << md;
   EXPECT_EQ(md.find("not finished (expected ok) \u26a0"), std::string::npos) << md;
   EXPECT_EQ(md.find("regression"), std::string::npos) << md;
 
-  const std::string issue = make_issue_reporter()->render(r);
+  const std::string issue = make_issue_reporter()->render(read_report(r));
   EXPECT_EQ(issue.find("regression"), std::string::npos) << issue;
 }
 
 TEST(CatalogErrors, NoneMeansNoBanner) {
   const json r = synthetic_report();
-  EXPECT_EQ(make_html_reporter()->render(r).find("catalog-errors"), std::string::npos);
-  EXPECT_EQ(make_markdown_reporter()->render(r).find(kCatalogErrorsHeadline), std::string::npos);
-  EXPECT_EQ(make_junit_reporter()->render(r).find("classname=\"forkcheck\""), std::string::npos);
+  EXPECT_EQ(make_html_reporter()->render(read_report(r)).find("catalog-errors"), std::string::npos);
+  EXPECT_EQ(make_markdown_reporter()->render(read_report(r)).find(kCatalogErrorsHeadline),
+            std::string::npos);
+  EXPECT_EQ(make_junit_reporter()->render(read_report(r)).find("classname=\"forkcheck\""),
+            std::string::npos);
 }
 
 TEST(CrashDetails, EveryFormatNamesTheWorkerThatDiedAndWhen) {
   const json r = report_with_crash_details();
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   EXPECT_NE(html.find("<li>" + html_escape(kCrashLine) + "</li>"), std::string::npos);
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   for (const char* part : {"worker 1 (pid 4242, fork)", "SIGSEGV", "210 ms after the pool started",
                            "worker 2 (pid 4243, fork)", "status 3"})
     EXPECT_NE(md.find(part), std::string::npos) << part;
   pugi::xml_document doc;
-  const std::string xml = make_junit_reporter()->render(r);
+  const std::string xml = make_junit_reporter()->render(read_report(r));
   ASSERT_TRUE(doc.load_string(xml.c_str()));
   pugi::xml_node failure;
   for (auto t : doc.child("testsuites").first_child().children("testcase"))
@@ -555,7 +561,7 @@ TEST(CrashDetails, EveryFormatNamesTheWorkerThatDiedAndWhen) {
 
 TEST(CrashDetails, JunitCarriesTheStacksOfAHungTree) {
   pugi::xml_document doc;
-  const std::string xml = make_junit_reporter()->render(report_with_crash_details());
+  const std::string xml = make_junit_reporter()->render(read_report(report_with_crash_details()));
   ASSERT_TRUE(doc.load_string(xml.c_str()));
   pugi::xml_node passed, failed;
   for (auto t : doc.child("testsuites").first_child().children("testcase")) {
@@ -593,8 +599,10 @@ const char* const kByItself =
     "signalled it: the outcome is that of its own end)";
 
 const json& variant_named(const json& report, const std::string& case_id, const std::string& name) {
-  for (const auto& v : find_case(report, case_id)->at("variants"))
-    if (v["name"] == name) return v;
+  for (const auto& c : report["cases"])
+    if (c["id"] == case_id)
+      for (const auto& v : c["variants"])
+        if (v["name"] == name) return v;
   throw std::runtime_error("no variant " + name);
 }
 
@@ -628,31 +636,32 @@ TEST(ReportView, AnEndOfItsOwnIsSaidOnceInTheMessageFromTheWatchdogsRecord) {
   const json report = synthetic_report();
   const json& late = variant_named(report, "watchdog-outcomes", "forkserver-late");
   EXPECT_EQ(ended_by_itself_text(read_as<Watchdog>(late["watchdog"])), kByItself);
-  const std::string message = late["message"];
+  const std::string message = late["message"].get<std::string>();
   EXPECT_EQ(message.substr(message.size() - std::string(kByItself).size()), kByItself)
       << "the fixture's message is what the harness writes";
   for (const auto& r : {make_html_reporter(), make_markdown_reporter(), make_junit_reporter()}) {
-    const std::string text = r->render(report);
+    const std::string text = r->render(read_report(report));
     EXPECT_EQ(occurrences(text, "it ended by itself"), 1u) << r->file_name();
   }
 }
 
 TEST(ReportView, AMismatchSaysATimeoutWasNotAHang) {
   const json r = synthetic_report();
-  EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "fork-busy")),
+  EXPECT_EQ(mismatch_meaning(read_variant(variant_named(r, "watchdog-outcomes", "fork-busy"))),
             "the hazard did not show as documented here: expected hang, observed timeout (the "
             "deadline passed while the process tree was not blocked: not a hang)");
-  EXPECT_EQ(mismatch_meaning(variant_named(r, "watchdog-outcomes", "spawn-channel")),
+  EXPECT_EQ(mismatch_meaning(read_variant(variant_named(r, "watchdog-outcomes", "spawn-channel"))),
             "regression: the fixed behaviour broke: expected ok, observed protocol-error (the "
             "child sent something "
             "on its channel that is not a forkcheck message)");
-  EXPECT_EQ(stacks_title(variant_named(r, "watchdog-outcomes", "fork-busy")).find("hung"),
-            std::string::npos);
+  EXPECT_EQ(
+      stacks_title(read_variant(variant_named(r, "watchdog-outcomes", "fork-busy"))).find("hung"),
+      std::string::npos);
 }
 
 TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
   const json r = synthetic_report();
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   for (const char* css : {".o-timeout {", ".o-protocol-error {"})
     EXPECT_NE(html.find(css), std::string::npos) << css;
   const size_t legend = html.find("class=\"legend-row\"");
@@ -682,7 +691,7 @@ TEST(WatchdogOutcomes, HtmlShowsThemAsWhatTheyAre) {
 }
 
 TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
-  const std::string md = make_markdown_reporter()->render(synthetic_report());
+  const std::string md = make_markdown_reporter()->render(read_report(synthetic_report()));
   EXPECT_NE(md.find("**fork-busy**: timeout \u2717 expected hang \u26a0\ufe0f"), std::string::npos);
   EXPECT_NE(md.find("**spawn-channel**: protocol-error \u2717 expected ok"), std::string::npos);
   EXPECT_NE(md.find("observed timeout (the deadline passed while the process tree was not "
@@ -703,7 +712,7 @@ TEST(WatchdogOutcomes, MarkdownShowsThemAsWhatTheyAre) {
 
 TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
   pugi::xml_document doc;
-  const std::string xml = make_junit_reporter()->render(synthetic_report());
+  const std::string xml = make_junit_reporter()->render(read_report(synthetic_report()));
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   std::map<std::string, pugi::xml_node> tc;
   for (auto s : doc.child("testsuites").children("testsuite"))
@@ -750,7 +759,7 @@ TEST(WatchdogOutcomes, JunitFailsThemAndSaysWhichItWas) {
 }
 
 TEST(WatchdogOutcomes, JsonKeepsEveryWatchdogField) {
-  const json back = json::parse(make_json_reporter()->render(synthetic_report()));
+  const json back = json::parse(make_json_reporter()->render(read_report(synthetic_report())));
   const json& busy = variant_named(back, "watchdog-outcomes", "fork-busy");
   EXPECT_EQ(busy["outcome"], "timeout");
   EXPECT_EQ(busy["watchdog"]["tree"]["state"], "working");
@@ -812,14 +821,14 @@ TEST(Sources, AWebAddressBecomesALinkAndAnythingElseStaysText) {
                              {"url", "https://github.com/pytorch/pytorch/issues/1"}};
   r["cases"][1]["source"] = {
       {"title", "other"}, {"author", "x"}, {"document", "001"}, {"url", "javascript:alert(1)"}};
-  const std::string html = make_html_reporter()->render(r);
+  const std::string html = make_html_reporter()->render(read_report(r));
   EXPECT_NE(
       html.find("<a href=\"https://github.com/pytorch/pytorch/issues/1\">\u201cissue\u201d</a> by "
                 "someone</dd>"),
       std::string::npos);
   EXPECT_EQ(html.find("javascript:"), std::string::npos);
   EXPECT_NE(html.find("\u201cother\u201d by x (document 001)"), std::string::npos);
-  const std::string md = make_markdown_reporter()->render(r);
+  const std::string md = make_markdown_reporter()->render(read_report(r));
   EXPECT_NE(md.find("by someone <https://github.com/pytorch/pytorch/issues/1>"), std::string::npos);
   EXPECT_EQ(md.find("javascript:"), std::string::npos);
 }

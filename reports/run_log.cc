@@ -6,6 +6,7 @@
 
 #include "reports/file_io.h"
 #include "reports/known_causes.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/verdict.h"
@@ -15,7 +16,7 @@ namespace {
 
 // The ends of a user's program's processes of note (not exit 0): those that fail it and those
 // not counted, each with why (the first kListed of each).
-nlohmann::json process_ends(const nlohmann::json& variant) {
+nlohmann::json process_ends(const Variant& variant) {
   constexpr size_t kListed = 100;
   auto listed = [](const std::vector<DescendantEnd>& ends) {
     nlohmann::json list = nlohmann::json::array();
@@ -72,23 +73,22 @@ std::vector<nlohmann::json> read_run_log(const std::filesystem::path& path) {
 
 namespace {
 
-nlohmann::json summarize(const nlohmann::json& cases) {
+nlohmann::json summarize(const std::vector<Case>& cases) {
   nlohmann::json by_verdict = nlohmann::json::object(), by_outcome = nlohmann::json::object();
   int variants = 0, mismatches = 0, regressions = 0, failed = 0, harness_failures = 0;
-  for (const auto& c : cases) {
-    by_verdict[c["verdict"].get<std::string>()] =
-        by_verdict.value(c["verdict"].get<std::string>(), 0) + 1;
+  for (const Case& c : cases) {
+    by_verdict[c.verdict] = by_verdict.value(c.verdict, 0) + 1;
     // A fix that misbehaved is a regression; a user's program that failed is not (by_verdict
     // counts it as "failed"): either makes the run not ok.
-    if (c["verdict"] == "regression") ++regressions;
-    if (c["verdict"] == "failed") ++failed;
-    for (const auto& v : c["variants"]) {
+    if (c.verdict == "regression") ++regressions;
+    if (c.verdict == "failed") ++failed;
+    for (const Variant& v : c.variants) {
       ++variants;
-      const std::string o = v.value("outcome", "skip");
+      const std::string o = v.outcome.empty() ? "skip" : v.outcome;
       by_outcome[o] = by_outcome.value(o, 0) + 1;
       // Not seen to its end (forkcheck was interrupted): neither as expected nor not.
-      if (!v.value("matched", false) && !unfinished(v)) ++mismatches;
-      if (v.value("harness_error", false)) ++harness_failures;
+      if (!v.matched && !unfinished(v)) ++mismatches;
+      if (v.harness_error) ++harness_failures;
     }
   }
   return {{"cases", cases.size()},
@@ -166,23 +166,25 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
       for (const auto& [k, val] : defaults.items())
         if (!v.contains(k)) v[k] = val;
     }
+    std::vector<Variant> typed;
     for (auto& v : c["variants"]) {
       // A user's program that exited 0 while processes of it failed did not do its work.
       mark_processes_failed(v);
       v["matched"] = v["outcome"] == v["expected"];
+      const Variant model = read_variant(v);
       // A user's program that failed: the cause its shape shows, where a rule knows it.
       // (Not for one that exited 0: its workers' failures are said as such.)
-      if (v.value("role", "") == "subject" && v["outcome"] != "ok" && v["outcome"] != "skip" &&
-          !exited_zero_but_processes_failed(v))
-        if (const auto cause = known_cause(v)) v["cause"] = to_json(*cause);
-      if (v.value("role", "") == "subject" && v.contains("python"))
-        v["process_ends"] = process_ends(v);
+      if (model.role == "subject" && model.outcome != "ok" && model.outcome != "skip" &&
+          !exited_zero_but_processes_failed(model))
+        if (const auto cause = known_cause(model)) v["cause"] = to_json(*cause);
+      if (model.role == "subject" && v.contains("python")) v["process_ends"] = process_ends(model);
+      typed.push_back(read_variant(v));
     }
-    auto verdict = case_verdict(c["variants"], c.value("not_selected", nlohmann::json::array()));
+    auto verdict = case_verdict(typed, read_as<Case>(c).not_selected);
     c["verdict"] = verdict.verdict;
     c["verdict_reason"] = verdict.reason;
   }
-  report["summary"] = summarize(report["cases"]);
+  report["summary"] = summarize(read_as<Report>(report).cases);
   // Cases a repro program could not list are missing: the run is not ok (forkcheck exits 1).
   if (!list(report["run"], "catalog_errors").empty()) report["summary"]["ok"] = false;
   return report;

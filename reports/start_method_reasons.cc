@@ -15,12 +15,12 @@ namespace {
 using json = nlohmann::json;
 
 // Every exception the program's processes told ("Type: message"), then its error output.
-std::string what_it_said(const json& v) {
+std::string what_it_said(const Variant& v) {
   std::string text;
-  for (const auto& p : list(member(v, "python"), "processes"))
+  for (const auto& p : list(v.python, "processes"))
     for (const auto& x : list(p, "exceptions"))
       text += field(x, "type") + ": " + field(x, "message") + "\n";
-  return one_line(text + field(v, "stderr"));
+  return one_line(text + v.stderr_text);
 }
 
 bool has(const std::string& text, const char* piece) {
@@ -29,8 +29,8 @@ bool has(const std::string& text, const char* piece) {
 
 // The first exception any process of it told: "KeyError: 'scale'" (a Pool's worker's comes back
 // to the parent and is raised there).
-std::string first_exception(const json& v) {
-  for (const auto& p : list(member(v, "python"), "processes"))
+std::string first_exception(const Variant& v) {
+  for (const auto& p : list(v.python, "processes"))
     for (const auto& x : list(p, "exceptions")) {
       std::string type = field(x, "type");
       if (type.rfind("builtins.", 0) == 0) type = type.substr(9);
@@ -43,13 +43,13 @@ std::string first_exception(const json& v) {
 
 }  // namespace
 
-bool subject_ok(const json& v) {
-  return field(v, "outcome") == "ok" && descendants_failure(v).empty() && watch_failure(v).empty();
+bool subject_ok(const Variant& v) {
+  return v.outcome == "ok" && descendants_failure(v).empty() && watch_failure(v).empty();
 }
 
-MethodReason start_method_reason(const json& v, const json& all) {
+MethodReason start_method_reason(const Variant& v, const Case& all) {
   if (subject_ok(v) || unfinished(v)) return {};
-  const std::string method = field(v, "start_method");
+  const std::string& method = v.start_method;
   const std::string said = what_it_said(v);
   if (has(said, "Can't pickle local object") || has(said, "Can't get local object") ||
       has(said, "Can't pickle <function <lambda>") || has(said, "<lambda>: attribute lookup"))
@@ -72,16 +72,16 @@ MethodReason start_method_reason(const json& v, const json& all) {
             " worker imports it again, reaches that code and raises (a Pool starts "
             "new workers for ever)",
         "put the code that starts processes under `if __name__ == \"__main__\":`"};
-  if (const json& known = list(member(v, "details"), "explained_by"); !known.empty()) {
+  if (const json& known = list(v.details, "explained_by"); !known.empty()) {
     const json& k = known[0];
     return {"the error is the one forkcheck's case " + field(k, "case") + " reproduces (" +
                 field(k, "title") + ")",
             field(k, "fix") + " (forkcheck list " + field(k, "case") + ")"};
   }
   bool fork_ok = false, other_ok = false;
-  for (const auto& w : list(all, "variants")) {
-    if (field(w, "start_method") == "fork" && subject_ok(w)) fork_ok = true;
-    if (field(w, "start_method") != "fork" && subject_ok(w)) other_ok = true;
+  for (const Variant& w : all.variants) {
+    if (w.start_method == "fork" && subject_ok(w)) fork_ok = true;
+    if (w.start_method != "fork" && subject_ok(w)) other_ok = true;
   }
   const std::string raised = first_exception(v);
   if (method != "fork" && fork_ok && !raised.empty())

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
+
 namespace fc::reports {
 
 struct MethodReason {
@@ -16,11 +18,11 @@ struct MethodReason {
 };
 
 // `variant`: one method's variant of a matrix case; `all`: every variant of that case.
-MethodReason start_method_reason(const nlohmann::json& variant, const nlohmann::json& all);
+MethodReason start_method_reason(const Variant& variant, const Case& all);
 
 // Whether a variant ran ok in all respects: outcome ok, no process of it failed, no hazardous
 // fork not allowed.
-bool subject_ok(const nlohmann::json& variant);
+bool subject_ok(const Variant& variant);
 
 // What Python's default start method is, and what 3.14 changed, for a matrix's headline.
 std::string default_method_note(const nlohmann::json& report_environment);

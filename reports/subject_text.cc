@@ -9,23 +9,20 @@
 
 namespace fc::reports {
 
-using json = nlohmann::json;
-
-bool is_subject_report(const json& report) {
+bool is_subject_report(const Report& report) {
   bool any = false;
-  for (const auto& c : list(report, "cases"))
-    for (const auto& v : list(c, "variants")) {
-      if (field(v, "role") != "subject") return false;
+  for (const Case& c : report.cases)
+    for (const Variant& v : c.variants) {
+      if (v.role != "subject") return false;
       any = true;
     }
   return any;
 }
 
-SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
+SubjectLine subject_line(const Variant& v, std::size_t done, std::size_t total,
                          const std::string& hazards) {
   char took[32];
-  const json& d = member(v, "duration_s");
-  std::snprintf(took, sizeof took, "%.1f s", d.is_number() ? d.get<double>() : 0.0);
+  std::snprintf(took, sizeof took, "%.1f s", v.duration_s);
   const std::string outcome = outcome_shown(v);
   SubjectLine line;
   const bool ok = outcome == "ok" && hazards.empty();
@@ -33,7 +30,8 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   if (total > 1) {
     char count[32];
     std::snprintf(count, sizeof count, "[%zu/%zu]", done, total);
-    line.text = std::string(count) + " under " + field(v, "start_method", "?") + ": ";
+    line.text =
+        std::string(count) + " under " + (v.start_method.empty() ? "?" : v.start_method) + ": ";
   } else {
     line.text = ok ? "the program " : "the program: ";
   }
@@ -58,17 +56,18 @@ SubjectLine subject_line(const json& v, std::size_t done, std::size_t total,
   return line;
 }
 
-std::vector<SubjectSummaryItem> subject_summary(const json& report) {
+std::vector<SubjectSummaryItem> subject_summary(const Report& report) {
   std::vector<SubjectSummaryItem> items;
   bool hazards = false;
-  for (const auto& c : list(report, "cases")) {
-    const auto& variants = list(c, "variants");
-    for (const auto& v : variants) {
-      const std::string outcome = outcome_shown(v), message = one_line(field(v, "message"));
+  for (const Case& c : report.cases) {
+    const auto& variants = c.variants;
+    for (const Variant& v : variants) {
+      const std::string outcome = outcome_shown(v), message = one_line(v.message);
       const bool failing = !watch_failure(v).empty();
       hazards = hazards || failing;
-      const std::string who = variants.size() > 1 ? "under " + field(v, "start_method", "?")
-                                                  : std::string("the program");
+      const std::string who = variants.size() > 1
+                                  ? "under " + (v.start_method.empty() ? "?" : v.start_method)
+                                  : std::string("the program");
       // Exited 0 while processes of it failed: said so, their count (the finding names each).
       if (exited_zero_but_processes_failed(v)) {
         items.push_back({who + ": exited 0, but " + descendants_failure_count(v), true});
@@ -79,11 +78,11 @@ std::vector<SubjectSummaryItem> subject_summary(const json& report) {
            outcome != "ok" || failing});
     }
   }
-  const json& ok = member(member(report, "summary"), "ok");
-  items.push_back({hazards                             ? "hazardous forks found"
-                   : ok.is_boolean() && ok.get<bool>() ? "it ended well"
-                                                       : "it did not end well",
-                   hazards || !(ok.is_boolean() && ok.get<bool>())});
+  const bool ok = report.summary.ok;
+  items.push_back({hazards ? "hazardous forks found"
+                   : ok    ? "it ended well"
+                           : "it did not end well",
+                   hazards || !ok});
   return items;
 }
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
 // Whether every variant of a report (or of a case) is a user's program's (role "subject").
-bool is_subject_report(const nlohmann::json& report);
+bool is_subject_report(const Report& report);
 
 // One line for a run of the user's program as it ends, and the word to colour (its verdict):
 // "the program ended in 0.1 s" (exec, watch, attach), "[2/3] under spawn: crash after 2.3 s"
@@ -22,7 +22,7 @@ struct SubjectLine {
   std::string text;     // without the verdict word
   std::string verdict;  // "ok", "FAILED", "FAILED: HAZARDOUS FORKS", "not finished"...
 };
-SubjectLine subject_line(const nlohmann::json& variant, std::size_t done, std::size_t total,
+SubjectLine subject_line(const Variant& variant, std::size_t done, std::size_t total,
                          const std::string& hazards);
 
 // The summary a report of a user's program opens with, in place of the catalog's counts: one
@@ -33,6 +33,6 @@ struct SubjectSummaryItem {
   std::string text;
   bool bad = false;
 };
-std::vector<SubjectSummaryItem> subject_summary(const nlohmann::json& report);
+std::vector<SubjectSummaryItem> subject_summary(const Report& report);
 
 }  // namespace fc::reports

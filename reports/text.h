@@ -59,6 +59,11 @@ std::string display(const nlohmann::json& v);
 // holds null there. Reports from elsewhere (an older forkcheck, a hand-edited file) may differ.
 std::string field(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
 
+// `s`, or `fallback` where it is empty: a word a report lacks, shown as "?" (or "skip").
+inline std::string or_else(const std::string& s, const char* fallback) {
+  return s.empty() ? std::string(fallback) : s;
+}
+
 // The one way durations, CPU times and counts are written (core/quantity_text.h, which the repro
 // programs use too): "35 ms", "0.5 s", "0.4 ms" of CPU, "3 processes".
 using fc::counted;

@@ -90,7 +90,7 @@ TEST(EnvRisks, ThreadsOverTheCpusInTheAffinityMask) {
   env["python"]["torch"]["threads"]["intra_op"] = 64;
   const auto risks = fc::reports::environment_risks(env);
   ASSERT_EQ(risk_ids(env), std::vector<std::string>{"threads-over-cpus"});
-  const std::string note = risks[0]["note"];
+  const std::string note = risks[0]["note"].get<std::string>();
   EXPECT_NE(note.find("OMP_NUM_THREADS=64"), std::string::npos) << note;
   EXPECT_NE(note.find("2 CPUs in the affinity mask"), std::string::npos) << note;
   // A nested list counts by its first level; as many threads as CPUs is fine.

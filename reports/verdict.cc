@@ -12,16 +12,19 @@ namespace {
 // "fork expected hang, observed timeout (the deadline passed while the process tree was not
 // blocked)": a timeout or a protocol error says what it was, so that no reader takes it for the
 // hang or the error the variant expected.
-std::string describe(const nlohmann::json& v) {
-  const std::string outcome = v.value("outcome", "?");
+std::string or_unknown(const std::string& s) { return s.empty() ? "?" : s; }
+
+std::string describe(const Variant& v) {
+  const std::string outcome = or_unknown(v.outcome);
   const std::string meaning = outcome_meaning(outcome);
-  return v.value("name", "?") + " expected " + v.value("expected", "?") + ", observed " + outcome +
+  return or_unknown(v.name) + " expected " + or_unknown(v.expected) + ", observed " + outcome +
          (meaning.empty() ? "" : " (" + meaning + ")");
 }
 
 }  // namespace
 
-Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_selected) {
+Verdict case_verdict(const std::vector<Variant>& variants,
+                     const std::vector<NotSelected>& not_selected) {
   std::string regressions, misses, skips;
   // Hazards the run did not see to their end (forkcheck was interrupted): they might have failed.
   std::string hazards_unfinished;
@@ -36,20 +39,20 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
   // it ended; under `watch`, a hazardous fork not allowed fails a program that ended ok.
   // `forkcheck matrix`: the program once per start method; ok only when ok under each.
   bool all_subjects = variants.size() > 1;
-  for (const auto& v : variants) all_subjects = all_subjects && v.value("role", "") == "subject";
+  for (const auto& v : variants) all_subjects = all_subjects && v.role == "subject";
   if (all_subjects) {
     std::string ok_under, failed_under, not_finished;
     for (const auto& v : variants) {
-      const std::string name = v.value("name", "?");
+      const std::string name = or_unknown(v.name);
       if (unfinished(v))
         add(not_finished, name);
       else if (subject_ok(v))
         add(ok_under, name);
       else
-        add(failed_under, name + ": " +
-                              (exited_zero_but_processes_failed(v)
-                                   ? "exited 0, but " + descendants_failure(v)
-                                   : v.value("outcome", "") + ": " + v.value("message", "")));
+        add(failed_under,
+            name + ": " +
+                (exited_zero_but_processes_failed(v) ? "exited 0, but " + descendants_failure(v)
+                                                     : v.outcome + ": " + v.message));
     }
     if (!failed_under.empty())
       return {"failed",
@@ -59,10 +62,10 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
                              "; not run to its end (forkcheck was interrupted): " + not_finished};
     return {"ok", "ok under every start method run: " + ok_under};
   }
-  if (variants.size() == 1 && variants[0].value("role", "") == "subject") {
+  if (variants.size() == 1 && variants[0].role == "subject") {
     const auto& v = variants[0];
     // Stopped by forkcheck's interruption: not a failure of the program's (its message says when).
-    if (unfinished(v)) return {"skipped", v.value("message", "")};
+    if (unfinished(v)) return {"skipped", v.message};
     const std::string hazards = watch_failure(v);
     // A worker that crashed or raised, while the program exited 0, fails it too: its work was
     // not done, whatever the program's own exit says.
@@ -77,8 +80,8 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
       also += "; " + std::to_string(uncounted) + " end" + (uncounted == 1 ? "" : "s") +
               " of its processes not counted as failures (each with why: issue.md, "
               "report.json's process_ends)";
-    if (v.value("outcome", "") == "ok" || exited_zero_but_processes_failed(v)) {
-      if (hazards.empty() && descendants.empty()) return {"ok", v.value("message", "") + also};
+    if (v.outcome == "ok" || exited_zero_but_processes_failed(v)) {
+      if (hazards.empty() && descendants.empty()) return {"ok", v.message + also};
       if (hazards.empty())
         return {"failed", "the program exited 0, but " + descendants + " (exit status 1)" + also};
       return {"failed", (descendants.empty() ? "the program ended ok, but made " + hazards
@@ -86,46 +89,45 @@ Verdict case_verdict(const nlohmann::json& variants, const nlohmann::json& not_s
                                                    "; and it made " + hazards) +
                             " (forkcheck watch fails: exit status 1)" + also};
     }
-    return {"failed", v.value("outcome", "") + ": " + v.value("message", "") +
+    return {"failed", v.outcome + ": " + v.message +
                           (hazards.empty() ? "" : "; it also made " + hazards) +
                           (descendants.empty() ? "" : "; " + descendants) + also};
   }
   for (const auto& v : variants) {
-    const std::string outcome = v.value("outcome", "");
-    const std::string expected = v.value("expected", "");
+    const std::string outcome = v.outcome;
+    const std::string expected = v.expected;
     // Exact words: a timeout is not a hang (the tree was still working when it was stopped), so a
     // hazard expected to hang that timed out did not reproduce, and a fix that timed out or broke
     // its channel (protocol-error) is a regression like any other outcome but ok.
     const bool matched = outcome == expected;
     // A skip is never a failure of the fix nor a sign of the hazard: it says why it did not run.
     if (outcome == "skip") {
-      add(skips, v.value("name", "?") + ": " + v.value("message", ""));
-      if (unfinished(v) && v.value("role", "") != "fix")
-        add(hazards_unfinished, v.value("name", "?"));
+      add(skips, or_unknown(v.name) + ": " + v.message);
+      if (unfinished(v) && v.role != "fix") add(hazards_unfinished, or_unknown(v.name));
       continue;
     }
     all_skipped = false;
-    if (v.value("role", "") == "fix") {
+    if (v.role == "fix") {
       if (!matched)
         add(regressions, describe(v));
       else
-        add(fixes_ok, v.value("name", "?"));
+        add(fixes_ok, or_unknown(v.name));
     } else {
       any_hazard = true;
       if (!matched) {
         add(misses, describe(v));
       } else if (outcome != "ok") {
         hazard_failed = true;
-        add(failed_as_documented, v.value("name", "?") + " " + outcome);
+        add(failed_as_documented, or_unknown(v.name) + " " + outcome);
       } else {
-        add(ok_as_expected, v.value("name", "?"));
+        add(ok_as_expected, or_unknown(v.name));
       }
     }
   }
   std::string left_out, hazards_left_out, fixes_left_out;
   for (const auto& n : not_selected) {
-    add(left_out, n.value("name", "?"));
-    add(n.value("role", "") == "fix" ? fixes_left_out : hazards_left_out, n.value("name", "?"));
+    add(left_out, or_unknown(n.name));
+    add(n.role == "fix" ? fixes_left_out : hazards_left_out, or_unknown(n.name));
   }
   // Said of every verdict of a partial run: what the run did not look at.
   const std::string partial =

@@ -15,7 +15,9 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
@@ -24,11 +26,11 @@ struct Verdict {
   std::string reason;
 };
 
-// `variants`: report.json variant objects (role, expected, outcome). `not_selected`: the case's
+// `variants`: a case's variants (role, expected, outcome). `not_selected`: the case's
 // variants the run left out ({name, role}): the reason then says the run was partial, and a run
 // that selected no hazard variant is `partial`, never reproduced or not; so is one whose hazard
 // variants that might have failed were not seen to their end (forkcheck was interrupted).
-Verdict case_verdict(const nlohmann::json& variants,
-                     const nlohmann::json& not_selected = nlohmann::json::array());
+Verdict case_verdict(const std::vector<Variant>& variants,
+                     const std::vector<NotSelected>& not_selected = {});
 
 }  // namespace fc::reports

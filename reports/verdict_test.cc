@@ -2,6 +2,7 @@
 // of an interrupted run (reports/run_log.h): pure functions of made-up records.
 #include <gtest/gtest.h>
 
+#include "reports/model/report_model_json.h"
 #include "reports/run_log.h"
 #include "reports/verdict.h"
 
@@ -16,35 +17,39 @@ nlohmann::json v(const char* name, const char* role, const char* expected, const
           {"message", "m"}};
 }
 
+// The verdict of variants and left-out variants as a report holds them.
+reports::Verdict verdict_of(const nlohmann::json& variants,
+                            const nlohmann::json& not_selected = nlohmann::json::array()) {
+  const auto c = reports::read_as<reports::Case>(
+      nlohmann::json{{"variants", variants}, {"not_selected", not_selected}});
+  return reports::case_verdict(c.variants, c.not_selected);
+}
+
 TEST(Verdict, Reproduced) {
-  auto r =
-      reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")});
+  auto r = verdict_of({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "reproduced");
 }
 
 TEST(Verdict, FixThatFailsIsARegression) {
-  auto r =
-      reports::case_verdict({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "hang")});
+  auto r = verdict_of({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "hang")});
   EXPECT_EQ(r.verdict, "regression");
   EXPECT_NE(r.reason.find("spawn expected ok, observed hang"), std::string::npos);
 }
 
 TEST(Verdict, HazardThatDoesNotBiteIsNotReproduced) {
-  auto r =
-      reports::case_verdict({v("fork", "hazard", "hang", "ok"), v("spawn", "fix", "ok", "ok")});
+  auto r = verdict_of({v("fork", "hazard", "hang", "ok"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
 TEST(Verdict, OnlyHonestOkHazardsIsNotReproduced) {
-  auto r = reports::case_verdict({v("fork", "hazard", "ok", "ok"), v("spawn", "fix", "ok", "ok")});
+  auto r = verdict_of({v("fork", "hazard", "ok", "ok"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
 // A timeout is not a hang: the tree was still working when it was stopped, so a hazard expected
 // to hang that timed out did not reproduce the hang, and the reason says what it did instead.
 TEST(Verdict, TimeoutOfAnExpectedHangIsNotReproduced) {
-  auto r = reports::case_verdict(
-      {v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "ok")});
+  auto r = verdict_of({v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
   EXPECT_NE(
       r.reason.find(
@@ -54,21 +59,18 @@ TEST(Verdict, TimeoutOfAnExpectedHangIsNotReproduced) {
       << r.reason;
   EXPECT_EQ(r.reason.find("hung"), std::string::npos) << r.reason;
   // Beside another hazard that did hang as documented: still not reproduced.
-  r = reports::case_verdict({v("fork", "hazard", "hang", "hang"),
-                             v("fork-busy", "hazard", "hang", "timeout"),
-                             v("spawn", "fix", "ok", "ok")});
+  r = verdict_of({v("fork", "hazard", "hang", "hang"), v("fork-busy", "hazard", "hang", "timeout"),
+                  v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "not-reproduced");
 }
 
 TEST(Verdict, FixThatTimesOutOrBreaksItsChannelIsARegression) {
-  auto r = reports::case_verdict(
-      {v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "timeout")});
+  auto r = verdict_of({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "timeout")});
   EXPECT_EQ(r.verdict, "regression");
   EXPECT_NE(r.reason.find("spawn expected ok, observed timeout (the deadline passed"),
             std::string::npos)
       << r.reason;
-  r = reports::case_verdict(
-      {v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "protocol-error")});
+  r = verdict_of({v("fork", "hazard", "hang", "hang"), v("spawn", "fix", "ok", "protocol-error")});
   EXPECT_EQ(r.verdict, "regression");
   EXPECT_NE(r.reason.find("spawn expected ok, observed protocol-error (the child sent something on "
                           "its channel that "
@@ -76,21 +78,21 @@ TEST(Verdict, FixThatTimesOutOrBreaksItsChannelIsARegression) {
             std::string::npos)
       << r.reason;
   // A regression outranks a hazard that timed out instead of hanging.
-  r = reports::case_verdict(
+  r = verdict_of(
       {v("fork", "hazard", "hang", "timeout"), v("spawn", "fix", "ok", "protocol-error")});
   EXPECT_EQ(r.verdict, "regression");
 }
 
 TEST(Verdict, ExecSubjectThatTimesOutOrBreaksItsChannelFailed) {
   for (const char* outcome : {"timeout", "protocol-error"}) {
-    auto r = reports::case_verdict(nlohmann::json::array({v("exec", "subject", "ok", outcome)}));
+    auto r = verdict_of(nlohmann::json::array({v("exec", "subject", "ok", outcome)}));
     EXPECT_EQ(r.verdict, "failed") << outcome;
     EXPECT_EQ(r.reason.rfind(std::string(outcome) + ": ", 0), 0u) << r.reason;
   }
 }
 
 TEST(Verdict, AllSkippedIsSkippedWithReasons) {
-  auto r = reports::case_verdict(nlohmann::json::array({v("fork", "hazard", "skip", "skip")}));
+  auto r = verdict_of(nlohmann::json::array({v("fork", "hazard", "skip", "skip")}));
   EXPECT_EQ(r.verdict, "skipped");
   EXPECT_NE(r.reason.find("fork: m"), std::string::npos);
 }
@@ -100,7 +102,7 @@ TEST(Verdict, ASubjectNotSeenToItsEndIsSkippedNotFailed) {
   nlohmann::json s = v("exec", "subject", "ok", "skip");
   s["interrupted"] = true;
   s["message"] = "not finished: forkcheck was interrupted by SIGINT after 3.0 s and killed it";
-  auto r = reports::case_verdict(nlohmann::json::array({s}));
+  auto r = verdict_of(nlohmann::json::array({s}));
   EXPECT_EQ(r.verdict, "skipped");
   EXPECT_EQ(r.reason, s["message"]);
 }
@@ -110,7 +112,7 @@ TEST(Verdict, ASubjectNotSeenToItsEndIsSkippedNotFailed) {
 TEST(Verdict, HazardsNotRunBecauseOfAnInterruptMakeAPartialVerdict) {
   nlohmann::json hazard = v("fork", "hazard", "hang", "skip");
   hazard["not_run"] = hazard["interrupted"] = true;
-  auto r = reports::case_verdict({hazard, v("spawn", "fix", "ok", "ok")});
+  auto r = verdict_of({hazard, v("spawn", "fix", "ok", "ok")});
   EXPECT_EQ(r.verdict, "partial");
   EXPECT_NE(r.reason.find("no hazard variant ran to its end (fork) (forkcheck was interrupted)"),
             std::string::npos)
@@ -143,7 +145,7 @@ TEST(Verdict, AReproducedCaseSaysWhatHappenedNotMore) {
   variants.push_back(v("fork-libomp", "hazard", "ok", "ok"));
   variants.push_back(v("spawn", "fix", "ok", "ok"));
   variants.push_back(v("forkserver", "fix", "ok", "skip"));
-  const auto r = reports::case_verdict(variants);
+  const auto r = verdict_of(variants);
   EXPECT_EQ(r.verdict, "reproduced");
   EXPECT_EQ(r.reason,
             "failed as documented: fork hang; ok here, as expected: fork-libomp; fixes ok: spawn; "
@@ -165,8 +167,7 @@ nlohmann::json left_out(std::initializer_list<std::pair<const char*, const char*
 TEST(Verdict, APartialRunSaysWhatItLeftOut) {
   nlohmann::json variants = nlohmann::json::array();
   variants.push_back(v("fork", "hazard", "hang", "hang"));
-  const auto r =
-      reports::case_verdict(variants, left_out({{"spawn", "fix"}, {"forkserver", "fix"}}));
+  const auto r = verdict_of(variants, left_out({{"spawn", "fix"}, {"forkserver", "fix"}}));
   EXPECT_EQ(r.verdict, "reproduced");
   EXPECT_EQ(r.reason,
             "failed as documented: fork hang; partial run: not selected: spawn; forkserver (fixes "
@@ -176,7 +177,7 @@ TEST(Verdict, APartialRunSaysWhatItLeftOut) {
 TEST(Verdict, APartialRunOfFixesAloneClaimsNothingAboutTheHazard) {
   nlohmann::json variants = nlohmann::json::array();
   variants.push_back(v("spawn", "fix", "ok", "ok"));
-  const auto r = reports::case_verdict(variants, left_out({{"fork", "hazard"}}));
+  const auto r = verdict_of(variants, left_out({{"fork", "hazard"}}));
   EXPECT_EQ(r.verdict, "partial");
   EXPECT_EQ(r.reason.find("this platform"), std::string::npos) << r.reason;
   EXPECT_EQ(
@@ -187,7 +188,7 @@ TEST(Verdict, APartialRunOfFixesAloneClaimsNothingAboutTheHazard) {
 TEST(Verdict, AHazardOkHereWithAnotherLeftOutIsPartialNotNotReproduced) {
   nlohmann::json variants = nlohmann::json::array();
   variants.push_back(v("fork-default-threads", "hazard", "ok", "ok"));
-  const auto r = reports::case_verdict(variants, left_out({{"fork", "hazard"}}));
+  const auto r = verdict_of(variants, left_out({{"fork", "hazard"}}));
   EXPECT_EQ(r.verdict, "partial");
   EXPECT_EQ(r.reason,
             "no hazard variant that ran failed (ok here, as expected: fork-default-threads), and "
@@ -224,14 +225,14 @@ TEST(Verdict, AWorkerDeadJustAfterForkcheckLookedIsNotTheProgramsFailure) {
     s["python"]["processes"] = json::array({parent, worker});
     return s;
   };
-  auto soon = reports::case_verdict(nlohmann::json::array({subject(5.1)}));
+  auto soon = verdict_of(nlohmann::json::array({subject(5.1)}));
   EXPECT_EQ(soon.verdict, "ok") << soon.reason;
   EXPECT_NE(
       soon.reason.find("pid 42 ForkPoolWorker-1 killed by SIGSEGV 100 ms after forkcheck "
                        "asked one of its threads for its stack: forkcheck may have caused it"),
       std::string::npos)
       << soon.reason;
-  auto later = reports::case_verdict(nlohmann::json::array({subject(8.0)}));
+  auto later = verdict_of(nlohmann::json::array({subject(8.0)}));
   EXPECT_EQ(later.verdict, "failed") << later.reason;
   EXPECT_EQ(later.reason.find("forkcheck may have caused it"), std::string::npos) << later.reason;
 }

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
@@ -14,6 +14,6 @@ namespace fc::reports {
 // only pids 41 and 57 hold (connection.py:367 in _send): a deadlock across 2 processes (...)".
 // "" when the variant has no chain (time was not called, or the program's process waited on no
 // other).
-std::string wait_chain_text(const nlohmann::json& variant);
+std::string wait_chain_text(const Variant& variant);
 
 }  // namespace fc::reports

@@ -127,7 +127,7 @@ TEST_F(Attach, ADeadlockGivesExecsFindingAndTheProgramRunsOn) {
   EXPECT_TRUE(a["left_running"].get<bool>()) << a;
   EXPECT_FALSE(v["watchdog"]["sigterm"].get<bool>());
   EXPECT_FALSE(v["watchdog"]["sigkill"].get<bool>());
-  EXPECT_TRUE(contains(v["message"], "left running")) << v["message"];
+  EXPECT_TRUE(contains(v["message"].get<std::string>(), "left running")) << v["message"];
   // Looked at, not touched: it is still there, deadlocked.
   EXPECT_TRUE(t.running());
 
@@ -162,10 +162,11 @@ TEST_F(Attach, APartialDeadlockNamesTheStuckProcessAndItsCaseAsExecDoes) {
   EXPECT_EQ(code, 1) << said_;
   EXPECT_EQ(v["outcome"], "hang") << v["message"];
   ASSERT_TRUE(v["watchdog"].contains("stuck")) << v.dump(1);
-  const int stuck = v["watchdog"]["stuck"]["pid"];
+  const int stuck = v["watchdog"]["stuck"]["pid"].get<int>();
   t.also.push_back(stuck);
   EXPECT_NE(stuck, t.pid());
-  EXPECT_TRUE(contains(v["message"], "can never go on by itself")) << v["message"];
+  EXPECT_TRUE(contains(v["message"].get<std::string>(), "can never go on by itself"))
+      << v["message"];
   EXPECT_EQ(v["watchdog"]["attached"]["running_at_end"].size(), 2u) << v["watchdog"];
   int exec_code = -1;
   const json e = run({"exec", "--hang-after", "2", "--", FC_FAULT_CHILD, "stuck-child-busy"},
@@ -186,8 +187,10 @@ TEST_F(Attach, AWorkingProgramIsNoFindingAndRunsOnWhenTheWatchEnds) {
   EXPECT_EQ(code, 0) << said_;
   EXPECT_EQ(v["outcome"], "ok") << v["message"];
   // Working, or starved on a busy machine: either way no hang, and said so.
-  EXPECT_TRUE(contains(v["message"], "watch ended (--timeout): ")) << v["message"];
-  EXPECT_TRUE(contains(v["message"], ": no hang seen; left running")) << v["message"];
+  EXPECT_TRUE(contains(v["message"].get<std::string>(), "watch ended (--timeout): "))
+      << v["message"];
+  EXPECT_TRUE(contains(v["message"].get<std::string>(), ": no hang seen; left running"))
+      << v["message"];
   EXPECT_TRUE(v["watchdog"]["attached"]["left_running"].get<bool>());
   EXPECT_TRUE(t.running());
 }
@@ -227,8 +230,10 @@ TEST_F(Attach, AnEndWhileWatchedIsSaidWithoutAnExitStatus) {
   const json& v = report["cases"][0]["variants"][0];
   EXPECT_EQ(v["outcome"], "ok") << v["message"];
   EXPECT_TRUE(v["watchdog"]["attached"]["ended"].get<bool>());
-  EXPECT_TRUE(contains(v["message"], "its exit status went to its parent")) << v["message"];
-  EXPECT_FALSE(contains(v["message"], "SIGTERM")) << "no status was read: " << v["message"];
+  EXPECT_TRUE(contains(v["message"].get<std::string>(), "its exit status went to its parent"))
+      << v["message"];
+  EXPECT_FALSE(contains(v["message"].get<std::string>(), "SIGTERM"))
+      << "no status was read: " << v["message"];
 }
 
 TEST_F(Attach, KillOnHangEndsAHungTreeAsExecWould) {

@@ -377,13 +377,14 @@ TEST_F(CowRefcountGrowth, EveryVariantCarriesTheWorkersMeasurements) {
   EXPECT_EQ(report_["cases"][0]["verdict"], "reproduced") << report_["cases"][0]["verdict_reason"];
   ASSERT_EQ(report_["cases"][0]["variants"].size(), 4u);
   for (const auto& v : report_["cases"][0]["variants"]) {
-    const std::string name = v["name"];
+    const std::string name = v["name"].get<std::string>();
     const json& d = v["details"];
     ASSERT_TRUE(d.contains("workers_private_memory")) << name << ": " << v["message"];
     ASSERT_EQ(d["workers_private_memory"].size(), 4u) << name;
     double sum = 0;
     for (const auto& w : d["workers_private_memory"]) {
-      const long long before = w["private_dirty_kib_before"], after = w["private_dirty_kib_after"];
+      const long long before = w["private_dirty_kib_before"].get<long long>(),
+                      after = w["private_dirty_kib_after"].get<long long>();
       EXPECT_GE(before, 0) << name;
       EXPECT_EQ(w["growth_kib"].get<long long>(), after - before) << name;
       sum += static_cast<double>(after - before);
@@ -409,7 +410,7 @@ TEST_F(CowRefcountGrowth, ForkedWorkersCopyTheListsPages) {
   for (const auto& w : d["workers_private_memory"])
     EXPECT_GE(w["growth_kib"].get<double>(), d["rule"]["threshold_kib"].get<double>()) << w;
   EXPECT_GT(d["pages_holding_reference_counts"].get<long long>(), 1000) << "counts on every page";
-  const std::string m = v["message"];
+  const std::string m = v["message"].get<std::string>();
   EXPECT_NE(m.find("the 4 forked workers' private memory grew by "), std::string::npos) << m;
   EXPECT_NE(m.find("reading 100,000 samples that take "), std::string::npos) << m;
   EXPECT_NE(m.find("were copied into each worker"), std::string::npos) << m;

@@ -258,10 +258,11 @@ TEST_F(ForkcheckAll, EveryVerdictSentenceClaimsOnlyOutcomesThatHappened) {
   ASSERT_TRUE(report_.contains("cases"));
   size_t claims = 0;
   for (const auto& c : report_["cases"]) {
-    const std::string id = c["id"];
-    const std::string reason = c["verdict_reason"];
+    const std::string id = c["id"].get<std::string>();
+    const std::string reason = c["verdict_reason"].get<std::string>();
     std::map<std::string, std::string> outcome;
-    for (const auto& v : c["variants"]) outcome[v["name"]] = v["outcome"];
+    for (const auto& v : c["variants"])
+      outcome[v["name"].get<std::string>()] = v["outcome"].get<std::string>();
     // The sections of the sentence, each up to the next one.
     const std::vector<std::string> heads = {"failed as documented: ", "ok here, as expected: ",
                                             "fixes ok: ", "not run: ", "partial run: "};

@@ -156,7 +156,7 @@ TEST(EnvCli, PythonThatPrintsGarbageIsAFailedProbe) {
 TEST(EnvCli, PythonThatExitsBadlySaysHow) {
   FakePython fake("fails", "echo 'ImportError: libpython is broken here' >&2\nexit 3\n");
   const json env = parse(forkcheck({"env", "--json", "--python", fake.path.string()}));
-  const std::string error = env["python"]["error"];
+  const std::string error = env["python"]["error"].get<std::string>();
   EXPECT_EQ(env["python"]["status"], "failed");
   EXPECT_TRUE(contains(error, "exit status 3")) << error;
   EXPECT_TRUE(contains(error, "libpython is broken here")) << error;

@@ -135,7 +135,7 @@ TEST_F(ExecLive, HangAfterEndsAStallAsAHang) {
   EXPECT_EQ(v_["outcome"], "hang") << v_["message"];
   EXPECT_EQ(v_["watchdog"].value("called_for", ""), "stall") << "not its 120 s deadline";
   EXPECT_FALSE(v_["watchdog"]["deadline_passed"].get<bool>());
-  EXPECT_TRUE(contains(v_["message"], "still for")) << v_["message"];
+  EXPECT_TRUE(contains(v_["message"].get<std::string>(), "still for")) << v_["message"];
 }
 
 TEST_F(ExecLive, HangAfterNeedsAStallWindow) {
@@ -173,7 +173,7 @@ TEST_F(ExecLive, SlowStallStacksHoldUpNeitherTheProgramsEndNorItsDeadline) {
 
   EXPECT_EQ(exec({"--timeout", "4"}, {FC_FAULT_CHILD, "hang"}), 1) << err_text_;
   EXPECT_EQ(v_["outcome"], "hang") << v_["message"];
-  EXPECT_TRUE(contains(v_["message"], "4.0 s deadline")) << v_["message"];
+  EXPECT_TRUE(contains(v_["message"].get<std::string>(), "4.0 s deadline")) << v_["message"];
   // Time was called at the deadline (not when the 40 s debugger gave up): what the tree was
   // doing is as of then.
   EXPECT_EQ(v_["watchdog"].value("called_for", ""), "deadline") << v_["watchdog"].dump();

@@ -214,7 +214,7 @@ TEST(Env, FallsBackToTheNativeProgramAndSaysSo) {
   ASSERT_EQ(r.code, 0) << r.err;
   const json env = json::parse(r.out);
   EXPECT_FALSE(env.contains("libtorch"));
-  const std::string why = env["collected_by"]["fallback"];
+  const std::string why = env["collected_by"]["fallback"].get<std::string>();
   EXPECT_NE(why.find("forkcheck-repro-torch"), std::string::npos) << why;
   EXPECT_NE(why.find("libtorch is broken here"), std::string::npos) << why;
   EXPECT_NE(env["openmp_runtimes"].dump().find(kOpenMpRuntime), std::string::npos);

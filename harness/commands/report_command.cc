@@ -20,7 +20,7 @@ int report_command(const ReportOptions& options) {
   prepare_out_dir(out);
   std::vector<std::filesystem::path> written;
   try {
-    written = reports::write_reports(report, out);
+    written = reports::write_reports(reports::read_report(report), out);
   } catch (const nlohmann::json::exception& e) {
     // A field of another type than forkcheck writes, deeper than load_saved_run looks.
     throw UsageError("--from " + options.from.string() +

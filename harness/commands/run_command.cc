@@ -90,7 +90,7 @@ int run_cases(const RunOptions& options) {
   for (const auto& c : cases) {
     for (const auto& v : c["variants"]) {
       if (v.value("expected", "") == "skip") {
-        session.add_skip(c["id"], v);
+        session.add_skip(c["id"].get<std::string>(), v);
         continue;
       }
       LaunchSpec spec;
@@ -113,7 +113,7 @@ int run_cases(const RunOptions& options) {
       spec.stacks_source_lines = false;
       spec.zygote = zygotes.for_program(program);
       specs.push_back(spec);
-      runnable.push_back({c["id"], v});
+      runnable.push_back({c["id"].get<std::string>(), v});
     }
   }
 

@@ -202,7 +202,7 @@ void LiveConsole::finish() {
 
 std::string LiveConsole::where_lines(const Stacks& stacks, std::size_t max_lines) {
   std::string out;
-  for (const auto& line : reports::where_it_waits(to_json(stacks), max_lines))
+  for (const auto& line : reports::where_it_waits(reports::read_stacks(to_json(stacks)), max_lines))
     out += "  " + line + "\n";
   return out;
 }

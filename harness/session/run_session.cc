@@ -70,7 +70,7 @@ void add_stacks(nlohmann::json& v, const Stacks& stacks) {
 }
 
 // The closing lines: the key finding, the one fix, where the reports are (the last line).
-void print_finding(const nlohmann::json& report) {
+void print_finding(const reports::Report& report) {
   const reports::Finding f = reports::key_finding(report);
   std::string text = "\n" + std::string(f.bad ? "FINDING: " : "finding: ") + f.headline + "\n";
   for (const auto& fact : f.facts) text += "  " + fact + "\n";
@@ -232,14 +232,15 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
 void RunSession::append_variant(const nlohmann::json& v) {
   append(v);
   ++done_;
-  const bool matched = v["outcome"] == v["expected"];
-  const bool unfinished = reports::unfinished(v);
+  const reports::Variant model = reports::read_variant(v);
+  const bool matched = reports::matched(model);
+  const bool unfinished = reports::unfinished(model);
   // `forkcheck watch`: hazardous forks fail a program that ended as expected.
-  const std::string hazards = reports::watch_failure(v);
-  if (v.value("role", "") == "subject") {
+  const std::string hazards = reports::watch_failure(model);
+  if (model.role == "subject") {
     // A user's program: said of the program, not in the catalog's words.
     const reports::SubjectLine line =
-        reports::subject_line(v, done_, std::max(total_, done_), hazards);
+        reports::subject_line(model, done_, std::max(total_, done_), hazards);
     std::printf("%s  %s\n", reports::terminal_safe(line.text).c_str(),
                 paint_verdict(line.verdict).c_str());
   } else {
@@ -248,7 +249,7 @@ void RunSession::append_variant(const nlohmann::json& v) {
                 v["outcome"].get<std::string>().c_str(), v["expected"].get<std::string>().c_str(),
                 v["duration_s"].get<double>(),
                 paint_verdict(!hazards.empty()               ? "FAILED: HAZARDOUS FORKS"
-                              : unfinished                   ? reports::outcome_shown(v)
+                              : unfinished                   ? reports::outcome_shown(model)
                               : matched                      ? "as expected"
                               : v.value("role", "") == "fix" ? "REGRESSION"
                                                              : "differs")
@@ -267,10 +268,8 @@ void RunSession::append_variant(const nlohmann::json& v) {
     // Written by length: a NUL the child printed must not end the line there.
     std::string line = "        " + reports::terminal_safe(m) + "\n";
     // Where time was called, what the tree was doing then (the message says why).
-    if (const std::string tree =
-            reports::tree_facts(reports::read_as<reports::Watchdog>(reports::member(v, "watchdog")),
-                                v.value("outcome", ""));
-        !tree.empty() && (v["outcome"] == "hang" || v["outcome"] == "timeout"))
+    if (const std::string tree = reports::tree_facts(model.watchdog, model.outcome);
+        !tree.empty() && (model.outcome == "hang" || model.outcome == "timeout"))
       line += "        process tree: " + reports::terminal_safe(tree) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);
   }
@@ -289,12 +288,13 @@ nlohmann::json RunSession::finish(bool interrupted) {
   // From the run's own records: not from the file, which is the run's alone only by the folder's
   // lock (out_dir.h), and which anyone may append to.
   nlohmann::json report = reports::fold_run_log(log_->lines());
-  auto written = reports::write_reports(report, out_);
+  const reports::Report model = reports::read_report(report);
+  auto written = reports::write_reports(model, out_);
 
   const auto& s = report["summary"];
   // The catalog's tally and each case's verdict; a user's program has its lines above and its
   // finding below.
-  if (reports::is_subject_report(report)) {
+  if (reports::is_subject_report(model)) {
     if (interrupted) std::printf("\nINTERRUPTED: a partial report\n");
   } else {
     std::printf("\n%d cases, %d variants:", s["cases"].get<int>(), s["variants"].get<int>());
@@ -312,7 +312,7 @@ nlohmann::json RunSession::finish(bool interrupted) {
     }
   }
   for (const auto& p : written) std::printf("wrote %s\n", p.string().c_str());
-  print_finding(report);
+  print_finding(model);
   if (reports_line_last_) print_reports_line(out_);
   std::fflush(stdout);
   return report;

@@ -11,6 +11,7 @@
 #include "harness/supervise/interrupt.h"
 #include "harness/supervise/watchdog_record.h"
 #include "reports/finding.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 
 #include <cstdio>
@@ -95,7 +96,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   bool environment_added = false;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const nlohmann::json& variant = variants[i];
-    const std::string name = variant["name"];
+    const std::string name = variant["name"].get<std::string>();
     if (i > 0 && interrupted()) break;  // no method starts after Ctrl-C (finish says not run)
     LaunchSpec spec;
     spec.argv = subject.command;
@@ -151,7 +152,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     const bool failed =
         out.classified.outcome != Outcome::kOk ||
         !reports::failed_descendants(
-             {{"python", r.python}, {"pid", r.pid}, {"details", out.classified.details}})
+             reports::read_variant(
+                 {{"python", r.python}, {"pid", r.pid}, {"details", out.classified.details}}))
              .empty();
     if (failed) out.all_ok = false;
     if (failed && !interrupted()) {
@@ -161,8 +163,9 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       if (!explained.empty()) out.classified.details["explained_by"] = explained;
       // A process stuck for good: the case whose failure shows the same wait.
       if (r.stuck)
-        if (const std::string id =
-                case_showing(cases, "stuck:" + reports::stuck_kind(process_stall_record(*r.stuck)));
+        if (const std::string id = case_showing(
+                cases, "stuck:" + reports::stuck_kind(reports::read_as<reports::StuckProcess>(
+                                      process_stall_record(*r.stuck))));
             !id.empty())
           out.classified.details["stuck_shown_by"] = id;
     }
@@ -172,7 +175,8 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
   const nlohmann::json report = session.finish(/*interrupted=*/interrupted() != 0);
   for (const auto& c : report["cases"])
     for (const auto& v : c["variants"])
-      if (const auto d = reports::descendants_failure(v); !d.empty()) out.descendants_failure = d;
+      if (const auto d = reports::descendants_failure(reports::read_variant(v)); !d.empty())
+        out.descendants_failure = d;
   // Ctrl-C while the interpreter was probed: the run is whole, but forkcheck says it was stopped.
   out.interrupted = interrupted() != 0;
   return out;

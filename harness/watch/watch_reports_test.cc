@@ -101,12 +101,12 @@ TEST(WatchVerdict, AHazardousForkFailsAProgramThatEndedOk) {
   const json r = watch_report({});
   EXPECT_EQ(the_variant(r)["outcome"], "ok") << "the outcome stays the program's own end";
   EXPECT_EQ(r["cases"][0]["verdict"], "failed");
-  const std::string reason = r["cases"][0]["verdict_reason"];
+  const std::string reason = r["cases"][0]["verdict_reason"].get<std::string>();
   EXPECT_NE(reason.find("2 hazardous forks"), std::string::npos) << reason;
   EXPECT_NE(reason.find("threads (forks 1, 2)"), std::string::npos) << reason;
   EXPECT_NE(reason.find("cuda (fork 2)"), std::string::npos) << reason;
   EXPECT_FALSE(r["summary"]["ok"].get<bool>());
-  EXPECT_EQ(reports::watch_failing(the_variant(r)), 2u);
+  EXPECT_EQ(reports::watch_failing(reports::read_variant(the_variant(r))), 2u);
 }
 
 TEST(WatchVerdict, AllowedKindsFailNothingAndStayListed) {
@@ -120,19 +120,20 @@ TEST(WatchVerdict, AllowedKindsFailNothingAndStayListed) {
   // One kind allowed of the two on fork 2: that fork still fails.
   const json partly = watch_report({"threads"});
   EXPECT_EQ(partly["cases"][0]["verdict"], "failed");
-  EXPECT_EQ(reports::watch_failing(the_variant(partly)), 1u);
+  EXPECT_EQ(reports::watch_failing(reports::read_variant(the_variant(partly))), 1u);
 }
 
 TEST(WatchVerdict, AProgramThatFailedStaysFailedAndNamesTheHazardsToo) {
   const json r = watch_report({}, "error");
   EXPECT_EQ(r["cases"][0]["verdict"], "failed");
-  const std::string reason = r["cases"][0]["verdict_reason"];
+  const std::string reason = r["cases"][0]["verdict_reason"].get<std::string>();
   EXPECT_EQ(reason.rfind("error: Traceback", 0), 0u) << reason;
   EXPECT_NE(reason.find("it also made 2 hazardous forks"), std::string::npos) << reason;
 }
 
 TEST(WatchJunit, AFailurePerHazardousForkWithTheFullAdvice) {
-  const std::string xml = reports::make_junit_reporter()->render(watch_report({}));
+  const std::string xml =
+      reports::make_junit_reporter()->render(reports::read_report(watch_report({})));
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   const auto f = failures(doc);
@@ -159,7 +160,8 @@ TEST(WatchJunit, AFailurePerHazardousForkWithTheFullAdvice) {
 }
 
 TEST(WatchJunit, AnAllowedForkPassesWithItsAdviceInSystemOut) {
-  const std::string xml = reports::make_junit_reporter()->render(watch_report({"threads"}));
+  const std::string xml =
+      reports::make_junit_reporter()->render(reports::read_report(watch_report({"threads"})));
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   const auto f = failures(doc);
@@ -178,10 +180,11 @@ TEST(WatchJunit, AnAllowedForkPassesWithItsAdviceInSystemOut) {
 // hazard kind's advice and fix and the forks; the failure is said once, in the key finding.
 TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
   const json r = watch_report({});
-  const std::string html = reports::make_html_reporter()->render(r);
+  const std::string html = reports::make_html_reporter()->render(reports::read_report(r));
   const size_t key = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
   ASSERT_NE(key, std::string::npos) << html.substr(0, 4000);
-  const std::string failure = reports::html_escape(reports::watch_failure(the_variant(r)));
+  const std::string failure =
+      reports::html_escape(reports::watch_failure(reports::read_variant(the_variant(r))));
   EXPECT_NE(html.find("watch: the program ended ok, but made " + failure, key), std::string::npos);
   EXPECT_NE(html.find("<b>Fix:</b> start the worker with spawn or forkserver", key),
             std::string::npos);
@@ -215,7 +218,7 @@ TEST(WatchHtml, ARedFindingFirstWithEachHazardKindsFix) {
 // hazards fail the watch.
 TEST(WatchHtml, AProgramThatFailedItselfHasItsHazardsNamedBelow) {
   const json r = watch_report({}, "error");
-  const std::string html = reports::make_html_reporter()->render(r);
+  const std::string html = reports::make_html_reporter()->render(reports::read_report(r));
   const size_t key = html.find("<section class=\"key-finding bad\" id=\"key-finding\">");
   ASSERT_NE(key, std::string::npos);
   EXPECT_NE(html.find("watch: error: Traceback (exit status 3)", key), std::string::npos);
@@ -231,7 +234,8 @@ TEST(WatchHtml, AProgramThatFailedItselfHasItsHazardsNamedBelow) {
 }
 
 TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
-  const std::string html = reports::make_html_reporter()->render(watch_report({"threads", "cuda"}));
+  const std::string html = reports::make_html_reporter()->render(
+      reports::read_report(watch_report({"threads", "cuda"})));
   EXPECT_NE(html.find("<section class=\"finding allowed\" id=\"finding\">"), std::string::npos);
   EXPECT_EQ(html.find("forkcheck watch failed"), std::string::npos);
   EXPECT_NE(html.find("allowed (--allow threads)"), std::string::npos);
@@ -241,8 +245,10 @@ TEST(WatchHtml, EveryHazardAllowedIsNotRed) {
 
 TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
   const json r = watch_report({});
-  const std::string md = reports::make_markdown_reporter(1024 * 1024)->render(r);
-  const std::string failure = reports::md_inline(reports::watch_failure(the_variant(r)));
+  const std::string md =
+      reports::make_markdown_reporter(1024 * 1024)->render(reports::read_report(r));
+  const std::string failure =
+      reports::md_inline(reports::watch_failure(reports::read_variant(the_variant(r))));
   EXPECT_EQ(
       md.rfind("> [!CAUTION]\n> **watch: the program ended ok, but made " + failure + "**", 0), 0u)
       << md.substr(0, 3000);
@@ -260,14 +266,14 @@ TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
   EXPECT_NE(md.find("- " + reports::md_inline("hazardous fork (threads): fork 1: pid 10"), finding),
             std::string::npos);
   // A program that failed by itself: its end first, the hazards named in watch's section.
-  const std::string failed =
-      reports::make_markdown_reporter(1024 * 1024)->render(watch_report({}, "error"));
+  const std::string failed = reports::make_markdown_reporter(1024 * 1024)
+                                 ->render(reports::read_report(watch_report({}, "error")));
   EXPECT_EQ(failed.rfind("> [!CAUTION]\n> **watch: error: Traceback (exit status 3)**", 0), 0u)
       << failed.substr(0, 600);
   EXPECT_NE(failed.find("## \u26d4 forkcheck watch failed: " + failure), std::string::npos);
   // Allowed: a note, not a caution.
-  const std::string allowed =
-      reports::make_markdown_reporter(1024 * 1024)->render(watch_report({"threads", "cuda"}));
+  const std::string allowed = reports::make_markdown_reporter(1024 * 1024)
+                                  ->render(reports::read_report(watch_report({"threads", "cuda"})));
   EXPECT_EQ(allowed.find("[!CAUTION]"), std::string::npos);
   EXPECT_EQ(allowed.rfind("> [!NOTE]", 0), 0u) << allowed.substr(0, 600);
   EXPECT_NE(allowed.find("## forkcheck watch: every hazardous fork was of a kind allowed"),
@@ -278,10 +284,11 @@ TEST(WatchMarkdown, ACautionFirstWithEachHazardKindsFix) {
 // line, and for the first ones where it forked, which threads ran and the fix.
 TEST(WatchIssueMd, EachHazardousForkWithWhereItForkedAndTheFix) {
   const json r = watch_report({});
-  const std::string md = reports::make_issue_reporter()->render(r);
+  const std::string md = reports::make_issue_reporter()->render(reports::read_report(r));
   const size_t section = md.find("### Hazardous forks\n\n");
   ASSERT_NE(section, std::string::npos) << md;
-  for (const json* f : reports::hazardous_forks(the_variant(r))) {
+  const reports::Variant v = reports::read_variant(the_variant(r));
+  for (const reports::ForkEvent* f : reports::hazardous_forks(v)) {
     EXPECT_NE(md.find("- " + reports::md_inline(reports::fork_failure_message(*f)), section),
               std::string::npos)
         << reports::fork_failure_message(*f);
@@ -293,20 +300,25 @@ TEST(WatchIssueMd, EachHazardousForkWithWhereItForkedAndTheFix) {
   // Not a watch: no such section.
   json exec = r;
   exec["cases"][0]["variants"][0]["details"] = json::object();
-  EXPECT_EQ(reports::make_issue_reporter()->render(exec).find("### Hazardous forks"),
+  EXPECT_EQ(reports::make_issue_reporter()
+                ->render(reports::read_report(exec))
+                .find("### Hazardous forks"),
             std::string::npos);
 }
 
 TEST(WatchReports, NotAWatchNoFinding) {
   json r = watch_report({});
   r["cases"][0]["variants"][0]["details"] = json::object();  // `forkcheck exec`'s
-  EXPECT_EQ(reports::make_html_reporter()->render(r).find("id=\"finding\""), std::string::npos);
-  const std::string md = reports::make_markdown_reporter(1024 * 1024)->render(r);
+  EXPECT_EQ(reports::make_html_reporter()->render(reports::read_report(r)).find("id=\"finding\""),
+            std::string::npos);
+  const std::string md =
+      reports::make_markdown_reporter(1024 * 1024)->render(reports::read_report(r));
   EXPECT_EQ(md.find("forkcheck watch failed"), std::string::npos);
   EXPECT_EQ(md.find("no hazardous fork"), std::string::npos);
   EXPECT_EQ(md.find("### Hazardous forks"), std::string::npos);
   pugi::xml_document doc;
-  ASSERT_TRUE(doc.load_string(reports::make_junit_reporter()->render(r).c_str()));
+  ASSERT_TRUE(
+      doc.load_string(reports::make_junit_reporter()->render(reports::read_report(r)).c_str()));
   EXPECT_TRUE(failures(doc).empty());
 }
 

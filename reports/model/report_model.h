@@ -7,8 +7,9 @@
 // absent object: std::nullopt) instead of failing the whole report.
 //
 // Parts still kept as JSON, each for a reason: a variant's `details` (the case's own data; its
-// tables and charts are read by report_view.h), `wait_chain`, `memory`, `python`, `steps`,
-// `output_bytes`; the run's `options`, `platform` and `environment` (an open fingerprint).
+// tables and charts are read by report_view.h), `python` (each Python process's facts, as its
+// bootstrap told them), `steps`, `output_bytes`; the run's `options`, `platform` and `environment`
+// (an open fingerprint).
 #pragma once
 
 #include <map>
@@ -176,6 +177,92 @@ struct Cause {
   std::string missing;
 };
 
+// variant.wait_chain: who waited on whom when time was called (harness/supervise/wait_graph.h),
+// from the program's own process to the root of the wait.
+struct FileHolder {  // a process holding a pipe's or socket's end, and which way it uses it
+  int pid = 0;
+  int fd = 0;
+  bool reads = false;
+  bool writes = false;
+};
+struct WaitFile {  // a pipe or socket a thread waits on
+  int fd = 0;
+  std::string kind;  // pipe, socket, other
+  long long inode = 0;
+  std::string waits_to;           // read, write
+  std::optional<long long> peer;  // a Unix socket's peer's inode
+  std::vector<FileHolder> holders;
+  std::vector<FileHolder> peer_holders;
+};
+struct WaitLink {  // a thread of `pid` waits (call, on) on `processes`
+  int pid = 0;
+  int tid = 0;
+  std::string thread;
+  std::string call;
+  std::string on;  // own process, shared futex, child, any child, files, running, timed, held...
+  std::vector<int> processes;
+  std::optional<int> child;
+  std::optional<long long> bytes;  // what a write asked to write
+  std::vector<WaitFile> files;
+};
+struct ChainProcess {
+  std::string name;
+  int ppid = 0;
+  bool in_tree = false;
+  std::string state;
+};
+struct WaitChain {
+  bool read = false;
+  std::string why_not;
+  int root = 0;
+  std::vector<WaitLink> links;
+  std::string end;  // cycle, working, asleep, outside, self, unknown, none
+  int end_pid = 0;
+  bool proven = false;
+  std::vector<int> closed;
+  std::string unproven;
+  std::map<std::string, ChainProcess> processes;  // by pid
+};
+
+// variant.memory: each process's memory as sampled (smaps_rollup), and the kernel's OOM kills.
+struct MemorySample {
+  double at_s = 0;
+  long long rss_kib = 0;
+  long long pss_kib = 0;
+  long long private_kib = 0;  // Private_Clean + Private_Dirty
+};
+struct ProcessSamples {
+  int pid = 0;
+  int ppid = 0;
+  std::string name;
+  int samples = 0;
+  MemorySample first;
+  MemorySample peak;  // at its peak of private memory
+  MemorySample last;
+};
+struct OomKill {  // a line of the kernel's log naming a victim
+  int pid = 0;
+  std::string log;
+};
+struct CgroupOomKills {
+  std::string cgroup;
+  std::optional<long long> oom_kill_before;
+  std::optional<long long> oom_kill_after;
+};
+struct OomFacts {
+  bool kernel_log_read = false;
+  std::vector<OomKill> killed;
+  std::vector<CgroupOomKills> cgroups;
+  std::optional<long long> system_oom_kill_before;
+  std::optional<long long> system_oom_kill_after;
+};
+struct Memory {
+  double every_s = 0;
+  int processes_sampled = 0;
+  std::vector<ProcessSamples> processes;
+  std::optional<OomFacts> oom;
+};
+
 // variant.process_ends: the program's processes that did not exit 0.
 struct ProcessEnd {
   int pid = 0;
@@ -209,6 +296,91 @@ struct Stall {
   std::string stacks_python_note;
 };
 
+// forkcheck watch: one fork of the program (details.forks[]), as the preloaded library saw it
+// and the harness judged it (harness/watch/fork_events.h, fork_hazards.h).
+struct ForkHazard {
+  std::string kind;  // thread-pool, threads, cuda
+  std::string runtime;
+  std::string what;
+  std::string why;
+  std::string instead;
+  std::optional<int> threads;
+  bool allowed = false;  // its kind was accepted with --allow
+};
+struct ForkThread {
+  int tid = 0;
+  std::string name;
+  bool main = false;
+};
+struct ChildEnd {
+  std::string how;  // exited, killed, unknown
+  std::optional<int> code;
+  std::optional<int> signal;
+  std::string signal_name;
+  bool core = false;
+  std::string via;
+  std::string seen_by;
+  std::string note;
+};
+struct ForkEvent {
+  int index = 0;  // fork N, as every format names it
+  int pid = 0;
+  int child = 0;
+  std::string command;
+  bool exec = false;
+  std::string exec_path;
+  std::vector<std::string> exec_argv;
+  std::optional<int> exec_errno;
+  std::string exec_error;
+  std::vector<ForkHazard> hazards;
+  bool allowed = false;  // every hazard of it was allowed
+  std::vector<std::string> advice;
+  long long seq = 0;
+  std::optional<double> at_s;
+  int threads = 0;
+  std::optional<ForkThread> thread;
+  nlohmann::json thread_list;  // the threads alive (where Python started them, when told)
+  std::optional<int> threads_listed;
+  bool truncated = false;
+  std::vector<std::string> runtimes;
+  nlohmann::json cuda;  // loaded, initialised, devices
+  std::vector<std::string> backtrace;
+  nlohmann::json python;  // the Python stack that forked (site, stack)
+  std::optional<ChildEnd> child_end;
+};
+
+// forkcheck watch: details.watch, the totals and the findings by hazard kind.
+struct WatchTotals {
+  int forks = 0;
+  int hazardous = 0;
+  int failing = 0;  // hazardous forks not allowed: they fail the watch
+  int allowed = 0;
+  int safe = 0;
+  int exec = 0;
+  std::vector<std::string> runtimes;
+};
+struct WatchFinding {
+  std::string kind;
+  std::string runtime;
+  std::string title;
+  bool allowed = false;
+  int forks = 0;
+  std::vector<int> fork_indices;
+  std::string what;
+  std::string why;
+  std::vector<std::string> fix;
+};
+struct WatchSummary {
+  WatchTotals totals;
+  std::vector<WatchFinding> findings;
+  std::vector<std::string> allowed_kinds;
+  std::string events_dir;
+  int event_files = 0;
+  int bad_event_lines = 0;
+  int forks_listed = 0;
+  std::string preload;
+};
+
 struct Variant {
   std::string name;
   std::string start_method;  // fork, spawn, forkserver, none
@@ -233,11 +405,11 @@ struct Variant {
   std::optional<StepHang> hang;
   std::optional<ProtocolError> protocol_error;
   std::optional<Cause> cause;
-  nlohmann::json wait_chain;
+  std::optional<WaitChain> wait_chain;
   std::vector<Thread> stacks;
   std::string stacks_method;
   std::optional<int> pid;  // exec and watch: the program's own process
-  nlohmann::json memory;
+  std::optional<Memory> memory;
   std::optional<ProcessEnds> process_ends;
   std::string python_note;
   nlohmann::json python;
@@ -249,6 +421,13 @@ struct Variant {
   bool harness_error = false;
   bool not_run = false;
   bool interrupted = false;
+  // forkcheck watch: details.forks and details.watch, read from `details` (which keeps them too).
+  std::vector<ForkEvent> forks;
+  std::optional<WatchSummary> watch;
+  // From the catalog's plan: the variant's own program, its environment, a wait by design.
+  std::string program;
+  std::map<std::string, std::string> env;
+  std::optional<double> waits_s;
 };
 
 struct Source {
@@ -256,6 +435,12 @@ struct Source {
   std::string author;
   std::string document;
   std::string url;
+};
+
+// case.explains[]: an error message the case's failure shows as, and its fix.
+struct Explain {
+  std::string pattern;
+  std::string fix;
 };
 
 struct NotSelected {
@@ -273,6 +458,10 @@ struct Case {
   std::vector<std::string> environment_topics;
   bool featured = false;
   std::string program;
+  std::vector<std::string> command;  // exec, watch, matrix, attach: the user's command
+  std::vector<Explain> explains;
+  int program_libraries = 0;
+  std::vector<std::string> shows_as;
   std::string verdict;
   std::string verdict_reason;
   std::vector<NotSelected> not_selected;
@@ -288,7 +477,7 @@ struct Run {
   std::string finished_at;
   std::optional<double> duration_s;
   bool interrupted = false;
-  bool complete = false;
+  bool complete = true;  // false only where the report says so: its run log had no end line
   nlohmann::json options = nlohmann::json::object();
   nlohmann::json platform = nlohmann::json::object();
   std::vector<std::string> catalog_errors;
@@ -303,7 +492,7 @@ struct Summary {
   int mismatches = 0;
   int regressions = 0;
   int harness_failures = 0;
-  bool ok = false;
+  bool ok = true;  // a report without a summary is not said to have failed
 };
 
 struct Tool {
@@ -317,6 +506,9 @@ struct Report {
   Run run;
   std::vector<Case> cases;
   Summary summary;
+  // The report as read. report.json is written from it as it is: the one format that writes the
+  // report itself, every key included. The other formats read the typed members.
+  nlohmann::json document;
 };
 
 // The model of a report (report.json's content). Never throws on a report's shape.

@@ -71,15 +71,40 @@ FC_REPORT_MODEL(Watchdog, deadline_passed, sigterm, sigkill, timeout_s, leftover
 FC_REPORT_MODEL(StepHang, pid, step, within_s, waited_s)
 FC_REPORT_MODEL(ProtocolError, line, why)
 FC_REPORT_MODEL(Cause, rule, source, cause, fix, missing)
+FC_REPORT_MODEL(FileHolder, pid, fd, reads, writes)
+FC_REPORT_MODEL(WaitFile, fd, kind, inode, waits_to, peer, holders, peer_holders)
+FC_REPORT_MODEL(WaitLink, pid, tid, thread, call, on, processes, child, bytes, files)
+FC_REPORT_MODEL(ChainProcess, name, ppid, in_tree, state)
+FC_REPORT_MODEL(WaitChain, read, why_not, root, links, end, end_pid, proven, closed, unproven,
+                processes)
+FC_REPORT_MODEL(MemorySample, at_s, rss_kib, pss_kib, private_kib)
+FC_REPORT_MODEL(ProcessSamples, pid, ppid, name, samples, first, peak, last)
+FC_REPORT_MODEL(OomKill, pid, log)
+FC_REPORT_MODEL(CgroupOomKills, cgroup, oom_kill_before, oom_kill_after)
+FC_REPORT_MODEL(OomFacts, kernel_log_read, killed, cgroups, system_oom_kill_before,
+                system_oom_kill_after)
+FC_REPORT_MODEL(Memory, every_s, processes_sampled, processes, oom)
 FC_REPORT_MODEL(ProcessEnd, pid, what, how, where, why)
 FC_REPORT_MODEL(ProcessEndList, count, list)
 FC_REPORT_MODEL(ProcessEnds, failed, not_counted)
 FC_REPORT_MODEL(Stall, kind, process, after_s, still_s, waiting_in, processes, threads,
                 resumed_after_s, stacks, stacks_method, stacks_note, stacks_python_note)
+FC_REPORT_MODEL(ForkHazard, kind, runtime, what, why, instead, threads, allowed)
+FC_REPORT_MODEL(ForkThread, tid, name, main)
+FC_REPORT_MODEL(ChildEnd, how, code, signal, signal_name, core, via, seen_by, note)
+FC_REPORT_MODEL(ForkEvent, index, pid, child, command, exec, exec_path, exec_argv, exec_errno,
+                exec_error, hazards, allowed, advice, seq, at_s, threads, thread, thread_list,
+                threads_listed, truncated, runtimes, cuda, backtrace, python, child_end)
+FC_REPORT_MODEL(WatchTotals, forks, hazardous, failing, allowed, safe, exec, runtimes)
+FC_REPORT_MODEL(WatchFinding, kind, runtime, title, allowed, forks, fork_indices, what, why, fix)
+FC_REPORT_MODEL(WatchSummary, totals, findings, allowed_kinds, events_dir, event_files,
+                bad_event_lines, forks_listed, preload)
 FC_REPORT_MODEL(Source, title, author, document, url)
 FC_REPORT_MODEL(NotSelected, name, role)
+FC_REPORT_MODEL(Explain, pattern, fix)
 FC_REPORT_MODEL(Case, id, title, source, reported, mechanism, platforms, environment_topics,
-                featured, program, verdict, verdict_reason, not_selected, variants)
+                featured, program, command, explains, program_libraries, shows_as, verdict,
+                verdict_reason, not_selected, variants)
 FC_REPORT_MODEL(Run, schema_version, command, argv, started_at, finished_at, duration_s,
                 interrupted, complete, options, platform, catalog_errors, environment)
 FC_REPORT_MODEL(Summary, cases, variants, by_verdict, by_outcome, mismatches, regressions,
@@ -93,12 +118,17 @@ FC_REPORT_MODEL(Report, schema_version, tool, run, cases, summary)
       message, note, duration_s, exit, output_bytes, details, steps, watchdog, hang,            \
       protocol_error, cause, wait_chain, stacks, stacks_method, pid, memory, process_ends,      \
       python_note, python, stacks_note, stall, stacks_python_note, started_via, start_note,     \
-      harness_error, not_run, interrupted
+      harness_error, not_run, interrupted, program, env, waits_s
 void from_json(const json& j, Variant& t) {
   if (!j.is_object()) return;
   NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(FC_REPORT_READ_KEY, FC_VARIANT_KEYS))
   read_key(j, "stdout", t.stdout_text);
   read_key(j, "stderr", t.stderr_text);
+  // forkcheck watch's own records, inside details.
+  if (const auto d = j.find("details"); d != j.end() && d->is_object()) {
+    read_key(*d, "forks", t.forks);
+    read_key(*d, "watch", t.watch);
+  }
 }
 std::vector<std::string> report_keys(const Variant* /*tag*/) {
   std::vector<std::string> keys{
@@ -110,6 +140,7 @@ std::vector<std::string> report_keys(const Variant* /*tag*/) {
 Report read_report(const json& report) {
   Report r;
   from_json(report, r);
+  r.document = report;
   return r;
 }
 

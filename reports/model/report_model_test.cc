@@ -41,7 +41,7 @@ std::set<std::string> schema_keys(const json& s, const std::string& pointer) {
 template <class T>
 std::set<std::string> model_keys() {
   const std::vector<std::string> keys = report_keys(static_cast<const T*>(nullptr));
-  const std::set<std::string> unique(keys.begin(), keys.end());
+  std::set<std::string> unique(keys.begin(), keys.end());
   EXPECT_EQ(unique.size(), keys.size()) << "a key listed twice";
   return unique;
 }
@@ -59,6 +59,7 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(Summary, "/$defs/summary");
   EXPECT_MODEL_MATCHES(Case, "/$defs/case");
   EXPECT_MODEL_MATCHES(Source, "/$defs/case/properties/source");
+  EXPECT_MODEL_MATCHES(Explain, "/$defs/case/properties/explains/items");
   EXPECT_MODEL_MATCHES(NotSelected, "/$defs/case/properties/not_selected/items");
   EXPECT_MODEL_MATCHES(Variant, "/$defs/variant");
   EXPECT_MODEL_MATCHES(Exit, variant + "/exit");
@@ -77,6 +78,30 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(Cause, variant + "/cause");
   EXPECT_MODEL_MATCHES(Thread, variant + "/stacks/items");
   EXPECT_MODEL_MATCHES(PythonFrame, variant + "/stacks/items/properties/python/items");
+  const std::string chain = variant + "/wait_chain/properties";
+  EXPECT_MODEL_MATCHES(WaitChain, variant + "/wait_chain");
+  EXPECT_MODEL_MATCHES(WaitLink, chain + "/links/items");
+  EXPECT_MODEL_MATCHES(WaitFile, chain + "/links/items/properties/files/items");
+  EXPECT_MODEL_MATCHES(FileHolder,
+                       chain + "/links/items/properties/files/items/properties/holders/items");
+  EXPECT_MODEL_MATCHES(FileHolder,
+                       chain + "/links/items/properties/files/items/properties/peer_holders/items");
+  EXPECT_MODEL_MATCHES(ChainProcess, chain + "/processes/additionalProperties");
+  const std::string details = variant + "/details/properties";
+  EXPECT_MODEL_MATCHES(ForkEvent, details + "/forks/items");
+  EXPECT_MODEL_MATCHES(ForkHazard, details + "/forks/items/properties/hazards/items");
+  EXPECT_MODEL_MATCHES(ForkThread, details + "/forks/items/properties/thread");
+  EXPECT_MODEL_MATCHES(ChildEnd, details + "/forks/items/properties/child_end");
+  EXPECT_MODEL_MATCHES(WatchSummary, details + "/watch");
+  EXPECT_MODEL_MATCHES(WatchTotals, details + "/watch/properties/totals");
+  EXPECT_MODEL_MATCHES(WatchFinding, details + "/watch/properties/findings/items");
+  const std::string memory = variant + "/memory/properties";
+  EXPECT_MODEL_MATCHES(Memory, variant + "/memory");
+  EXPECT_MODEL_MATCHES(ProcessSamples, memory + "/processes/items");
+  EXPECT_MODEL_MATCHES(MemorySample, memory + "/processes/items/properties/first");
+  EXPECT_MODEL_MATCHES(OomFacts, memory + "/oom");
+  EXPECT_MODEL_MATCHES(OomKill, memory + "/oom/properties/killed/items");
+  EXPECT_MODEL_MATCHES(CgroupOomKills, memory + "/oom/properties/cgroups/items");
   EXPECT_MODEL_MATCHES(ProcessEnds, variant + "/process_ends");
   EXPECT_MODEL_MATCHES(ProcessEndList, "/$defs/process_end_list");
   EXPECT_MODEL_MATCHES(ProcessEnd, "/$defs/process_end_list/properties/list/items");

@@ -132,8 +132,10 @@ TEST_P(PoolEnds, EachFailedWorkerIsNamedWithHowAndWhenItEnded) {
   EXPECT_EQ(quick["status"], "ok");
 
   // When: as they happened, not in start order.
-  const double t_crash = crashed["ended_after_s"], t_exit = exited["ended_after_s"];
-  const double t_slow = slow["ended_after_s"], t_quick = quick["ended_after_s"];
+  const double t_crash = crashed["ended_after_s"].get<double>(),
+               t_exit = exited["ended_after_s"].get<double>();
+  const double t_slow = slow["ended_after_s"].get<double>(),
+               t_quick = quick["ended_after_s"].get<double>();
   EXPECT_GE(t_crash, 0.15);
   EXPECT_LT(t_crash, 1.5) << "seen when it died, not when worker 0 ended (" << t_slow << " s)";
   EXPECT_GE(t_exit, 0.6);

@@ -60,7 +60,8 @@ bool put_run_token(const std::string& token) {
   char* value = std::getenv("FORKCHECK_RUN");
   if (!value || std::strlen(value) < token.size()) return false;
   const size_t room = std::strlen(value);
-  std::memcpy(value, token.data(), token.size());
+  // Ended by the memset below, or where room == size by the block's own NUL at value[room].
+  std::memcpy(value, token.data(), token.size());  // NOLINT(bugprone-not-null-terminated-result)
   std::memset(value + token.size(), '\0', room - token.size());
   return true;
 }
@@ -98,7 +99,7 @@ std::vector<int> open_fds_from_3() {
   const auto& names = request.at("fds");
   int chan = -1;
   for (size_t i = 0; i < names.size() && i < fds.size(); ++i) {
-    const std::string n = names[i];
+    const std::string n = names[i].get<std::string>();
     if (n == "out")
       ::dup2(fds[i].get(), STDOUT_FILENO);
     else if (n == "err")

@@ -141,8 +141,9 @@ TEST(Ptracer, EveryWorkerProcessNamesTheSupervisorAsItsPtracer) {
   ASSERT_TRUE(who.is_object()) << t.out;
 
   const auto declared = pids_declaring(t.trace, supervisor);
-  const int fork_pid = who["fork"]["pid"], spawn_pid = who["spawn"]["pid"];
-  const int forkserver_pid = who["forkserver"]["pid"], server_pid = who["forkserver"]["ppid"];
+  const int fork_pid = who["fork"]["pid"].get<int>(), spawn_pid = who["spawn"]["pid"].get<int>();
+  const int forkserver_pid = who["forkserver"]["pid"].get<int>(),
+            server_pid = who["forkserver"]["ppid"].get<int>();
   EXPECT_TRUE(has(declared, fork_pid)) << "fork worker " << fork_pid << "\n" << t.trace;
   EXPECT_TRUE(has(declared, spawn_pid)) << "spawn worker " << spawn_pid << "\n" << t.trace;
   EXPECT_TRUE(has(declared, forkserver_pid)) << "forkserver worker\n" << t.trace;
