@@ -3,6 +3,10 @@
 
 Uses Debian's python3-jsonschema (4.10 in bookworm, the first with 2020-12 support). Exits 1 with
 every error listed when the report does not validate, 2 when the schema itself is not valid.
+
+Every key of the report must also be described by the schema (the report model,
+reports/model/report_model.h, is tested against the schema's properties), except inside objects
+the schema marks open with "additionalProperties" (a case's details, a Python process's facts).
 usage: validate_report.py SCHEMA REPORT
 """
 import copy
@@ -11,6 +15,50 @@ import json
 import sys
 
 import jsonschema
+
+
+def undescribed_keys(schema: dict, value, node, path: str = "") -> list:
+    """The paths of keys in `value` that `node` (a part of `schema`) does not describe."""
+    defs = schema.get("$defs", {})
+
+    def resolve(n):
+        while isinstance(n, dict) and "$ref" in n:
+            n = defs[n["$ref"].split("/")[-1]]
+        return n if isinstance(n, dict) else {}
+
+    def branches(n):
+        n = resolve(n)
+        out = [n]
+        for key in ("oneOf", "anyOf", "allOf"):
+            for b in n.get(key, []):
+                out.extend(branches(b))
+        return out
+
+    found = []
+    parts = branches(node)
+    if isinstance(value, dict):
+        props, extra, is_open = {}, None, False
+        for b in parts:
+            for k, sub in b.get("properties", {}).items():
+                props.setdefault(k, []).append(sub)  # every branch's word on it
+            if "additionalProperties" in b:
+                is_open = True
+                if isinstance(b["additionalProperties"], dict):
+                    extra = b["additionalProperties"]
+        for k, v in value.items():
+            if k in props:
+                found += undescribed_keys(schema, v, {"anyOf": props[k]}, f"{path}/{k}")
+            elif extra is not None:
+                found += undescribed_keys(schema, v, extra, f"{path}/{k}")
+            elif not is_open and props:
+                found.append(f"{path}/{k}")
+    elif isinstance(value, list):
+        for b in parts:
+            if "items" in b:
+                for i, v in enumerate(value):
+                    found += undescribed_keys(schema, v, b["items"], f"{path}/{i}")
+                break
+    return found
 
 
 def main(schema_path: str, report_path: str) -> int:
@@ -49,8 +97,21 @@ def main(schema_path: str, report_path: str) -> int:
     if accepted:
         print(f"{schema_path} accepts a broken report: {', '.join(accepted)}")
         return 1
+    undescribed = undescribed_keys(schema, report, schema)
+    for path in undescribed:
+        print(f"{report_path}: {path}: a key the schema does not describe")
+    # The walk must see a key nobody described.
+    planted = copy.deepcopy(report)
+    if planted.get("cases") and planted["cases"][0].get("variants"):
+        planted["cases"][0]["variants"][0]["no_such_key"] = 1
+        if not undescribed_keys(schema, planted, schema):
+            print(f"{schema_path}: a variant's undescribed key went unseen")
+            return 1
     cases = len(report.get("cases", []))
     variants = sum(len(c.get("variants", [])) for c in report.get("cases", []))
+    if undescribed:
+        print(f"{len(undescribed)} key(s) of {report_path} not described by {schema_path}")
+        return 1
     if errors:
         print(f"{len(errors)} error(s): {report_path} does not match {schema_path}")
         return 1
