@@ -220,7 +220,7 @@ Finding subject_finding(const Case& c, const Variant& v) {
   const double queued = v.watchdog.activity ? v.watchdog.activity->run_queue_s : 0.0;
   // "Not stuck" only where nothing proved it stuck: a deadlock on a loaded machine is still one.
   const bool proven_stuck = v.watchdog.stuck || (v.wait_chain && v.wait_chain->end == "cycle");
-  if (queued >= 1.0 && queued >= 0.25 * v.duration_s)
+  if (queued >= 1.0 && v.duration_s > 0 && queued >= 0.25 * v.duration_s)
     f.facts.push_back("its threads waited " + format_seconds(queued) +
                       " in all for a CPU: the machine was overloaded" +
                       (proven_stuck ? "" : " (it was slowed, not stuck)"));

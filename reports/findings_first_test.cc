@@ -141,6 +141,9 @@ TEST(KeyFinding, AnOverloadedMachineIsNoExcuseForAProvenDeadlock) {
             "slowed, not stuck)");
   v["wait_chain"] = {{"end", "cycle"}, {"closed", {1, 2}}};
   EXPECT_EQ(said(), "its threads waited 3.8 s in all for a CPU: the machine was overloaded");
+  // A report that does not say how long the run took: no share of it can be claimed.
+  v.erase("duration_s");
+  EXPECT_EQ(said(), "");
 }
 
 // --- report.html -------------------------------------------------------------------------------

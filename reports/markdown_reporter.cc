@@ -333,7 +333,8 @@ std::vector<std::string> case_details(const Report& report, const Limits& lim) {
         (subject ? "<b>" + html_escape(c.verdict) + "</b>"
                  : "<b>" + html_escape(or_else(c.id, "?")) + "</b>: " + html_escape(c.verdict)) +
         ": " + html_escape(c.title) + "</summary>\n\n";
-    if (const Source& s = c.source; !subject && !(s.title.empty() && s.author.empty())) {
+    if (const Source& s = c.source;
+        !subject && !(s.title.empty() && s.author.empty() && s.document.empty() && s.url.empty())) {
       o += "Source: \u201c" + md_inline(s.title) + "\u201d by " + md_inline(s.author);
       if (!s.document.empty()) o += " (document " + md_inline(s.document) + ")";
       if (s.url.rfind("https://", 0) == 0) o += " <" + s.url + ">";

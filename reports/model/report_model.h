@@ -21,10 +21,12 @@
 
 namespace fc::reports {
 
-// variant.exit: how the variant's own process ended (null: not known, e.g. never started).
+// variant.exit: how the variant's own process ended (null: not known, e.g. never started). Wide
+// enough for Windows, whose "signal" is an NTSTATUS (0xC0000005) and whose codes are 32 bits
+// unsigned.
 struct Exit {
-  std::optional<int> code;
-  std::optional<int> signal;
+  std::optional<long long> code;
+  std::optional<long long> signal;
   std::string signal_name;
   bool core_dumped = false;
 };
@@ -164,8 +166,9 @@ struct StepHang {
 
 // variant.protocol_error: what the child sent that is not a forkcheck message.
 struct ProtocolError {
-  std::string line;
+  std::string line;  // the first such line
   std::string why;
+  int lines = 0;  // how many such lines the channel carried
 };
 
 // variant.cause: the cause a rule of known shapes found (reports/known_causes.h).
@@ -314,8 +317,8 @@ struct ForkThread {
 };
 struct ChildEnd {
   std::string how;  // exited, killed, unknown
-  std::optional<int> code;
-  std::optional<int> signal;
+  std::optional<long long> code;
+  std::optional<long long> signal;
   std::string signal_name;
   bool core = false;
   std::string via;
@@ -335,6 +338,7 @@ struct ForkEvent {
   std::vector<ForkHazard> hazards;
   bool allowed = false;  // every hazard of it was allowed
   std::vector<std::string> advice;
+  std::vector<std::string> notes;  // what was seen and not counted a hazard, and why
   long long seq = 0;
   std::optional<double> at_s;
   int threads = 0;

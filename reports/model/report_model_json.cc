@@ -69,7 +69,7 @@ FC_REPORT_MODEL(Watchdog, deadline_passed, sigterm, sigkill, timeout_s, leftover
                 stuck_too_long, paused_s, called_after_s, called_for, hang_after_s,
                 exited_by_itself, deadline_to_end_s, look_signals, died_after_look)
 FC_REPORT_MODEL(StepHang, pid, step, within_s, waited_s)
-FC_REPORT_MODEL(ProtocolError, line, why)
+FC_REPORT_MODEL(ProtocolError, line, why, lines)
 FC_REPORT_MODEL(Cause, rule, source, cause, fix, missing)
 FC_REPORT_MODEL(FileHolder, pid, fd, reads, writes)
 FC_REPORT_MODEL(WaitFile, fd, kind, inode, waits_to, peer, holders, peer_holders)
@@ -93,8 +93,9 @@ FC_REPORT_MODEL(ForkHazard, kind, runtime, what, why, instead, threads, allowed)
 FC_REPORT_MODEL(ForkThread, tid, name, main)
 FC_REPORT_MODEL(ChildEnd, how, code, signal, signal_name, core, via, seen_by, note)
 FC_REPORT_MODEL(ForkEvent, index, pid, child, command, exec, exec_path, exec_argv, exec_errno,
-                exec_error, hazards, allowed, advice, seq, at_s, threads, thread, thread_list,
-                threads_listed, truncated, runtimes, cuda, backtrace, python, child_end)
+                exec_error, hazards, allowed, advice, notes, seq, at_s, threads, thread,
+                thread_list, threads_listed, truncated, runtimes, cuda, backtrace, python,
+                child_end)
 FC_REPORT_MODEL(WatchTotals, forks, hazardous, failing, allowed, safe, exec, runtimes)
 FC_REPORT_MODEL(WatchFinding, kind, runtime, title, allowed, forks, fork_indices, what, why, fix)
 FC_REPORT_MODEL(WatchSummary, totals, findings, allowed_kinds, events_dir, event_files,

@@ -163,6 +163,15 @@ TEST(ReportModel, AKeyOfAnotherTypeKeepsItsDefaultAndTheRestIsRead) {
   EXPECT_FALSE(v.watchdog.called_after_s.has_value());
 }
 
+// Windows records a crash's NTSTATUS as the signal, a 32-bit unsigned number: kept whole.
+TEST(ReportModel, AWindowsCrashStatusAsTheSignalKeepsItsValue) {
+  const Variant v = read_variant({{"exit", {{"code", nullptr}, {"signal", 3221225477U}}},
+                                  {"protocol_error", {{"line", "x"}, {"why", "y"}, {"lines", 3}}}});
+  EXPECT_EQ(v.exit.signal, 3221225477LL);
+  ASSERT_TRUE(v.protocol_error.has_value());
+  EXPECT_EQ(v.protocol_error->lines, 3);
+}
+
 TEST(ReportModel, NotAnObjectIsAnEmptyReport) {
   for (const json& j : {json(), json(3), json::array()}) {
     const Report r = read_report(j);
