@@ -160,7 +160,7 @@ void RunSession::add_result(const std::string& case_id, const nlohmann::json& pl
                        {"truncated", r.out.truncated() || r.err.truncated()}};
   v["details"] = c.details;
   v["steps"] = r.steps;
-  v["watchdog"] = watchdog_record(r);
+  v["watchdog"] = c.watchdog;  // as classify() built it and worded the message from it
   if (r.bad_channel_lines > 0)
     v["protocol_error"] = {
         {"line", r.bad_channel_line}, {"why", r.bad_channel_why}, {"lines", r.bad_channel_lines}};

@@ -33,7 +33,8 @@ Classified classify(const ChildResult& r, bool expect_result) {
   Classified c;
   c.details = r.early_details;
   // The facts the run log records, phrased by reports/ (watchdog_text.h): said once, there.
-  const nlohmann::json record = watchdog_record(r);
+  c.watchdog = watchdog_record(r);
+  const nlohmann::json& record = c.watchdog;
   const auto watchdog = reports::read_as<reports::Watchdog>(record);
   const std::string ending = reports::escalation_text(watchdog) + reports::survivors_text(watchdog);
   if (r.result) {

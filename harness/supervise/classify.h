@@ -21,6 +21,9 @@ struct Classified {
   std::string message;
   nlohmann::json details = nlohmann::json::object();
   bool harness_error = false;  // the harness or the case program failed, not the thing it tests
+  // The run log's watchdog record (watchdog_record.h), built once here: the message is worded
+  // from it, and the run log keeps it as it is.
+  nlohmann::json watchdog;
 };
 
 // `expect_result`: the child is a repro program that must send a result on the channel.
