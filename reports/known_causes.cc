@@ -30,6 +30,12 @@ std::string users_line(const Thread& thread) {
   return line.empty() || line[0] == '/' ? "" : line;
 }
 
+// The variant's wait chain, or an empty one (not read: read == false) where it has none.
+const WaitChain& chain_of(const Variant& v) {
+  static const WaitChain kNone;
+  return v.wait_chain ? *v.wait_chain : kNone;
+}
+
 bool stopped(const Variant& v) {
   const std::string o = v.outcome;
   return o == "hang" || o == "timeout";
@@ -53,8 +59,7 @@ KnownCause made(const char* rule) {
 // and that the pipe's only readers are those two.
 std::optional<KnownCause> queue_joined_before_drained(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
-  static const WaitChain kNone;
-  const WaitChain& chain = v.wait_chain ? *v.wait_chain : kNone;
+  const WaitChain& chain = chain_of(v);
   for (const auto& joiner : v.stacks) {
     if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
     const std::string a = std::to_string(joiner.pid);
@@ -444,8 +449,7 @@ std::optional<KnownCause> sigterm_handler_returned(const Variant& v) {
       if (!alive || !worker) continue;
       // The join waits for that child (the wait chain), which is blocked: not asleep in a step
       // that ends, after which its loop would see the handler's flag.
-      static const WaitChain kNone;
-      const WaitChain& chain = v.wait_chain ? *v.wait_chain : kNone;
+      const WaitChain& chain = chain_of(v);
       bool joins_it = false;
       for (const WaitLink& l : chain.links)
         joins_it = joins_it || (l.pid == joiner.pid && l.on == "child" && l.child &&

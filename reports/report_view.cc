@@ -71,8 +71,8 @@ std::vector<const Variant*> variants_with_method(const Case& c, const std::strin
 }
 
 namespace {
-std::string outcome_of(const Variant& v) { return v.outcome.empty() ? "skip" : v.outcome; }
-std::string expected_of(const Variant& v) { return v.expected.empty() ? "?" : v.expected; }
+std::string outcome_of(const Variant& v) { return or_else(v.outcome, "skip"); }
+std::string expected_of(const Variant& v) { return or_else(v.expected, "?"); }
 }  // namespace
 
 bool matched(const Variant& v) { return outcome_of(v) == v.expected; }

@@ -146,6 +146,7 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
   }
   if (!ended) report["run"]["complete"] = false;
   const bool interrupted = report["run"].value("interrupted", false) || !ended;
+  std::vector<Case> typed_cases;  // what the summary counts
   for (auto& c : report["cases"]) {
     for (auto& v : c["variants"]) {
       if (v.contains("outcome")) continue;
@@ -166,25 +167,29 @@ nlohmann::json fold_run_log(const std::vector<nlohmann::json>& lines) {
       for (const auto& [k, val] : defaults.items())
         if (!v.contains(k)) v[k] = val;
     }
-    std::vector<Variant> typed;
+    // The case as the verdict and the summary read it: each variant read once, here.
+    Case typed = read_as<Case>(
+        nlohmann::json{{"not_selected", c.value("not_selected", nlohmann::json::array())}});
     for (auto& v : c["variants"]) {
       // A user's program that exited 0 while processes of it failed did not do its work.
       mark_processes_failed(v);
       v["matched"] = v["outcome"] == v["expected"];
-      const Variant model = read_variant(v);
+      Variant model = read_variant(v);
       // A user's program that failed: the cause its shape shows, where a rule knows it.
       // (Not for one that exited 0: its workers' failures are said as such.)
       if (model.role == "subject" && model.outcome != "ok" && model.outcome != "skip" &&
           !exited_zero_but_processes_failed(model))
         if (const auto cause = known_cause(model)) v["cause"] = to_json(*cause);
       if (model.role == "subject" && v.contains("python")) v["process_ends"] = process_ends(model);
-      typed.push_back(read_variant(v));
+      typed.variants.push_back(std::move(model));
     }
-    auto verdict = case_verdict(typed, read_as<Case>(c).not_selected);
+    auto verdict = case_verdict(typed.variants, typed.not_selected);
     c["verdict"] = verdict.verdict;
     c["verdict_reason"] = verdict.reason;
+    typed.verdict = verdict.verdict;
+    typed_cases.push_back(std::move(typed));
   }
-  report["summary"] = summarize(read_as<Report>(report).cases);
+  report["summary"] = summarize(typed_cases);
   // Cases a repro program could not list are missing: the run is not ok (forkcheck exits 1).
   if (!list(report["run"], "catalog_errors").empty()) report["summary"]["ok"] = false;
   return report;

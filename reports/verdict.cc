@@ -4,6 +4,7 @@
 
 #include "reports/report_view.h"
 #include "reports/start_method_reasons.h"
+#include "reports/text.h"
 #include "reports/watch_view.h"
 
 namespace fc::reports {
@@ -12,12 +13,10 @@ namespace {
 // "fork expected hang, observed timeout (the deadline passed while the process tree was not
 // blocked)": a timeout or a protocol error says what it was, so that no reader takes it for the
 // hang or the error the variant expected.
-std::string or_unknown(const std::string& s) { return s.empty() ? "?" : s; }
-
 std::string describe(const Variant& v) {
-  const std::string outcome = or_unknown(v.outcome);
+  const std::string outcome = or_else(v.outcome, "?");
   const std::string meaning = outcome_meaning(outcome);
-  return or_unknown(v.name) + " expected " + or_unknown(v.expected) + ", observed " + outcome +
+  return or_else(v.name, "?") + " expected " + or_else(v.expected, "?") + ", observed " + outcome +
          (meaning.empty() ? "" : " (" + meaning + ")");
 }
 
@@ -43,7 +42,7 @@ Verdict case_verdict(const std::vector<Variant>& variants,
   if (all_subjects) {
     std::string ok_under, failed_under, not_finished;
     for (const auto& v : variants) {
-      const std::string name = or_unknown(v.name);
+      const std::string name = or_else(v.name, "?");
       if (unfinished(v))
         add(not_finished, name);
       else if (subject_ok(v))
@@ -102,8 +101,8 @@ Verdict case_verdict(const std::vector<Variant>& variants,
     const bool matched = outcome == expected;
     // A skip is never a failure of the fix nor a sign of the hazard: it says why it did not run.
     if (outcome == "skip") {
-      add(skips, or_unknown(v.name) + ": " + v.message);
-      if (unfinished(v) && v.role != "fix") add(hazards_unfinished, or_unknown(v.name));
+      add(skips, or_else(v.name, "?") + ": " + v.message);
+      if (unfinished(v) && v.role != "fix") add(hazards_unfinished, or_else(v.name, "?"));
       continue;
     }
     all_skipped = false;
@@ -111,23 +110,23 @@ Verdict case_verdict(const std::vector<Variant>& variants,
       if (!matched)
         add(regressions, describe(v));
       else
-        add(fixes_ok, or_unknown(v.name));
+        add(fixes_ok, or_else(v.name, "?"));
     } else {
       any_hazard = true;
       if (!matched) {
         add(misses, describe(v));
       } else if (outcome != "ok") {
         hazard_failed = true;
-        add(failed_as_documented, or_unknown(v.name) + " " + outcome);
+        add(failed_as_documented, or_else(v.name, "?") + " " + outcome);
       } else {
-        add(ok_as_expected, or_unknown(v.name));
+        add(ok_as_expected, or_else(v.name, "?"));
       }
     }
   }
   std::string left_out, hazards_left_out, fixes_left_out;
   for (const auto& n : not_selected) {
-    add(left_out, or_unknown(n.name));
-    add(n.role == "fix" ? fixes_left_out : hazards_left_out, or_unknown(n.name));
+    add(left_out, or_else(n.name, "?"));
+    add(n.role == "fix" ? fixes_left_out : hazards_left_out, or_else(n.name, "?"));
   }
   // Said of every verdict of a partial run: what the run did not look at.
   const std::string partial =
