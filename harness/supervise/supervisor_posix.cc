@@ -19,7 +19,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "harness/platform/host.h"
 #include "harness/platform/process_handle.h"
@@ -28,9 +27,12 @@
 #include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/classify.h"
 #include "harness/supervise/clock.h"
+#include "harness/supervise/debugger_slots.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/job_core.h"
 #include "harness/supervise/job_tree.h"
+#include "harness/supervise/look_facts.h"
 #include "harness/supervise/memory_watch.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/python_attachable.h"
@@ -60,7 +62,6 @@ namespace fc::harness {
 namespace {
 
 using launch::TreeActivity;
-using std::chrono::duration;
 using std::chrono::milliseconds;
 
 // Ending what a tree left behind: first every process of it stopped (SIGSTOP, round after round,
@@ -72,9 +73,6 @@ using std::chrono::milliseconds;
 constexpr int kFreezeRounds = 50;
 constexpr int kKillRounds = 20;
 constexpr int kKillWaitMs = 20;
-// Debuggers of one tree running at once: a tree of hundreds of processes must not start hundreds
-// of debuggers (descriptors, memory: gdb takes hundreds of MiB on a libtorch process).
-const size_t kDebuggersPerTree = std::max(2u, std::thread::hardware_concurrency());
 // forkcheck's own process starts no child but through the supervisor: every child of ours is a
 // tree's (claim_every_child).
 bool g_claim_every_child = false;
@@ -125,22 +123,15 @@ struct Loop {
 
 class PosixControl;
 
-struct Job {
-  size_t index = 0;
-  std::string token;  // FORKCHECK_RUN of this job's tree: finds its processes wherever they went
-  const LaunchSpec* spec = nullptr;
-  ChildResult r;
+struct Job : JobCore {
+  using JobCore::JobCore;
+
   Fd out, err, chan;
   std::optional<StdinRelay> relay;
-  Clock::time_point start;
-  std::optional<Clock::time_point> ended_at;  // the child itself was reaped
-  Clock::time_point next_tick;                // when its watchdog wants to be asked again
-  std::unique_ptr<ChannelReader> channel;
   std::unique_ptr<JobTree> tree;  // every process of it, held by handles
   StuckProcesses stuck;           // which of them can never go on
   SleepingThreads sleeping;       // which threads sleep in a wait that ends by itself
   std::unique_ptr<PosixControl> control;
-  std::unique_ptr<Watchdog> watchdog;
   uint64_t serial = 0;  // unique in this run: how a debugger names the job it serves
   // CPU of the tree's orphans reaped since the last look, which no look saw (Reaper::Reaped),
   // and whether one was reaped at all (a process ended: the tree is doing something).
@@ -182,16 +173,14 @@ bool exited(Job& job, Clock::time_point now) {
   if (job.attached) {
     if (!job.attached->ended()) return false;
     job.r.attached->ended = true;  // its status is its parent's, not ours to read
-    job.ended_at = now;
-    if (job.watchdog) job.watchdog->exited(now);
+    job.exited(now);
     return true;
   }
   Reaper& reaper = Reaper::instance();
   reaper.reap();
   if (auto status = reaper.take(job.r.pid)) {
     job.r.exit = ExitStatus::from_wait_status(*status);
-    job.ended_at = now;
-    if (job.watchdog) job.watchdog->exited(now);
+    job.exited(now);
   }
   return job.ended_at.has_value();
 }
@@ -222,19 +211,7 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
     j.stuck.look(before, after, f.held);
     j.sleeping.look(before, after, f.held);
   }
-  for (const auto& [pid, p] : after.processes) {
-    if (p.facts.zombie()) continue;
-    ++f.processes;
-    f.pids.push_back(pid);
-    auto was = before.processes.find(pid);
-    bool asleep = was != before.processes.end() && !p.threads.empty();
-    for (auto it = p.threads.begin(); asleep && it != p.threads.end(); ++it) {
-      auto prev = was->second.threads.find(it->first);
-      asleep = (it->second.state == 'S' || it->second.state == 'D') &&
-               prev != was->second.threads.end() && prev->second.cpu_ns == it->second.cpu_ns;
-    }
-    if (asleep) f.asleep.insert(pid);
-  }
+  count_processes(before, after, f);
   f.stuck = j.stuck.stuck();
   f.sleeping = j.sleeping.sleeping();
   // A still process with its own alarm pending sleeps until it comes: the signal ends the wait.
@@ -252,39 +229,17 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
       t.ends = a.at;
       t.alarm = true;
       t.alarm_where = a.where;
-      // First to wake first; an unknown end last.
-      const auto ends = [](const SleepingThread& x) {
-        return x.ends.value_or(Clock::time_point::max());
-      };
-      f.sleeping.insert(std::upper_bound(f.sleeping.begin(), f.sleeping.end(), t,
-                                         [&](const SleepingThread& x, const SleepingThread& y) {
-                                           return ends(x) < ends(y);
-                                         }),
-                        t);
+      add_sleeper(f.sleeping, std::move(t));
     }
   j.watchdog->looked(f);
 }
 
-// Starts the debuggers jobs want: up to kDebuggersPerTree of one tree at once, at most `max`
-// trees at once. A tree that waits spends its budget waiting; what is not started when the budget
-// is spent is taken from /proc.
+// Starts the debuggers jobs want, as many as DebuggerSlots allows (`max` trees at once).
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
 
 // The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
 // While a Python process is being asked for its stacks, the loop looks at it this often.
 constexpr auto kAskEvery = std::chrono::milliseconds(5);
-
-// When forkcheck signalled a process of the tree to look at it, for a death that follows.
-void note_look_signal(Job& job, ProcessId pid, const std::string& what, Clock::time_point at) {
-  constexpr std::size_t kKept = 400;  // a long run with a stall a minute: its last ones
-  constexpr double kBurstS = 1.0;     // one ask's many thread signals are one act
-  const double at_s = duration<double>(at - job.start).count();
-  auto& looks = job.r.look_signals;
-  for (auto it = looks.rbegin(); it != looks.rend() && at_s - it->at_s < kBurstS; ++it)
-    if (it->pid == pid && it->what == what) return;
-  if (looks.size() >= kKept) looks.erase(looks.begin());
-  looks.push_back({pid, what, at_s});
-}
 
 // Debuggers wanted for the stacks of `pid` (every process when pid is 0), queued to start.
 void want_debuggers(Job& job, Loop& loop, ProcessId pid) {
@@ -321,11 +276,11 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
       if (act.kind == PythonStacksAsk::Act::Kind::kNothing) break;
       const bool ok = send_for_ask(pid, act);
       if (ok)
-        note_look_signal(job, pid,
-                         act.kind == PythonStacksAsk::Act::Kind::kAskMain
-                             ? "asked its main thread for every thread's stack"
-                             : "asked one of its threads for its stack",
-                         now);
+        job.note_look_signal(pid,
+                             act.kind == PythonStacksAsk::Act::Kind::kAskMain
+                                 ? "asked its main thread for every thread's stack"
+                                 : "asked one of its threads for its stack",
+                             now);
       ask.sent(act, ok, look);
     }
     if (!ask.done()) {
@@ -479,14 +434,8 @@ class PosixControl : public TreeControl {
   }
 
  private:
-  // forkcheck attach: a process it did not start is ended only when asked to, and only when hung
-  // (--kill-on-hang); a deadline or an interrupt ends the watch, not the process.
-  bool leaves_running() const {
-    const ChildResult& r = job_.r;
-    const bool proven = r.called_for == TimeCalled::kStall || r.called_for == TimeCalled::kStuck ||
-                        r.called_for == TimeCalled::kStep;
-    return job_.attached && !(job_.spec->end_attached && proven);
-  }
+  // forkcheck attach: a process it did not start is left as it is, unless ends_attached_tree.
+  bool leaves_running() const { return job_.attached && !ends_attached_tree(*job_.spec, job_.r); }
   // The watch ends here, the tree left exactly as it was.
   void leave_running() {
     if (job_.ended_at) return;
@@ -508,22 +457,15 @@ std::string resolve_program(const std::string& name) {
 // A started (or attached) job's watching from now on: its channel reader, its watchdog, and the
 // first look at its tree.
 void start_watching(Job& job, Loop& loop) {
-  job.channel = std::make_unique<ChannelReader>(job.start);
   job.control = std::make_unique<PosixControl>(job, loop);
-  job.watchdog = std::make_unique<Watchdog>(*job.spec, job.r, *job.control, job.start);
-  job.next_tick = job.start;
+  job.watch(*job.control);
   look(job, loop, job.start);
 }
 
 std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, Loop& loop) {
-  auto job = std::make_unique<Job>();
-  job->index = index;
-  job->spec = &spec;
-  job->r.out = Capture(spec.capture_cap);
-  job->r.err = Capture(spec.capture_cap);
-  job->r.timeout_s = spec.timeout_s;
+  auto job = std::make_unique<Job>(index, spec);
   if (spec.argv.empty()) {
-    job->r.start_error = "no command given";
+    job->refuse("no command given");
     return job;
   }
   static uint64_t serial = 0;
@@ -633,7 +575,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
       c.detach();
       job->r.started_via = "exec";
     } catch (const std::exception& e) {
-      job->r.start_error = "cannot start '" + spec.argv[0] + "': " + e.what();
+      job->cannot_start(e.what());
       return job;
     }
   }
@@ -658,10 +600,7 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
 // (its tree looked at, its stalls, stuck processes, waits, memory and stacks), with nothing to
 // read from it but /proc and its stacks.
 std::unique_ptr<Job> attach_job(size_t index, const LaunchSpec& spec, Loop& loop) {
-  auto job = std::make_unique<Job>();
-  job->index = index;
-  job->spec = &spec;
-  job->r.timeout_s = spec.timeout_s;
+  auto job = std::make_unique<Job>(index, spec);
   static uint64_t serial = 1u << 31;  // apart from start_job's
   job->serial = ++serial;
   const ProcessId pid = spec.attach_pid;
@@ -670,12 +609,12 @@ std::unique_ptr<Job> attach_job(size_t index, const LaunchSpec& spec, Loop& loop
   // The process the command checked, not one that got its pid since.
   if (!facts || facts->zombie() ||
       (spec.attach_start_time != 0 && facts->start_time != spec.attach_start_time)) {
-    job->r.start_error = "no running process " + std::to_string(pid) + " (it ended)";
+    job->refuse("no running process " + std::to_string(pid) + " (it ended)");
     return job;
   }
   job->attached = ProcessHandle::open(pid, facts->start_time);
   if (!job->attached) {
-    job->r.start_error = "process " + std::to_string(pid) + " ended as forkcheck attached";
+    job->refuse("process " + std::to_string(pid) + " ended as forkcheck attached");
     return job;
   }
   job->start = Clock::now();
@@ -701,28 +640,23 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, Loop& loop)
     if (spec.attach_pid > 0) return attach_job(index, spec, loop);
     return start_job_unguarded(index, spec, loop);
   } catch (const std::exception& e) {
-    auto job = std::make_unique<Job>();
-    job->index = index;
-    job->spec = &spec;
-    job->r.start_error =
-        "cannot start '" + (spec.argv.empty() ? std::string() : spec.argv[0]) + "': " + e.what();
+    auto job = std::make_unique<Job>(index, spec);
+    job->cannot_start(e.what());
     return job;
   }
 }
 
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
-  std::map<uint64_t, size_t> per_tree;
+  DebuggerSlots slots(max, DebuggerSlots::per_tree_default());
   for (const auto& j : loop.running)
-    if (j->debugger() && !j->ended_at) ++per_tree[j->stacks_of];
+    if (j->debugger() && !j->ended_at) slots.running(j->stacks_of);
   for (auto it = loop.wanted.begin(); it != loop.wanted.end();) {
     Job* owner = loop.find(it->owner);
     if (!owner || !owner->taking || owner->taking_gen != it->gen) {  // ended meanwhile
       it = loop.wanted.erase(it);
       continue;
     }
-    const bool tree_started = per_tree.count(it->owner) > 0;
-    if ((!tree_started && per_tree.size() >= max) || per_tree[it->owner] >= kDebuggersPerTree) {
-      if (!tree_started) per_tree.erase(it->owner);
+    if (!slots.may_start(it->owner)) {
       ++it;
       continue;
     }
@@ -747,8 +681,8 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
     }
     if (!debugger->own_spec->argv.empty()) {
       const std::string& path = debugger->own_spec->argv[0];
-      note_look_signal(*owner, target, "attached " + path.substr(path.rfind('/') + 1) + " to it",
-                       now);
+      owner->note_look_signal(target, "attached " + path.substr(path.rfind('/') + 1) + " to it",
+                              now);
     }
     debugger->stacks_of = d.owner;
     debugger->stacks_gen = d.gen;
@@ -756,23 +690,15 @@ void start_debuggers(Loop& loop, size_t max, Clock::time_point now) {
     if (auto f = launch::process_facts(target))
       debugger->target = ProcessHandle::open(target, f->start_time);
     loop.running.push_back(std::move(debugger));
-    ++per_tree[d.owner];
+    slots.running(d.owner);
   }
 }
 
-// A Pool of a module without a __main__ guard starts workers that fail at start for ever: once
-// enough of them have, the run ends with that error instead of at its deadline.
+// A Pool of a module without a __main__ guard starts workers that fail at start for ever: how
+// many have, to the watchdog (it ends the run once enough have).
 void note_start_failures(Job& j) {
-  const int enough = j.spec->end_after_start_failures;
-  if (enough <= 0 || !j.python || !j.watchdog) return;
-  const std::size_t n = j.python->processes_that_raised(kStartFailure);
-  if (n < static_cast<std::size_t>(enough)) return;
-  j.watchdog->failing_at_start(
-      std::to_string(n) +
-      " of its processes failed at start with the same RuntimeError (\"An attempt has been made "
-      "to start a new process before the current process has finished its bootstrapping "
-      "phase\"): the main module has no `if __name__ == \"__main__\":` guard, and a Pool starts "
-      "new workers for ever; forkcheck ended it rather than wait for the deadline");
+  if (j.python && j.watchdog)
+    j.watchdog->failed_at_start(j.python->processes_that_raised(kStartFailure));
 }
 
 void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
@@ -783,15 +709,7 @@ void read_into(Fd& fd, Job& job, int which, Clock::time_point now) {
     fd.reset();
     return;
   }
-  auto len = static_cast<size_t>(n);
-  job.watchdog->output(now);  // the tree is doing something
-  if (which == 0)
-    job.r.out.append(buf, len);
-  else if (which == 1)
-    job.r.err.append(buf, len);
-  else
-    job.channel->feed(buf, len, now);
-  if (which < 2 && job.spec->on_output) job.spec->on_output(which + 1, buf, len);
+  job.output(which, buf, static_cast<size_t>(n), now);
 }
 
 // Moves what the terminal gave into the child's pipe, as much as it takes now.
@@ -924,8 +842,7 @@ void finish(Loop& loop, Strays& strays, Job& job) {
     auto& alive = job.r.attached->running_at_end;
     if (!job.attached->ended()) alive.push_back(job.r.pid);
     for (ProcessId p : job.tree->leftovers()) alive.push_back(p);
-    job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
-    job.watchdog->finish(*job.ended_at);
+    job.record_end();
     if (job.memory) job.r.memory = job.memory->record();
     return;
   }
@@ -962,14 +879,7 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   job.err.reset();
   job.chan.reset();
   job.relay.reset();
-  job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
-  job.watchdog->finish(*job.ended_at);
-  job.r.result = job.channel->result();
-  job.r.early_details = job.channel->early_details();
-  job.r.steps = job.channel->step_log();
-  job.r.bad_channel_lines = job.channel->bad_lines();
-  job.r.bad_channel_line = job.channel->bad_line();
-  job.r.bad_channel_why = job.channel->bad_why();
+  job.record_end();
   if (job.python) {
     // What is still in the pipes of the Python side (a crash's dump written just before the end).
     for (int round = 0; round < 3; ++round) {
@@ -1115,8 +1025,7 @@ class PosixOs {
     }
     if (auto status = reaper_.take(j.r.pid)) {  // held unreaped until finish()
       j.r.exit = ExitStatus::from_wait_status(*status);
-      j.ended_at = now;
-      j.watchdog->exited(now);
+      j.exited(now);
     }
   }
   // The trees, every kLookEvery: orphans to their trees first, then each tree's activity.

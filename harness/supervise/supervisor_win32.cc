@@ -52,6 +52,7 @@
 #include "harness/supervise/clock.h"
 #include "harness/supervise/guardian.h"
 #include "harness/supervise/interrupt.h"
+#include "harness/supervise/job_core.h"
 #include "harness/supervise/run_loop.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/supervise/watchdog.h"
@@ -64,7 +65,6 @@
 namespace fc::harness {
 namespace {
 
-using std::chrono::duration;
 using std::chrono::milliseconds;
 using win32::Handle;
 
@@ -230,19 +230,13 @@ std::vector<ProcessId> job_processes(HANDLE job) {
 
 class WinControl;
 
-struct Job {
-  size_t index = 0;
-  std::string token;  // FORKCHECK_RUN of this job's tree, as on POSIX
-  const LaunchSpec* spec = nullptr;
-  ChildResult r;
+struct Job : JobCore {
+  using JobCore::JobCore;
+
   Handle job, process;
   std::unique_ptr<PipeReader> readers[3];  // stdout, stderr, channel
   bool open[3] = {false, false, false};
-  Clock::time_point start, next_tick;
-  std::optional<Clock::time_point> ended_at;  // the child itself ended
-  std::unique_ptr<ChannelReader> channel;
   std::unique_ptr<WinControl> control;
-  std::unique_ptr<Watchdog> watchdog;
   std::uint64_t cpu_100ns = 0;  // the job's CPU time at the last look
   DWORD processes_total = 0, processes_active = 0;
   std::map<ProcessId, std::uint64_t> process_cpu;  // each process's CPU at the last look
@@ -301,8 +295,7 @@ bool ended_now(Job& job, Clock::time_point now) {
   DWORD code = 0;
   ::GetExitCodeProcess(job.process.get(), &code);
   job.r.exit = ExitStatus::from_wait_status(static_cast<int>(code));
-  job.ended_at = now;
-  if (job.watchdog) job.watchdog->exited(now);
+  job.exited(now);
   return true;
 }
 
@@ -346,23 +339,17 @@ class WinControl : public TreeControl {
 
 // Starts the child; on failure returns the job with r.started == false and the reason.
 std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data_event) {
-  auto job = std::make_unique<Job>();
-  job->index = index;
-  job->spec = &spec;
-  job->r.out = Capture(spec.capture_cap);
-  job->r.err = Capture(spec.capture_cap);
-  job->r.timeout_s = spec.timeout_s;
+  auto job = std::make_unique<Job>(index, spec);
   if (spec.attach_pid > 0) {  // the command refuses it on Windows first (attach_command.cc)
-    job->r.start_error = "watching a running process is not available on Windows";
+    job->refuse("watching a running process is not available on Windows");
     return job;
   }
   if (spec.argv.empty()) {
-    job->r.start_error = "no command given";
+    job->refuse("no command given");
     return job;
   }
   auto fail = [&](const std::string& what) {
-    job->r.start_error =
-        "cannot start '" + spec.argv[0] + "': " + what + ": " + win32::error_text(::GetLastError());
+    job->cannot_start(what + ": " + win32::error_text(::GetLastError()));
     return std::move(job);
   };
 
@@ -452,10 +439,8 @@ std::unique_ptr<Job> start_job(size_t index, const LaunchSpec& spec, HANDLE data
   if (spec.channel)
     job->readers[2] = std::make_unique<PipeReader>(std::move(chan.read), data_event);
   for (int k = 0; k < 3; ++k) job->open[k] = job->readers[k] != nullptr;
-  job->channel = std::make_unique<ChannelReader>(job->start);
   job->control = std::make_unique<WinControl>(*job);
-  job->watchdog = std::make_unique<Watchdog>(spec, job->r, *job->control, job->start);
-  job->next_tick = job->start;
+  job->watch(*job->control);
   look(*job, job->start);
   return job;
 }
@@ -465,16 +450,7 @@ void drain(Job& job, Clock::time_point now) {
     if (!job.open[k]) continue;
     std::string bytes;
     const bool eof = job.readers[k]->take(bytes);
-    if (!bytes.empty()) {
-      job.watchdog->output(now);  // the tree is doing something
-      if (k == 0)
-        job.r.out.append(bytes.data(), bytes.size());
-      else if (k == 1)
-        job.r.err.append(bytes.data(), bytes.size());
-      else
-        job.channel->feed(bytes.data(), bytes.size(), now);
-      if (k < 2 && job.spec->on_output) job.spec->on_output(k + 1, bytes.data(), bytes.size());
-    }
+    job.output(k, bytes.data(), bytes.size(), now);
     if (eof) job.open[k] = false;
   }
 }
@@ -493,14 +469,7 @@ void finish(Job& job, Clock::time_point now) {
   drain(job, now);
   for (auto& reader : job.readers) reader.reset();
   job.job.reset();  // kill-on-close: nothing of the tree can be left after this
-  job.r.duration_s = duration<double>(*job.ended_at - job.start).count();
-  job.r.result = job.channel->result();
-  job.r.early_details = job.channel->early_details();
-  job.r.steps = job.channel->step_log();
-  job.r.bad_channel_lines = job.channel->bad_lines();
-  job.r.bad_channel_line = job.channel->bad_line();
-  job.r.bad_channel_why = job.channel->bad_why();
-  job.watchdog->finish(now);
+  job.record_end();
 }
 
 // What the loop (run_loop.h) asks of Windows: one wait over the wake event, the pipe readers'

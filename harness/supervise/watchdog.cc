@@ -210,9 +210,16 @@ Clock::time_point Watchdog::tick(Clock::time_point now, ChannelReader& channel) 
 
 // Time is called for the failures from here: the next watch() ends it (an interrupt or its own
 // exit may come first, and it is still what time was called for).
-void Watchdog::failing_at_start(const std::string& why) {
+void Watchdog::failed_at_start(std::size_t processes) {
+  const int enough = spec_.end_after_start_failures;
+  if (enough <= 0 || processes < static_cast<std::size_t>(enough)) return;
   if (phase_ == Phase::kWatching && !exited_ && r_.failing_at_start.empty()) {
-    r_.failing_at_start = why;
+    r_.failing_at_start =
+        std::to_string(processes) +
+        " of its processes failed at start with the same RuntimeError (\"An attempt has been made "
+        "to start a new process before the current process has finished its bootstrapping "
+        "phase\"): the main module has no `if __name__ == \"__main__\":` guard, and a Pool "
+        "starts new workers for ever; forkcheck ended it rather than wait for the deadline";
     r_.called_for = TimeCalled::kStartFailures;
   }
 }
@@ -501,6 +508,12 @@ void Watchdog::finish(Clock::time_point) {
   r_.tree.longest_starved_s = secs(a.longest_starved());
   r_.tree.run_queue_s = static_cast<double>(a.run_delay_total_ns()) / 1e9;
   r_.tree.looks = a.looks();
+}
+
+bool ends_attached_tree(const LaunchSpec& spec, const ChildResult& r) {
+  const bool proven = r.called_for == TimeCalled::kStall || r.called_for == TimeCalled::kStuck ||
+                      r.called_for == TimeCalled::kStep;
+  return spec.end_attached && proven;
 }
 
 }  // namespace fc::harness

@@ -131,9 +131,10 @@ class Watchdog {
   void paused(Clock::time_point from, Clock::time_point to, ChannelReader& channel);
   // Forkcheck was interrupted (Ctrl-C, SIGTERM, SIGHUP).
   void interrupted(int signal, Clock::time_point now);
-  // Its processes keep failing at start (LaunchSpec::end_after_start_failures): time is called
-  // at the next tick, why saying so; no stacks are taken (the error is the cause).
-  void failing_at_start(const std::string& why);
+  // So many of its processes have failed at start, each with CPython's bootstrapping RuntimeError
+  // (kStartFailure). Once LaunchSpec::end_after_start_failures have, time is called at the next
+  // tick, r.failing_at_start saying why; no stacks are taken (the error is the cause).
+  void failed_at_start(std::size_t processes);
 
   // Acts on what is due at `now`; returns when it next needs to be asked.
   Clock::time_point tick(Clock::time_point now, ChannelReader& channel);
@@ -199,6 +200,11 @@ class Watchdog {
   bool sleep_said_ = false;
   std::optional<Clock::time_point> slept_at_;  // the last look with a thread asleep so
 };
+
+// forkcheck attach: a process forkcheck did not start is ended only when the spec asks for it
+// (LaunchSpec::end_attached, --kill-on-hang) and its hang is proven (a stall, a stuck process, a
+// step past its limit); a deadline or an interrupt ends the watch, not the process.
+bool ends_attached_tree(const LaunchSpec& spec, const ChildResult& r);
 
 // Whether another job may start: `busy` running jobs hold a slot each (parked and ending ones
 // do not), and no more than twice `jobs` run at once in all.

@@ -421,8 +421,9 @@ TEST(Watchdog, AnInterruptWhileAHangsStacksAreTakenKeepsTheHang) {
 // exit) before the next round does not make them an interrupted run.
 TEST(Watchdog, FailuresAtStartAreWhatTimeWasCalledForEvenIfAnInterruptComesFirst) {
   Watched run(60);
+  run.spec.end_after_start_failures = 3;
   run.watch(0.5, working());
-  run.w->failing_at_start("3 of its processes failed at start");
+  run.w->failed_at_start(3);
   EXPECT_EQ(run.r.called_for, TimeCalled::kStartFailures);
   run.w->interrupted(2, run.t);
   run.watch(0.25, working());
@@ -432,6 +433,29 @@ TEST(Watchdog, FailuresAtStartAreWhatTimeWasCalledForEvenIfAnInterruptComesFirst
   const auto c = classify(run.r, false);
   EXPECT_EQ(c.outcome, Outcome::kError) << c.message;
   EXPECT_NE(c.message.find("3 of its processes failed at start"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("no `if __name__ == \"__main__\":` guard"), std::string::npos)
+      << c.message;
+}
+
+// Fewer failures than LaunchSpec::end_after_start_failures, or none asked for (0): the run goes
+// on (a program may retry a worker that failed once).
+TEST(Watchdog, FailuresAtStartCallTimeOnlyOnceAsManyAsTheSpecSaysHaveFailed) {
+  Watched run(60);
+  run.spec.end_after_start_failures = 3;
+  run.watch(0.5, working());
+  run.w->failed_at_start(2);
+  run.watch(0.5, working());
+  EXPECT_EQ(run.r.called_for, TimeCalled::kNo);
+  EXPECT_TRUE(run.r.failing_at_start.empty());
+  run.w->failed_at_start(4);
+  EXPECT_EQ(run.r.called_for, TimeCalled::kStartFailures);
+  EXPECT_NE(run.r.failing_at_start.find("4 of its processes"), std::string::npos);
+
+  Watched unasked(60);
+  unasked.watch(0.5, working());
+  unasked.w->failed_at_start(50);
+  unasked.watch(0.5, working());
+  EXPECT_EQ(unasked.r.called_for, TimeCalled::kNo);
 }
 
 TEST(Watchdog, APauseDoesNotCountAgainstTheDeadline) {
@@ -720,4 +744,21 @@ TEST(DiedAfterLook, TheFirstLookOfTheWindowIsNamedAndOnlyThen) {
 }
 
 }  // namespace
+// forkcheck attach ends a process it did not start only for a proven hang, and only when asked to.
+TEST(Watchdog, AnAttachedTreeIsEndedOnlyForAProvenHangAndOnlyWhenAsked) {
+  LaunchSpec spec;
+  ChildResult r;
+  for (TimeCalled why : {TimeCalled::kStall, TimeCalled::kStuck, TimeCalled::kStep}) {
+    r.called_for = why;
+    spec.end_attached = false;
+    EXPECT_FALSE(ends_attached_tree(spec, r)) << "not asked: " << static_cast<int>(why);
+    spec.end_attached = true;
+    EXPECT_TRUE(ends_attached_tree(spec, r)) << static_cast<int>(why);
+  }
+  for (TimeCalled why : {TimeCalled::kNo, TimeCalled::kDeadline, TimeCalled::kStartFailures}) {
+    r.called_for = why;
+    EXPECT_FALSE(ends_attached_tree(spec, r)) << "not a proven hang: " << static_cast<int>(why);
+  }
+}
+
 }  // namespace fc::harness
