@@ -39,6 +39,10 @@ class PythonStacksAsk {
   static constexpr auto kBudget = std::chrono::milliseconds(1500);
   // Between two passes over the threads that were running.
   static constexpr auto kPassGap = std::chrono::milliseconds(10);
+  // How often the supervisor looks at a process being asked, and how many acts it lets one ask
+  // do in one of its rounds (the rest wait for the next: other jobs are served meanwhile).
+  static constexpr auto kLookEvery = std::chrono::milliseconds(5);
+  static constexpr int kActsPerRound = 16;
 
   // What the process offered when it said hello.
   struct Offer {

@@ -24,6 +24,7 @@
 #include "harness/platform/process_handle.h"
 #include "harness/platform/process_info.h"
 #include "harness/supervise/channel_reader.h"
+#include "harness/supervise/child_environment.h"
 #include "harness/supervise/child_start_posix.h"
 #include "harness/supervise/classify.h"
 #include "harness/supervise/clock.h"
@@ -34,6 +35,7 @@
 #include "harness/supervise/job_tree.h"
 #include "harness/supervise/look_facts.h"
 #include "harness/supervise/memory_watch.h"
+#include "harness/supervise/orphans.h"
 #include "harness/supervise/own_process.h"
 #include "harness/supervise/python_attachable.h"
 #include "harness/supervise/python_channel.h"
@@ -237,10 +239,6 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
 // Starts the debuggers jobs want, as many as DebuggerSlots allows (`max` trees at once).
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
 
-// The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
-// While a Python process is being asked for its stacks, the loop looks at it this often.
-constexpr auto kAskEvery = std::chrono::milliseconds(5);
-
 // Debuggers wanted for the stacks of `pid` (every process when pid is 0), queued to start.
 void want_debuggers(Job& job, Loop& loop, ProcessId pid) {
   const auto& commands = job.taking->commands();
@@ -270,7 +268,7 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
   for (auto it = job.asks.begin(); it != job.asks.end();) {
     const ProcessId pid = it->first;
     PythonStacksAsk& ask = it->second;
-    for (int acts = 0; acts < 16 && !ask.done(); ++acts) {
+    for (int acts = 0; acts < PythonStacksAsk::kActsPerRound && !ask.done(); ++acts) {
       const PythonStacksAsk::Look look = look_for_ask(pid, ask.offer(), *job.python, now);
       const PythonStacksAsk::Act act = ask.step(look);
       if (act.kind == PythonStacksAsk::Act::Kind::kNothing) break;
@@ -293,6 +291,7 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
   }
 }
 
+// The stacks are in (or the taking was cut short: `why` says why): to the watchdog.
 void deliver_stacks(Job& job, Clock::time_point now, const std::string& why) {
   for (auto& [pid, ask] : job.asks) {
     ask.stop(look_for_ask(pid, ask.offer(), *job.python, now));
@@ -496,39 +495,22 @@ std::unique_ptr<Job> start_job_unguarded(size_t index, const LaunchSpec& spec, L
   const pid_t self = ::getpid();
   overrides.emplace_back("FORKCHECK_PTRACER", std::to_string(self));
   if (with_channel) overrides.emplace_back("FORKCHECK_CHANNEL_FD", std::to_string(chan_w));
-  // The Python bootstrap: first on PYTHONPATH (its sitecustomize runs the one it shadows), and
-  // the channel it talks on.
   if (!spec.python_bootstrap.empty()) {
     std::string why;
     job->python = PythonChannel::open(job->token, why);
     if (job->python) {
-      const char* old = std::getenv("PYTHONPATH");
-      std::string path = spec.python_bootstrap;
-      for (const auto& [k, v] : spec.env)
-        if (k == "PYTHONPATH") old = v.c_str();
-      if (old && *old) path += ":" + std::string(old);
-      overrides.emplace_back("PYTHONPATH", path);
-      overrides.emplace_back("FORKCHECK_PY_CHANNEL", job->python->address());
-      if (!spec.python_bytecode.empty())
-        overrides.emplace_back("FORKCHECK_PY_BYTECODE", spec.python_bytecode);
-      overrides.emplace_back("FORKCHECK_PY_SIGNAL", std::to_string(PythonChannel::dump_signal()));
-      overrides.emplace_back("FORKCHECK_PY_STACKS_SIGNAL",
-                             std::to_string(PythonChannel::stacks_signal()));
+      for (auto& v :
+           python_bootstrap_env(spec, job->python->address(), PythonChannel::dump_signal(),
+                                PythonChannel::stacks_signal(), std::getenv("PYTHONPATH")))
+        overrides.push_back(std::move(v));
     } else {
       job->r.python_note =
           "the Python bootstrap was not offered: its channel could not listen (" + why + ")";
     }
   }
-  std::vector<std::string> env_strings;
-  for (char** e = ::environ; e && *e; ++e) {
-    std::string entry = *e;
-    const std::string key = entry.substr(0, entry.find('='));
-    if (key == "FORKCHECK_CHANNEL_FD") continue;
-    bool replaced = false;
-    for (const auto& o : overrides) replaced = replaced || o.first == key;
-    if (!replaced) env_strings.push_back(std::move(entry));
-  }
-  for (const auto& [k, v] : overrides) env_strings.push_back(k + "=" + v);
+  std::vector<std::string> inherited;
+  for (char** e = ::environ; e && *e; ++e) inherited.emplace_back(*e);
+  std::vector<std::string> env_strings = child_environment(inherited, overrides);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -736,13 +718,7 @@ void relay_stdin(StdinRelay& relay, bool readable) {
 // A process of ours that no tree claimed, held until the run ends.
 using Strays = std::map<std::pair<ProcessId, std::uint64_t>, ProcessHandle>;
 
-// Orphans the kernel re-parented to us (a child subreaper): each goes to the tree that claims it
-// (seen in it before, or started with its token). One that no tree claims (it left without a
-// token, between two looks) goes to the only tree running; with several, it is a stray, killed
-// when the run ends. A child in our own process group is not taken for an orphan of a tree (every
-// tree's root leads a group of its own) unless every child of ours is a tree's
-// (claim_every_child: forkcheck itself); in a program that embeds the supervisor it may be a child
-// of the program's own.
+// Orphans the kernel re-parented to us, each where orphans.h says it goes.
 void adopt_orphans(Loop& loop, Strays& strays) {
   std::set<ProcessId> known;
   size_t trees = 0;
@@ -765,14 +741,20 @@ void adopt_orphans(Loop& loop, Strays& strays) {
     Job* owner = nullptr;
     for (auto& j : loop.running)
       if (j->tree && !j->debugger() && j->tree->claims(*f)) owner = j.get();
-    if (!owner && f->pgid == our_group && !g_claim_every_child) continue;
-    // Of this run but of no tree running (an earlier variant's): a stray, not the only tree's.
-    const bool earlier_job = !owner && started_with_env(p, kRunTokenVar, run_token());
-    if (!owner && trees == 1 && !earlier_job) owner = only;
-    if (owner) {
-      owner->tree->adopt(*f);
-    } else if (auto h = ProcessHandle::open(p, f->start_time)) {
-      strays.emplace(std::make_pair(p, f->start_time), std::move(*h));
+    switch (where_orphan_goes(owner != nullptr, f->pgid == our_group, g_claim_every_child, trees,
+                              [&] { return started_with_env(p, kRunTokenVar, run_token()); })) {
+      case OrphanGoesTo::kNotOurs:
+        break;
+      case OrphanGoesTo::kOnlyTree:
+        only->tree->adopt(*f);
+        break;
+      case OrphanGoesTo::kClaimingTree:
+        owner->tree->adopt(*f);
+        break;
+      case OrphanGoesTo::kStray:
+        if (auto h = ProcessHandle::open(p, f->start_time))
+          strays.emplace(std::make_pair(p, f->start_time), std::move(*h));
+        break;
     }
   }
 }
@@ -950,7 +932,8 @@ class PosixOs {
     return start_job(index, spec, loop_);
   }
   Clock::time_point wake_for(const Job& j, Clock::time_point now) const {
-    return j.python && !j.asks.empty() ? now + kAskEvery : Clock::time_point::max();
+    return j.python && !j.asks.empty() ? now + PythonStacksAsk::kLookEvery
+                                       : Clock::time_point::max();
   }
 
   Clock::time_point wait_and_read(const Jobs& running, Clock::time_point wake) {
