@@ -105,10 +105,11 @@ std::string stuck_fix(const StuckProcess& stuck, const std::string& shown_by) {
 // worker, so code that starts workers outside `if __name__ == "__main__":` must move under it
 // first. "" where the guard is there, or not known.
 std::string fork_guard_advice(const Variant& v, int pid) {
-  for (const auto& p : list(v.python, "processes")) {
-    if (member(p, "pid") != pid) continue;
+  if (!v.python) return "";
+  for (const auto& p : v.python->processes) {
+    if (p.pid != pid || !p.ppid || !p.fork_seq) continue;
     for (const auto& g : list(v.details, "fork_guards"))
-      if (member(g, "pid") == member(p, "ppid") && fork_entry_covers(g, member(p, "fork_seq")) &&
+      if (member(g, "pid") == *p.ppid && fork_entry_covers(g, *p.fork_seq) &&
           field(g, "guard") == "unguarded") {
         std::string file = field(g, "file");
         file = file.substr(file.rfind('/') + 1);

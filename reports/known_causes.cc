@@ -42,7 +42,7 @@ bool stopped(const Variant& v) {
 }
 
 std::pair<std::string, std::string> pool_waiter(const Variant& v);
-const json* python_process(const Variant& v, const std::string& pid);
+const PythonProcess* python_process(const Variant& v, const std::string& pid);
 
 // "_pickle.PicklingError" -> "PicklingError".
 std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
@@ -120,8 +120,7 @@ std::optional<KnownCause> queue_put_unpicklable(const Variant& v) {
   if (!error) return std::nullopt;
   bool feeder = false;
   for (const auto& f : error->frames)
-    feeder = feeder || (field(f, "function") == "_feed" &&
-                        ends_with(field(f, "file"), "multiprocessing/queues.py"));
+    feeder = feeder || (f.function == "_feed" && ends_with(f.file, "multiprocessing/queues.py"));
   if (!feeder) return std::nullopt;
   KnownCause c = made("queue-put-unpicklable");
   const std::string type = last_name(error->type);
@@ -155,17 +154,13 @@ bool pool_worker(const std::string& what) {
 // exception's or exit call's frames pass through pool.py's worker): 1; that it ended elsewhere:
 // 0; nothing told: -1.
 int ended_in_pool_task(const Variant& v, int pid) {
-  for (const auto& p : list(v.python, "processes")) {
-    if (member(p, "pid") != pid) continue;
-    for (const auto& x : list(p, "exceptions")) {
-      const std::string where = field(x, "where");
-      if (where != "process" && where != "exit" && where != "main") continue;
-      for (const auto& f : list(x, "frames"))
-        if (field(f, "function") == "worker" &&
-            ends_with(field(f, "file"), "multiprocessing/pool.py"))
-          return 1;
-      return 0;
-    }
+  const PythonProcess* p = python_process(v, std::to_string(pid));
+  if (!p) return -1;
+  for (const auto& x : p->exceptions) {
+    if (x.where != "process" && x.where != "exit" && x.where != "main") continue;
+    for (const auto& f : x.frames)
+      if (f.function == "worker" && ends_with(f.file, "multiprocessing/pool.py")) return 1;
+    return 0;
   }
   return -1;
 }
@@ -184,12 +179,12 @@ std::optional<KnownCause> pool_worker_ended(const Variant& v) {
   for (const auto& t : v.stacks)
     pools += std::to_string(t.pid) == waiter_pid &&
              passes(t, "multiprocessing/pool.py", "_handle_workers");
-  const json* parent = python_process(v, waiter_pid);
+  const PythonProcess* parent = python_process(v, waiter_pid);
   for (const auto& d : ended_badly(v)) {
     if (!pool_worker(d.what)) continue;
     bool its_child = false;
-    for (const auto& e : parent ? list(*parent, "child_exits") : json::array())
-      its_child = its_child || member(e, "pid") == d.pid;
+    if (parent)
+      for (const auto& e : parent->child_exits) its_child = its_child || e.pid == d.pid;
     if (!its_child) continue;
     // How it ended, where told: inside the Pool's worker loop (a task), or elsewhere (at start:
     // a spawned worker that failed to import the main module is not this shape).
@@ -309,14 +304,14 @@ std::optional<KnownCause> dataloader_worker_died(const Variant& v) {
 }
 
 // A thread of the program's process that died: its exception as the bootstrap told it.
-const json* thread_exception(const Variant& v, const std::string& pid, const char* through) {
-  for (const auto& p : list(v.python, "processes")) {
-    if (field(p, "pid") != pid) continue;
-    for (const auto& x : list(p, "exceptions")) {
-      if (field(x, "where") != "thread") continue;
-      for (const auto& f : list(x, "frames"))
-        if (field(f, "function") == through) return &x;
-    }
+const PythonException* thread_exception(const Variant& v, const std::string& pid,
+                                        const char* through) {
+  const PythonProcess* p = python_process(v, pid);
+  if (!p) return nullptr;
+  for (const auto& x : p->exceptions) {
+    if (x.where != "thread") continue;
+    for (const auto& f : x.frames)
+      if (f.function == through) return &x;
   }
   return nullptr;
 }
@@ -337,11 +332,11 @@ std::optional<KnownCause> pool_result_handler_died(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
   const auto [waiter, pid] = pool_waiter(v);
   if (waiter.empty()) return std::nullopt;
-  const json* x = thread_exception(v, pid, "_handle_results");
+  const PythonException* x = thread_exception(v, pid, "_handle_results");
   if (!x) return std::nullopt;
   KnownCause c = made("pool-result-handler-died");
-  const std::string type = last_name(field(*x, "type"));
-  const std::string message = field(*x, "message");
+  const std::string type = last_name(x->type);
+  const std::string& message = x->message;
   c.cause = "pid " + pid + "'s Pool result-handler thread died on " + type + ": " +
             shorten(message, 160) +
             " while it unpickled what a task sent back: no result arrives any more, so " + waiter +
@@ -425,9 +420,11 @@ std::optional<KnownCause> pool_result_after_terminate(const Variant& v) {
   return std::nullopt;
 }
 
-const json* python_process(const Variant& v, const std::string& pid) {
-  for (const auto& p : list(v.python, "processes"))
-    if (field(p, "pid") == pid) return &p;
+// Python process `pid` (as a pid's text: the stacks' and the wait chain's name), or nullptr.
+const PythonProcess* python_process(const Variant& v, const std::string& pid) {
+  if (!v.python) return nullptr;
+  for (const auto& p : v.python->processes)
+    if (p.pid && std::to_string(*p.pid) == pid) return &p;
   return nullptr;
 }
 
@@ -437,15 +434,15 @@ std::optional<KnownCause> sigterm_handler_returned(const Variant& v) {
   if (!stopped(v)) return std::nullopt;
   for (const auto& joiner : v.stacks) {
     if (!passes(joiner, "multiprocessing/process.py", "join")) continue;
-    const json* parent = python_process(v, std::to_string(joiner.pid));
+    const PythonProcess* parent = python_process(v, std::to_string(joiner.pid));
     if (!parent) continue;
-    for (const auto& asked : list(*parent, "ends_asked")) {
-      const std::string child = field(asked, "child");
-      if (field(asked, "how") != "terminate") continue;
+    for (const auto& asked : parent->ends_asked) {
+      const std::string child = asked.child ? std::to_string(*asked.child) : "";
+      if (asked.how != "terminate") continue;
       // Still there when time was called, and it had set a SIGTERM handler of its own.
       bool alive = false;
       for (const auto& t : v.stacks) alive = alive || std::to_string(t.pid) == child;
-      const json* worker = python_process(v, child);
+      const PythonProcess* worker = python_process(v, child);
       if (!alive || !worker) continue;
       // The join waits for that child (the wait chain), which is blocked: not asleep in a step
       // that ends, after which its loop would see the handler's flag.
@@ -457,18 +454,21 @@ std::optional<KnownCause> sigterm_handler_returned(const Variant& v) {
       const auto p = chain.processes.find(child);
       const std::string state = p == chain.processes.end() ? "" : p->second.state;
       if (chain.read && (!joins_it || state != "blocked")) continue;
-      const json* handler = nullptr;
-      for (const auto& h : list(*worker, "signal_handlers"))
-        if (field(h, "signal") == "SIGTERM") handler = &h;
-      const std::string name = handler ? field(*handler, "handler") : "";
+      const PythonSignalHandler* handler = nullptr;
+      for (const auto& h : worker->signal_handlers)
+        if (h.signal == "SIGTERM") handler = &h;
+      const std::string name = handler ? handler->handler : "";
       if (!handler || name == "SIG_DFL" || name == "SIG_IGN") continue;
       KnownCause c = made("sigterm-handler-returned");
-      const std::string set_at = python_frame_text(member(*handler, "where"));
+      const auto frame_text = [](const std::optional<PythonFrame>& f) {
+        return f ? python_frame_text(*f) : python_frame_text(PythonFrame{});
+      };
+      const std::string set_at = frame_text(handler->where);
       const std::string join_line = users_line(joiner);
       c.cause = "pid " + std::to_string(joiner.pid) + " asked pid " + child +
-                " to end (terminate() at " + python_frame_text(member(asked, "where")) +
-                ": SIGTERM), but pid " + child + "'s SIGTERM handler " + name + " (set at " +
-                set_at + ") returned and the process went on, so the join()" +
+                " to end (terminate() at " + frame_text(asked.where) + ": SIGTERM), but pid " +
+                child + "'s SIGTERM handler " + name + " (set at " + set_at +
+                ") returned and the process went on, so the join()" +
                 (join_line.empty() ? "" : " at " + join_line) + " waits for ever";
       if (!chain.read) {
         c.missing = "that the join() waits for pid " + child + ", and that pid " + child +
@@ -492,7 +492,7 @@ std::optional<KnownCause> local_function_to_worker(const Variant& v) {
   if (!error) return std::nullopt;
   // A queue's feeder thread prints its own pickling errors: not what ended the program.
   for (const auto& f : error->frames)
-    if (field(f, "function") == "_feed") return std::nullopt;
+    if (f.function == "_feed") return std::nullopt;
   const std::string& m = error->message;
   std::string name;
   for (const char* said : {"Can't pickle local object '", "Can't get local object '"})

@@ -1,5 +1,6 @@
 #include "reports/python_view.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -19,33 +20,45 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return !prefix.empty() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
+const PythonPaths* paths_of(const std::optional<PythonPaths>& paths) {
+  return paths ? &*paths : nullptr;
+}
+
 // The deepest frame (innermost: the last) in the user's own files, else the deepest.
-const json* deepest_users_frame(const json& frames, const json& paths) {
-  if (!frames.is_array() || frames.empty()) return nullptr;
+const PythonFrame* deepest_users_frame(const std::vector<PythonFrame>& frames,
+                                       const PythonPaths* paths) {
+  if (frames.empty()) return nullptr;
   for (auto it = frames.rbegin(); it != frames.rend(); ++it)
-    if (users_file(field(*it, "file"), paths)) return &*it;
+    if (users_file(it->file, paths)) return &*it;
   return &frames.back();
 }
 
-const json* process_by_pid(const Variant& variant, int pid) {
-  for (const auto& p : list(variant.python, "processes"))
-    if (member(p, "pid") == pid) return &p;
+const std::vector<PythonProcess>& processes_of(const Variant& variant) {
+  static const std::vector<PythonProcess> none;
+  return variant.python ? variant.python->processes : none;
+}
+
+const PythonProcess* process_by_pid(const Variant& variant, long long pid) {
+  for (const auto& p : processes_of(variant))
+    if (p.pid == pid) return &p;
   return nullptr;
 }
 
 // The deepest user frame of a crash dump: the thread that took the signal, else any.
-std::string crash_where(const json& process) {
-  const json& crash = member(process, "crash");
-  const json& threads = list(crash, "threads");
-  const json* chosen = nullptr;
-  for (const auto& t : threads)
-    if (member(t, "current") == true || !chosen) chosen = &t;
+std::string crash_where(const PythonProcess& process) {
+  if (!process.crash) return "";
+  const PythonCrashThread* chosen = nullptr;
+  for (const auto& t : process.crash->threads)
+    if (t.current || !chosen) chosen = &t;
   if (!chosen) return "";
   // faulthandler lists the innermost frame first.
-  for (const auto& f : list(*chosen, "frames"))
-    if (users_file(field(f, "file"), member(process, "paths"))) return python_frame_text(f);
-  const json& frames = list(*chosen, "frames");
-  return frames.empty() ? "" : python_frame_text(frames[0]);
+  for (const auto& f : chosen->frames)
+    if (users_file(f.file, paths_of(process.paths))) return python_frame_text(f);
+  return chosen->frames.empty() ? "" : python_frame_text(chosen->frames.front());
+}
+
+std::string without_builtins(std::string type) {
+  return starts_with(type, "builtins.") ? type.substr(9) : type;
 }
 
 }  // namespace
@@ -60,26 +73,33 @@ std::string python_frame_text(const json& frame) {
   return python_frame_text(read_as<PythonFrame>(frame));
 }
 
-bool users_file(const std::string& file, const json& paths) {
+bool users_file(const std::string& file, const PythonPaths* paths) {
   if (file.empty() || file[0] == '<') return file == "<string>" || file == "<stdin>";
   // forkcheck's own bootstrap is nobody's code but ours.
   if (file.find("/forkcheck_boot.py") != std::string::npos ||
       file.find("/forkcheck/python/sitecustomize.py") != std::string::npos)
     return false;
-  if (paths.is_object()) {
+  if (paths) {
     auto under = [&](const std::string& dir) {
       return !dir.empty() && starts_with(file, dir + "/");
     };
-    for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
-      if (under(field(paths, key))) return false;
-    for (const auto& dir : list(paths, "site_packages"))  // every site-packages on sys.path
-      if (dir.is_string() && under(dir.get<std::string>())) return false;
+    for (const std::string* dir :
+         {&paths->stdlib, &paths->platstdlib, &paths->purelib, &paths->platlib})
+      if (under(*dir)) return false;
+    for (const auto& dir : paths->site_packages)  // every site-packages on sys.path
+      if (under(dir)) return false;
     return true;
   }
   for (const char* lib : {"/site-packages/", "/dist-packages/"})
     if (file.find(lib) != std::string::npos) return false;
   const auto at = file.find("/lib/python");
   return at == std::string::npos;
+}
+
+bool users_file(const std::string& file, const json& paths) {
+  if (!paths.is_object()) return users_file(file);
+  const PythonPaths read = read_as<PythonPaths>(paths);
+  return users_file(file, &read);
 }
 
 std::optional<PythonError> traceback_in(const std::string& text) {
@@ -96,15 +116,16 @@ std::optional<PythonError> traceback_in(const std::string& text) {
       const auto l = line.find(", line ", q);
       const auto f = line.find(", in ", l == std::string::npos ? q : l);
       if (q == std::string::npos || l == std::string::npos) continue;
-      json frame = {{"file", line.substr(8, q - 8)},
-                    {"line", std::atoi(line.c_str() + l + 7)},
-                    {"function", f == std::string::npos ? "?" : line.substr(f + 5)}};
+      PythonFrame frame;
+      frame.file = line.substr(8, q - 8);
+      frame.line = std::atoi(line.c_str() + l + 7);
+      frame.function = f == std::string::npos ? "?" : line.substr(f + 5);
       e.frames.push_back(std::move(frame));
     } else if (starts_with(line, "    ")) {
       // The source line of the frame above, or 3.11's carets under it.
       if (!e.frames.empty() && line.find_first_not_of(" ^~") != std::string::npos &&
-          !e.frames.back().contains("code"))
-        e.frames.back()["code"] = line.substr(line.find_first_not_of(' '));
+          e.frames.back().code.empty())
+        e.frames.back().code = line.substr(line.find_first_not_of(' '));
     } else if (!line.empty()) {
       const auto colon = line.find(": ");
       e.type = line.substr(0, colon);
@@ -116,14 +137,11 @@ std::optional<PythonError> traceback_in(const std::string& text) {
   return e;
 }
 
-const json* main_python_process(const Variant& variant) {
-  const json& processes = list(variant.python, "processes");
-  const json* first = nullptr;
-  for (const auto& p : processes) {
-    if (variant.pid && member(p, "pid") == *variant.pid) return &p;
-    if (member(p, "born") == "exec" &&
-        (!first || member(p, "first_seen_s") < member(*first, "first_seen_s")))
-      first = &p;
+const PythonProcess* main_python_process(const Variant& variant) {
+  const PythonProcess* first = nullptr;
+  for (const auto& p : processes_of(variant)) {
+    if (variant.pid && p.pid == *variant.pid) return &p;
+    if (p.born == "exec" && (!first || p.first_seen_s < first->first_seen_s)) first = &p;
   }
   return first;
 }
@@ -131,25 +149,22 @@ const json* main_python_process(const Variant& variant) {
 std::optional<PythonError> program_error(const Variant& variant) {
   // It exited 0: a traceback on its stderr is a worker's, not its own.
   if (exited_zero_but_processes_failed(variant)) return std::nullopt;
-  if (const json* p = main_python_process(variant)) {
-    const json& errors = list(*p, "exceptions");
-    for (auto it = errors.rbegin(); it != errors.rend(); ++it)
-      if (field(*it, "where") == "main")
-        return PythonError{field(*it, "type"), field(*it, "message"), list(*it, "frames"),
-                           member(*p, "paths")};
+  if (const PythonProcess* p = main_python_process(variant)) {
+    for (auto it = p->exceptions.rbegin(); it != p->exceptions.rend(); ++it)
+      if (it->where == "main") return PythonError{it->type, it->message, it->frames, p->paths};
   }
   return traceback_in(variant.stderr_text);
 }
 
 std::string traceback_text(const PythonError& e, size_t max_bytes) {
-  auto frame_text = [](const json& f) {
-    std::string s = "  File \"" + field(f, "file") + "\", line " + display(member(f, "line")) +
-                    ", in " + field(f, "function") + "\n";
-    if (!field(f, "code").empty()) s += "    " + field(f, "code") + "\n";
+  auto frame_text = [](const PythonFrame& f) {
+    std::string s = "  File \"" + f.file + "\", line " +
+                    (f.line ? std::to_string(*f.line) : std::string()) + ", in " + f.function +
+                    "\n";
+    if (!f.code.empty()) s += "    " + f.code + "\n";
     return s;
   };
-  std::string type = e.type;
-  if (starts_with(type, "builtins.")) type = type.substr(9);
+  const std::string type = without_builtins(e.type);
   const std::string last = type + (e.message.empty() ? "" : ": " + e.message) + "\n";
   std::string whole = "Traceback (most recent call last):\n";
   for (const auto& f : e.frames) whole += frame_text(f);
@@ -162,7 +177,7 @@ std::string traceback_text(const PythonError& e, size_t max_bytes) {
     run = 0;
   };
   for (const auto& f : e.frames) {
-    if (users_file(field(f, "file"), e.paths)) {
+    if (users_file(f.file, paths_of(e.paths))) {
       flush();
       text += frame_text(f);
     } else {
@@ -176,43 +191,39 @@ std::string traceback_text(const PythonError& e, size_t max_bytes) {
 std::string error_headline(const Variant& variant) {
   const std::optional<PythonError> e = program_error(variant);
   if (!e) return "";
-  std::string type = e->type;
-  if (starts_with(type, "builtins.")) type = type.substr(9);
-  const json* where = deepest_users_frame(e->frames, e->paths);
+  const std::string type = without_builtins(e->type);
+  const PythonFrame* where = deepest_users_frame(e->frames, paths_of(e->paths));
   return (where ? python_frame_text(*where) + ": " : std::string()) + type +
          (e->message.empty() ? "" : ": " + shorten(one_line(e->message), 200));
 }
 
 std::string crash_line(const Variant& variant, int pid) {
-  const json* p = pid == 0 ? main_python_process(variant) : process_by_pid(variant, pid);
+  const PythonProcess* p = pid == 0 ? main_python_process(variant) : process_by_pid(variant, pid);
   return p ? crash_where(*p) : "";
-}
-
-// A spawned multiprocessing worker runs `python -c "from multiprocessing.spawn import ..."
-// --multiprocessing-fork`: its "<string>" frame is multiprocessing's, not the user's -c.
-json own_frames(const json& process, const json& frames) {
-  const json& argv = member(process, "argv");
-  bool spawned = false;
-  for (const auto& a : argv.is_array() ? argv : json::array())
-    spawned = spawned || (a.is_string() && a.get<std::string>() == "--multiprocessing-fork");
-  if (!spawned) return frames;
-  json kept = json::array();
-  for (const auto& f : frames)
-    if (field(f, "file") != "<string>") kept.push_back(f);
-  return kept;
 }
 
 namespace {
 
+// A spawned multiprocessing worker runs `python -c "from multiprocessing.spawn import ..."
+// --multiprocessing-fork`: its "<string>" frame is multiprocessing's, not the user's -c.
+std::vector<PythonFrame> own_frames(const PythonProcess& process,
+                                    const std::vector<PythonFrame>& frames) {
+  const bool spawned = std::find(process.argv.begin(), process.argv.end(),
+                                 "--multiprocessing-fork") != process.argv.end();
+  if (!spawned) return frames;
+  std::vector<PythonFrame> kept;
+  for (const auto& f : frames)
+    if (f.file != "<string>") kept.push_back(f);
+  return kept;
+}
+
 // When a process of the tree was last seen alive by the Python side (its events connection
 // closed), else when its parent learnt of its end; -1 when neither is known.
 double ended_at_s(const Variant& variant, int pid) {
-  if (const json* p = process_by_pid(variant, pid); p && member(*p, "gone_s").is_number())
-    return member(*p, "gone_s").get<double>();
-  for (const auto& p : list(variant.python, "processes"))
-    for (const auto& c : list(p, "child_exits"))
-      if (member(c, "pid") == pid && member(c, "at_s").is_number())
-        return member(c, "at_s").get<double>();
+  if (const PythonProcess* p = process_by_pid(variant, pid); p && p->gone_s) return *p->gone_s;
+  for (const auto& p : processes_of(variant))
+    for (const auto& c : p.child_exits)
+      if (c.pid == pid && c.at_s) return *c.at_s;
   return -1;
 }
 
@@ -234,56 +245,53 @@ bool died_of_a_signal(const DescendantEnd& d) {
   return starts_with(d.how, "killed by") || starts_with(d.how, "crashed");
 }
 
-std::string where_text(const json& where) {
-  return where.is_object() ? " at " + python_frame_text(where) : "";
+std::string where_text(const std::optional<PythonFrame>& where) {
+  return where ? " at " + python_frame_text(*where) : "";
 }
 
-// Why process `pid`, whose end its parent learnt (`parent`: the parent's facts, `code`: the end
+// Why process `pid`, whose end its parent learnt (`parent`: the parent's facts, `exit`: the end
 // as Python says it), was dealt with by the program: "" when nothing shows that it was.
-std::string handled_end(const Variant& variant, const json& parent, const json& exit, int pid,
-                        int code, bool& only_looked) {
+std::string handled_end(const Variant& variant, const PythonProcess& parent,
+                        const PythonChildExit& exit, int pid, long long code, bool& only_looked) {
   only_looked = false;
   // Ended as the program asked (Process.terminate(), kill(); a Pool's exit terminates its
   // workers).
-  const std::string asked = field(exit, "asked");
+  const std::string& asked = exit.asked;
   if ((asked == "terminate" && code == -15) || (asked == "kill" && code == -9)) {
-    for (const auto& a : list(parent, "ends_asked"))
-      if (member(a, "child") == pid) {
+    for (const auto& a : parent.ends_asked)
+      if (a.child == pid) {
         // A Pool or an executor ending its workers from its own thread has no line of the
         // program's: the library is named.
-        const std::string by = field(a, "by");
         const bool library =
-            by.rfind("multiprocessing.", 0) == 0 || by.rfind("concurrent.", 0) == 0;
-        if (!member(a, "where").is_object() && library)
-          return "ended by " + by + "'s " + asked + "(), a library the program uses";
-        return "ended as the program asked: " + asked + "()" + where_text(member(a, "where"));
+            a.by.rfind("multiprocessing.", 0) == 0 || a.by.rfind("concurrent.", 0) == 0;
+        if (!a.where && library)
+          return "ended by " + a.by + "'s " + asked + "(), a library the program uses";
+        return "ended as the program asked: " + asked + "()" + where_text(a.where);
       }
     return "ended as the program asked: " + asked + "()";
   }
   // By a signal a process of the program sent it (to it, or to the group it leads). Killed by
   // another signal, it failed all the same.
   if (code < 0)
-    for (const auto& p : list(variant.python, "processes"))
-      for (const auto& x : list(p, "signals_sent")) {
-        const json &to = member(x, "to"), &sig = member(x, "signal");
-        if (to.is_number_integer() && sig.is_number_integer() &&
-            std::llabs(to.get<long long>()) == pid && sig.get<long long>() == -code)
-          return "ended by the " + field(exit, "signal", "signal " + std::to_string(-code)) +
-                 " that pid " + field(p, "pid") + " sent" + where_text(member(x, "where"));
-      }
+    for (const auto& p : processes_of(variant))
+      for (const auto& x : p.signals_sent)
+        if (x.to && x.signal && std::llabs(*x.to) == pid && *x.signal == -code)
+          return "ended by the " + or_else(exit.signal, "signal " + std::to_string(-code)) +
+                 " that pid " + (p.pid ? std::to_string(*p.pid) : std::string()) + " sent" +
+                 where_text(x.where);
   // Its end looked at: its exit code read, or handed to the program by subprocess.
   only_looked = true;
-  for (const auto& l : list(parent, "ends_looked"))
-    if (member(l, "child") == pid) {
-      const std::string via = field(l, "via");
-      const std::string where = where_text(member(l, "where"));
-      if (via == "exitcode") return "the program read its exit code (Process.exitcode)" + where;
-      if (via == "returncode") return "the program read its exit status (Popen.returncode)" + where;
-      return "subprocess's " + via + "() gave the program its exit status" + where;
+  for (const auto& l : parent.ends_looked)
+    if (l.child == pid) {
+      const std::string where = where_text(l.where);
+      if (l.via == "exitcode") return "the program read its exit code (Process.exitcode)" + where;
+      if (l.via == "returncode")
+        return "the program read its exit status (Popen.returncode)" + where;
+      return "subprocess's " + l.via + "() gave the program its exit status" + where;
     }
   // A worker whose death broke a ProcessPoolExecutor: the program's futures got the error.
-  for (const auto& b : list(parent, "pools_broken"))
-    for (const auto& w : list(b, "workers"))
+  for (const auto& b : parent.pools_broken)
+    for (long long w : b.workers)
       if (w == pid)
         return "its end broke the ProcessPoolExecutor, which raised BrokenProcessPool to the "
                "program";
@@ -293,9 +301,8 @@ std::string handled_end(const Variant& variant, const json& parent, const json& 
 
 std::vector<DescendantEnd> ended_descendants(const Variant& variant) {
   std::vector<DescendantEnd> out;
-  const json* main = main_python_process(variant);
-  const int main_pid =
-      main && member(*main, "pid").is_number() ? member(*main, "pid").get<int>() : 0;
+  const PythonProcess* main = main_python_process(variant);
+  const long long main_pid = main && main->pid ? *main->pid : 0;
   auto entry = [&](int pid) -> DescendantEnd& {
     for (auto& d : out)
       if (d.pid == pid) return d;
@@ -304,72 +311,71 @@ std::vector<DescendantEnd> ended_descendants(const Variant& variant) {
     out.push_back(d);
     return out.back();
   };
-  std::set<int> ends_learnt;  // by a Python parent
-  const auto& processes = list(variant.python, "processes");
+  const auto test_name = [](const std::optional<PythonTest>& t) {
+    return t ? t->name : std::string();
+  };
+  std::set<long long> ends_learnt;  // by a Python parent
+  const auto& processes = processes_of(variant);
   for (const auto& p : processes) {
     // What each parent learnt of its children's ends.
-    for (const auto& c : list(p, "child_exits")) {
-      const json& code = member(c, "returncode");
-      if (!member(c, "pid").is_number_integer() || member(c, "pid") == main_pid) continue;
-      const int pid = c["pid"].get<int>();
+    for (const auto& c : p.child_exits) {
+      if (!c.pid || *c.pid == main_pid) continue;
+      const int pid = static_cast<int>(*c.pid);
       ends_learnt.insert(pid);
-      if (!code.is_number_integer() || code.get<int>() == 0) continue;
+      if (!c.returncode || *c.returncode == 0) continue;
+      const long long code = *c.returncode;
       DescendantEnd& d = entry(pid);
-      const std::string name = field(c, "name"), target = field(c, "target");
-      d.what = name +
-               (target.empty() ? "" : (name.empty() ? "" : " ") + std::string("(") + target + ")");
-      d.how = code.get<int>() < 0
-                  ? "killed by " + field(c, "signal", "signal " + std::to_string(-code.get<int>()))
-                  : "exit status " + display(code);
+      d.what =
+          c.name +
+          (c.target.empty() ? "" : (c.name.empty() ? "" : " ") + std::string("(") + c.target + ")");
+      d.how = code < 0 ? "killed by " + or_else(c.signal, "signal " + std::to_string(-code))
+                       : "exit status " + std::to_string(code);
       // SIGKILL: the kernel's OOM killer, where its log names this pid (or its counters rose).
-      if (code.get<int>() == -9) {
+      if (code == -9) {
         if (oom_killed(variant, pid))
           d.how = "killed by SIGKILL, sent by " + oom_kill_text(variant, pid);
         else if (const std::string perhaps = oom_kill_text(variant, pid); !perhaps.empty())
           d.how += " (" + perhaps + ")";
       }
       d.memory = process_memory_text(variant, pid);
-      d.not_counted = handled_end(variant, p, c, pid, code.get<int>(), d.only_looked);
+      d.not_counted = handled_end(variant, p, c, pid, code, d.only_looked);
       d.ended_by_program = !d.not_counted.empty() && !d.only_looked;
-      d.test = field(member(c, "test"), "name");
+      d.test = test_name(c.test);
     }
   }
   for (const auto& p : processes) {
     // What a process said of its own end: its target raised, or it crashed.
-    const int pid = member(p, "pid").is_number() ? p["pid"].get<int>() : 0;
+    const int pid = p.pid ? static_cast<int>(*p.pid) : 0;
     if (pid == main_pid) continue;
-    for (const auto& x : list(p, "exceptions")) {
-      const std::string where = field(x, "where");
-      if (where != "process" && where != "main" && where != "exit") continue;
+    for (const auto& x : p.exceptions) {
+      if (x.where != "process" && x.where != "main" && x.where != "exit") continue;
       DescendantEnd& d = entry(pid);
-      std::string type = field(x, "type");
-      if (starts_with(type, "builtins.")) type = type.substr(9);
+      const std::string type = without_builtins(x.type);
       // An os._exit(N) of the program's own (the bootstrap's "exit"), else what it raised.
-      d.how = (where == "exit" ? "called " + type + "(" + field(x, "message") + ")"
-                               : "raised " + type +
-                                     (field(x, "message").empty()
-                                          ? ""
-                                          : ": " + shorten(one_line(field(x, "message")), 160))) +
+      d.how = (x.where == "exit"
+                   ? "called " + type + "(" + x.message + ")"
+                   : "raised " + type +
+                         (x.message.empty() ? "" : ": " + shorten(one_line(x.message), 160))) +
               (d.how.empty() ? "" : " (" + d.how + ")");
-      if (d.what.empty()) d.what = field(x, "process_name");
-      if (!field(member(x, "test"), "name").empty()) d.test = field(member(x, "test"), "name");
-      const json frames = own_frames(p, list(x, "frames"));  // lives as long as f points into it
+      if (d.what.empty()) d.what = x.process_name;
+      if (!test_name(x.test).empty()) d.test = test_name(x.test);
+      const std::vector<PythonFrame> frames = own_frames(p, x.frames);
       // Only a frame of the user's: a worker that failed inside multiprocessing has none.
-      if (const json* f = deepest_users_frame(frames, member(p, "paths"));
-          f && users_file(field(*f, "file"), member(p, "paths")))
+      if (const PythonFrame* f = deepest_users_frame(frames, paths_of(p.paths));
+          f && users_file(f->file, paths_of(p.paths)))
         d.where = python_frame_text(*f);
     }
-    if (member(p, "crash").is_object()) {
+    if (p.crash) {
       DescendantEnd& d = entry(pid);
       if (d.memory.empty()) d.memory = process_memory_text(variant, pid);
-      if (!field(member(p, "test"), "name").empty()) d.test = field(member(p, "test"), "name");
-      const json& crash = member(p, "crash");
-      if (d.how.empty()) d.how = "crashed: " + field(crash, "fatal");
+      if (!test_name(p.test).empty()) d.test = test_name(p.test);
+      const PythonCrash& crash = *p.crash;
+      if (d.how.empty()) d.how = "crashed: " + crash.fatal;
       d.where = crash_where(p);
-      const std::string over = field(crash, "rearmed_over");
+      const std::string& over = crash.rearmed_over;
       if (!d.where.empty())
-        d.where_from = "the line from " + field(crash, "dumped_by", "faulthandler") + "'s dump" +
-                       (field(crash, "written_to") == "stderr" ? " in its stderr" : "") +
+        d.where_from = "the line from " + or_else(crash.dumped_by, "faulthandler") + "'s dump" +
+                       (crash.written_to == "stderr" ? " in its stderr" : "") +
                        (over.empty() ? ""
                                      : ", which forkcheck armed again after " + over +
                                            " had put its own handlers over it");
@@ -379,11 +385,10 @@ std::vector<DescendantEnd> ended_descendants(const Variant& variant) {
   // shell, a C++ launcher) may have been looked at there, unseen.
   for (auto& d : out) {
     if (!d.not_counted.empty() || ends_learnt.count(d.pid)) continue;
-    const json* p = process_by_pid(variant, d.pid);
-    const json& ppid = p ? member(*p, "ppid") : json();
-    if (!ppid.is_number_integer() || process_by_pid(variant, ppid.get<int>())) continue;
+    const PythonProcess* p = process_by_pid(variant, d.pid);
+    if (!p || !p->ppid || process_by_pid(variant, *p->ppid)) continue;
     d.parent_unseen = true;
-    d.not_counted = "its parent (pid " + display(ppid) +
+    d.not_counted = "its parent (pid " + std::to_string(*p->ppid) +
                     ") is not a Python process forkcheck's bootstrap is in, so whether it looked "
                     "at this end cannot be seen (--worker-failures fail counts it)";
   }
@@ -444,34 +449,35 @@ std::string deaths_after_look_text(const Variant& variant) {
   return s;
 }
 
+bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq) {
+  if (!seq || !fork.seq) return false;
+  return *seq == *fork.seq || (fork.last_seq && *seq > *fork.seq && *seq <= *fork.last_seq);
+}
+
 bool fork_entry_covers(const json& fork, const json& seq) {
-  const json& first = member(fork, "seq");
-  if (!seq.is_number_integer() || !first.is_number_integer()) return false;
-  const json& last = member(fork, "last_seq");
-  const long long n = seq.get<long long>(), from = first.get<long long>();
-  return n == from || (last.is_number_integer() && n > from && n <= last.get<long long>());
+  return seq.is_number_integer() &&
+         fork_entry_covers(read_as<PythonFork>(fork), seq.get<long long>());
 }
 
 std::string fork_with_threads(const Variant& variant, int pid) {
-  const auto& processes = list(variant.python, "processes");
+  const auto& processes = processes_of(variant);
   for (const auto& child : processes) {
-    if (member(child, "pid") != pid || field(child, "born") != "fork") continue;
+    if (child.pid != pid || child.born != "fork") continue;
     for (const auto& parent : processes) {
-      if (member(parent, "pid") != member(child, "ppid")) continue;
-      for (const auto& fork : list(parent, "forks")) {
-        if (!fork_entry_covers(fork, member(child, "fork_seq")) || list(fork, "threads").empty())
-          continue;
-        const json* at = deepest_users_frame(list(fork, "stack"), member(parent, "paths"));
-        const auto& threads = list(fork, "threads");
+      if (!parent.pid || parent.pid != child.ppid) continue;
+      for (const auto& fork : parent.forks) {
+        if (!fork_entry_covers(fork, child.fork_seq) || fork.threads.empty()) continue;
+        const PythonFrame* at = deepest_users_frame(fork.stack, paths_of(parent.paths));
+        const auto& threads = fork.threads;
         std::string s = "was forked" + (at ? " at " + python_frame_text(*at) : std::string()) +
-                        " by pid " + field(parent, "pid") + " while " +
+                        " by pid " + std::to_string(*parent.pid) + " while " +
                         std::to_string(threads.size()) + " other thread" +
                         (threads.size() == 1 ? "" : "s") + " ran there: ";
-        for (size_t i = 0; i < threads.size() && i < 3; ++i) {
-          const json& started = member(threads[i], "started_at");
-          s += (i == 0 ? "" : ", ") + std::string("\"") + field(threads[i], "name") + "\"" +
-               (started.is_object() ? " (started at " + python_frame_text(started) + ")" : "");
-        }
+        for (size_t i = 0; i < threads.size() && i < 3; ++i)
+          s += (i == 0 ? "" : ", ") + std::string("\"") + threads[i].name + "\"" +
+               (threads[i].started_at
+                    ? " (started at " + python_frame_text(*threads[i].started_at) + ")"
+                    : "");
         if (threads.size() > 3) s += " and " + std::to_string(threads.size() - 3) + " more";
         return s;
       }
@@ -481,15 +487,14 @@ std::string fork_with_threads(const Variant& variant, int pid) {
 }
 
 std::string own_start_method_choice(const Variant& variant) {
-  for (const auto& p : list(variant.python, "processes"))
-    for (const auto& m : list(p, "start_methods")) {
-      const json& where = member(m, "where");
-      if (!where.is_object()) continue;
-      const std::string over = field(m, "overridden_by");
-      return "the program names its own start method: " + field(m, "method") + " at " +
-             python_frame_text(where) +
-             (over.empty() ? " (kept there: --force-start-method imposes the method there too)"
-                           : " (overridden there by --force-start-method: " + over + ")");
+  for (const auto& p : processes_of(variant))
+    for (const auto& m : p.start_methods) {
+      if (!m.where) continue;
+      return "the program names its own start method: " + m.method + " at " +
+             python_frame_text(*m.where) +
+             (m.overridden_by.empty()
+                  ? " (kept there: --force-start-method imposes the method there too)"
+                  : " (overridden there by --force-start-method: " + m.overridden_by + ")");
     }
   return "";
 }
@@ -500,23 +505,23 @@ std::string descendant_text(const DescendantEnd& d) {
 }
 
 std::string python_drops_text(const Variant& variant) {
-  const json& python = variant.python;
-  const json& by = member(python, "dropped_by");
-  const json& bounds = member(python, "bounds");
-  const json& folded = member(python, "quiet_folded");
-  const std::size_t quiet =
-      folded.is_number_unsigned() ? folded.get<std::size_t>() : std::size_t{0};
-  if ((!by.is_object() || by.empty()) && quiet == 0) return "";
-  const auto bound = [&](const char* key) { return display(member(bounds, key)); };
+  if (!variant.python) return "";
+  const PythonSide& python = *variant.python;
+  const long long quiet = python.quiet_folded.value_or(0);
+  if (python.dropped_by.empty() && quiet <= 0) return "";
+  const auto bound = [&](const char* key) {
+    const auto it = python.bounds.find(key);
+    return it == python.bounds.end() ? std::string() : std::to_string(it->second);
+  };
   std::string s;
   // Not lost: counted. Their ends were ordinary and nothing else names them.
   if (quiet > 0)
     s = std::to_string(quiet) + " Python processes that had ended quietly (no exception, crash, " +
         "exit status but 0, fork or child told; not forked beside other threads) were folded " +
         "into this count to keep the " + bound("processes") + " heard at once";
-  for (const auto& [why, n] : by.items()) {
-    if (!n.is_number_unsigned() || n.get<std::size_t>() == 0) continue;
-    const std::string count = std::to_string(n.get<std::size_t>());
+  for (const auto& [why, n] : python.dropped_by) {
+    if (n <= 0) continue;
+    const std::string count = std::to_string(n);
     std::string said;
     if (why == "fork")
       said = count + " forks past the " + bound("forks") + " kept of a process (" +
@@ -540,8 +545,8 @@ std::string python_drops_text(const Variant& variant) {
 }
 
 std::string running_test(const Variant& variant, int pid) {
-  const json* p = pid ? process_by_pid(variant, pid) : main_python_process(variant);
-  return p ? field(member(*p, "test"), "name") : "";
+  const PythonProcess* p = pid ? process_by_pid(variant, pid) : main_python_process(variant);
+  return p && p->test ? p->test->name : "";
 }
 
 std::string descendants_failure(const Variant& variant) {

@@ -14,21 +14,22 @@
 
 namespace fc::reports {
 
-// A Python frame as the reports show it: "train.py:34 in main" (the JSON one: a frame of the
-// bootstrap's events, which the model keeps as JSON).
+// A Python frame as the reports show it: "train.py:34 in main" (the JSON one: for the harness,
+// which words the bootstrap's facts as it keeps them).
 std::string python_frame_text(const PythonFrame& frame);
 std::string python_frame_text(const nlohmann::json& frame);
 
 // Whether `file` is the user's own code rather than the standard library's or an installed
 // package's (`paths`: the process's sysconfig paths when its bootstrap sent them; else the usual
 // places: .../lib/pythonX.Y/, site-packages, dist-packages, <frozen ...>).
-bool users_file(const std::string& file, const nlohmann::json& paths = nullptr);
+bool users_file(const std::string& file, const PythonPaths* paths = nullptr);
+bool users_file(const std::string& file, const nlohmann::json& paths);  // the harness's
 
 // An exception as it ended a process: its type, message and frames (innermost last).
 struct PythonError {
   std::string type, message;
-  nlohmann::json frames = nlohmann::json::array();
-  nlohmann::json paths;  // the process's sysconfig paths, when known
+  std::vector<PythonFrame> frames;
+  std::optional<PythonPaths> paths;  // the process's, when known
 };
 
 // The last Python traceback printed on `stderr` (what the program wrote, captured), when there
@@ -53,7 +54,7 @@ std::string error_headline(const Variant& variant);
 
 // The program's main Python process (the root of the tree, else the first that started by
 // exec), or nullptr.
-const nlohmann::json* main_python_process(const Variant& variant);
+const PythonProcess* main_python_process(const Variant& variant);
 
 // "crash.py:4 in <module>": the Python line a process of the tree died on, from faulthandler's
 // dump at the fatal signal ("" when there is none). `pid` 0: the main process.
@@ -113,6 +114,8 @@ std::string fork_with_threads(const Variant& variant, int pid);
 
 // Whether a fork entry a process kept stands for its fork numbered `seq`: consecutive forks alike
 // in all but time are folded into one entry, `seq` to `last_seq`.
+bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq);
+// The same of any entry with `seq` and `last_seq` (details.fork_guards; the harness's facts).
 bool fork_entry_covers(const nlohmann::json& fork, const nlohmann::json& seq);
 
 // The test a test runner said runs in Python process `pid` (0: the program's main process) when

@@ -14,12 +14,16 @@ namespace {
 
 using json = nlohmann::json;
 
+const std::vector<PythonProcess>& python_processes(const Variant& v) {
+  static const std::vector<PythonProcess> none;
+  return v.python ? v.python->processes : none;
+}
+
 // Every exception the program's processes told ("Type: message"), then its error output.
 std::string what_it_said(const Variant& v) {
   std::string text;
-  for (const auto& p : list(v.python, "processes"))
-    for (const auto& x : list(p, "exceptions"))
-      text += field(x, "type") + ": " + field(x, "message") + "\n";
+  for (const auto& p : python_processes(v))
+    for (const auto& x : p.exceptions) text += x.type + ": " + x.message + "\n";
   return one_line(text + v.stderr_text);
 }
 
@@ -30,13 +34,12 @@ bool has(const std::string& text, const char* piece) {
 // The first exception any process of it told: "KeyError: 'scale'" (a Pool's worker's comes back
 // to the parent and is raised there).
 std::string first_exception(const Variant& v) {
-  for (const auto& p : list(v.python, "processes"))
-    for (const auto& x : list(p, "exceptions")) {
-      std::string type = field(x, "type");
+  for (const auto& p : python_processes(v))
+    for (const auto& x : p.exceptions) {
+      std::string type = x.type;
       if (type.rfind("builtins.", 0) == 0) type = type.substr(9);
       if (!type.empty())
-        return shorten(
-            type + (field(x, "message").empty() ? "" : ": " + one_line(field(x, "message"))), 160);
+        return shorten(type + (x.message.empty() ? "" : ": " + one_line(x.message)), 160);
     }
   return "";
 }

@@ -63,6 +63,9 @@ std::string field(const nlohmann::json& obj, const char* key, const std::string&
 inline std::string or_else(const std::string& s, const char* fallback) {
   return s.empty() ? std::string(fallback) : s;
 }
+inline std::string or_else(const std::string& s, const std::string& fallback) {
+  return s.empty() ? fallback : s;
+}
 
 // The one way durations, CPU times and counts are written (core/quantity_text.h, which the repro
 // programs use too): "35 ms", "0.5 s", "0.4 ms" of CPU, "3 processes".

@@ -7,9 +7,9 @@
 // absent object: std::nullopt) instead of failing the whole report.
 //
 // Parts still kept as JSON, each for a reason: a variant's `details` (the case's own data; its
-// tables and charts are read by report_view.h), `python` (each Python process's facts, as its
-// bootstrap told them), `steps`, `output_bytes`; the run's `options`, `platform` and `environment`
-// (an open fingerprint).
+// tables and charts are read by report_view.h), `steps`, `output_bytes`; a Python process's
+// interpreter and torch facts (their own words); the run's `options`, `platform` and
+// `environment` (an open fingerprint).
 #pragma once
 
 #include <map>
@@ -385,6 +385,193 @@ struct WatchSummary {
   std::string preload;
 };
 
+// variant.python (exec, watch, matrix): what the program's Python processes told through
+// forkcheck's bootstrap (docs/python.md), as the harness kept it (python_channel_posix.cc: each
+// event's fields checked and bounded). A process's `python` and `torch` facts, and a fork's
+// `torch`, stay JSON: they are the interpreter's and torch's own words, read by few.
+
+// The test a test runner said runs in a process: pytest's PYTEST_CURRENT_TEST, or unittest's id.
+struct PythonTest {
+  std::string name;
+  std::string by;  // pytest, unittest
+  std::optional<double> since_s;
+};
+
+// A Python thread of a process: its hello's main thread, a thread it started, one alive at a fork.
+struct PythonThread {
+  std::optional<unsigned long long> ident;  // CPython's threading.get_ident()
+  std::optional<long long> native_id;
+  std::string name;
+  std::string target;
+  std::optional<bool> daemon;
+  std::optional<PythonFrame> started_at;
+  std::optional<double> at_s;
+};
+
+// An exception that ended a process's main module (`where` main), a Process's target (process),
+// a thread (thread), or an os._exit() of the program's own (exit: `type` is the call).
+struct PythonException {
+  std::string where;
+  std::string type;
+  std::string message;
+  std::vector<PythonFrame> frames;  // innermost last
+  std::string thread_name;
+  std::string process_name;
+  std::optional<PythonTest> test;
+  std::optional<double> at_s;
+};
+
+// A child's end as its Python parent learnt it (returncode < 0: the signal that killed it).
+struct PythonChildExit {
+  std::optional<long long> pid;
+  std::optional<long long> returncode;
+  std::string via;    // how the parent learnt it: join, wait, poll...
+  std::string asked;  // terminate or kill, when the program itself asked for the end
+  std::string name;
+  std::string target;
+  std::string signal;  // the signal's name, where returncode < 0
+  std::optional<PythonTest> test;
+  std::optional<double> at_s;
+};
+
+// Where the program named a start method (set_start_method, get_context).
+struct PythonStartMethod {
+  std::string method;
+  std::optional<PythonFrame> where;
+  std::string overridden_by;       // --force-start-method: the method imposed there
+  std::optional<long long> count;  // the same choice at the same line, more than once
+};
+
+// The program asked for a child's end: terminate() or kill() (`by`: the library or the program).
+struct PythonEndAsked {
+  std::optional<long long> child;
+  std::string how;
+  std::string by;
+  std::optional<PythonFrame> where;
+  std::optional<double> at_s;
+};
+
+// A signal a process of the program sent (to a pid, or a group: `to` negative or `group`).
+struct PythonSignalSent {
+  std::optional<long long> to;
+  bool group = false;
+  std::optional<long long> signal;
+  std::optional<PythonFrame> where;
+  std::optional<double> at_s;
+};
+
+// The program looked at a child's end: read its exit code, or was given its status.
+struct PythonEndLooked {
+  std::optional<long long> child;
+  std::optional<long long> code;
+  std::string via;  // exitcode, returncode, or subprocess's call that gave it
+  std::optional<PythonFrame> where;
+  std::optional<double> at_s;
+};
+
+// A ProcessPoolExecutor broken by the death of its workers.
+struct PythonPoolBroken {
+  std::vector<long long> workers;
+  std::optional<double> at_s;
+};
+
+// A signal handler the program set.
+struct PythonSignalHandler {
+  std::string signal;
+  std::string handler;
+  std::optional<PythonFrame> where;
+  std::optional<double> at_s;
+};
+
+// A fork the process made, or several alike folded into one entry (`seq` to `last_seq`).
+struct PythonFork {
+  std::optional<long long> seq;
+  std::optional<long long> last_seq;
+  std::optional<long long> folded;    // how many forks the entry stands for
+  std::vector<PythonFrame> stack;     // the Python stack that forked, innermost last
+  std::vector<PythonThread> threads;  // the other threads alive then
+  std::optional<long long> native_threads;
+  nlohmann::json torch;
+  std::string start_method;
+  std::optional<double> at_s;
+  std::optional<double> last_at_s;
+};
+
+struct PythonExit {
+  nlohmann::json code;  // sys.exit's argument as the bootstrap saw it: a number, text or null
+  std::optional<double> at_s;
+};
+
+// A fatal signal's dump (faulthandler): the crash's Python frames, thread by thread.
+struct PythonCrashThread {
+  std::optional<unsigned long long> ident;
+  bool current = false;             // the thread that took the signal
+  std::vector<PythonFrame> frames;  // innermost first
+};
+struct PythonCrash {
+  std::string fatal;
+  std::string dumped_by;     // faulthandler (forkcheck's), or the program's own faulthandler
+  std::string written_to;    // stderr, when read from the program's own output
+  std::string rearmed_over;  // whose handlers forkcheck put faulthandler's back over
+  std::vector<PythonCrashThread> threads;
+};
+
+// Where the interpreter's own and installed code lives: what is not the user's.
+struct PythonPaths {
+  std::string stdlib;
+  std::string platstdlib;
+  std::string purelib;
+  std::string platlib;
+  std::vector<std::string> site_packages;
+};
+
+struct PythonInterpreter {
+  std::string version;
+  std::string implementation;
+  std::string executable;
+};
+
+// One Python process of the tree: its hello, then what it told as it ran.
+struct PythonProcess {
+  std::optional<long long> pid;
+  std::optional<long long> ppid;
+  std::string born;                   // exec, fork, spawn...
+  std::optional<long long> fork_seq;  // born of a fork: which of its parent's
+  std::optional<long long> dump_signal;
+  std::optional<long long> stacks_signal;
+  std::string start_method;
+  std::optional<PythonInterpreter> python;
+  std::optional<PythonThread> main_thread;
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::string crash_dumps;  // where its fatal-signal dumps go: forkcheck's file, or the program's
+  std::optional<PythonPaths> paths;
+  std::vector<PythonThread> threads;
+  std::vector<PythonFork> forks;
+  std::vector<PythonException> exceptions;
+  std::vector<PythonChildExit> child_exits;
+  std::vector<PythonStartMethod> start_methods;
+  std::vector<PythonEndAsked> ends_asked;
+  std::vector<PythonSignalHandler> signal_handlers;
+  std::vector<PythonSignalSent> signals_sent;
+  std::vector<PythonEndLooked> ends_looked;
+  std::vector<PythonPoolBroken> pools_broken;
+  nlohmann::json torch;
+  std::optional<PythonExit> exit;
+  std::optional<PythonTest> test;  // the test running in it when it was last heard of
+  std::optional<double> first_seen_s;
+  std::optional<double> gone_s;  // its events connection closed
+  std::optional<PythonCrash> crash;
+};
+
+struct PythonSide {
+  std::vector<PythonProcess> processes;
+  std::optional<long long> dropped;
+  std::map<std::string, long long> dropped_by;
+  std::map<std::string, long long> bounds;
+  std::optional<long long> quiet_folded;
+};
+
 struct Variant {
   std::string name;
   std::string start_method;  // fork, spawn, forkserver, none
@@ -416,7 +603,7 @@ struct Variant {
   std::optional<Memory> memory;
   std::optional<ProcessEnds> process_ends;
   std::string python_note;
-  nlohmann::json python;
+  std::optional<PythonSide> python;
   std::string stacks_note;
   std::optional<Stall> stall;
   std::string stacks_python_note;

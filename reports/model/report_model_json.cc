@@ -100,6 +100,29 @@ FC_REPORT_MODEL(WatchTotals, forks, hazardous, failing, allowed, safe, exec, run
 FC_REPORT_MODEL(WatchFinding, kind, runtime, title, allowed, forks, fork_indices, what, why, fix)
 FC_REPORT_MODEL(WatchSummary, totals, findings, allowed_kinds, events_dir, event_files,
                 bad_event_lines, forks_listed, preload)
+FC_REPORT_MODEL(PythonTest, name, by, since_s)
+FC_REPORT_MODEL(PythonThread, ident, native_id, name, target, daemon, started_at, at_s)
+FC_REPORT_MODEL(PythonException, where, type, message, frames, thread_name, process_name, test,
+                at_s)
+FC_REPORT_MODEL(PythonChildExit, pid, returncode, via, asked, name, target, signal, test, at_s)
+FC_REPORT_MODEL(PythonStartMethod, method, where, overridden_by, count)
+FC_REPORT_MODEL(PythonEndAsked, child, how, by, where, at_s)
+FC_REPORT_MODEL(PythonSignalSent, to, group, signal, where, at_s)
+FC_REPORT_MODEL(PythonEndLooked, child, code, via, where, at_s)
+FC_REPORT_MODEL(PythonPoolBroken, workers, at_s)
+FC_REPORT_MODEL(PythonSignalHandler, signal, handler, where, at_s)
+FC_REPORT_MODEL(PythonFork, seq, last_seq, folded, stack, threads, native_threads, torch,
+                start_method, at_s, last_at_s)
+FC_REPORT_MODEL(PythonExit, code, at_s)
+FC_REPORT_MODEL(PythonCrashThread, ident, current, frames)
+FC_REPORT_MODEL(PythonCrash, fatal, dumped_by, written_to, rearmed_over, threads)
+FC_REPORT_MODEL(PythonPaths, stdlib, platstdlib, purelib, platlib, site_packages)
+FC_REPORT_MODEL(PythonInterpreter, version, implementation, executable)
+FC_REPORT_MODEL(PythonProcess, pid, ppid, born, fork_seq, dump_signal, stacks_signal, start_method,
+                python, main_thread, argv, cwd, crash_dumps, paths, threads, forks, exceptions,
+                child_exits, start_methods, ends_asked, signal_handlers, signals_sent, ends_looked,
+                pools_broken, torch, exit, test, first_seen_s, gone_s, crash)
+FC_REPORT_MODEL(PythonSide, processes, dropped, dropped_by, bounds, quiet_folded)
 FC_REPORT_MODEL(Source, title, author, document, url)
 FC_REPORT_MODEL(NotSelected, name, role)
 FC_REPORT_MODEL(Explain, pattern, fix)

@@ -106,6 +106,26 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(ProcessEndList, "/$defs/process_end_list");
   EXPECT_MODEL_MATCHES(ProcessEnd, "/$defs/process_end_list/properties/list/items");
   EXPECT_MODEL_MATCHES(Stall, variant + "/stall");
+  const std::string process = "/$defs/python_process/properties";
+  EXPECT_MODEL_MATCHES(PythonSide, variant + "/python");
+  EXPECT_MODEL_MATCHES(PythonProcess, "/$defs/python_process");
+  EXPECT_MODEL_MATCHES(PythonFrame, "/$defs/python_frame");
+  EXPECT_MODEL_MATCHES(PythonTest, "/$defs/python_test");
+  EXPECT_MODEL_MATCHES(PythonThread, "/$defs/python_thread");
+  EXPECT_MODEL_MATCHES(PythonInterpreter, process + "/python");
+  EXPECT_MODEL_MATCHES(PythonPaths, process + "/paths");
+  EXPECT_MODEL_MATCHES(PythonFork, process + "/forks/items");
+  EXPECT_MODEL_MATCHES(PythonException, process + "/exceptions/items");
+  EXPECT_MODEL_MATCHES(PythonChildExit, process + "/child_exits/items");
+  EXPECT_MODEL_MATCHES(PythonStartMethod, process + "/start_methods/items");
+  EXPECT_MODEL_MATCHES(PythonEndAsked, process + "/ends_asked/items");
+  EXPECT_MODEL_MATCHES(PythonSignalHandler, process + "/signal_handlers/items");
+  EXPECT_MODEL_MATCHES(PythonSignalSent, process + "/signals_sent/items");
+  EXPECT_MODEL_MATCHES(PythonEndLooked, process + "/ends_looked/items");
+  EXPECT_MODEL_MATCHES(PythonPoolBroken, process + "/pools_broken/items");
+  EXPECT_MODEL_MATCHES(PythonExit, process + "/exit");
+  EXPECT_MODEL_MATCHES(PythonCrash, process + "/crash");
+  EXPECT_MODEL_MATCHES(PythonCrashThread, process + "/crash/properties/threads/items");
 }
 
 const Variant& variant_named(const Report& r, const std::string& c, const std::string& v) {
@@ -164,6 +184,62 @@ TEST(ReportModel, AKeyOfAnotherTypeKeepsItsDefaultAndTheRestIsRead) {
 }
 
 // Windows records a crash's NTSTATUS as the signal, a 32-bit unsigned number: kept whole.
+// The Python side as the harness keeps it (python_channel_posix.cc), and an odd one: a field of
+// another type keeps its default, the rest of the process is read.
+TEST(ReportModel, ThePythonSideIsReadProcessByProcessAndEventByEvent) {
+  const json v = {
+      {"python",
+       {{"processes",
+         {{{"pid", 41},
+           {"born", "exec"},
+           {"argv", {"train.py", "--epochs", "2"}},
+           {"paths", {{"stdlib", "/usr/lib/python3.11"}, {"purelib", nullptr}}},
+           {"exceptions",
+            {{{"where", "main"},
+              {"type", "builtins.ValueError"},
+              {"message", "bad row"},
+              {"frames", {{{"file", "/w/train.py"}, {"line", 9}, {"function", "main"}}}},
+              {"test", nullptr},
+              {"at_s", 1.5}}}},
+           {"child_exits", {{{"pid", 42}, {"returncode", -9}, {"signal", "SIGKILL"}}}},
+           {"forks", {{{"seq", 3}, {"last_seq", 7}, {"folded", 5}, {"stack", json::array()}}}},
+           {"exit", {{"code", "bye"}, {"at_s", 2.0}}}},
+          {{"pid", 42},
+           {"born", "fork"},
+           {"argv", "not a list"},
+           {"exceptions", {{"where", "main"}}},
+           {"crash", {{"fatal", "Segmentation fault"}, {"threads", {{{"current", true}}}}}}}}},
+        {"dropped_by", {{"fork", 2}}},
+        {"bounds", {{"forks", 200}}}}}};
+  const Variant m = read_variant(v);
+  ASSERT_TRUE(m.python);
+  ASSERT_EQ(m.python->processes.size(), 2u);
+  const PythonProcess& main = m.python->processes[0];
+  EXPECT_EQ(main.pid, 41);
+  EXPECT_EQ(main.argv, (std::vector<std::string>{"train.py", "--epochs", "2"}));
+  ASSERT_TRUE(main.paths);
+  EXPECT_EQ(main.paths->stdlib, "/usr/lib/python3.11");
+  EXPECT_EQ(main.paths->purelib, "") << "null: none on sys.path";
+  ASSERT_EQ(main.exceptions.size(), 1u);
+  EXPECT_EQ(main.exceptions[0].type, "builtins.ValueError");
+  ASSERT_EQ(main.exceptions[0].frames.size(), 1u);
+  EXPECT_EQ(main.exceptions[0].frames[0].line, 9);
+  EXPECT_FALSE(main.exceptions[0].test);
+  EXPECT_EQ(main.child_exits.at(0).returncode, -9);
+  EXPECT_EQ(main.forks.at(0).last_seq, 7);
+  ASSERT_TRUE(main.exit);
+  EXPECT_EQ(main.exit->code, "bye");
+  const PythonProcess& child = m.python->processes[1];
+  EXPECT_TRUE(child.argv.empty()) << "text where a list belongs: the default";
+  EXPECT_TRUE(child.exceptions.empty()) << "an object where a list belongs: the default";
+  EXPECT_EQ(child.born, "fork") << "the rest of the process is read";
+  ASSERT_TRUE(child.crash);
+  EXPECT_TRUE(child.crash->threads.at(0).current);
+  EXPECT_EQ(m.python->dropped_by.at("fork"), 2);
+  EXPECT_EQ(m.python->bounds.at("forks"), 200);
+  EXPECT_FALSE(read_variant(json{{"python", nullptr}}).python) << "told nothing";
+}
+
 TEST(ReportModel, AWindowsCrashStatusAsTheSignalKeepsItsValue) {
   const Variant v = read_variant({{"exit", {{"code", nullptr}, {"signal", 3221225477U}}},
                                   {"protocol_error", {{"line", "x"}, {"why", "y"}, {"lines", 3}}}});
