@@ -23,10 +23,11 @@ namespace {
 using json = nlohmann::json;
 
 // The fix for a tree stuck in libgomp after a fork: what CASES.md's gomp cases establish.
+constexpr const char* kGompWhy =
+    "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive fork: ";
 constexpr const char* kGompFix =
-    "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive fork: start "
-    "the workers with spawn or forkserver (multiprocessing.get_context(\"spawn\")), or run no "
-    "parallel torch op in the parent before it forks";
+    "start the workers with spawn or forkserver (multiprocessing.get_context(\"spawn\")), or run "
+    "no parallel torch op in the parent before it forks";
 
 // The C library's own frames (the wait itself, its lock and join wrappers): after the innermost,
 // they say less than the caller's.
@@ -119,6 +120,31 @@ std::string fork_guard_advice(const Variant& v, int pid) {
       }
   }
   return "";
+}
+
+// Each worker function a spawned or forkserver worker could not find where it is defined
+// (details.worker_homes, read from the script by exec and matrix), with where to move it: "'train'
+// (train.py:6) is defined under `if __name__ == "__main__":` ...: move it to module level, above
+// the __main__ guard; ". "" where none must move, or where it is not known.
+std::string worker_home_advice(const Variant& v) {
+  std::set<std::string> said;
+  std::string s;
+  for (const auto& h : list(v.details, "worker_homes")) {
+    const std::string home = field(h, "home");
+    if (home != "main-guard" && home != "nested") continue;
+    std::string file = field(h, "file");
+    file = file.substr(file.rfind('/') + 1);
+    const std::string name =
+        "'" + field(h, "function") + "' (" + file + ":" + field(h, "line") + ")";
+    if (!said.insert(name).second) continue;
+    s += name + " is defined " +
+         (home == "main-guard" ? "under `if __name__ == \"__main__\":`"
+                               : "inside another function") +
+         ", where a spawn or forkserver worker cannot find it (it imports the main script again "
+         "and looks the function up by name): move it to module level" +
+         (home == "main-guard" ? ", above the __main__ guard" : "") + "; ";
+  }
+  return s;
 }
 
 Finding subject_finding(const Case& c, const Variant& v) {
@@ -238,15 +264,18 @@ Finding subject_finding(const Case& c, const Variant& v) {
     f.fix = field(explained[0], "fix") + " (forkcheck list " + field(explained[0], "case") + ")";
   } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
-    f.fix = kGompFix;
+    const std::string home = worker_home_advice(v);
+    f.fix = std::string(kGompWhy) + (home.empty() ? "" : home + "then ") + kGompFix;
   } else if (!stuck_forked.empty()) {
     // Seen, not supposed: the stuck process was forked while other threads ran.
     const std::string page = field(v.details, "stuck_shown_by");
     const std::string guard = fork_guard_advice(v, stuck_record->pid);
+    std::string home = worker_home_advice(v);
+    if (!home.empty()) home = (guard.empty() ? "First: " : "Then: ") + home;
     f.fix = "pid " + std::to_string(stuck_record->pid) +
             " waits for a lock no other thread of its process can release, and it " + stuck_forked +
-            ": the fork copied the locks those threads held, not the threads. " + guard +
-            "Start the workers with spawn or forkserver " +
+            ": the fork copied the locks those threads held, not the threads. " + guard + home +
+            (home.empty() ? "Start" : "then start") + " the workers with spawn or forkserver " +
             "(multiprocessing.get_context(\"spawn\")), or fork before any thread starts" +
             (page.empty() ? "" : " (forkcheck list " + page + ")");
   } else if (stuck_record) {

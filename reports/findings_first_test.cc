@@ -75,6 +75,41 @@ TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {
   }
 }
 
+// A hang in libgomp: spawn is the fix, but where a worker's function is defined where a spawned
+// worker cannot find it (details.worker_homes, read from the script), moving it comes first.
+TEST(KeyFinding, TheLibgompFixSaysFirstToMoveAWorkerSpawnCouldNotFind) {
+  json report = exec_report("hang");
+  EXPECT_EQ(key_finding(read_report(report)).fix,
+            "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive "
+            "fork: start the workers with spawn or forkserver "
+            "(multiprocessing.get_context(\"spawn\")), or run no parallel torch op in the parent "
+            "before it forks");
+  json& details = report["cases"][0]["variants"][0]["details"];
+  details["worker_homes"] = {{{"pid", 10},
+                              {"function", "train"},
+                              {"file", "/w/train.py"},
+                              {"line", 12},
+                              {"home", "main-guard"}},
+                             {{"pid", 11},
+                              {"function", "train"},
+                              {"file", "/w/train.py"},
+                              {"line", 12},
+                              {"home", "main-guard"}}};
+  EXPECT_EQ(key_finding(read_report(report)).fix,
+            "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive "
+            "fork: 'train' (train.py:12) is defined under `if __name__ == \"__main__\":`, where a "
+            "spawn or forkserver worker cannot find it (it imports the main script again and "
+            "looks the function up by name): move it to module level, above the __main__ guard; "
+            "then start the workers with spawn or forkserver "
+            "(multiprocessing.get_context(\"spawn\")), or run no parallel torch op in the parent "
+            "before it forks")
+      << "each function said once";
+  details["worker_homes"][0]["home"] = "module";
+  details["worker_homes"][1]["home"] = "unknown";
+  EXPECT_EQ(key_finding(read_report(report)).fix.find("module level"), std::string::npos)
+      << "found where it is, or not known: nothing to move";
+}
+
 // A timeout in a sleep says it slept; an error's headline is the program's own words whole,
 // parentheses and all, only its exit status left to the report.
 TEST(KeyFinding, AnErrorKeepsTheProgramsParenthesesAndASleepSaysItSlept) {

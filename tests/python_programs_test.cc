@@ -402,6 +402,26 @@ TEST_P(PythonPrograms, AStuckWorkersFixSaysToAddTheMainGuardBeforeSpawnWhereItIs
   EXPECT_TRUE(contains(r.out, "Start the workers with spawn or forkserver")) << r.out;
 }
 
+// The script after a public report (matrix_torch_report.py) under exec, fork only: it hangs in
+// libgomp, and its worker is defined under the __main__ guard, where spawn would not find it: the
+// FIX says to move it first, naming its line (read from the script), then to use spawn.
+TEST_P(PythonPrograms, TheLibgompFixSaysFirstToMoveAWorkerDefinedUnderTheGuard) {
+  if (!has_torch(GetParam().path)) GTEST_SKIP() << GetParam().path << " cannot import torch";
+  const auto r = run("exec", "matrix_torch_report.py", {"--hang-after", "3", "--timeout", "60"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(v_.value("outcome", ""), "hang");
+  const std::string def = std::to_string(line_of(program("matrix_torch_report.py"), "def"));
+  EXPECT_TRUE(contains(r.out,
+                       "FIX: a process waits inside libgomp (GNU OpenMP), whose thread pool "
+                       "does not survive fork: 'train' (matrix_torch_report.py:" +
+                           def + ") is defined under `if __name__ == \"__main__\":`"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "move it to module level, above the __main__ guard; then start the "
+                       "workers with spawn or forkserver"))
+      << r.out;
+}
+
 TEST_P(PythonPrograms, ADataLoaderWorkersSegfaultNamesItsLineThoughTorchHandlesTheSignal) {
   if (!has_torch(GetParam().path)) GTEST_SKIP() << GetParam().path << " cannot import torch";
   const auto r = run("exec", "dataloader_segfault.py", {"--timeout", "120"});

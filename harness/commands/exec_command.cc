@@ -10,7 +10,7 @@
 #include "harness/platform/host.h"
 #include "harness/session/subject_command.h"
 #include "harness/supervise/interrupt.h"
-#include "harness/watch/main_guard.h"
+#include "harness/watch/worker_home.h"
 
 namespace fc::harness {
 
@@ -26,10 +26,9 @@ int exec_command(const ExecOptions& options) {
   subject.live = options.live;
   const std::string program = resolve_command(options.command.front());
   subject.out = make_out_dir(options.out, "exec");
-  // Where each fork made beside live threads started, against the main guard: the finding's
-  // advice for a process stuck or crashed after one (never spawn where the program fails so).
+  // What the finding's advice to use spawn or forkserver rests on (worker_home.h).
   subject.annotate = [](const ChildResult& r, nlohmann::json& details, std::string&) {
-    if (auto guards = fork_guards(r.python); !guards.empty()) details["fork_guards"] = guards;
+    add_start_method_facts(r, details);
   };
   SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();

@@ -9,7 +9,7 @@
 #include "harness/session/out_dir.h"
 #include "harness/session/program_lookup.h"
 #include "harness/supervise/interrupt.h"
-#include "harness/watch/main_guard.h"
+#include "harness/watch/worker_home.h"
 
 namespace fc::harness {
 namespace {
@@ -61,10 +61,9 @@ int matrix_command(const MatrixOptions& options) {
   subject.start_methods = {"fork", "spawn", "forkserver"};
 #endif
   subject.out = make_out_dir(options.out, "matrix");
-  // Where each fork made beside live threads started, against the main guard: the finding's
-  // advice for a process stuck or crashed after one (never spawn where the program fails so).
+  // What the finding's advice to use spawn or forkserver rests on (worker_home.h).
   subject.annotate = [](const ChildResult& r, nlohmann::json& details, std::string&) {
-    if (auto guards = fork_guards(r.python); !guards.empty()) details["fork_guards"] = guards;
+    add_start_method_facts(r, details);
   };
   const SubjectResult done = run_subject(subject, program);
   if (done.interrupted) return interrupted_exit_status();

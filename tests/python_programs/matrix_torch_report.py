@@ -9,7 +9,7 @@ import torch
 
 if __name__ == "__main__":
 
-    def train(steps):
+    def train(steps):  # <def>
         x = torch.ones(512, 512)
         for _ in range(steps):
             x.sum()  # <parallel>  an OpenMP parallel region (512x512 is above ATen's grain)

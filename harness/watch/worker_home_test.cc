@@ -1,0 +1,139 @@
+// Where a worker's function is defined (worker_home.h), read from scripts written here, with the
+// stacks a hung worker shows (innermost first).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/watch/worker_home.h"
+
+namespace fc::harness {
+namespace {
+
+using Where = WorkerHome::Where;
+
+struct WorkerScript {
+  std::string path;
+  explicit WorkerScript(const std::string& text) {
+    static int n = 0;
+    path = testing::TempDir() + "/worker-home-" + std::to_string(::getpid()) + "-" +
+           std::to_string(++n) + ".py";
+    std::ofstream(path) << text;
+  }
+  ~WorkerScript() { std::filesystem::remove(path); }
+  // A worker's stack whose target runs `function` at `line`, `inner` frames deeper.
+  std::vector<PyFrame> stack(const char* function, int line,
+                             std::vector<PyFrame> inner = {}) const {
+    std::vector<PyFrame> s = std::move(inner);
+    s.push_back({path, line, function, ""});
+    s.push_back({"/usr/lib/python3.11/multiprocessing/process.py", 108, "run", ""});
+    s.push_back({"/usr/lib/python3.11/multiprocessing/process.py", 314, "_bootstrap", ""});
+    s.push_back({"/usr/lib/python3.11/multiprocessing/popen_fork.py", 71, "_launch", ""});
+    s.push_back({path, 30, "<module>", ""});
+    return s;
+  }
+};
+
+// After matrix_torch_report.py (tests/python_programs/): the worker under the guard.
+TEST(WorkerHome, AFunctionDefinedUnderTheMainGuardIsNotFoundBySpawn) {
+  WorkerScript s(
+      "import multiprocessing as mp\n"    // 1
+      "import torch\n"                    // 2
+      "\n"                                // 3
+      "if __name__ == \"__main__\":\n"    // 4
+      "\n"                                // 5
+      "    def train(steps):\n"           // 6
+      "        x = torch.ones(2)\n"       // 7
+      "        for _ in range(steps):\n"  // 8
+      "            x.sum()\n"             // 9
+      "        return steps\n");          // 10
+  const WorkerHome h = worker_home(s.stack("train", 9, {{"", 0, "<built-in method sum>", ""}}));
+  EXPECT_EQ(h.where, Where::kUnderGuard);
+  EXPECT_EQ(h.function, "train");
+  EXPECT_EQ(h.line, 6);
+}
+
+TEST(WorkerHome, AModuleLevelFunctionIsFound) {
+  WorkerScript s(
+      "import multiprocessing as mp\n"
+      "\n"
+      "def work(q):\n"      // 3
+      "    if q:\n"         // 4
+      "        q.put(1)\n"  // 5
+      "\n"
+      "if __name__ == '__main__':\n"
+      "    mp.Process(target=work).start()\n");
+  const WorkerHome h = worker_home(s.stack("work", 5));
+  EXPECT_EQ(h.where, Where::kTopLevel);
+  EXPECT_EQ(h.line, 3);
+}
+
+TEST(WorkerHome, AFunctionInsideAnotherIsNested) {
+  WorkerScript s(
+      "def main():\n"
+      "    def work():\n"  // 2
+      "        pass\n"     // 3
+      "    return work\n");
+  EXPECT_EQ(worker_home(s.stack("work", 3)).where, Where::kNested);
+}
+
+// A Pool's task runs past pool.py's worker loop and its star helpers: the task is what must be
+// found, not pool.py's worker.
+TEST(WorkerHome, APoolsTaskIsTheFunctionLookedAt) {
+  WorkerScript s(
+      "if __name__ == '__main__':\n"
+      "    def square(x):\n"  // 2
+      "        return x * x\n");
+  std::vector<PyFrame> stack = {{s.path, 3, "square", ""},
+                                {"/usr/lib/python3.11/multiprocessing/pool.py", 48, "mapstar", ""},
+                                {"/usr/lib/python3.11/multiprocessing/pool.py", 125, "worker", ""},
+                                {"/usr/lib/python3.11/multiprocessing/process.py", 108, "run", ""}};
+  const WorkerHome h = worker_home(stack);
+  EXPECT_EQ(h.function, "square");
+  EXPECT_EQ(h.where, Where::kUnderGuard);
+}
+
+TEST(WorkerHome, WhatCannotBeToldIsUnknown) {
+  // No process.py run: not a worker.
+  EXPECT_TRUE(worker_home({{"/x.py", 3, "f", ""}}).function.empty());
+  // A file that cannot be read.
+  const WorkerHome gone = worker_home(WorkerScript("").stack("f", 3));
+  EXPECT_EQ(gone.where, Where::kUnknown);
+  // Defined in another top-level block (a platform check): it may or may not run on import.
+  WorkerScript s(
+      "import sys\n"
+      "if sys.platform == 'linux':\n"
+      "    def work():\n"  // 3
+      "        pass\n");   // 4
+  EXPECT_EQ(worker_home(s.stack("work", 4)).where, Where::kUnknown);
+}
+
+TEST(WorkerHome, EachProcessOnceFromTheStacksAtTheEndOrTheStall) {
+  WorkerScript s(
+      "if __name__ == '__main__':\n"
+      "    def train():\n"
+      "        pass\n");
+  Stacks end, stall;
+  ThreadStack t;
+  t.pid = 42;
+  t.python = s.stack("train", 3);
+  end.threads = {t, t};
+  t.pid = 43;
+  stall.threads = {t};
+  ThreadStack plain;  // a native thread: nothing to read
+  plain.pid = 44;
+  end.threads.push_back(plain);
+  const auto homes = worker_homes(end, stall);
+  ASSERT_EQ(homes.size(), 2u) << homes.dump();
+  EXPECT_EQ(homes[0]["pid"], 42);
+  EXPECT_EQ(homes[0]["home"], "main-guard");
+  EXPECT_EQ(homes[0]["function"], "train");
+  EXPECT_EQ(homes[1]["pid"], 43);
+}
+
+}  // namespace
+}  // namespace fc::harness
