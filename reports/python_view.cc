@@ -57,7 +57,7 @@ std::string crash_where(const PythonProcess& process) {
   return chosen->frames.empty() ? "" : python_frame_text(chosen->frames.front());
 }
 
-std::string without_builtins(std::string type) {
+std::string without_builtins(const std::string& type) {
   return starts_with(type, "builtins.") ? type.substr(9) : type;
 }
 

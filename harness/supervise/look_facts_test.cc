@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 
 // Process `pid` with threads {tid: {state, cpu}}; 'Z': a zombie.
 void add(launch::TreeLook& l, launch::ProcessId pid, char state,
-         std::vector<std::pair<char, std::uint64_t>> threads) {
+         const std::vector<std::pair<char, std::uint64_t>>& threads) {
   launch::TreeLook::Process p;
   p.facts.pid = pid;
   p.facts.state = state;
