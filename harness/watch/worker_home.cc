@@ -16,8 +16,11 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// The machinery between a worker process's start and the function it was given: multiprocessing's
+// own (a Pool's worker loop), and concurrent.futures' (a ProcessPoolExecutor's).
 bool multiprocessing_file(const std::string& file) {
-  return file.find("/multiprocessing/") != std::string::npos;
+  return file.find("/multiprocessing/") != std::string::npos ||
+         file.find("/concurrent/futures/") != std::string::npos;
 }
 
 const char* home_name(WorkerHome::Where w) {
@@ -79,16 +82,29 @@ WorkerHome worker_home(const std::vector<PyFrame>& python) {
     home.where = WorkerHome::Where::kTopLevel;
     return home;
   }
-  // Indented: what encloses it, the nearest line above indented less.
+  // Indented: the blocks that enclose it, outward. Inside a function it is local (pickle cannot
+  // name it); a method of classes up to the top level is found by its qualified name; under the
+  // guard it is not defined in a worker at all. Any other block: not sure.
+  static const std::regex def_line(R"(^(async\s+def|def)\b)"), class_line(R"(^class\b)");
+  cur = d;
   for (std::size_t i = at; i-- > 0;) {
     const std::string& l = lines[i];
-    if (blank_or_comment(l) || indent(l) >= d) continue;
-    const std::string stripped = l.substr(indent(l));
-    if (indent(l) == 0 && python_source::is_main_guard(l))
-      home.where = WorkerHome::Where::kUnderGuard;
-    else if (std::regex_search(stripped, std::regex(R"(^(async\s+def|def|class)\b)")))
+    if (blank_or_comment(l) || indent(l) >= cur) continue;
+    cur = indent(l);
+    const std::string stripped = l.substr(cur);
+    if (std::regex_search(stripped, def_line)) {
       home.where = WorkerHome::Where::kNested;
-    return home;  // else (another block): not sure
+      return home;
+    }
+    if (cur == 0 && python_source::is_main_guard(l)) {
+      home.where = WorkerHome::Where::kUnderGuard;
+      return home;
+    }
+    if (!std::regex_search(stripped, class_line)) return home;  // another block: not sure
+    if (cur == 0) {
+      home.where = WorkerHome::Where::kTopLevel;
+      return home;
+    }
   }
   return home;
 }

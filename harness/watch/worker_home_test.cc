@@ -97,6 +97,47 @@ TEST(WorkerHome, APoolsTaskIsTheFunctionLookedAt) {
   EXPECT_EQ(h.where, Where::kUnderGuard);
 }
 
+// A method of a class at the top level is found by its qualified name (a bound method pickles
+// so); one of a class under the guard is not.
+TEST(WorkerHome, AMethodIsWhereItsClassIs) {
+  WorkerScript top(
+      "class Trainer:\n"
+      "    class Inner:\n"
+      "        def step(self):\n"    // 3
+      "            pass\n"           // 4
+      "    def run_worker(self):\n"  // 5
+      "        pass\n");             // 6
+  EXPECT_EQ(worker_home(top.stack("run_worker", 6)).where, Where::kTopLevel);
+  EXPECT_EQ(worker_home(top.stack("step", 4)).where, Where::kTopLevel);
+  WorkerScript guarded(
+      "if __name__ == '__main__':\n"
+      "    class Trainer:\n"
+      "        def run_worker(self):\n"
+      "            pass\n");
+  EXPECT_EQ(worker_home(guarded.stack("run_worker", 4)).where, Where::kUnderGuard);
+  WorkerScript local(
+      "def main():\n"
+      "    class Trainer:\n"
+      "        def run_worker(self):\n"
+      "            pass\n");
+  EXPECT_EQ(worker_home(local.stack("run_worker", 4)).where, Where::kNested);
+}
+
+// A ProcessPoolExecutor's task runs past concurrent.futures' worker: the task is looked at.
+TEST(WorkerHome, AnExecutorsTaskIsTheFunctionLookedAt) {
+  WorkerScript s(
+      "def main():\n"
+      "    def task(x):\n"
+      "        return x\n");
+  const std::vector<PyFrame> stack = {
+      {s.path, 3, "task", ""},
+      {"/usr/lib/python3.11/concurrent/futures/process.py", 246, "_process_worker", ""},
+      {"/usr/lib/python3.11/multiprocessing/process.py", 108, "run", ""}};
+  const WorkerHome h = worker_home(stack);
+  EXPECT_EQ(h.function, "task");
+  EXPECT_EQ(h.where, Where::kNested);
+}
+
 TEST(WorkerHome, WhatCannotBeToldIsUnknown) {
   // No process.py run: not a worker.
   EXPECT_TRUE(worker_home({{"/x.py", 3, "f", ""}}).function.empty());
