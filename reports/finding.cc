@@ -134,15 +134,21 @@ std::string worker_home_advice(const Variant& v) {
     if (home != "main-guard" && home != "nested") continue;
     std::string file = field(h, "file");
     file = file.substr(file.rfind('/') + 1);
+    // A method: its class is what must move.
+    const std::string cls = field(h, "class");
     const std::string name =
-        "'" + field(h, "function") + "' (" + file + ":" + field(h, "line") + ")";
+        cls.empty() ? "'" + field(h, "function") + "' (" + file + ":" + field(h, "line") + ")"
+                    : "class '" + cls + "' (" + file + ":" + field(h, "class_line") +
+                          "), whose method '" + field(h, "function") + "' the worker runs,";
     if (!said.insert(name).second) continue;
-    s += name + " is defined " +
-         (home == "main-guard" ? "under `if __name__ == \"__main__\":`"
-                               : "inside another function") +
-         ", where a spawn or forkserver worker cannot find it (it imports the main script again "
-         "and looks the function up by name): move it to module level" +
-         (home == "main-guard" ? ", above the __main__ guard" : "") + "; ";
+    s += name +
+         (home == "main-guard"
+              ? " is defined under `if __name__ == \"__main__\":`, which a spawn or forkserver "
+                "worker does not run (it imports the main script again and finds only what its "
+                "top level defines): move it to module level, above the __main__ guard; "
+              : " is defined inside another function, and pickle cannot name what is local to a "
+                "function, so spawn and forkserver cannot send it to a worker: move it to module "
+                "level; ");
   }
   return s;
 }

@@ -97,15 +97,30 @@ TEST(KeyFinding, TheLibgompFixSaysFirstToMoveAWorkerSpawnCouldNotFind) {
                               {"home", "main-guard"}}};
   EXPECT_EQ(key_finding(read_report(report)).fix,
             "a process waits inside libgomp (GNU OpenMP), whose thread pool does not survive "
-            "fork: 'train' (train.py:12) is defined under `if __name__ == \"__main__\":`, where a "
-            "spawn or forkserver worker cannot find it (it imports the main script again and "
-            "looks the function up by name): move it to module level, above the __main__ guard; "
+            "fork: 'train' (train.py:12) is defined under `if __name__ == \"__main__\":`, which a "
+            "spawn or forkserver worker does not run (it imports the main script again and finds "
+            "only what its top level defines): move it to module level, above the __main__ guard; "
             "then start the workers with spawn or forkserver "
             "(multiprocessing.get_context(\"spawn\")), or run no parallel torch op in the parent "
             "before it forks")
       << "each function said once";
-  details["worker_homes"][0]["home"] = "module";
-  details["worker_homes"][1]["home"] = "unknown";
+  // A method of a class defined inside a function: the class is what must move, and why.
+  details["worker_homes"] = {{{"pid", 10},
+                              {"function", "run"},
+                              {"file", "/w/train.py"},
+                              {"line", 14},
+                              {"home", "nested"},
+                              {"class", "Trainer"},
+                              {"class_line", 12}}};
+  EXPECT_NE(key_finding(read_report(report))
+                .fix.find("class 'Trainer' (train.py:12), whose method 'run' the worker runs, is "
+                          "defined inside another function, and pickle cannot name what is local "
+                          "to a function, so spawn and forkserver cannot send it to a worker: move "
+                          "it to module level; then start"),
+            std::string::npos)
+      << key_finding(read_report(report)).fix;
+  details["worker_homes"] = {{{"pid", 10}, {"function", "train"}, {"home", "module"}},
+                             {{"pid", 11}, {"function", "train"}, {"home", "unknown"}}};
   EXPECT_EQ(key_finding(read_report(report)).fix.find("module level"), std::string::npos)
       << "found where it is, or not known: nothing to move";
 }

@@ -39,20 +39,42 @@ const char* home_name(WorkerHome::Where w) {
 
 }  // namespace
 
+namespace {
+
+bool process_py(const PyFrame& f, const char* function) {
+  return ends_with(f.file, "multiprocessing/process.py") && f.function == function;
+}
+
+// The frame of the function the worker was given: the first of the user's inner of process.py's
+// `run` (past multiprocessing's and concurrent.futures' own), or, where a Process subclass
+// overrides run(), that `run`, called by process.py's `_bootstrap` itself.
+const PyFrame* worker_frame(const std::vector<PyFrame>& python) {
+  for (std::size_t i = 0; i < python.size(); ++i) {
+    if (process_py(python[i], "run")) {
+      for (std::size_t j = i; j-- > 0;)
+        if (!python[j].file.empty() && !multiprocessing_file(python[j].file)) return &python[j];
+      return nullptr;
+    }
+    if (process_py(python[i], "_bootstrap"))
+      return i > 0 && python[i - 1].function == "run" && !multiprocessing_file(python[i - 1].file)
+                 ? &python[i - 1]
+                 : nullptr;
+  }
+  return nullptr;
+}
+
+// A line that only closes what an earlier line opened (a signature's "):" at the def's own
+// indent): no block header.
+bool closes_brackets(const std::string& l) {
+  const auto i = indent(l);
+  return i != std::string::npos && (l[i] == ')' || l[i] == ']' || l[i] == '}');
+}
+
+}  // namespace
+
 WorkerHome worker_home(const std::vector<PyFrame>& python) {
   WorkerHome home;
-  // Innermost first: process.py's run, then inward past multiprocessing's own frames.
-  std::size_t run = python.size();
-  for (std::size_t i = 0; i < python.size(); ++i)
-    if (ends_with(python[i].file, "multiprocessing/process.py") && python[i].function == "run")
-      run = i;
-  if (run == python.size()) return home;
-  const PyFrame* target = nullptr;
-  for (std::size_t i = run; i-- > 0;)
-    if (!python[i].file.empty() && !multiprocessing_file(python[i].file)) {
-      target = &python[i];
-      break;
-    }
+  const PyFrame* target = worker_frame(python);
   if (!target || target->line < 1 || target->function.empty() || target->function[0] == '<')
     return home;
   home.function = target->function;
@@ -70,7 +92,7 @@ WorkerHome worker_home(const std::vector<PyFrame>& python) {
   if (std::regex_search(lines[ran], def)) at = ran;
   for (std::size_t i = ran; at == lines.size() && i-- > 0;) {
     const std::string& l = lines[i];
-    if (blank_or_comment(l) || indent(l) >= cur) continue;
+    if (blank_or_comment(l) || indent(l) >= cur || closes_brackets(l)) continue;
     cur = indent(l);
     if (std::regex_search(l, def)) at = i;
     if (cur == 0) break;
@@ -82,16 +104,23 @@ WorkerHome worker_home(const std::vector<PyFrame>& python) {
     home.where = WorkerHome::Where::kTopLevel;
     return home;
   }
+  // A decorator's wrapper made with functools.wraps carries the decorated function's name, by
+  // which pickle finds it: where that is, this reading does not know.
+  for (std::size_t i = at;
+       i-- > 0 && !blank_or_comment(lines[i]) && lines[i][indent(lines[i])] == '@';)
+    if (lines[i].find("wraps(") != std::string::npos) return home;
   // Indented: the blocks that enclose it, outward. Inside a function it is local (pickle cannot
-  // name it); a method of classes up to the top level is found by its qualified name; under the
-  // guard it is not defined in a worker at all. Any other block: not sure.
-  static const std::regex def_line(R"(^(async\s+def|def)\b)"), class_line(R"(^class\b)");
+  // name it); a method is where its outermost class is, which is what must move; under the guard
+  // it is not defined in a worker at all. Any other block: not sure.
+  static const std::regex def_line(R"(^(async\s+def|def)\b)"),
+      class_line(R"(^class\s+([A-Za-z_][A-Za-z0-9_]*))");
   cur = d;
   for (std::size_t i = at; i-- > 0;) {
     const std::string& l = lines[i];
-    if (blank_or_comment(l) || indent(l) >= cur) continue;
+    if (blank_or_comment(l) || indent(l) >= cur || closes_brackets(l)) continue;
     cur = indent(l);
     const std::string stripped = l.substr(cur);
+    std::smatch cls;
     if (std::regex_search(stripped, def_line)) {
       home.where = WorkerHome::Where::kNested;
       return home;
@@ -100,7 +129,9 @@ WorkerHome worker_home(const std::vector<PyFrame>& python) {
       home.where = WorkerHome::Where::kUnderGuard;
       return home;
     }
-    if (!std::regex_search(stripped, class_line)) return home;  // another block: not sure
+    if (!std::regex_search(stripped, cls, class_line)) return home;  // another block: not sure
+    home.in_class = cls[1];
+    home.class_line = static_cast<int>(i + 1);
     if (cur == 0) {
       home.where = WorkerHome::Where::kTopLevel;
       return home;
@@ -121,11 +152,16 @@ nlohmann::json worker_homes(const Stacks& at_end, const Stacks& at_stall) {
     const WorkerHome home = worker_home(t.python);
     if (home.function.empty()) continue;
     seen.insert(t.pid);
-    out.push_back({{"pid", t.pid},
-                   {"function", home.function},
-                   {"file", home.file},
-                   {"line", home.line},
-                   {"home", home_name(home.where)}});
+    nlohmann::json one = {{"pid", t.pid},
+                          {"function", home.function},
+                          {"file", home.file},
+                          {"line", home.line},
+                          {"home", home_name(home.where)}};
+    if (!home.in_class.empty()) {
+      one["class"] = home.in_class;
+      one["class_line"] = home.class_line;
+    }
+    out.push_back(std::move(one));
   }
   return out;
 }

@@ -24,16 +24,20 @@ struct WorkerHome {
   std::string function;
   std::string file;
   int line = 0;  // its `def` line
+  // A method: the outermost class it is defined in, and that class's line (what must move).
+  std::string in_class;
+  int class_line = 0;
 };
 
 // The function a worker process runs (innermost first, as the stacks have it): the first frame
-// inner of multiprocessing's process.py `run` that is not multiprocessing's own (a Process's
-// target; a Pool's task, past pool.py's worker loop). Where it is defined, from its file.
+// inner of multiprocessing's process.py `run` that is not multiprocessing's or
+// concurrent.futures' own (a Process's target; a Pool's or an executor's task), or a Process
+// subclass's own run(). Where it is defined, from its file.
 WorkerHome worker_home(const std::vector<PyFrame>& python);
 
 // Of every process whose threads run a worker function in the stacks taken at the end or at the
 // stall, once per process: [{pid, function, file, line, home: "module", "main-guard", "nested"
-// or "unknown"}].
+// or "unknown", and for a method: class, class_line}].
 nlohmann::json worker_homes(const Stacks& at_end, const Stacks& at_stall);
 
 // exec and matrix: what the finding's advice to start workers with spawn or forkserver rests on,

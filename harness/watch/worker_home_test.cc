@@ -108,6 +108,7 @@ TEST(WorkerHome, AMethodIsWhereItsClassIs) {
       "    def run_worker(self):\n"  // 5
       "        pass\n");             // 6
   EXPECT_EQ(worker_home(top.stack("run_worker", 6)).where, Where::kTopLevel);
+  EXPECT_EQ(worker_home(top.stack("run_worker", 6)).in_class, "Trainer");
   EXPECT_EQ(worker_home(top.stack("step", 4)).where, Where::kTopLevel);
   WorkerScript guarded(
       "if __name__ == '__main__':\n"
@@ -136,6 +137,56 @@ TEST(WorkerHome, AnExecutorsTaskIsTheFunctionLookedAt) {
   const WorkerHome h = worker_home(stack);
   EXPECT_EQ(h.function, "task");
   EXPECT_EQ(h.where, Where::kNested);
+}
+
+// A def whose signature spans lines (its "):" at the def's own indent) is still found.
+TEST(WorkerHome, AMultiLineSignatureIsFound) {
+  WorkerScript s(
+      "if __name__ == '__main__':\n"
+      "    def train(\n"  // 2
+      "        steps,\n"
+      "        scale=lambda x: x * 2,\n"
+      "    ):\n"
+      "        return scale(steps)\n");  // 6
+  const WorkerHome h = worker_home(s.stack("train", 6));
+  EXPECT_EQ(h.where, Where::kUnderGuard);
+  EXPECT_EQ(h.line, 2);
+}
+
+// functools.wraps gives a decorator's wrapper the decorated function's name, by which pickle
+// finds it: nothing is said of where the wrapper is defined.
+TEST(WorkerHome, ADecoratorsWrapperIsNotTakenForALocalFunction) {
+  WorkerScript s(
+      "import functools\n"
+      "def logged(f):\n"
+      "    @functools.wraps(f)\n"
+      "    def wrapper(*a):\n"  // 4
+      "        return f(*a)\n"  // 5
+      "    return wrapper\n"
+      "@logged\n"
+      "def work(x):\n"
+      "    return x\n");
+  EXPECT_EQ(worker_home(s.stack("wrapper", 5)).where, Where::kUnknown);
+}
+
+// A Process subclass that overrides run(): process.py's _bootstrap calls it, and its class is
+// what a spawned worker must find.
+TEST(WorkerHome, AProcessSubclassesRunIsItsWorkerAndItsClassWhatMustMove) {
+  WorkerScript s(
+      "import multiprocessing as mp\n"
+      "if __name__ == '__main__':\n"
+      "    class Worker(mp.Process):\n"  // 3
+      "        def run(self):\n"         // 4
+      "            pass\n");             // 5
+  const std::vector<PyFrame> stack = {
+      {s.path, 5, "run", ""},
+      {"/usr/lib/python3.11/multiprocessing/process.py", 314, "_bootstrap", ""},
+      {"/usr/lib/python3.11/multiprocessing/popen_fork.py", 71, "_launch", ""}};
+  const WorkerHome h = worker_home(stack);
+  EXPECT_EQ(h.function, "run");
+  EXPECT_EQ(h.where, Where::kUnderGuard);
+  EXPECT_EQ(h.in_class, "Worker");
+  EXPECT_EQ(h.class_line, 3);
 }
 
 TEST(WorkerHome, WhatCannotBeToldIsUnknown) {
