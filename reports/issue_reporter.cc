@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/finding.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 #include "reports/reporter.h"
@@ -76,8 +77,8 @@ std::string environment_section(const json& env) {
   };
   // Each fact once: what forkcheck measured of the machine (CPUs with their affinity and quota,
   // every variable seen) stands in for the repro program's line of the same name.
-  const std::vector<EnvRow> machine =
-      env.contains("machine") ? machine_rows(env) : std::vector<EnvRow>{};
+  const Environment facts = read_as<Environment>(env);
+  const std::vector<EnvRow> machine = machine_rows(facts);
   std::vector<EnvRow> rows;
   for (auto& r : environment_rows(env)) {
     bool measured = false;
@@ -85,13 +86,12 @@ std::string environment_section(const json& env) {
     if (!measured) rows.push_back(std::move(r));
   }
   add_rows(rows);
-  if (env.contains("python")) add_rows(python_rows(env));
+  add_rows(python_rows(facts));
   add_rows(machine);
-  const auto& risks = list(env, "risks");
-  if (!risks.empty()) {
+  if (!facts.risks.empty()) {
     o += "\n**Risks in this environment:**\n\n";
-    for (const auto& r : risks)
-      o += "- " + md_inline(field(r, "note")) + ": " + md_inline(cap_text(risk_why(r), 280)) + "\n";
+    for (const auto& r : facts.risks)
+      o += "- " + md_inline(r.note) + ": " + md_inline(cap_text(risk_why(r), 280)) + "\n";
   }
   return o + "\n";
 }

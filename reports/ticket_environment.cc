@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -12,14 +13,6 @@ namespace fc::reports {
 namespace {
 
 using nlohmann::json;
-
-// obj[key] when obj is an object holding it, else a null (a saved environment may lack it).
-const json& at(const json& obj, const char* key) {
-  static const json none;
-  if (!obj.is_object()) return none;
-  auto it = obj.find(key);
-  return it != obj.end() ? *it : none;
-}
 
 std::optional<double> number(const json& v) {
   if (v.is_number()) return v.get<double>();
@@ -32,37 +25,43 @@ std::string whole(double v) {
   return buf;
 }
 
+std::string number_text(const std::optional<long long>& n) {
+  return n ? std::to_string(*n) : std::string();
+}
+
+std::string number_text(const std::optional<double>& n) { return n ? whole(*n) : std::string(); }
+
 // A thread count from a variable such as OMP_NUM_THREADS: its first number ("4,2": nested
 // levels), or none when it does not start with one.
-std::optional<double> leading_count(const json& v) {
-  if (!v.is_string()) return std::nullopt;
-  const std::string s = v.get<std::string>();
+std::optional<double> leading_count(const std::string& s) {
   char* end = nullptr;
   const long n = std::strtol(s.c_str(), &end, 10);
   if (end == s.c_str() || n <= 0) return std::nullopt;
   return static_cast<double>(n);
 }
 
-// A variable's value: what forkcheck saw (machine.variables), else the repro program's.
-const json& variable(const json& env, const char* name) {
-  const json& seen = at(at(env, "machine"), "variables");
-  if (seen.is_object() && seen.contains(name)) return seen[name];
-  return at(at(env, "variables"), name);
+// A variable's value: what forkcheck saw (machine.variables), else the repro program's; nullopt
+// when neither has it.
+std::optional<std::string> variable(const Environment& env, const char* name) {
+  if (env.machine)
+    if (const auto it = env.machine->variables.find(name); it != env.machine->variables.end())
+      return it->second;
+  if (const auto it = env.variables.find(name); it != env.variables.end()) return it->second;
+  return std::nullopt;
 }
 
 // The torch the user's Python runs, when the probe reached it.
-const json& python_torch(const json& env) {
-  const json& t = at(at(env, "python"), "torch");
-  static const json none;
-  return t.is_object() && t.contains("version") ? t : none;
+const EnvTorch* python_torch(const Environment& env) {
+  if (!env.python || !env.python->torch || env.python->torch->version.empty()) return nullptr;
+  return &*env.python->torch;
 }
 
 void add(json& risks, const char* id, const std::string& note, const std::string& why) {
   risks.push_back({{"id", id}, {"note", note}, {"why", why}});
 }
 
-std::string missing_why(const json& part) {
-  return display(at(part, "missing").is_null() ? at(part, "error") : at(part, "missing"));
+std::string missing_why(const std::string& missing, const std::string& error) {
+  return missing.empty() ? error : missing;
 }
 
 }  // namespace
@@ -82,20 +81,20 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
-std::string risk_why(const json& risk) {
-  const std::string shown_by = field(risk, "case");
-  return field(risk, "why") + (shown_by.empty() ? "" : " (forkcheck list " + shown_by + ")");
+std::string risk_why(const EnvRisk& risk) {
+  return risk.why + (risk.case_id.empty() ? "" : " (forkcheck list " + risk.case_id + ")");
 }
 
-json environment_risks(const json& env) {
+json environment_risks(const Environment& env) {
   json risks = json::array();
-  const json& machine = at(env, "machine");
-  const json& python = at(env, "python");
-  const json& torch = python_torch(env);
+  static const EnvMachine no_machine;
+  const EnvMachine& machine = env.machine ? *env.machine : no_machine;
+  const EnvTorch* torch = python_torch(env);
 
   // /dev/shm
-  const json& shm = at(machine, "dev_shm");
-  const auto size = number(at(shm, "size_bytes")), free = number(at(shm, "free_bytes"));
+  static const EnvDevShm no_shm;
+  const EnvDevShm& shm = machine.dev_shm ? *machine.dev_shm : no_shm;
+  const auto size = shm.size_bytes, free = shm.free_bytes;
   const auto small = static_cast<double>(kSmallShmBytes);
   const std::string shm_why =
       "DataLoader workers hand batches over in /dev/shm and die with a bus error (\"unexpected bus "
@@ -109,16 +108,16 @@ json environment_risks(const json& env) {
         "/dev/shm has " + format_bytes(*free) + " free of " + format_bytes(*size) + ", under " +
             format_bytes(small),
         shm_why);
-  } else if (at(machine, "os") == "Linux" && at(shm, "absent").is_string()) {
-    add(risks, "dev-shm-absent", "/dev/shm cannot be used: " + display(at(shm, "absent")),
+  } else if (machine.os == "Linux" && !shm.absent.empty()) {
+    add(risks, "dev-shm-absent", "/dev/shm cannot be used: " + shm.absent,
         "torch.multiprocessing shares tensors through shared memory files there (shm_open): "
         "workers cannot receive them");
   }
 
   // The open-files limit, as forkcheck was started (what the user's program gets).
-  const auto soft = number(at(at(machine, "open_files"), "soft"));
+  const auto soft = machine.open_files ? number(machine.open_files->soft) : std::nullopt;
   if (soft && *soft < static_cast<double>(kLowOpenFiles) &&
-      at(torch, "sharing_strategy") != "file_system") {
+      (!torch || torch->sharing_strategy != "file_system")) {
     add(risks, "open-files-low",
         "the open-files limit (ulimit -n) is " + whole(*soft) + ", under " +
             whole(static_cast<double>(kLowOpenFiles)),
@@ -128,28 +127,34 @@ json environment_risks(const json& env) {
   }
 
   // Threads over the CPUs this process may run on, and over the cgroup's quota.
-  const json& cpus = at(machine, "cpus");
-  const auto usable =
-      number(at(cpus, "affinity")) ? number(at(cpus, "affinity")) : number(at(cpus, "online"));
+  static const EnvMachineCpus no_cpus;
+  const EnvMachineCpus& cpus = machine.cpus ? *machine.cpus : no_cpus;
+  const auto usable = cpus.affinity ? cpus.affinity : cpus.online;
   std::vector<std::pair<std::string, double>> counts;
   for (const char* name : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"})
-    if (auto n = leading_count(variable(env, name)))
-      counts.emplace_back(name + ("=" + display(variable(env, name))), *n);
-  if (auto n = number(at(at(torch, "threads"), "intra_op")))
-    counts.emplace_back("torch's " + whole(*n) + " intra-op threads", *n);
-  else if (auto m = number(at(at(env, "threads"), "torch_intra_op")))
-    counts.emplace_back("libtorch's " + whole(*m) + " intra-op threads", *m);
+    if (const auto value = variable(env, name))
+      if (auto n = leading_count(*value)) counts.emplace_back(name + ("=" + *value), *n);
+  // torch's intra-op threads where the probe read them; 0 where not.
+  const long long intra =
+      torch && torch->threads && torch->threads->intra_op ? *torch->threads->intra_op : 0;
+  if (intra > 0)
+    counts.emplace_back("torch's " + std::to_string(intra) + " intra-op threads",
+                        static_cast<double>(intra));
+  else if (env.threads && env.threads->torch_intra_op)
+    counts.emplace_back(
+        "libtorch's " + std::to_string(*env.threads->torch_intra_op) + " intra-op threads",
+        static_cast<double>(*env.threads->torch_intra_op));
   if (usable && *usable >= 1) {
     std::string over;
     for (const auto& [what, n] : counts)
       if (n > *usable) over += (over.empty() ? "" : ", ") + what;
-    const std::string where = number(at(cpus, "affinity")) ? " in the affinity mask" : " online";
+    const std::string where = cpus.affinity ? " in the affinity mask" : " online";
     if (!over.empty())
       add(risks, "threads-over-cpus", over + ": more than the " + whole(*usable) + " CPUs" + where,
           "every parallel op runs more busy threads than there are CPUs (oversubscription), and "
           "each worker process multiplies it: set OMP_NUM_THREADS to the CPUs divided by the "
           "processes");
-    const auto quota = number(at(cpus, "cgroup_quota"));
+    const auto quota = cpus.cgroup_quota;
     if (over.empty() && quota && std::ceil(*quota) < *usable) {
       std::string above;
       for (const auto& [what, n] : counts)
@@ -165,166 +170,154 @@ json environment_risks(const json& env) {
   }
 
   // The default start method, against what torch has started in the parent.
-  const bool fork_default = at(at(python, "multiprocessing"), "default_start_method") == "fork";
-  if (fork_default && at(at(torch, "cuda"), "available") == true)
+  const bool fork_default = env.python && env.python->multiprocessing &&
+                            env.python->multiprocessing->default_start_method == "fork";
+  if (fork_default && torch && torch->cuda && torch->cuda->available)
     add(risks, "fork-with-cuda",
         "multiprocessing's default start method is fork, and CUDA is available",
         "a worker forked after the parent used CUDA fails with \"Cannot re-initialize CUDA in "
         "forked subprocess\": use spawn or forkserver (multiprocessing.set_start_method('spawn'))");
   bool gomp = false;
-  for (const auto& lib :
-       at(torch, "openmp_runtimes").is_array() ? at(torch, "openmp_runtimes") : json::array())
-    gomp = gomp || display(lib).rfind("libgomp", 0) == 0;
-  const auto intra = number(at(at(torch, "threads"), "intra_op"));
-  if (fork_default && gomp && intra && *intra > 1 && at(torch, "parallel_backend") == "OpenMP")
+  if (torch)
+    for (const auto& lib : torch->openmp_runtimes) gomp = gomp || lib.rfind("libgomp", 0) == 0;
+  if (fork_default && gomp && intra > 1 && torch->parallel_backend == "OpenMP")
     add(risks, "fork-with-openmp",
         "multiprocessing's default start method is fork, and torch runs parallel ops on GNU OpenMP "
         "(libgomp) with " +
-            whole(*intra) + " threads",
+            std::to_string(intra) + " threads",
         "workers forked after a parallel torch op in the parent can hang in their own first one "
         "(libgomp's thread pool does not survive fork): "
         "use spawn or forkserver");
   return risks;
 }
 
-std::vector<EnvRow> python_rows(const json& env) {
+std::vector<EnvRow> python_rows(const Environment& env) {
   std::vector<EnvRow> rows;
-  const json& p = at(env, "python");
-  if (!p.is_object()) return rows;
+  if (!env.python) return rows;
+  const EnvPython& p = *env.python;
   auto add_row = [&](const std::string& label, const std::string& value) {
     if (!value.empty()) rows.push_back({label, value, false});
   };
-  const std::string asked = field(p, "asked", "python3");
-  const std::string interpreter = field(p, "interpreter");
-  const std::string status = field(p, "status");
-  const json& py = at(p, "python");
+  const std::string asked = or_else(p.asked, "python3");
+  const std::string& interpreter = p.interpreter;
+  static const EnvInterpreter no_interpreter;
+  const EnvInterpreter& py = p.python ? *p.python : no_interpreter;
   // How it was asked for, and the program started when that is not the interpreter itself (a
   // pyenv shim, a symlink): "python3 on PATH: /root/.pyenv/shims/python3", "--python".
   const bool named = asked.rfind("--python", 0) == 0;
-  const bool same = interpreter.empty() || interpreter == field(py, "executable");
+  const bool same = interpreter.empty() || interpreter == py.executable;
   const std::string how = named ? (same ? "--python" : "--python " + interpreter)
                                 : asked + (interpreter.empty() ? "" : ": " + interpreter);
-  if (status != "ok") {
-    add_row("Python", status == "no-python" ? field(p, "error") : how + ": " + field(p, "error"));
-    add_row("hint", field(p, "hint"));
+  if (p.status != "ok") {
+    add_row("Python", p.status == "no-python" ? p.error : how + ": " + p.error);
+    add_row("hint", p.hint);
     return rows;
   }
-  add_row("Python", field(py, "version", "?") + " " + field(py, "executable") + " (" +
+  add_row("Python", or_else(py.version, "?") + " " + py.executable + " (" +
                         (named || !same ? how : asked) + ")" +
-                        (at(py, "debug_build") == true ? ", debug build" : ""));
+                        (py.debug_build ? ", debug build" : ""));
 
-  const json& t = at(p, "torch");
-  if (!at(t, "version").is_null()) {
-    std::string build =
-        field(t, "version") + ", " + (at(t, "debug") == true ? "debug" : "release") + " build";
-    if (!at(t, "cuda_build").is_null())
-      build += ", CUDA " + display(at(t, "cuda_build")) +
-               (at(t, "cudnn").is_null() ? ", no cuDNN" : ", cuDNN " + display(at(t, "cudnn")));
-    else if (!at(t, "hip_build").is_null())
-      build += ", ROCm " + display(at(t, "hip_build"));
+  static const EnvTorch no_torch;
+  const EnvTorch& t = p.torch ? *p.torch : no_torch;
+  if (!t.version.empty()) {
+    std::string build = t.version + ", " + (t.debug ? "debug" : "release") + " build";
+    if (!t.cuda_build.empty())
+      build += ", CUDA " + t.cuda_build +
+               (t.cudnn ? ", cuDNN " + std::to_string(*t.cudnn) : ", no cuDNN");
+    else if (!t.hip_build.empty())
+      build += ", ROCm " + t.hip_build;
     else
       build += ", CPU only (no CUDA build)";
-    add_row("torch", build + " " + field(t, "path"));
+    add_row("torch", build + " " + t.path);
     std::string threads;
-    if (at(t, "threads").is_object())
-      threads = display(at(at(t, "threads"), "intra_op")) + " intra-op, " +
-                display(at(at(t, "threads"), "inter_op")) + " inter-op";
-    if (!at(t, "parallel_backend").is_null())
-      threads += (threads.empty() ? "" : "; ") + std::string("backend ") +
-                 display(at(t, "parallel_backend"));
-    if (!at(t, "openmp").is_null()) threads += " (" + display(at(t, "openmp")) + ")";
-    if (at(t, "openmp_runtimes").is_array() && !at(t, "openmp_runtimes").empty()) {
+    if (t.threads)
+      threads = number_text(t.threads->intra_op) + " intra-op, " +
+                number_text(t.threads->inter_op) + " inter-op";
+    if (!t.parallel_backend.empty())
+      threads += (threads.empty() ? "" : "; ") + std::string("backend ") + t.parallel_backend;
+    if (!t.openmp.empty()) threads += " (" + t.openmp + ")";
+    if (!t.openmp_runtimes.empty()) {
       std::string libs;
-      for (const auto& l : at(t, "openmp_runtimes"))
-        libs += (libs.empty() ? "" : ", ") + display(l);
+      for (const auto& l : t.openmp_runtimes) libs += (libs.empty() ? "" : ", ") + l;
       threads += ", " + libs + " loaded";
     }
     add_row("torch threads", threads);
-    const json& cuda = at(t, "cuda");
     std::string c;
-    if (at(cuda, "available") == true) {
-      c = "available, " + display(at(cuda, "device_count")) + " GPU(s)";
-      for (const auto& d : at(cuda, "devices").is_array() ? at(cuda, "devices") : json::array()) {
-        c += "; #" + display(at(d, "index")) + " " + field(d, "name");
-        std::string extra =
-            at(d, "capability").is_null() ? "" : "sm " + display(at(d, "capability"));
-        if (auto mem = number(at(d, "memory_bytes")))
-          extra += (extra.empty() ? "" : ", ") + format_bytes(*mem);
+    if (t.cuda && t.cuda->available) {
+      c = "available, " + number_text(t.cuda->device_count) + " GPU(s)";
+      for (const auto& d : t.cuda->devices) {
+        c += "; #" + number_text(d.index) + " " + d.name;
+        std::string extra = d.capability.empty() ? "" : "sm " + d.capability;
+        if (d.memory_bytes) extra += (extra.empty() ? "" : ", ") + format_bytes(*d.memory_bytes);
         if (!extra.empty()) c += " (" + extra + ")";
       }
     } else {
       c = "not available to torch";
     }
-    if (!at(cuda, "error").is_null()) c += " (" + display(at(cuda, "error")) + ")";
+    if (t.cuda && !t.cuda->error.empty()) c += " (" + t.cuda->error + ")";
     add_row("torch CUDA", c);
-    if (!at(t, "sharing_strategy").is_null())
-      add_row("torch sharing strategy", display(at(t, "sharing_strategy")));
-  } else if (!at(t, "missing").is_null()) {
-    add_row("torch", "not installed for " + field(py, "executable", interpreter) + " (" +
-                         missing_why(t) + ")");
-  } else if (!at(t, "error").is_null()) {
-    add_row("torch", "import torch failed: " + missing_why(t));
+    if (!t.sharing_strategy.empty()) add_row("torch sharing strategy", t.sharing_strategy);
+  } else if (!t.missing.empty()) {
+    add_row("torch", "not installed for " + or_else(py.executable, interpreter) + " (" +
+                         missing_why(t.missing, t.error) + ")");
+  } else if (!t.error.empty()) {
+    add_row("torch", "import torch failed: " + missing_why(t.missing, t.error));
   }
 
-  const json& np = at(p, "numpy");
-  if (!at(np, "version").is_null())
-    add_row("numpy", display(at(np, "version")));
-  else if (!at(np, "missing").is_null())
+  static const EnvModule no_module;
+  const EnvModule& np = p.numpy ? *p.numpy : no_module;
+  if (!np.version.empty())
+    add_row("numpy", np.version);
+  else if (!np.missing.empty())
     add_row("numpy", "not installed");
-  else if (!at(np, "error").is_null())
-    add_row("numpy", "import numpy failed: " + missing_why(np));
+  else if (!np.error.empty())
+    add_row("numpy", "import numpy failed: " + missing_why(np.missing, np.error));
 
-  const json& mp = at(p, "multiprocessing");
-  if (!at(mp, "default_start_method").is_null()) {
+  static const EnvMultiprocessing no_mp;
+  const EnvMultiprocessing& mp = p.multiprocessing ? *p.multiprocessing : no_mp;
+  if (!mp.default_start_method.empty()) {
     std::string methods;
-    for (const auto& m :
-         at(mp, "start_methods").is_array() ? at(mp, "start_methods") : json::array())
-      methods += (methods.empty() ? "" : ", ") + display(m);
-    add_row("default start method", display(at(mp, "default_start_method")) +
-                                        (methods.empty() ? "" : " (of " + methods + ")"));
-  } else if (!at(mp, "error").is_null()) {
-    add_row("default start method", "unknown: " + display(at(mp, "error")));
+    for (const auto& m : mp.start_methods) methods += (methods.empty() ? "" : ", ") + m;
+    add_row("default start method",
+            mp.default_start_method + (methods.empty() ? "" : " (of " + methods + ")"));
+  } else if (!mp.error.empty()) {
+    add_row("default start method", "unknown: " + mp.error);
   }
-  add_row("hint", field(p, "hint"));
+  add_row("hint", p.hint);
   return rows;
 }
 
-std::vector<EnvRow> machine_rows(const json& env) {
+std::vector<EnvRow> machine_rows(const Environment& env) {
   std::vector<EnvRow> rows;
-  const json& m = at(env, "machine");
-  if (!m.is_object()) return rows;
-  const json& shm = at(m, "dev_shm");
-  if (auto size = number(at(shm, "size_bytes"))) {
-    std::string v = format_bytes(*size);
-    if (auto free = number(at(shm, "free_bytes"))) v += ", " + format_bytes(*free) + " free";
+  if (!env.machine) return rows;
+  const EnvMachine& m = *env.machine;
+  if (m.dev_shm && m.dev_shm->size_bytes) {
+    std::string v = format_bytes(*m.dev_shm->size_bytes);
+    if (m.dev_shm->free_bytes) v += ", " + format_bytes(*m.dev_shm->free_bytes) + " free";
     rows.push_back({"/dev/shm", v, false});
-  } else if (!at(shm, "absent").is_null()) {
-    rows.push_back({"/dev/shm", "none (" + display(at(shm, "absent")) + ")", false});
+  } else if (m.dev_shm && !m.dev_shm->absent.empty()) {
+    rows.push_back({"/dev/shm", "none (" + m.dev_shm->absent + ")", false});
   }
-  const json& files = at(m, "open_files");
-  if (!at(files, "soft").is_null())
+  if (m.open_files && !m.open_files->soft.is_null())
     rows.push_back({"open files (ulimit -n)",
-                    display(at(files, "soft")) + " soft, " + display(at(files, "hard")) + " hard",
+                    display(m.open_files->soft) + " soft, " + display(m.open_files->hard) + " hard",
                     false});
-  const json& cpus = at(m, "cpus");
-  if (!at(cpus, "online").is_null()) {
-    std::string v = display(at(cpus, "online")) + " online";
-    if (!at(cpus, "affinity").is_null())
-      v += ", " + display(at(cpus, "affinity")) + " in the affinity mask";
-    if (auto q = number(at(cpus, "cgroup_quota"))) {
+  if (m.cpus && m.cpus->online) {
+    std::string v = number_text(m.cpus->online) + " online";
+    if (m.cpus->affinity) v += ", " + number_text(m.cpus->affinity) + " in the affinity mask";
+    if (m.cpus->cgroup_quota) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, ", cgroup quota %g (cpu.max)", *q);
+      std::snprintf(buf, sizeof buf, ", cgroup quota %g (cpu.max)", *m.cpus->cgroup_quota);
       v += buf;
     }
     rows.push_back({"CPUs", v, false});
   }
   // The variables forkcheck saw (OMP_*, MKL_*, KMP_*, GOMP_*) and the repro program's list (BLAS
   // threads, CUDA_VISIBLE_DEVICES, LD_PRELOAD...), once each.
-  json vars = json::object();
-  if (at(env, "variables").is_object()) vars.update(at(env, "variables"));
-  if (at(m, "variables").is_object()) vars.update(at(m, "variables"));
+  std::map<std::string, std::string> vars = env.variables;
+  for (const auto& [k, val] : m.variables) vars[k] = val;
   std::string v;
-  for (const auto& [k, val] : vars.items()) v += (v.empty() ? "" : " ") + k + "=" + display(val);
+  for (const auto& [k, val] : vars) v += (v.empty() ? "" : " ") + k + "=" + val;
   rows.push_back(
       {"variables",
        v.empty()

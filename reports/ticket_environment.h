@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
 #include "reports/report_view.h"
 
 namespace fc::reports {
@@ -37,17 +38,17 @@ inline constexpr std::uint64_t kLowOpenFiles = 4096;
 // A risk may carry "case": the catalog's case whose failure it risks (its `shows_as` names
 // "risk:ID"), set by the harness where it has the catalog at hand
 // (harness/catalog/known_messages.h); risk_why() shows it as the case's page.
-nlohmann::json environment_risks(const nlohmann::json& env);
+nlohmann::json environment_risks(const Environment& env);
 
 // A risk's why, with the page of its catalog case when the risk carries one.
-std::string risk_why(const nlohmann::json& risk);
+std::string risk_why(const EnvRisk& risk);
 
 // env["python"] as rows: Python, torch, torch threads, torch CUDA, numpy, start method, hint.
-std::vector<EnvRow> python_rows(const nlohmann::json& env);
+std::vector<EnvRow> python_rows(const Environment& env);
 
 // env["machine"] as rows: /dev/shm, open files, CPUs, and the thread and fork variables (those
 // forkcheck saw, merged with the fingerprint's "variables").
-std::vector<EnvRow> machine_rows(const nlohmann::json& env);
+std::vector<EnvRow> machine_rows(const Environment& env);
 
 // "64 MiB", "23.5 GiB".
 std::string format_bytes(double bytes);

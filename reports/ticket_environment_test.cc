@@ -6,15 +6,24 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/model/report_model_json.h"
 #include "reports/ticket_environment.h"
 
 namespace {
 
 using nlohmann::json;
 
+json risks_of(const json& env) {
+  return fc::reports::environment_risks(fc::reports::read_as<fc::reports::Environment>(env));
+}
+
+std::string why_of(const json& risk) {
+  return fc::reports::risk_why(fc::reports::read_as<fc::reports::EnvRisk>(risk));
+}
+
 std::vector<std::string> risk_ids(const json& env) {
   std::vector<std::string> ids;
-  for (const auto& r : fc::reports::environment_risks(env)) {
+  for (const auto& r : risks_of(env)) {
     EXPECT_FALSE(r.value("note", "").empty()) << r;
     EXPECT_FALSE(r.value("why", "").empty()) << r;
     EXPECT_EQ(r.value("why", "").find('\n'), std::string::npos) << "one line: " << r;
@@ -60,8 +69,7 @@ TEST(EnvRisks, DockersDefaultShmIsTooSmall) {
   env["machine"]["dev_shm"] = {
       {"path", "/dev/shm"}, {"size_bytes", 64ull << 20}, {"free_bytes", 64ull << 20}};
   EXPECT_EQ(risk_ids(env), std::vector<std::string>{"dev-shm-small"});
-  EXPECT_NE(fc::reports::environment_risks(env)[0]["note"].get<std::string>().find("64 MiB"),
-            std::string::npos);
+  EXPECT_NE(risks_of(env)[0]["note"].get<std::string>().find("64 MiB"), std::string::npos);
   env["machine"]["dev_shm"]["size_bytes"] = fc::reports::kSmallShmBytes;
   env["machine"]["dev_shm"]["free_bytes"] = fc::reports::kSmallShmBytes / 4;
   EXPECT_EQ(risk_ids(env), std::vector<std::string>{"dev-shm-full"});
@@ -88,7 +96,7 @@ TEST(EnvRisks, ThreadsOverTheCpusInTheAffinityMask) {
   env["machine"]["cpus"]["affinity"] = 2;
   env["machine"]["variables"]["OMP_NUM_THREADS"] = "64";
   env["python"]["torch"]["threads"]["intra_op"] = 64;
-  const auto risks = fc::reports::environment_risks(env);
+  const auto risks = risks_of(env);
   ASSERT_EQ(risk_ids(env), std::vector<std::string>{"threads-over-cpus"});
   const std::string note = risks[0]["note"].get<std::string>();
   EXPECT_NE(note.find("OMP_NUM_THREADS=64"), std::string::npos) << note;
@@ -128,14 +136,14 @@ TEST(EnvRisks, ForkAsTheDefaultWithCudaOrGnuOpenMp) {
 TEST(EnvRisks, ARisksWhyNamesItsCasesPageOnlyWhenTheCatalogGaveOne) {
   json env = roomy();
   env["python"]["multiprocessing"]["default_start_method"] = "fork";
-  json risks = fc::reports::environment_risks(env);
+  json risks = risks_of(env);
   ASSERT_EQ(risks.size(), 1u) << risks;
   EXPECT_FALSE(risks[0].contains("case")) << risks[0];
-  const std::string why = fc::reports::risk_why(risks[0]);
+  const std::string why = why_of(risks[0]);
   EXPECT_EQ(why, risks[0].value("why", ""));
   EXPECT_EQ(why.find("forkcheck"), std::string::npos) << why;
   risks[0]["case"] = "some-case";
-  EXPECT_EQ(fc::reports::risk_why(risks[0]), why + " (forkcheck list some-case)");
+  EXPECT_EQ(why_of(risks[0]), why + " (forkcheck list some-case)");
 }
 
 }  // namespace

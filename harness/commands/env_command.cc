@@ -10,6 +10,7 @@
 #include "harness/platform/install_layout.h"
 #include "harness/session/environment_probe.h"
 #include "harness/version.h"
+#include "reports/model/report_model_json.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 #include "reports/ticket_environment.h"
@@ -81,14 +82,14 @@ int print_environment(const EnvOptions& options) {
       rows.push_back(std::move(row));
   print_rows(rows);
   std::printf("Python\n");
-  print_rows(reports::python_rows(env));
+  const auto facts = reports::read_as<reports::Environment>(env);
+  print_rows(reports::python_rows(facts));
   std::printf("Machine (measured by forkcheck)\n");
-  print_rows(reports::machine_rows(env));
+  print_rows(reports::machine_rows(facts));
   std::printf("Risks\n");
-  const auto& risks = env["risks"];
-  if (risks.empty()) std::printf("  none in what was measured\n");
-  for (const auto& r : risks) {
-    std::printf("  ! %s\n", reports::terminal_safe(reports::field(r, "note")).c_str());
+  if (facts.risks.empty()) std::printf("  none in what was measured\n");
+  for (const auto& r : facts.risks) {
+    std::printf("  ! %s\n", reports::terminal_safe(r.note).c_str());
     std::printf("    %s\n", reports::terminal_safe(reports::risk_why(r)).c_str());
   }
   std::printf(

@@ -14,6 +14,7 @@
 #include "harness/supervise/supervisor.h"
 #include "harness/supervise/zygote.h"
 #include "launch/host_facts.h"
+#include "reports/model/report_model_json.h"
 #include "reports/ticket_environment.h"
 
 namespace fc::harness {
@@ -97,7 +98,7 @@ nlohmann::json ticket_environment(const TicketEnvironmentOptions& options) {
   nlohmann::json env = collect_environment(options.timeout_s);
   env["machine"] = measure_machine();
   env["python"] = std::move(python);
-  env["risks"] = reports::environment_risks(env);
+  env["risks"] = reports::environment_risks(reports::read_as<reports::Environment>(env));
   name_risk_cases(env["risks"], case_signs());  // a risk a catalog case shows: its page
   return env;
 }

@@ -102,7 +102,8 @@ RunSession::RunSession(const std::filesystem::path& out, nlohmann::json header, 
   // What a ticket asks of the machine (/dev/shm, open files, CPUs, variables), measured here at
   // no cost, and the risks it shows.
   header["environment"]["machine"] = measure_machine();
-  header["environment"]["risks"] = reports::environment_risks(header["environment"]);
+  header["environment"]["risks"] =
+      reports::environment_risks(reports::read_as<reports::Environment>(header["environment"]));
   name_risk_cases(header["environment"]["risks"],
                   case_signs());  // each risk a case shows: its page
   environment_ = header["environment"];
@@ -132,7 +133,8 @@ void RunSession::add_environment(const nlohmann::json& more) {
     environment_[k] = v;
     environment_more_[k] = v;
   }
-  nlohmann::json risks = reports::environment_risks(environment_);
+  nlohmann::json risks =
+      reports::environment_risks(reports::read_as<reports::Environment>(environment_));
   name_risk_cases(risks, case_signs());
   environment_["risks"] = environment_more_["risks"] = risks;
 }

@@ -621,6 +621,135 @@ struct Variant {
   std::optional<double> waits_s;
 };
 
+// run.environment: the fingerprint (a repro program's, or forkcheck's own for a user's program),
+// what forkcheck measured of the machine, and the Python side's facts. The parts the formats read
+// as facts are typed; the repro program's own lists and libtorch's build (rendered as they come,
+// and diffed key by key: environment_diff.cc) stay JSON.
+struct EnvDevShm {
+  std::string path;
+  std::optional<double> size_bytes;
+  std::optional<double> free_bytes;
+  std::string absent;  // why it cannot be used
+};
+struct EnvOpenFiles {
+  nlohmann::json soft;  // a number, or "unlimited"
+  nlohmann::json hard;
+};
+struct EnvMachineCpus {
+  std::optional<double> online;
+  std::optional<double> affinity;      // CPUs in this process's affinity mask
+  std::optional<double> cgroup_quota;  // cpu.max, in CPUs
+};
+// What forkcheck measured of the machine itself.
+struct EnvMachine {
+  std::string os;
+  std::optional<EnvDevShm> dev_shm;
+  std::optional<EnvOpenFiles> open_files;
+  std::optional<EnvMachineCpus> cpus;
+  std::map<std::string, std::string> variables;  // OMP_*, MKL_*, KMP_*, GOMP_*
+};
+struct EnvInterpreter {
+  std::string version;
+  std::string implementation;
+  std::string executable;
+  std::string prefix;
+  bool debug_build = false;
+};
+struct EnvTorchThreads {
+  std::optional<long long> intra_op;
+  std::optional<long long> inter_op;
+};
+struct EnvCudaDevice {
+  std::optional<long long> index;
+  std::string name;
+  std::string capability;
+  std::optional<double> memory_bytes;
+};
+struct EnvTorchCuda {
+  bool available = false;
+  std::optional<long long> device_count;
+  std::vector<EnvCudaDevice> devices;
+  std::string error;
+};
+// The torch a Python imports, as the probe (or the program's bootstrap) saw it; `missing` or
+// `error` where it could not be imported.
+struct EnvTorch {
+  std::string version;
+  std::string path;
+  bool debug = false;
+  std::string cuda_build;
+  std::string hip_build;
+  std::optional<long long> cudnn;
+  std::optional<EnvTorchThreads> threads;
+  std::string parallel_backend;
+  std::string openmp;
+  std::vector<std::string> openmp_runtimes;  // the OpenMP libraries mapped into it
+  std::optional<EnvTorchCuda> cuda;
+  std::string sharing_strategy;
+  std::string missing;
+  std::string error;
+};
+struct EnvModule {
+  std::string version;
+  std::string missing;
+  std::string error;
+};
+struct EnvMultiprocessing {
+  std::string default_start_method;
+  std::vector<std::string> start_methods;
+  std::string error;
+};
+// The Python side: `forkcheck env`'s probe of the Python on PATH (or --python), or a user's
+// program's own (its bootstrap's facts, `source` "bootstrap").
+struct EnvPython {
+  std::string asked;
+  std::string interpreter;
+  std::string status;  // ok, no-python, failed, timed-out
+  std::string error;
+  std::string hint;
+  std::string source;
+  std::optional<EnvInterpreter> python;
+  std::optional<EnvTorch> torch;
+  std::optional<EnvModule> numpy;
+  std::optional<EnvMultiprocessing> multiprocessing;
+};
+// The repro program's default thread counts.
+struct EnvThreads {
+  std::optional<long long> nproc;
+  std::optional<long long> omp_get_max_threads;
+  std::optional<long long> torch_intra_op;
+  std::optional<long long> torch_inter_op;
+};
+// A risk the measured facts show (ticket_environment.h lists their ids).
+struct EnvRisk {
+  std::string id;
+  std::string note;
+  std::string why;
+  std::string case_id;  // "case" in the report: a C++ keyword
+};
+struct Environment {
+  std::string error;  // neither repro program could collect it
+  std::optional<EnvMachine> machine;
+  std::optional<EnvPython> python;
+  nlohmann::json python_torch;
+  std::vector<EnvRisk> risks;
+  nlohmann::json collected_by;
+  nlohmann::json torch_cases;
+  nlohmann::json os;
+  nlohmann::json libc;
+  std::string compiler;
+  nlohmann::json cpus;
+  std::vector<std::string> start_methods;
+  nlohmann::json ptrace_scope;
+  std::map<std::string, std::string> variables;
+  std::optional<EnvThreads> threads;
+  nlohmann::json cuda;
+  nlohmann::json libraries;
+  nlohmann::json openmp_runtimes;
+  nlohmann::json blas;
+  nlohmann::json libtorch;
+};
+
 struct Source {
   std::string title;
   std::string author;

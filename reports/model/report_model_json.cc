@@ -123,6 +123,24 @@ FC_REPORT_MODEL(PythonProcess, pid, ppid, born, fork_seq, dump_signal, stacks_si
                 child_exits, start_methods, ends_asked, signal_handlers, signals_sent, ends_looked,
                 pools_broken, torch, exit, test, first_seen_s, gone_s, crash)
 FC_REPORT_MODEL(PythonSide, processes, dropped, dropped_by, bounds, quiet_folded)
+FC_REPORT_MODEL(EnvDevShm, path, size_bytes, free_bytes, absent)
+FC_REPORT_MODEL(EnvOpenFiles, soft, hard)
+FC_REPORT_MODEL(EnvMachineCpus, online, affinity, cgroup_quota)
+FC_REPORT_MODEL(EnvMachine, os, dev_shm, open_files, cpus, variables)
+FC_REPORT_MODEL(EnvInterpreter, version, implementation, executable, prefix, debug_build)
+FC_REPORT_MODEL(EnvTorchThreads, intra_op, inter_op)
+FC_REPORT_MODEL(EnvCudaDevice, index, name, capability, memory_bytes)
+FC_REPORT_MODEL(EnvTorchCuda, available, device_count, devices, error)
+FC_REPORT_MODEL(EnvTorch, version, path, debug, cuda_build, hip_build, cudnn, threads,
+                parallel_backend, openmp, openmp_runtimes, cuda, sharing_strategy, missing, error)
+FC_REPORT_MODEL(EnvModule, version, missing, error)
+FC_REPORT_MODEL(EnvMultiprocessing, default_start_method, start_methods, error)
+FC_REPORT_MODEL(EnvPython, asked, interpreter, status, error, hint, source, python, torch, numpy,
+                multiprocessing)
+FC_REPORT_MODEL(EnvThreads, nproc, omp_get_max_threads, torch_intra_op, torch_inter_op)
+FC_REPORT_MODEL(Environment, error, machine, python, python_torch, risks, collected_by, torch_cases,
+                os, libc, compiler, cpus, start_methods, ptrace_scope, variables, threads, cuda,
+                libraries, openmp_runtimes, blas, libtorch)
 FC_REPORT_MODEL(Source, title, author, document, url)
 FC_REPORT_MODEL(NotSelected, name, role)
 FC_REPORT_MODEL(Explain, pattern, fix)
@@ -135,6 +153,18 @@ FC_REPORT_MODEL(Summary, cases, variants, by_verdict, by_outcome, mismatches, re
                 harness_failures, ok)
 FC_REPORT_MODEL(Tool, name, version)
 FC_REPORT_MODEL(Report, schema_version, tool, run, cases, summary)
+
+// EnvRisk by hand: its "case" is a C++ keyword.
+void from_json(const json& j, EnvRisk& t) {
+  if (!j.is_object()) return;
+  read_key(j, "id", t.id);
+  read_key(j, "note", t.note);
+  read_key(j, "why", t.why);
+  read_key(j, "case", t.case_id);
+}
+std::vector<std::string> report_keys(const EnvRisk* /*tag*/) {
+  return {"id", "note", "why", "case"};
+}
 
 // Variant by hand only for the two keys whose member names differ (report_model.h).
 #define FC_VARIANT_KEYS                                                                         \

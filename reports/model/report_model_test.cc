@@ -106,6 +106,26 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(ProcessEndList, "/$defs/process_end_list");
   EXPECT_MODEL_MATCHES(ProcessEnd, "/$defs/process_end_list/properties/list/items");
   EXPECT_MODEL_MATCHES(Stall, variant + "/stall");
+  // The environment: an error alone, or the fingerprint (oneOf).
+  std::set<std::string> environment = schema_keys(s, "/$defs/environment/oneOf/0");
+  for (const auto& k : schema_keys(s, "/$defs/environment/oneOf/1")) environment.insert(k);
+  EXPECT_EQ(model_keys<Environment>(), environment) << "Environment";
+  const std::string env = "/$defs/environment/oneOf/1/properties";
+  EXPECT_MODEL_MATCHES(EnvMachine, env + "/machine");
+  EXPECT_MODEL_MATCHES(EnvDevShm, env + "/machine/properties/dev_shm");
+  EXPECT_MODEL_MATCHES(EnvOpenFiles, env + "/machine/properties/open_files");
+  EXPECT_MODEL_MATCHES(EnvMachineCpus, env + "/machine/properties/cpus");
+  EXPECT_MODEL_MATCHES(EnvPython, env + "/python");
+  EXPECT_MODEL_MATCHES(EnvInterpreter, env + "/python/properties/python");
+  EXPECT_MODEL_MATCHES(EnvTorch, env + "/python/properties/torch");
+  EXPECT_MODEL_MATCHES(EnvTorchThreads, env + "/python/properties/torch/properties/threads");
+  EXPECT_MODEL_MATCHES(EnvTorchCuda, env + "/python/properties/torch/properties/cuda");
+  EXPECT_MODEL_MATCHES(EnvCudaDevice,
+                       env + "/python/properties/torch/properties/cuda/properties/devices/items");
+  EXPECT_MODEL_MATCHES(EnvModule, env + "/python/properties/numpy");
+  EXPECT_MODEL_MATCHES(EnvMultiprocessing, env + "/python/properties/multiprocessing");
+  EXPECT_MODEL_MATCHES(EnvThreads, env + "/threads");
+  EXPECT_MODEL_MATCHES(EnvRisk, env + "/risks/items");
   const std::string process = "/$defs/python_process/properties";
   EXPECT_MODEL_MATCHES(PythonSide, variant + "/python");
   EXPECT_MODEL_MATCHES(PythonProcess, "/$defs/python_process");
