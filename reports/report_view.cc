@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/text.h"
 #include "reports/torch_cases.h"
@@ -322,7 +323,8 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
   }
   // A package's torch cases: built here against the user's torch, or why none ran.
   if (member(env, "torch_cases").is_object())
-    if (const std::string t = run_torch_cases_text(env); !t.empty()) add("torch cases", t);
+    if (const std::string t = run_torch_cases_text(read_as<Environment>(env)); !t.empty())
+      add("torch cases", t);
   // The Python torch found beside it (forkcheck all, run): the same libtorch, or another one.
   if (env.contains("python_torch"))
     add("Python torch", python_torch_sentence(catalog_libtorch(env), env["python_torch"]));

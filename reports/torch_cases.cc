@@ -23,32 +23,31 @@ struct Measured {
 };
 constexpr Measured kKitBuildMeasured = {69, 2, "1.13", "2026-11-28"};
 
-std::string ids_text(const json& facts) {
+std::string ids_text(const TorchCases& facts) {
   std::string out;
-  for (const auto& id : list(facts, "cases"))
-    if (id.is_string()) out += (out.empty() ? "" : ", ") + id.get<std::string>();
+  for (const auto& id : facts.cases) out += (out.empty() ? "" : ", ") + id;
   return out;
 }
 
+std::string python_of(const TorchCases& facts) { return or_else(facts.python, "python3"); }
+
 // "the torch /usr/bin/python3 imports (1.13.0a0)"
-std::string whose(const json& facts) {
-  const std::string torch = field(facts, "torch");
-  return "the torch " + field(facts, "python", "python3") + " imports" +
-         (torch.empty() ? "" : " (" + torch + ")");
+std::string whose(const TorchCases& facts) {
+  return "the torch " + python_of(facts) + " imports" +
+         (facts.torch.empty() ? "" : " (" + facts.torch + ")");
 }
 
-std::string why_none(const json& facts) {
-  std::string why = field(facts, "why");
-  const std::string detail = field(facts, "detail");
+std::string why_none(const TorchCases& facts) {
+  const std::string& why = facts.why;
+  const std::string& detail = facts.detail;
   if (why == "no-python") return "no python3 to find a torch with (" + detail + ")";
   if (why == "python-failed")
-    return field(facts, "python", "python3") + " could not say which torch it imports (" + detail +
-           ")";
+    return python_of(facts) + " could not say which torch it imports (" + detail + ")";
   if (why == "no-cuda-toolkit")
     return "building them against " + whose(facts) + " needs the CUDA toolkit: " + detail +
            " (or a CPU build of torch)";
   if (why == "no-torch")
-    return field(facts, "python", "python3") +
+    return python_of(facts) +
            " imports no torch; they are built on first use against the torch python3 imports";
   if (why == "no-cache") return "there is no folder to build them in (" + detail + ")";
   if (why == "no-cmake")
@@ -60,11 +59,15 @@ std::string why_none(const json& facts) {
   if (why == "interrupted") return "their build against " + whose(facts) + " was interrupted";
   if (why == "failed")
     return "their build against " + whose(facts) + " failed: " + detail +
-           (field(facts, "log").empty() ? "" : "; its log: " + field(facts, "log"));
+           (facts.log.empty() ? "" : "; its log: " + facts.log);
   if (why == "not-built")
     return "`forkcheck all` (or `forkcheck run` of one of them) builds them on first use against " +
            whose(facts) + ", once per torch";
   return why;
+}
+
+std::string count_text(const std::optional<long long>& n) {
+  return n ? std::to_string(*n) : std::string();
 }
 
 }  // namespace
@@ -79,41 +82,38 @@ std::string minutes_text(double seconds) {
   return buf;
 }
 
-std::string torch_cases_sentence(const json& facts) {
-  if (!facts.is_object()) return "";
-  const std::string source = field(facts, "source");
+std::string torch_cases_sentence(const TorchCases& facts) {
+  const std::string& source = facts.source;
   if (source == "built-in" || source.empty()) return "";
   const std::string ids = ids_text(facts);
-  if (field(facts, "why") == "no-kit") return kNoTorchProgram;
-  if (source == "built-here") {
-    const json& took = member(facts, "build_s");
-    return std::to_string(list(facts, "cases").size()) + " (" + ids + "), built here against " +
+  if (facts.why == "no-kit") return kNoTorchProgram;
+  if (source == "built-here")
+    return std::to_string(facts.cases.size()) + " (" + ids + "), built here against " +
            whose(facts) + ", from this package's torch kit" +
-           (field(facts, "built_at").empty() ? ""
-                                             : ", on " + field(facts, "built_at").substr(0, 10)) +
-           (took.is_number() ? ", in " + minutes_text(took.get<double>()) : "");
-  }
-  return std::string(field(facts, "why") == "not-built" ? "not built yet" : "none run") +
+           (facts.built_at.empty() ? "" : ", on " + facts.built_at.substr(0, 10)) +
+           (facts.build_s ? ", in " + minutes_text(*facts.build_s) : "");
+  return std::string(facts.why == "not-built" ? "not built yet" : "none run") +
          (ids.empty() ? "" : " (" + ids + ")") + ": " + why_none(facts);
 }
 
-std::string run_torch_cases_text(const json& env) {
-  if (const json& facts = member(env, "torch_cases"); facts.is_object())
-    return torch_cases_sentence(facts);
-  return built_without_torch(env) ? kNoTorchProgram : "";
+std::string run_torch_cases_text(const Environment& env) {
+  if (env.torch_cases) return torch_cases_sentence(*env.torch_cases);
+  return env.collected_by.is_object() && env.collected_by.contains("torch_program") &&
+                 env.collected_by["torch_program"] == false
+             ? kNoTorchProgram
+             : "";
 }
 
-std::string torch_build_announcement(const json& facts) {
-  const std::size_t n = list(facts, "cases").size();
-  std::string s = "forkcheck: building the " + std::to_string(n) + " torch cases against " +
-                  whose(facts) + ", once: " + field(facts, "cmake", "cmake") + " and " +
-                  field(facts, "compiler", "a C++ compiler") + ", " +
-                  display(member(facts, "jobs")) + " jobs, in " + field(facts, "build_dir") +
-                  " (log: " + field(facts, "log") + ").";
-  const json& last = member(facts, "last_build");
-  if (last.is_object() && member(last, "build_s").is_number())
-    s += " The last build here took " + minutes_text(last["build_s"].get<double>()) + " (" +
-         display(member(last, "jobs")) + " jobs, torch " + field(last, "torch", "?") + ").";
+std::string torch_build_announcement(const TorchCases& facts) {
+  std::string s = "forkcheck: building the " + std::to_string(facts.cases.size()) +
+                  " torch cases against " + whose(facts) +
+                  ", once: " + or_else(facts.cmake, "cmake") + " and " +
+                  or_else(facts.compiler, "a C++ compiler") + ", " + count_text(facts.jobs) +
+                  " jobs, in " + facts.build_dir + " (log: " + facts.log + ").";
+  if (facts.last_build && facts.last_build->build_s)
+    s += " The last build here took " + minutes_text(*facts.last_build->build_s) + " (" +
+         count_text(facts.last_build->jobs) + " jobs, torch " +
+         or_else(facts.last_build->torch, "?") + ").";
   else if (kKitBuildMeasured.seconds > 0)
     s += std::string(" On forkcheck's ") + std::to_string(kKitBuildMeasured.cpus) +
          "-CPU test machine it took " + minutes_text(kKitBuildMeasured.seconds) +
@@ -122,17 +122,15 @@ std::string torch_build_announcement(const json& facts) {
   return s + " Ctrl-C ends it and the run; if it fails, the other cases run without it.";
 }
 
-std::string torch_build_done(const json& facts) {
-  if (field(facts, "why") == "interrupted")
+std::string torch_build_done(const TorchCases& facts) {
+  if (facts.why == "interrupted")
     return "forkcheck: the torch cases' build was interrupted: nothing of it is kept";
-  if (field(facts, "why") == "failed")
-    return "forkcheck: the torch cases' build failed, and they will not run: " +
-           field(facts, "detail") +
-           (field(facts, "log").empty() ? "" : "; its log: " + field(facts, "log"));
-  const json& took = member(facts, "build_s");
+  if (facts.why == "failed")
+    return "forkcheck: the torch cases' build failed, and they will not run: " + facts.detail +
+           (facts.log.empty() ? "" : "; its log: " + facts.log);
   return "forkcheck: the torch cases are built" +
-         (took.is_number() ? " (" + minutes_text(took.get<double>()) + ")" : std::string()) + ": " +
-         field(facts, "program");
+         (facts.build_s ? " (" + minutes_text(*facts.build_s) + ")" : std::string()) + ": " +
+         facts.program;
 }
 
 }  // namespace fc::reports

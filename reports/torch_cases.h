@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "reports/model/report_model.h"
 
 namespace fc::reports {
 
@@ -26,19 +26,19 @@ std::string minutes_text(double seconds);
 // 2026-11-28, in 1 min 09 s", or "none run (ids): /usr/bin/python3 imports no torch; ...". "" for
 // a build with its own torch program (the libtorch line says it); whose_torch.h's kNoTorchProgram
 // for one with neither a torch program nor a kit.
-std::string torch_cases_sentence(const nlohmann::json& facts);
+std::string torch_cases_sentence(const TorchCases& facts);
 
 // What a run's environment says of its torch cases: torch_cases_sentence() of its "torch_cases",
 // else, for a native build's run recorded before there were kits, whose_torch.h's
 // kNoTorchProgram; "" when the run had its own torch program.
-std::string run_torch_cases_text(const nlohmann::json& env);
+std::string run_torch_cases_text(const Environment& env);
 
 // Said before a build starts: what is built, against which torch, where, and how long it may take
 // (the last build here, else the measurement of forkcheck's own kit build, with where it was
 // measured).
-std::string torch_build_announcement(const nlohmann::json& facts);
+std::string torch_build_announcement(const TorchCases& facts);
 
 // Said when the build has ended: built (how long, where), failed (why, its log) or interrupted.
-std::string torch_build_done(const nlohmann::json& facts);
+std::string torch_build_done(const TorchCases& facts);
 
 }  // namespace fc::reports

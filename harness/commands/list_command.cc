@@ -14,6 +14,7 @@
 #include "harness/python_facts/python_torch.h"
 #include "harness/torch/torch_kit.h"
 #include "harness/version.h"
+#include "reports/model/report_model_json.h"
 #include "reports/text.h"
 #include "reports/torch_cases.h"
 #include "reports/whose_torch.h"
@@ -80,7 +81,9 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
         const nlohmann::json& kit = torch_cases().facts.value("cases", nlohmann::json::array());
         if (std::find(kit.begin(), kit.end(), id) != kit.end()) {
           std::fprintf(stderr, "forkcheck: %s is a torch case: %s\n", id.c_str(),
-                       reports::torch_cases_sentence(torch_cases().facts).c_str());
+                       reports::torch_cases_sentence(
+                           reports::read_as<reports::TorchCases>(torch_cases().facts))
+                           .c_str());
           return exit_status::kError;
         }
       }
@@ -136,8 +139,10 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
                   v.value("name", "").c_str(), method_w, v.value("start_method", "").c_str(),
                   v.value("role", "").c_str(), v.value("expected", "").c_str());
   }
-  const std::string kit =
-      kTorchProgramBuilt ? "" : reports::torch_cases_sentence(torch_cases().facts);
+  const std::string kit = kTorchProgramBuilt
+                              ? ""
+                              : reports::torch_cases_sentence(
+                                    reports::read_as<reports::TorchCases>(torch_cases().facts));
   std::printf("\nwhose torch\n");
   if (!kit.empty()) std::printf("  torch cases: %s\n", reports::terminal_safe(kit).c_str());
   if (cat.libtorch.is_object())

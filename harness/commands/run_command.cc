@@ -22,6 +22,7 @@
 #include "harness/supervise/zygote.h"
 #include "harness/torch/torch_kit.h"
 #include "harness/version.h"
+#include "reports/model/report_model_json.h"
 #include "reports/torch_cases.h"
 
 namespace fc::harness {
@@ -42,8 +43,10 @@ int run_cases(const RunOptions& options) {
     if (torch->program.empty())
       for (const auto& id : options.case_ids)
         if (std::find(kit_cases.begin(), kit_cases.end(), id) != kit_cases.end()) {
-          std::fprintf(stderr, "forkcheck: %s is a torch case: %s\n", id.c_str(),
-                       reports::torch_cases_sentence(torch->facts).c_str());
+          std::fprintf(
+              stderr, "forkcheck: %s is a torch case: %s\n", id.c_str(),
+              reports::torch_cases_sentence(reports::read_as<reports::TorchCases>(torch->facts))
+                  .c_str());
           return exit_status::kError;
         }
   }

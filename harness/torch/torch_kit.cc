@@ -19,6 +19,7 @@
 #include "harness/python_facts/python_torch.h"
 #include "harness/supervise/supervisor.h"
 #include "harness/version.h"
+#include "reports/model/report_model_json.h"
 #include "reports/torch_cases.h"
 
 namespace fc::harness {
@@ -336,7 +337,9 @@ const TorchCases& build_torch_cases(std::FILE* say) {
   std::ofstream log(log_path, std::ios::trunc);
   now["log"] = log_path.string();
   if (say) {
-    std::fprintf(say, "%s\n", reports::torch_build_announcement(now).c_str());
+    std::fprintf(
+        say, "%s\n",
+        reports::torch_build_announcement(reports::read_as<reports::TorchCases>(now)).c_str());
     std::fflush(say);
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -378,7 +381,8 @@ const TorchCases& build_torch_cases(std::FILE* say) {
                                           : why_failed(r);
     if (r.interrupted_by != 0) fs::remove_all(build, ec);
     if (say) {
-      std::fprintf(say, "%s\n", reports::torch_build_done(now).c_str());
+      std::fprintf(say, "%s\n",
+                   reports::torch_build_done(reports::read_as<reports::TorchCases>(now)).c_str());
       std::fflush(say);
     }
     return g.cases;
@@ -398,7 +402,8 @@ const TorchCases& build_torch_cases(std::FILE* say) {
   now["built_now"] = true;
   now.erase("why");
   if (say) {
-    std::fprintf(say, "%s\n", reports::torch_build_done(now).c_str());
+    std::fprintf(say, "%s\n",
+                 reports::torch_build_done(reports::read_as<reports::TorchCases>(now)).c_str());
     std::fflush(say);
   }
   return g.cases;

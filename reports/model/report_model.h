@@ -720,6 +720,40 @@ struct EnvThreads {
   std::optional<long long> torch_intra_op;
   std::optional<long long> torch_inter_op;
 };
+// A build of the torch cases recorded here (torch_cases.last_build).
+struct TorchBuild {
+  std::string program;
+  std::optional<double> build_s;
+  std::string built_at;
+  std::optional<long long> jobs;
+  std::string cmake;
+  std::string compiler;
+  std::string torch;
+  std::string python;
+  std::string log;
+};
+// A package's torch cases without the torch program: built here against the user's torch, or why
+// none ran (harness/torch/torch_kit.h records it; reports/torch_cases.h words it).
+struct TorchCases {
+  std::string source;  // built-in, built-here, none
+  std::string why;
+  std::string detail;
+  std::vector<std::string> cases;
+  std::string python;
+  std::string torch;
+  std::optional<double> build_s;
+  std::string built_at;
+  std::string program;
+  std::string log;
+  std::string package_dir;
+  std::string build_dir;
+  std::string cmake;
+  std::string compiler;
+  std::optional<long long> jobs;
+  bool built_now = false;
+  std::optional<TorchBuild> last_build;
+};
+
 // A risk the measured facts show (ticket_environment.h lists their ids).
 struct EnvRisk {
   std::string id;
@@ -734,7 +768,7 @@ struct Environment {
   nlohmann::json python_torch;
   std::vector<EnvRisk> risks;
   nlohmann::json collected_by;
-  nlohmann::json torch_cases;
+  std::optional<TorchCases> torch_cases;
   nlohmann::json os;
   nlohmann::json libc;
   std::string compiler;

@@ -138,6 +138,9 @@ FC_REPORT_MODEL(EnvMultiprocessing, default_start_method, start_methods, error)
 FC_REPORT_MODEL(EnvPython, asked, interpreter, status, error, hint, source, python, torch, numpy,
                 multiprocessing)
 FC_REPORT_MODEL(EnvThreads, nproc, omp_get_max_threads, torch_intra_op, torch_inter_op)
+FC_REPORT_MODEL(TorchBuild, program, build_s, built_at, jobs, cmake, compiler, torch, python, log)
+FC_REPORT_MODEL(TorchCases, source, why, detail, cases, python, torch, build_s, built_at, program,
+                log, package_dir, build_dir, cmake, compiler, jobs, built_now, last_build)
 FC_REPORT_MODEL(Environment, error, machine, python, python_torch, risks, collected_by, torch_cases,
                 os, libc, compiler, cpus, start_methods, ptrace_scope, variables, threads, cuda,
                 libraries, openmp_runtimes, blas, libtorch)

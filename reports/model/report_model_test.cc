@@ -126,6 +126,8 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(EnvMultiprocessing, env + "/python/properties/multiprocessing");
   EXPECT_MODEL_MATCHES(EnvThreads, env + "/threads");
   EXPECT_MODEL_MATCHES(EnvRisk, env + "/risks/items");
+  EXPECT_MODEL_MATCHES(TorchCases, env + "/torch_cases");
+  EXPECT_MODEL_MATCHES(TorchBuild, env + "/torch_cases/properties/last_build");
   const std::string process = "/$defs/python_process/properties";
   EXPECT_MODEL_MATCHES(PythonSide, variant + "/python");
   EXPECT_MODEL_MATCHES(PythonProcess, "/$defs/python_process");
