@@ -9,7 +9,8 @@
 // Parts still kept as JSON, each for a reason: a variant's `details` (the case's own data; its
 // tables and charts are read by report_view.h), `steps`, `output_bytes`; a Python process's
 // interpreter and torch facts (their own words); the run's `options`, `platform` and
-// `environment` (an open fingerprint).
+// `environment` (the document as collected, diffed key by key; its facts are read as
+// `Environment` where a format words them).
 #pragma once
 
 #include <map>
