@@ -12,10 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // Whether a thread's Python frames pass through `function` of multiprocessing's `file`
 // ("multiprocessing/process.py").
 bool passes(const Thread& thread, const char* file, const char* function) {

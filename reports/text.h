@@ -59,6 +59,11 @@ std::string display(const nlohmann::json& v);
 // holds null there. Reports from elsewhere (an older forkcheck, a hand-edited file) may differ.
 std::string field(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
 
+// Whether `s` ends with `tail`.
+inline bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // `s`, or `fallback` where it is empty: a word a report lacks, shown as "?" (or "skip").
 inline std::string or_else(const std::string& s, const char* fallback) {
   return s.empty() ? std::string(fallback) : s;

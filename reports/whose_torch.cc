@@ -21,9 +21,12 @@ std::string release(const std::string& version) {
 
 }  // namespace
 
+bool collected_without_torch(const json& collected_by) {
+  return collected_by.is_object() && collected_by.value("torch_program", json()) == false;
+}
+
 bool built_without_torch(const json& env) {
-  return env.is_object() && env.contains("collected_by") && env["collected_by"].is_object() &&
-         env["collected_by"].value("torch_program", json()) == false;
+  return collected_without_torch(member(env, "collected_by"));
 }
 
 json catalog_libtorch(const json& env) {

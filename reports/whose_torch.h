@@ -25,6 +25,8 @@ inline constexpr const char* kNoTorchProgram =
 
 // Whether a run's environment says its forkcheck had no torch program (kNoTorchProgram).
 bool built_without_torch(const nlohmann::json& env);
+// The same, of the environment's collected_by.
+bool collected_without_torch(const nlohmann::json& collected_by);
 
 // "1.13.0 (/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13.0)": a libtorch as catalog_libtorch
 // gives it.

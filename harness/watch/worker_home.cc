@@ -5,16 +5,14 @@
 
 #include "harness/watch/main_guard.h"
 #include "harness/watch/python_source.h"
+#include "reports/text.h"
 
 namespace fc::harness {
 namespace {
 
 using python_source::blank_or_comment;
 using python_source::indent;
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
+using reports::ends_with;
 
 // The machinery between a worker process's start and the function it was given: multiprocessing's
 // own (a Pool's worker loop), and concurrent.futures' (a ProcessPoolExecutor's).
