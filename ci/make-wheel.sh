@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # forkcheck's wheel (ci/wheel/setup.py) from the portable build's staging folder, with the pip,
 # setuptools and wheel this machine has (Debian: python3-pip, python3-setuptools, python3-wheel),
-# no build isolation and no network: DIST/forkcheck-VERSION-py3-none-manylinux_2_X_ARCH.whl,
-# X being the newest glibc version its programs need (2.28 from the release workflow's
-# manylinux_2_28 container; this machine's own elsewhere).
+# no build isolation and no network: DIST/forkcheck-VERSION-py3-none-PLATFORM.whl, PLATFORM
+# what its programs need of the system (ci/wheel-platform.sh): manylinux_2_X_ARCH, X the newest
+# glibc version they need (2.28 from the release workflow's manylinux_2_28 container; this
+# machine's own elsewhere), or on macOS macosx_X_0_ARCH, X the newest minimum macOS of its files.
 #   ci/make-wheel.sh STAGE DIST
 # STAGE: the one folder under BUILD/stage that ci/make-portable.sh installed into. Prints the
 # wheel's path last.
@@ -13,11 +14,7 @@ stage=$(cd "$1" && pwd)
 dist=$2
 python=${FORKCHECK_WHEEL_PYTHON:-python3}
 version=$("$stage/bin/forkcheck" --version)
-# The newest glibc symbol version any ELF file of it needs (objdump says nothing of other files).
-glibc=$(find "$stage" -type f \( -perm -u+x -o -name '*.so*' \) -exec objdump -T {} + 2>/dev/null |
-  grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n -u | tail -1 || true)
-[ -n "$glibc" ] || { echo "make-wheel: no glibc version found in $stage" >&2; exit 1; }
-platform=manylinux_2_${glibc#GLIBC_2.}_$(uname -m)
+platform=$(bash "$source_dir/ci/wheel-platform.sh" "$stage")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$source_dir/ci/wheel/setup.py" "$source_dir/ci/wheel/pyproject.toml" "$work/"

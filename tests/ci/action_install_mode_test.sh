@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest ci.action_install_mode: action.yml's choice of release or source (ci/action-install-mode.sh)
-# for each kind of job: a release only on Linux, with a version tag, for a command about the
-# user's own program; an impossible choice refused with exit status 2.
+# for each kind of job: a release only on Linux and macOS, with a version tag, for a command
+# about the user's own program; an impossible choice refused with exit status 2.
 set -euo pipefail
 script=$(dirname "$0")/../../ci/action-install-mode.sh
 fail=0
@@ -27,7 +27,9 @@ check auto "" v0.2.0 "matrix -- python3 t.py" Linux "release v0.2.0"
 check auto "" v0.2.0 "all" Linux "source v0.2.0"          # the torch cases need a build
 check auto "" main "exec -- pytest" Linux "source "         # no release to install
 check auto v1.0.0 main "exec -- pytest" Linux "release v1.0.0"
-check auto "" v0.2.0 "exec -- pytest" macOS "source v0.2.0" # no archive for macOS
+check auto "" v0.2.0 "exec -- pytest" macOS "release v0.2.0"
+check auto "" v0.2.0 "all" macOS "source v0.2.0"
+check auto "" v0.2.0 "exec -- pytest" Windows "source v0.2.0" # no archive for Windows
 check source "" v0.2.0 "exec -- pytest" Linux "source v0.2.0"
 check release "" main "exec -- pytest" Linux "refused (2)"
 check release v1.0.0 "" "exec -- x" Windows "refused (2)"
@@ -43,5 +45,10 @@ glibc="glibc 2.27"                                           # ubuntu:18.04
 check auto "" v0.2.0 "exec -- pytest" Linux "source v0.2.0"
 glibc=""                                                     # musl: no getconf answer
 check auto "" v0.2.0 "exec -- pytest" Linux "source v0.2.0"
-[ "$fail" = 0 ] && echo "PASS: 17 choices"
+machine=arm64                                                # Apple silicon
+check auto "" v0.2.0 "exec -- pytest" macOS "release v0.2.0"
+check release "" v0.2.0 "watch -- make" macOS "release v0.2.0"
+machine=ppc64le
+check release "" v0.2.0 "exec -- pytest" macOS "refused (2)"
+[ "$fail" = 0 ] && echo "PASS: 22 choices"
 exit "$fail"

@@ -24,6 +24,8 @@ rm -rf "$dist"
 wheel=$(FORKCHECK_WHEEL_PYTHON=$tools bash "$(dirname "$0")/../../ci/make-wheel.sh" "$stage" "$dist" | tail -1)
 [ -f "$wheel" ] || fail "no wheel: $wheel"
 echo "wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+# The release workflow's check of each wheel, here on this one.
+bash "$(dirname "$0")/../../ci/check-wheel-smoke.sh" "$python" "$wheel" || fail "the release's wheel check"
 
 work=$(mktemp -d /tmp/forkcheck-wheel-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
