@@ -1,12 +1,17 @@
 // diff_environment(): the facts of run.environment (harness/session/environment_probe.h: what a
 // repro program loads, and what forkcheck measured of the machine) that can bear on a fork, each
-// compared between two reports and linked to the changed cases whose hazard depends on it.
+// compared between two reports and linked to the changed cases whose hazard depends on it. The
+// report's header and cases are read from the model; run.environment and run.options as written,
+// key by key: a key one report lacks is unknown, one it holds as null says "none" (cgroup_quota,
+// the CUDA driver), and an environment that lists no variables is not one that has none set. The
+// model keeps none of these distinctions.
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "reports/model/report_model.h"
 #include "reports/report_diff.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
@@ -54,9 +59,9 @@ std::string joined(const json& items) {
 }
 
 // A command line as a person types it (no quoting: it is shown, never run).
-std::string joined_words(const json& words) {
+std::string joined_words(const std::vector<std::string>& words) {
   std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + display(w);
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
   return s;
 }
 
@@ -82,26 +87,27 @@ std::string risk_topic(const std::string& id) {
 
 // Every fact of `report` diff compares, in the order shown when none is linked. A fact the report
 // lacks (an older 1.x, an environment that could not be collected) is absent: unknown.
-std::vector<Fact> facts_of(const json& report) {
+std::vector<Fact> facts_of(const Report& report) {
   std::vector<Fact> f;
   auto add = [&f](const std::string& name, const std::string& topic, const json& v) {
     if (!v.is_null()) f.push_back({name, topic, v.is_array() ? joined(v) : display(v)});
   };
-  const json& run = member(report, "run");
-  add("forkcheck.version", "forkcheck", member(member(report, "tool"), "version"));
-  const json& options = member(run, "options");
-  add("command", "", member(run, "command"));
+  auto add_said = [&f](const std::string& name, const std::string& topic, const std::string& v) {
+    if (!v.empty()) f.push_back({name, topic, v});
+  };
+  add_said("forkcheck.version", "forkcheck", report.tool.version);
+  add_said("command", "", report.run.command);
   // exec and watch: the user's command line, first of what may explain its change.
-  for (const auto& c : list(report, "cases"))
-    if (list(c, "variants").size() == 1 && field(list(c, "variants")[0], "role") == "subject")
-      add("program", "program",
-          member(c, "command").is_array() ? json(joined_words(c["command"])) : json());
+  for (const auto& c : report.cases)
+    if (c.variants.size() == 1 && c.variants[0].role == "subject")
+      add_said("program", "program", joined_words(c.command));
+  const json& options = report.run.options;
   add("options.timeout_s", "timeout", member(options, "timeout_s"));
   add("options.hang_after_s", "timeout", member(options, "hang_after_s"));
   add("options.only", "", member(options, "only"));
   add("options.zygote", "", member(options, "zygote"));
   add("options.jobs", "", member(options, "jobs"));
-  const json& env = member(run, "environment");
+  const json& env = report.run.environment;
   if (!env.is_object() || env.contains("error")) return f;
 
   add("openmp_runtimes", "openmp", member(env, "openmp_runtimes"));
@@ -192,8 +198,8 @@ std::vector<Fact> facts_of(const json& report) {
 
 // What a side says of a fact it does not list: a variable it has not set, a risk it did not
 // note; "" (unknown) when that side measured none of them at all.
-std::string absent_value(const json& report, const std::string& name) {
-  const json& env = member(member(report, "run"), "environment");
+std::string absent_value(const Report& report, const std::string& name) {
+  const json& env = report.run.environment;
   if (name.rfind("variables.", 0) == 0 && (member(env, "variables").is_object() ||
                                            member(member(env, "machine"), "variables").is_object()))
     return "unset";
@@ -233,14 +239,10 @@ std::pair<std::string, std::string> first_differing_lines(const std::string& a,
 
 // The topics a case's change may be explained by, likeliest first: its catalog entry's, in B's
 // report or else A's; every topic for a report that predates them.
-std::vector<std::string> case_topics(const json& a, const json& b, const std::string& id) {
-  for (const json* r : {&b, &a})
-    if (const json* c = report_case(*r, id); c && member(*c, "environment_topics").is_array()) {
-      std::vector<std::string> topics;
-      for (const auto& t : (*c)["environment_topics"])
-        if (t.is_string()) topics.push_back(t.get<std::string>());
-      return topics;
-    }
+std::vector<std::string> case_topics(const Report& a, const Report& b, const std::string& id) {
+  for (const Report* r : {&b, &a})
+    if (const Case* c = find_case(*r, id); c && !c->environment_topics.empty())
+      return c->environment_topics;
   return kProgramTopics;
 }
 
@@ -257,7 +259,7 @@ std::map<std::string, size_t> topics_of(const CaseChange& c, const std::vector<s
 
 }  // namespace
 
-std::vector<EnvDifference> diff_environment(const json& a, const json& b,
+std::vector<EnvDifference> diff_environment(const Report& a, const Report& b,
                                             const std::vector<CaseChange>& changes) {
   const auto fa = facts_of(a), fb = facts_of(b);
   std::map<std::string, const Fact*> by_name_b;
@@ -293,9 +295,9 @@ std::vector<EnvDifference> diff_environment(const json& a, const json& b,
   // variants changed (its variants say more).
   // exec and watch: the one case is the user's program (its variant's role is subject).
   bool program = false;
-  for (const auto& c : list(a, "cases"))
-    for (const auto& v : list(c, "variants"))
-      if (field(v, "role") == "subject") program = true;
+  for (const auto& c : a.cases)
+    for (const auto& v : c.variants)
+      if (v.role == "subject") program = true;
   std::set<std::string> cases_with_variant_changes;
   for (const auto& c : changes)
     if (!c.variant.empty() && c.kind.rfind("only-in", 0) != 0)

@@ -347,7 +347,7 @@ Finding catalog_finding(const Report& report) {
     const auto it = by_verdict.find(v);
     return it == by_verdict.end() ? 0 : it->second;
   };
-  f.bad = count("regression") > 0 || count("failed") > 0 || !report.summary.ok;
+  f.bad = count("regression") > 0 || count("failed") > 0 || !report.summary.ok.value_or(true);
   std::string counts;
   for (const auto& [verdict, n] : by_verdict)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + verdict;

@@ -363,6 +363,7 @@ std::string key_finding_block(const Report& report) {
 std::string overview(const Report& report) {
   const Run& run = report.run;
   const Summary& s = report.summary;
+  const bool ok = s.ok.value_or(true);
   std::string o = "<div class=\"overview\"><div class=\"summary\">";
   if (is_subject_report(report)) {
     // A user's program: how each run of it ended, not the catalog's counts.
@@ -382,8 +383,8 @@ std::string overview(const Report& report) {
     if (s.harness_failures)
       o += "<span class=\"pill bad\">harness failures " + std::to_string(s.harness_failures) +
            "</span>";
-    o += "<span class=\"pill" + std::string(s.ok ? "" : " bad") + "\">" +
-         (s.ok                        ? "every fix behaved"
+    o += "<span class=\"pill" + std::string(ok ? "" : " bad") + "\">" +
+         (ok                          ? "every fix behaved"
           : any_watch_failing(report) ? "hazardous forks found"
                                       : "a fix misbehaved or the harness failed") +
          "</span></div>";

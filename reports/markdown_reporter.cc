@@ -61,6 +61,7 @@ class Budget {
 std::string summary_header(const Report& report) {
   const Run& run = report.run;
   const Summary& s = report.summary;
+  const bool ok = s.ok.value_or(true);
   std::string o = "# forkcheck report\n\n" +
                   md_inline(or_else(report.tool.name, "forkcheck") + " " + report.tool.version);
   if (!run.started_at.empty()) o += " \u00b7 started " + md_inline(run.started_at);
@@ -78,7 +79,7 @@ std::string summary_header(const Report& report) {
     for (const auto& [verdict, n] : s.by_verdict)
       o += " \u00b7 " + md_inline(verdict) + " " + std::to_string(n);
     o += " \u00b7 " + std::to_string(s.mismatches) + " outcomes differ from expectation \u00b7 " +
-         (s.ok                        ? "every fix behaved"
+         (ok                          ? "every fix behaved"
           : any_watch_failing(report) ? "**hazardous forks found**"
                                       : "**a fix misbehaved or the harness failed**") +
          "\n\n";

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "reports/model/report_model.h"
 #include "reports/report_view.h"
 #include "reports/text.h"
 
@@ -41,58 +43,43 @@ std::string version_problem(const json& v, const char* where) {
 
 bool failing_verdict(const std::string& v) { return v == "regression" || v == "failed"; }
 
-// A report of the user's own program (exec, watch) rather than of the catalog's cases.
-bool is_program_report(const json& r) {
-  const std::string command = field(member(r, "run"), "command");
-  if (command == "exec" || command == "watch") return true;
-  for (const auto& c : list(r, "cases"))
-    for (const auto& v : list(c, "variants"))
-      if (field(v, "role") == "subject") return true;
-  return false;
-}
-
-ReportSide side_of(const json& r) {
-  const json& run = member(r, "run");
+ReportSide side_of(const Report& r) {
   ReportSide s;
-  s.command = field(run, "command");
-  s.started_at = field(run, "started_at");
-  s.forkcheck_version = field(member(r, "tool"), "version");
-  s.schema_version = field(r, "schema_version");
-  s.complete = !(member(run, "interrupted") == true || member(run, "complete") == false);
+  s.command = r.run.command;
+  s.started_at = r.run.started_at;
+  s.forkcheck_version = r.tool.version;
+  s.schema_version = r.schema_version;
+  s.complete = !r.run.interrupted && r.run.complete;
   return s;
 }
 
 // The case of `r` with id `id`; exec and watch have one case each, matched whatever its id.
-const json* case_to_compare(const json& r, const std::string& id, bool program) {
-  if (!program) return report_case(r, id);
-  const json& cases = list(r, "cases");
-  return cases.empty() ? nullptr : &cases[0];
+const Case* case_to_compare(const Report& r, const std::string& id, bool program) {
+  if (!program) return find_case(r, id);
+  return r.cases.empty() ? nullptr : &r.cases[0];
 }
 
-const json* find_variant(const json& c, const std::string& name) {
-  for (const auto& v : list(c, "variants"))
-    if (field(v, "name") == name) return &v;
+const Variant* find_variant(const Case& c, const std::string& name) {
+  for (const auto& v : c.variants)
+    if (v.name == name) return &v;
   return nullptr;
 }
 
 // What a skipped variant said (run_session.cc puts the plan's skip_reason in its message).
-std::string skip_reason(const json& v) {
-  const std::string m = field(v, "message");
-  return m.empty() ? field(v, "skip_reason") : m;
-}
+std::string skip_reason(const Variant& v) { return v.message.empty() ? v.skip_reason : v.message; }
 
 // One variant in both reports: what changed of its outcome, expectation or skip reason.
-void compare_variant(const std::string& case_id, const json& va, const json& vb,
+void compare_variant(const std::string& case_id, const Variant& va, const Variant& vb,
                      std::vector<CaseChange>& out) {
   CaseChange c;
   c.kind = "outcome";
   c.case_id = case_id;
-  c.variant = field(va, "name");
-  c.role = field(vb, "role", field(va, "role"));
-  c.a = field(va, "outcome");
-  c.b = field(vb, "outcome");
-  c.expected_a = field(va, "expected");
-  c.expected_b = field(vb, "expected");
+  c.variant = va.name;
+  c.role = vb.role.empty() ? va.role : vb.role;
+  c.a = va.outcome;
+  c.b = vb.outcome;
+  c.expected_a = va.expected;
+  c.expected_b = vb.expected;
   // A side that lacks the outcome (an older report) is unknown: nothing to compare.
   if (c.a.empty() || c.b.empty()) return;
   if (c.a == "skip" && c.b == "skip") {
@@ -126,21 +113,22 @@ void compare_variant(const std::string& case_id, const json& va, const json& vb,
       c.effect = Effect::kImprovement;
     else
       c.effect = Effect::kChanged;
-    c.why = field(vb, "message");
+    c.why = vb.message;
   }
   out.push_back(std::move(c));
 }
 
-void compare_case(const json& ca, const json& cb, bool program, std::vector<CaseChange>& out) {
-  const std::string id = field(cb, "id", field(ca, "id"));
-  const std::string verdict_a = field(ca, "verdict"), verdict_b = field(cb, "verdict");
+void compare_case(const Case& ca, const Case& cb, bool program, std::vector<CaseChange>& out) {
+  const std::string id = cb.id.empty() ? ca.id : cb.id;
+  const std::string& verdict_a = ca.verdict;
+  const std::string& verdict_b = cb.verdict;
   if (!verdict_a.empty() && !verdict_b.empty() && verdict_a != verdict_b) {
     CaseChange c;
     c.kind = "verdict";
     c.case_id = id;
     c.a = verdict_a;
     c.b = verdict_b;
-    c.why = field(cb, "verdict_reason");
+    c.why = cb.verdict_reason;
     if (!failing_verdict(verdict_a) && failing_verdict(verdict_b))
       c.effect = Effect::kRegression;
     else if (failing_verdict(verdict_a) && !failing_verdict(verdict_b))
@@ -153,49 +141,45 @@ void compare_case(const json& ca, const json& cb, bool program, std::vector<Case
     out.push_back(std::move(c));
   }
   // exec and watch: one variant each, the user's program, named after the command.
-  if (program && list(ca, "variants").size() == 1 && list(cb, "variants").size() == 1) {
-    compare_variant(id, list(ca, "variants")[0], list(cb, "variants")[0], out);
+  if (program && ca.variants.size() == 1 && cb.variants.size() == 1) {
+    compare_variant(id, ca.variants[0], cb.variants[0], out);
     return;
   }
-  for (const auto& va : list(ca, "variants")) {
-    const std::string name = field(va, "name");
-    if (const json* vb = find_variant(cb, name)) {
+  for (const auto& va : ca.variants) {
+    if (const Variant* vb = find_variant(cb, va.name)) {
       compare_variant(id, va, *vb, out);
     } else {
-      out.push_back({"only-in-a", id, name, field(va, "role"), field(va, "outcome"), "",
-                     field(va, "expected"), "", Effect::kCoverage,
-                     "B has no variant " + name + " (not selected, or not in its catalog)"});
+      out.push_back({"only-in-a", id, va.name, va.role, va.outcome, "", va.expected, "",
+                     Effect::kCoverage,
+                     "B has no variant " + va.name + " (not selected, or not in its catalog)"});
     }
   }
-  for (const auto& vb : list(cb, "variants")) {
-    const std::string name = field(vb, "name");
-    if (!find_variant(ca, name))
-      out.push_back({"only-in-b", id, name, field(vb, "role"), "", field(vb, "outcome"), "",
-                     field(vb, "expected"), Effect::kCoverage,
-                     "A has no variant " + name + " (not selected, or not in its catalog)"});
-  }
+  for (const auto& vb : cb.variants)
+    if (!find_variant(ca, vb.name))
+      out.push_back({"only-in-b", id, vb.name, vb.role, "", vb.outcome, "", vb.expected,
+                     Effect::kCoverage,
+                     "A has no variant " + vb.name + " (not selected, or not in its catalog)"});
 }
 
 // Why B's run is not ok, from its summary and run header.
-std::string summary_why(const json& r) {
-  const json& s = member(r, "summary");
+std::string summary_why(const Report& r) {
   std::string why;
   auto add = [&why](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
-  if (const std::string n = field(s, "harness_failures"); !n.empty() && n != "0")
-    add(n + " harness failure(s)");
-  if (const std::string n = field(s, "regressions"); !n.empty() && n != "0")
-    add(n + " failing case(s)");
-  if (!list(member(r, "run"), "catalog_errors").empty())
-    add("a repro program could not list its cases");
+  if (r.summary.harness_failures > 0)
+    add(std::to_string(r.summary.harness_failures) + " harness failure(s)");
+  if (r.summary.regressions > 0) add(std::to_string(r.summary.regressions) + " failing case(s)");
+  if (!r.run.catalog_errors.empty()) add("a repro program could not list its cases");
   return why.empty() ? "summary.ok is false" : why;
 }
 
 }  // namespace
 
-const json* report_case(const json& report, const std::string& id) {
-  for (const auto& c : list(report, "cases"))
-    if (field(c, "id") == id) return &c;
-  return nullptr;
+bool is_program_report(const Report& r) {
+  if (r.run.command == "exec" || r.run.command == "watch") return true;
+  for (const auto& c : r.cases)
+    for (const auto& v : c.variants)
+      if (v.role == "subject") return true;
+  return false;
 }
 
 const char* effect_name(Effect e) {
@@ -239,11 +223,11 @@ std::string unreadable_report(const json& report) {
   return "";
 }
 
-std::string incomparable_reports(const json& a, const json& b) {
+std::string incomparable_reports(const Report& a, const Report& b) {
   const bool pa = is_program_report(a), pb = is_program_report(b);
   if (pa == pb) return "";
-  auto what = [](bool program, const json& r) {
-    const std::string command = field(member(r, "run"), "command", "run");
+  auto what = [](bool program, const Report& r) {
+    const std::string command = r.run.command.empty() ? "run" : r.run.command;
     return program ? "forkcheck " + command + " (your own program)"
                    : "forkcheck " + command + " (the catalog's cases)";
   };
@@ -251,40 +235,37 @@ std::string incomparable_reports(const json& a, const json& b) {
          ": compare two runs of the catalog, or two runs of a program";
 }
 
-ReportDiff diff_reports(const json& a, const json& b) {
+ReportDiff diff_reports(const Report& a, const Report& b) {
   ReportDiff d;
   d.a = side_of(a);
   d.b = side_of(b);
   const bool program = is_program_report(a) && is_program_report(b);
   std::vector<CaseChange> all;
   std::set<std::string> seen;
-  for (const auto& ca : list(a, "cases")) {
-    const std::string id = field(ca, "id");
-    seen.insert(id);
-    if (const json* cb = case_to_compare(b, id, program)) {
+  for (const auto& ca : a.cases) {
+    seen.insert(ca.id);
+    if (const Case* cb = case_to_compare(b, ca.id, program)) {
       compare_case(ca, *cb, program, all);
-      seen.insert(field(*cb, "id"));
+      seen.insert(cb->id);
     } else {
-      all.push_back({"only-in-a", id, "", "", field(ca, "verdict"), "", "", "", Effect::kCoverage,
-                     "B has no case " + id + " (not asked for, or not in its catalog)"});
+      all.push_back({"only-in-a", ca.id, "", "", ca.verdict, "", "", "", Effect::kCoverage,
+                     "B has no case " + ca.id + " (not asked for, or not in its catalog)"});
     }
   }
-  for (const auto& cb : list(b, "cases")) {
-    const std::string id = field(cb, "id");
-    if (!seen.count(id))
-      all.push_back({"only-in-b", id, "", "", "", field(cb, "verdict"), "", "", Effect::kCoverage,
-                     "A has no case " + id + " (not asked for, or not in its catalog)"});
-  }
-  // The run as a whole: B not ok where A was, with no case above to say why (or the reverse).
-  const std::string ok_a = field(member(a, "summary"), "ok"),
-                    ok_b = field(member(b, "summary"), "ok");
+  for (const auto& cb : b.cases)
+    if (!seen.count(cb.id))
+      all.push_back({"only-in-b", cb.id, "", "", "", cb.verdict, "", "", Effect::kCoverage,
+                     "A has no case " + cb.id + " (not asked for, or not in its catalog)"});
+  // The run as a whole: B not ok where A was, with no case above to say why (or the reverse). A
+  // summary that does not say is unknown.
+  const std::optional<bool> ok_a = a.summary.ok, ok_b = b.summary.ok;
   auto any = [&all](Effect e) {
     return std::any_of(all.begin(), all.end(), [e](const CaseChange& c) { return c.effect == e; });
   };
-  if (ok_a == "true" && ok_b == "false" && !any(Effect::kRegression))
+  if (ok_a == true && ok_b == false && !any(Effect::kRegression))
     all.push_back(
         {"summary", "", "", "", "ok", "not ok", "", "", Effect::kRegression, summary_why(b)});
-  if (ok_a == "false" && ok_b == "true" && !any(Effect::kImprovement))
+  if (ok_a == false && ok_b == true && !any(Effect::kImprovement))
     all.push_back(
         {"summary", "", "", "", "not ok", "ok", "", "", Effect::kImprovement, summary_why(a)});
 

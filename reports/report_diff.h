@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model.h"
+
 namespace fc::reports {
 
 // The schema major version diff reads (reports/run_log.h's kSchemaVersion is 1.x).
@@ -32,7 +34,9 @@ std::string unreadable_report(const nlohmann::json& report);
 
 // Why A and B cannot be compared, or "": a report of the catalog's cases (all, run) against one
 // of the user's own program (exec, watch).
-std::string incomparable_reports(const nlohmann::json& a, const nlohmann::json& b);
+std::string incomparable_reports(const Report& a, const Report& b);
+// A report of the user's own program (exec, watch) rather than of the catalog's cases.
+bool is_program_report(const Report& report);
 
 // How a change bears on "B regressed against A", in the order they are shown.
 enum class Effect {
@@ -80,18 +84,15 @@ struct ReportDiff {
   size_t count(Effect e) const;
 };
 
-// The case of `report` whose id is `id`, or nullptr. The diff reads two reports as they were
-// written, by forkcheck versions that may differ, their shape checked by unreadable_report(): it
-// tells a field a report lacks from one it holds, which the model (report_model.h) does not.
-const nlohmann::json* report_case(const nlohmann::json& report, const std::string& id);
-
-// Compares two reports that unreadable_report() and incomparable_reports() accept. Variants are
-// matched by name within cases matched by id (exec and watch: the one case of each).
-ReportDiff diff_reports(const nlohmann::json& a, const nlohmann::json& b);
+// Compares two reports (read_report() of what unreadable_report() and incomparable_reports()
+// accept). Variants are matched by name within cases matched by id (exec and watch: the one case
+// of each). A field a report lacks reads as the model's default: "" (unknown, never different)
+// for an outcome, an expectation or a verdict, and a summary that does not say ok.
+ReportDiff diff_reports(const Report& a, const Report& b);
 
 // The differences of environment between two reports' run.environment (and run.options,
 // tool.version), each linked to the `changes` it may explain, those first.
-std::vector<EnvDifference> diff_environment(const nlohmann::json& a, const nlohmann::json& b,
+std::vector<EnvDifference> diff_environment(const Report& a, const Report& b,
                                             const std::vector<CaseChange>& changes);
 
 // --json: {"a": {...}, "b": {...}, "regressed", "identical", "counts", "changes": [...],

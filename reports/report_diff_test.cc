@@ -86,6 +86,15 @@ json shm(const std::string& fork = "crash") {
   return c;
 }
 
+// The diff of two reports as `forkcheck diff` reads them: each into the model once.
+fc::reports::ReportDiff diff(const json& a, const json& b) {
+  return fc::reports::diff_reports(fc::reports::read_report(a), fc::reports::read_report(b));
+}
+std::string incomparable(const json& a, const json& b) {
+  return fc::reports::incomparable_reports(fc::reports::read_report(a),
+                                           fc::reports::read_report(b));
+}
+
 const CaseChange* find_change(const fc::reports::ReportDiff& d, const std::string& kind,
                               const std::string& variant = "") {
   for (const auto& c : d.changes)
@@ -95,7 +104,7 @@ const CaseChange* find_change(const fc::reports::ReportDiff& d, const std::strin
 
 TEST(ReportDiff, AReportAgainstItselfHasNoDifferences) {
   const json r = report({gomp(), shm()});
-  const auto d = fc::reports::diff_reports(r, r);
+  const auto d = diff(r, r);
   EXPECT_TRUE(d.identical());
   EXPECT_FALSE(d.regressed);
   EXPECT_EQ(fc::reports::diff_markdown(d, "a", "b").rfind("## forkcheck diff: no differences", 0),
@@ -103,8 +112,8 @@ TEST(ReportDiff, AReportAgainstItselfHasNoDifferences) {
 }
 
 TEST(ReportDiff, AFixThatBrokeIsARegressionNamingTheCaseAndVariant) {
-  const auto d = fc::reports::diff_reports(
-      report({gomp(), shm()}), report({gomp("hang", "hang", "regression"), shm()}, false));
+  const auto d =
+      diff(report({gomp(), shm()}), report({gomp("hang", "hang", "regression"), shm()}, false));
   EXPECT_TRUE(d.regressed);
   ASSERT_FALSE(d.changes.empty());
   EXPECT_EQ(d.changes[0].case_id, "hang-case");
@@ -125,7 +134,7 @@ TEST(ReportDiff, AFixThatBrokeIsARegressionNamingTheCaseAndVariant) {
 TEST(ReportDiff, AVerdictTurnedFailingIsARegression) {
   json b = report({gomp(), shm()});
   b["cases"][1]["verdict"] = "regression";
-  const auto d = fc::reports::diff_reports(report({gomp(), shm()}), b);
+  const auto d = diff(report({gomp(), shm()}), b);
   EXPECT_TRUE(d.regressed);
   ASSERT_EQ(d.changes.size(), 1u);
   EXPECT_EQ(d.changes[0].case_id, "shm-case");
@@ -133,8 +142,7 @@ TEST(ReportDiff, AVerdictTurnedFailingIsARegression) {
 }
 
 TEST(ReportDiff, AFixThatRecoveredIsAnImprovementNotARegression) {
-  const auto d = fc::reports::diff_reports(report({gomp("hang", "hang", "regression")}, false),
-                                           report({gomp()}));
+  const auto d = diff(report({gomp("hang", "hang", "regression")}, false), report({gomp()}));
   EXPECT_FALSE(d.regressed);
   EXPECT_EQ(d.count(Effect::kImprovement), 2u) << "the variant and the verdict";
   EXPECT_EQ(d.count(Effect::kRegression), 0u);
@@ -142,8 +150,7 @@ TEST(ReportDiff, AFixThatRecoveredIsAnImprovementNotARegression) {
 
 // The cluster-versus-laptop question: the hazard hangs in A and not in B. A fact, not a failure.
 TEST(ReportDiff, AHazardThatNoLongerShowsIsAChangeNotARegression) {
-  const auto d =
-      fc::reports::diff_reports(report({gomp()}), report({gomp("ok", "ok", "not-reproduced")}));
+  const auto d = diff(report({gomp()}), report({gomp("ok", "ok", "not-reproduced")}));
   EXPECT_FALSE(d.regressed);
   const CaseChange* v = find_change(d, "outcome", "fork");
   ASSERT_NE(v, nullptr);
@@ -154,7 +161,7 @@ TEST(ReportDiff, AHazardThatNoLongerShowsIsAChangeNotARegression) {
 TEST(ReportDiff, AVariantSkippedOnOneSideIsCoverage) {
   json b = report({gomp("hang", "skip")});
   b["cases"][0]["variants"][1]["message"] = "no spawn here";
-  const auto d = fc::reports::diff_reports(report({gomp()}), b);
+  const auto d = diff(report({gomp()}), b);
   EXPECT_FALSE(d.regressed) << "a fix not run is not a fix that failed";
   const CaseChange* v = find_change(d, "outcome", "spawn");
   ASSERT_NE(v, nullptr);
@@ -166,7 +173,7 @@ TEST(ReportDiff, ASkipReasonThatChangedIsSaid) {
   json a = report({gomp("skip")}), b = report({gomp("skip")});
   a["cases"][0]["variants"][0]["message"] = "no OpenMP";
   b["cases"][0]["variants"][0]["message"] = "not on Windows";
-  const auto d = fc::reports::diff_reports(a, b);
+  const auto d = diff(a, b);
   const CaseChange* v = find_change(d, "skip-reason", "fork");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->a, "no OpenMP");
@@ -177,7 +184,7 @@ TEST(ReportDiff, ASkipReasonThatChangedIsSaid) {
 TEST(ReportDiff, CasesAndVariantsInOneReportOnlyAreCoverage) {
   json a = report({gomp()});
   a["cases"][0]["variants"].push_back(variant("forkserver", "fix", "ok", "ok"));
-  const auto d = fc::reports::diff_reports(a, report({gomp(), shm()}));
+  const auto d = diff(a, report({gomp(), shm()}));
   EXPECT_FALSE(d.regressed);
   const CaseChange* only_a = find_change(d, "only-in-a", "forkserver");
   ASSERT_NE(only_a, nullptr);
@@ -192,7 +199,7 @@ TEST(ReportDiff, CasesAndVariantsInOneReportOnlyAreCoverage) {
 TEST(ReportDiff, ARunNoLongerOkIsARegressionEvenWithoutACase) {
   json b = report({gomp()}, false);
   b["run"]["catalog_errors"] = {"forkcheck-repro-torch --list failed"};
-  const auto d = fc::reports::diff_reports(report({gomp()}), b);
+  const auto d = diff(report({gomp()}), b);
   EXPECT_TRUE(d.regressed);
   const CaseChange* s = find_change(d, "summary");
   ASSERT_NE(s, nullptr);
@@ -201,8 +208,8 @@ TEST(ReportDiff, ARunNoLongerOkIsARegressionEvenWithoutACase) {
 
 TEST(ReportDiff, TheWorstCaseComesFirst) {
   // shm-case only changed (its hazard no longer crashes); hang-case regressed after it.
-  const auto d = fc::reports::diff_reports(
-      report({shm(), gomp()}), report({shm("ok"), gomp("hang", "error", "regression")}));
+  const auto d =
+      diff(report({shm(), gomp()}), report({shm("ok"), gomp("hang", "error", "regression")}));
   ASSERT_GE(d.changes.size(), 3u);
   EXPECT_EQ(d.changes[0].case_id, "hang-case");
   EXPECT_EQ(d.changes.back().case_id, "shm-case");
@@ -215,7 +222,7 @@ TEST(ReportDiff, AnEnvironmentDifferenceLinkedToAChangedCaseComesFirst) {
   b["run"]["options"]["jobs"] = 16;  // unlinked, listed early
   b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;  // shm-case's
   b["run"]["environment"]["threads"]["omp_get_max_threads"] = 8;             // hang-case's
-  const auto d = fc::reports::diff_reports(a, b);
+  const auto d = diff(a, b);
   ASSERT_EQ(d.environment.size(), 3u);
   EXPECT_EQ(d.environment[0].name, "threads.omp_get_max_threads");
   EXPECT_EQ(d.environment[0].a, "1");
@@ -234,11 +241,11 @@ TEST(ReportDiff, AnEnvironmentDifferenceLinkedToAChangedCaseComesFirst) {
 TEST(ReportDiff, ACasesTopicsComeFromItsCatalogEntry) {
   json a = report({gomp()}), b = report({gomp("ok", "ok", "not-reproduced")});
   b["run"]["environment"]["machine"]["dev_shm"]["size_bytes"] = 67108864.0;
-  auto d = fc::reports::diff_reports(a, b);
+  auto d = diff(a, b);
   ASSERT_EQ(d.environment.size(), 1u);
   EXPECT_TRUE(d.environment[0].may_explain.empty()) << "hang-case names no shm";
   for (json* r : {&a, &b}) (*r)["cases"][0].erase("environment_topics");
-  d = fc::reports::diff_reports(a, b);
+  d = diff(a, b);
   ASSERT_EQ(d.environment.size(), 1u);
   EXPECT_EQ(d.environment[0].may_explain, std::vector<std::string>{"hang-case/fork"});
 }
@@ -246,7 +253,7 @@ TEST(ReportDiff, ACasesTopicsComeFromItsCatalogEntry) {
 TEST(ReportDiff, AVariableSetOnOneSideOnlyDiffers) {
   json b = report({gomp()});
   b["run"]["environment"]["machine"]["variables"]["KMP_INIT_AT_FORK"] = "FALSE";
-  const auto d = fc::reports::diff_reports(report({gomp()}), b);
+  const auto d = diff(report({gomp()}), b);
   ASSERT_EQ(d.environment.size(), 1u);
   EXPECT_EQ(d.environment[0].name, "variables.KMP_INIT_AT_FORK");
   EXPECT_EQ(d.environment[0].a, "unset");
@@ -268,12 +275,17 @@ TEST(ReportDiff, FieldsAnOlderReportLacksAreUnknownNotDifferent) {
   now["schema_version"] = "1.3";
   EXPECT_EQ(fc::reports::unreadable_report(old), "");
   EXPECT_EQ(fc::reports::unreadable_report(now), "");
-  const auto d = fc::reports::diff_reports(old, now);
+  const auto d = diff(old, now);
   EXPECT_TRUE(d.identical()) << fc::reports::diff_to_json(d, "old", "now").dump(2);
+  // A summary that does not say is unknown: B's "not ok" is no regression against it.
+  json not_ok = now;
+  not_ok["summary"]["ok"] = false;
+  EXPECT_EQ(find_change(diff(old, not_ok), "summary"), nullptr);
+  ASSERT_NE(find_change(diff(now, not_ok), "summary"), nullptr);
   // Not even a run or an environment: still comparable, by its cases.
   json bare = {{"schema_version", "1.0"}, {"cases", {gomp()}}};
   EXPECT_EQ(fc::reports::unreadable_report(bare), "");
-  EXPECT_TRUE(fc::reports::diff_reports(bare, now).identical());
+  EXPECT_TRUE(diff(bare, now).identical());
 }
 
 TEST(ReportDiff, ReportsOfAnotherSchemaOrNoReportAreRefusedWithTheReason) {
@@ -316,10 +328,9 @@ TEST(ReportDiff, AProgramsRunIsNotComparedWithTheCatalogs) {
   exec["run"]["command"] = "exec";
   json watch = report({a_case("watch", "ok", {variant("watch", "subject", "ok", "ok")})});
   watch["run"]["command"] = "watch";
-  EXPECT_NE(fc::reports::incomparable_reports(report({gomp()}), exec).find("your own program"),
-            std::string::npos);
-  EXPECT_EQ(fc::reports::incomparable_reports(exec, watch), "");
-  const auto d = fc::reports::diff_reports(watch, exec);
+  EXPECT_NE(incomparable(report({gomp()}), exec).find("your own program"), std::string::npos);
+  EXPECT_EQ(incomparable(exec, watch), "");
+  const auto d = diff(watch, exec);
   EXPECT_TRUE(d.regressed) << "the program hung in B";
   const CaseChange* v = find_change(d, "outcome", "watch");
   ASSERT_NE(v, nullptr) << "the one variant of each is matched, whatever its name";
@@ -334,7 +345,7 @@ TEST(ReportDiff, MarkdownStaysSmallWithManyChanges) {
     b["cases"].push_back(a_case("case-" + std::to_string(i), "regression",
                                 {variant("fix", "fix", "ok", "hang", std::string(300, 'y'))}));
   }
-  const auto d = fc::reports::diff_reports(a, b);
+  const auto d = diff(a, b);
   const std::string md = fc::reports::diff_markdown(d, "a/report.json", "b/report.json");
   EXPECT_LE(md.size(), fc::reports::kDiffMarkdownMaxBytes);
   EXPECT_NE(md.find("B regressed against A"), std::string::npos);
@@ -345,8 +356,7 @@ TEST(ReportDiff, MarkdownStaysSmallWithManyChanges) {
 TEST(ReportDiff, JsonHasBothSidesTheChangesAndTheEnvironment) {
   json b = report({gomp("hang", "hang", "regression")}, false);
   b["run"]["environment"]["openmp_runtimes"] = {"libomp (LLVM) libomp.so.5"};
-  const json j =
-      fc::reports::diff_to_json(fc::reports::diff_reports(report({gomp()}), b), "A.json", "B.json");
+  const json j = fc::reports::diff_to_json(diff(report({gomp()}), b), "A.json", "B.json");
   EXPECT_EQ(j["a"]["path"], "A.json");
   EXPECT_EQ(j["b"]["command"], "run");
   EXPECT_EQ(j["regressed"], true);

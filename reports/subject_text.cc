@@ -78,7 +78,7 @@ std::vector<SubjectSummaryItem> subject_summary(const Report& report) {
            outcome != "ok" || failing});
     }
   }
-  const bool ok = report.summary.ok;
+  const bool ok = report.summary.ok.value_or(true);
   items.push_back({hazards ? "hazardous forks found"
                    : ok    ? "it ended well"
                            : "it did not end well",

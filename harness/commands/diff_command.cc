@@ -22,18 +22,19 @@ namespace {
 using reports::CaseChange;
 using reports::Effect;
 
-// One input read and checked: the file it resolved to, and the report it holds.
+// One input read and checked: the file it resolved to, and the report it holds, read once.
 struct Input {
   std::filesystem::path file;
-  nlohmann::json report;
+  reports::Report model;
 };
 
 Input read_input(const std::filesystem::path& given, const std::string& label) {
   Input in;
   in.file = find_saved_run(given, label);
-  in.report = load_saved_run(in.file, label);
-  if (const std::string why = reports::unreadable_report(in.report); !why.empty())
+  const nlohmann::json report = load_saved_run(in.file, label);
+  if (const std::string why = reports::unreadable_report(report); !why.empty())
     throw UsageError(label + " " + in.file.string() + ": " + why);
+  in.model = reports::read_report(report);
   return in;
 }
 
@@ -156,9 +157,9 @@ int compare(const DiffOptions& options) {
     throw UsageError("diff: --json and --markdown - both print on stdout: give --markdown a FILE");
   const Input a = read_input(options.a, "diff A");
   const Input b = read_input(options.b, "diff B");
-  if (const std::string why = reports::incomparable_reports(a.report, b.report); !why.empty())
+  if (const std::string why = reports::incomparable_reports(a.model, b.model); !why.empty())
     throw UsageError("diff: " + why);
-  const reports::ReportDiff d = reports::diff_reports(a.report, b.report);
+  const reports::ReportDiff d = reports::diff_reports(a.model, b.model);
   const int status = d.regressed ? exit_status::kFinding : exit_status::kOk;
 
   const std::string a_path = a.file.string(), b_path = b.file.string();

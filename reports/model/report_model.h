@@ -847,7 +847,7 @@ struct Summary {
   int mismatches = 0;
   int regressions = 0;
   int harness_failures = 0;
-  bool ok = true;  // a report without a summary is not said to have failed
+  std::optional<bool> ok;  // absent: the report does not say (never said to have failed)
 };
 
 struct Tool {
