@@ -27,7 +27,7 @@ if __name__ == "__main__":
         print(sum(pool.map(square, range(10))))
 PY
 (cd "$work" && "$forkcheck" exec --out "$work/exec" -- "$work/venv/bin/python" "$work/workers.py") \
-  >"$work/exec.log" 2>&1 || { cat "$work/exec.log"; fail "forkcheck exec exited $?"; }
+  >"$work/exec.log" 2>&1 || { rc=$?; cat "$work/exec.log"; fail "forkcheck exec exited $rc"; }
 "$work/venv/bin/python" - "$work/exec/report.json" "$("$forkcheck" --version)" <<'PY'
 import json, sys
 variant = json.load(open(sys.argv[1]))["cases"][0]["variants"][0]

@@ -8,7 +8,9 @@
 # On macOS (FORKCHECK_PORTABLE is Linux's) the same parts are built against Homebrew's libraries
 # and the OpenMP runtime ci/install-deps-macos.sh chose (FORKCHECK_CMAKE_CACHE), and delocate-path
 # (pip install delocate) copies every library they load from outside the system into
-# lib/forkcheck, pointing the programs at those copies: forkcheck-VERSION-macos-ARCH.tar.gz.
+# lib/forkcheck, pointing the programs at those copies: forkcheck-VERSION-macos-ARCH.tar.gz (no
+# torch kit: its build is Linux's, cmake/ForkcheckTorchKit.cmake). Its minimum macOS is
+# MACOSX_DEPLOYMENT_TARGET's where set (the release workflow sets its runner's).
 #   ci/make-portable.sh BUILD DIST [cmake options...]
 # Prints the archive's path last.
 set -euo pipefail
@@ -32,7 +34,9 @@ cmake --install "$build" --prefix "$build/stage/$name" --component forkcheck
 mkdir -p "$dist"
 if [ "$os" = macos ]; then
   delocate-path -L lib/forkcheck "$build/stage/$name"
-  tar -C "$build/stage" --uid 0 --gid 0 --numeric-owner -czf "$dist/$name.tar.gz" "$name"
+  # bsdtar: no AppleDouble ._* entries for extended attributes.
+  tar -C "$build/stage" --uid 0 --gid 0 --numeric-owner --no-mac-metadata \
+    -czf "$dist/$name.tar.gz" "$name"
 else
   tar -C "$build/stage" --owner=0 --group=0 --numeric-owner -czf "$dist/$name.tar.gz" "$name"
 fi

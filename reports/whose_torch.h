@@ -21,7 +21,7 @@ nlohmann::json catalog_libtorch(const nlohmann::json& env);
 inline constexpr const char* kNoTorchProgram =
     "none: this forkcheck was built without libtorch and holds no torch kit to build its torch "
     "cases with, so it runs none of them; a forkcheck built from source against libtorch runs "
-    "them, and the archive and the wheel build them on first use";
+    "them, and the Linux archive and wheel build them on first use";
 
 // Whether a run's environment says its forkcheck had no torch program (kNoTorchProgram).
 bool built_without_torch(const nlohmann::json& env);

@@ -56,7 +56,7 @@ grep -q "executable  *$forkcheck" <<<"$env_out" || fail "forkcheck env names ano
 grep -q "repro programs  *$work/venv/libexec/forkcheck" <<<"$env_out" || fail "repro programs not the venv's: $env_out"
 for command in exec watch matrix; do
   "$forkcheck" "$command" --out "$work/$command" -- "$work/venv/bin/python" "$work/workers.py" \
-    >"$work/$command.log" 2>&1 || { cat "$work/$command.log"; fail "forkcheck $command exited $?"; }
+    >"$work/$command.log" 2>&1 || { rc=$?; cat "$work/$command.log"; fail "forkcheck $command exited $rc"; }
 done
 "$forkcheck" list >"$work/list.log" || { cat "$work/list.log"; fail "forkcheck list failed"; }
 grep -q "gomp-fork-hang" "$work/list.log" || fail "list holds no native case"
