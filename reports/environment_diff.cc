@@ -1,10 +1,10 @@
 // diff_environment(): the facts of run.environment (harness/session/environment_probe.h: what a
 // repro program loads, and what forkcheck measured of the machine) that can bear on a fork, each
 // compared between two reports and linked to the changed cases whose hazard depends on it. The
-// report's header and cases are read from the model; run.environment and run.options as written,
-// key by key: a key one report lacks is unknown, one it holds as null says "none" (cgroup_quota,
-// the CUDA driver), and an environment that lists no variables is not one that has none set. The
-// model keeps none of these distinctions.
+// report's header and cases are read from the model; run.environment (from Report::document) and
+// run.options as written, key by key: a key one report lacks is unknown, one it holds as null says
+// "none" (cgroup_quota, the CUDA driver), and an environment that lists no variables is not one
+// that has none set. The model keeps none of these distinctions.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -107,7 +107,7 @@ std::vector<Fact> facts_of(const Report& report) {
   add("options.only", "", member(options, "only"));
   add("options.zygote", "", member(options, "zygote"));
   add("options.jobs", "", member(options, "jobs"));
-  const json& env = report.run.environment;
+  const json& env = member(member(report.document, "run"), "environment");
   if (!env.is_object() || env.contains("error")) return f;
 
   add("openmp_runtimes", "openmp", member(env, "openmp_runtimes"));
@@ -199,7 +199,7 @@ std::vector<Fact> facts_of(const Report& report) {
 // What a side says of a fact it does not list: a variable it has not set, a risk it did not
 // note; "" (unknown) when that side measured none of them at all.
 std::string absent_value(const Report& report, const std::string& name) {
-  const json& env = report.run.environment;
+  const json& env = member(member(report.document, "run"), "environment");
   if (name.rfind("variables.", 0) == 0 && (member(env, "variables").is_object() ||
                                            member(member(env, "machine"), "variables").is_object()))
     return "unset";

@@ -362,8 +362,7 @@ Finding catalog_finding(const Report& report) {
   if (!record.empty()) f.facts.push_back("fix variants ok: " + record);
   // `forkcheck all` from a package: its torch cases built here, or not run and why.
   if (field(report.run.options, "only").empty())
-    if (const std::string t = run_torch_cases_text(read_as<Environment>(report.run.environment));
-        !t.empty())
+    if (const std::string t = run_torch_cases_text(report.run.environment); !t.empty())
       f.facts.push_back("torch cases: " + t);
   auto joined = [](const std::vector<std::string>& ids) {
     std::string out;

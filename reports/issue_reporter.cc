@@ -67,7 +67,7 @@ std::string stuck_stacks(const Variant& v) {
   return "### " + md_inline(title) + "\n\n" + md_code_block(cap_text(text, kWhereBytes)) + "\n";
 }
 
-std::string environment_section(const json& env) {
+std::string environment_section(const Environment& facts) {
   std::string o = "### Environment\n\n";
   auto add_rows = [&o](const std::vector<EnvRow>& rows) {
     for (const auto& r : rows) {
@@ -77,10 +77,9 @@ std::string environment_section(const json& env) {
   };
   // Each fact once: what forkcheck measured of the machine (CPUs with their affinity and quota,
   // every variable seen) stands in for the repro program's line of the same name.
-  const Environment facts = read_as<Environment>(env);
   const std::vector<EnvRow> machine = machine_rows(facts);
   std::vector<EnvRow> rows;
-  for (auto& r : environment_rows(env)) {
+  for (auto& r : environment_rows(facts)) {
     bool measured = false;
     for (const auto& m : machine) measured = measured || m.label == r.label;
     if (!measured) rows.push_back(std::move(r));

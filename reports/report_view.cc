@@ -19,10 +19,6 @@ std::string join(const nlohmann::json& list, const std::string& sep) {
   return out;
 }
 
-std::string yes_no(const nlohmann::json& v) {
-  return v.is_boolean() ? (v.get<bool>() ? "yes" : "no") : "?";
-}
-
 // obj[key] is true: absent, null or not a boolean is false.
 bool flag(const nlohmann::json* obj, const char* key) {
   if (obj == nullptr || !obj->is_object()) return false;
@@ -270,99 +266,103 @@ nlohmann::json details_without_views(const Variant& variant) {
   return d;
 }
 
-std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
+std::vector<EnvRow> environment_rows(const Environment& env) {
   std::vector<EnvRow> rows;
-  if (!env.is_object() || env.empty()) {
+  const bool recorded = !env.error.empty() || env.collected_by || env.machine || env.python ||
+                        !env.os.is_null() || env.libtorch || env.threads || env.torch_cases ||
+                        !env.variables.empty() || !env.libraries.is_null() || !env.cpus.is_null();
+  if (!recorded) {
     rows.push_back({"environment", "not recorded in this run"});
     return rows;
   }
   auto add = [&](const std::string& label, const std::string& value, bool block = false) {
     if (!value.empty()) rows.push_back({label, value, block});
   };
-  if (env.contains("error")) add("environment", display(env["error"]));
-  if (env.contains("collected_by")) {
-    const auto& by = env["collected_by"];
-    std::string v = by.is_object() ? field(by, "program", "?") : display(by);
-    if (by.is_object() && by.contains("fallback")) v += " (" + display(by["fallback"]) + ")";
+  add("environment", env.error);
+  const bool user_program = env.collected_by && env.collected_by->user_program;
+  if (env.collected_by) {
+    const EnvCollectedBy& by = *env.collected_by;
+    std::string v = or_else(by.program, "?");
+    if (!by.fallback.empty()) v += " (" + by.fallback + ")";
     // A user's program's: forkcheck read the machine itself; the program's own side is below.
-    if (by.is_object() && member(by, "user_program") == true)
+    if (by.user_program)
       v = "forkcheck itself (" + v + ")" +
-          (field(member(env, "python"), "source") == "bootstrap"
-               ? ", and the program's own Python side"
-               : "");
+          (env.python && env.python->source == "bootstrap" ? ", and the program's own Python side"
+                                                           : "");
     add("collected by", v);
   }
-  if (env.contains("os") && env["os"].is_object()) {
-    const auto& os = env["os"];
+  // The repro program's own lists (os, libc, cpus, CUDA, ptrace_scope, the libraries mapped)
+  // are rendered as they come.
+  if (const auto& os = env.os; os.is_object()) {
     add("OS",
         field(os, "name", "?") + " (" + field(os, "sysname") + " " + field(os, "machine") + ")");
     add("kernel", field(os, "kernel") + " " + field(os, "kernel_build"));
   }
-  if (env.contains("libc") && env["libc"].is_object())
-    add("libc", field(env["libc"], "name") + " " + field(env["libc"], "version"));
-  if (env.contains("compiler")) add("compiler (repro programs)", display(env["compiler"]));
-  if (env.contains("cpus") && env["cpus"].is_object())
-    add("CPUs", display(env["cpus"].value("online", nlohmann::json())) + " online, " +
-                    display(env["cpus"].value("affinity", nlohmann::json())) +
+  if (env.libc.is_object()) add("libc", field(env.libc, "name") + " " + field(env.libc, "version"));
+  add("compiler (repro programs)", env.compiler);
+  if (env.cpus.is_object())
+    add("CPUs", display(env.cpus.value("online", nlohmann::json())) + " online, " +
+                    display(env.cpus.value("affinity", nlohmann::json())) +
                     " usable by this process");
-  if (env.contains("libtorch") && env["libtorch"].is_object()) {
-    const auto& t = env["libtorch"];
-    const std::string library = field(catalog_libtorch(env), "library");
-    add("libtorch", display(t.value("version", nlohmann::json("?"))) +
-                        (library.empty() ? "" : " at " + library) + " (OpenMP " +
-                        yes_no(t.value("has_openmp", nlohmann::json())) + ", MKL " +
-                        yes_no(t.value("has_mkl", nlohmann::json())) + ", MKL-DNN " +
-                        yes_no(t.value("has_mkldnn", nlohmann::json())) + ", LAPACK " +
-                        yes_no(t.value("has_lapack", nlohmann::json())) + ", CUDA devices " +
-                        display(t.value("cuda_devices", nlohmann::json("?"))) + ")");
-  } else if (!member(env, "torch_cases").is_object() && built_without_torch(env)) {
+  const auto yes_no = [](const std::optional<bool>& b) { return b ? (*b ? "yes" : "no") : "?"; };
+  if (env.libtorch) {
+    const EnvLibtorch& t = *env.libtorch;
+    const std::string library = catalog_libtorch(env)->library;
+    add("libtorch", or_else(t.version, "?") + (library.empty() ? "" : " at " + library) +
+                        " (OpenMP " + yes_no(t.has_openmp) + ", MKL " + yes_no(t.has_mkl) +
+                        ", MKL-DNN " + yes_no(t.has_mkldnn) + ", LAPACK " + yes_no(t.has_lapack) +
+                        ", CUDA devices " +
+                        (t.cuda_devices ? std::to_string(*t.cuda_devices) : "?") + ")");
+  } else if (!env.torch_cases && built_without_torch(env)) {
     add("libtorch", kNoTorchProgram);
-  } else if (member(member(env, "collected_by"), "user_program") != true) {
+  } else if (!user_program) {
     // (A user's program: its own torch is said by its Python side, not the catalog's.)
     add("libtorch", "not loaded by the program that collected this");
   }
   // A package's torch cases: built here against the user's torch, or why none ran.
-  if (member(env, "torch_cases").is_object())
-    if (const std::string t = run_torch_cases_text(read_as<Environment>(env)); !t.empty())
-      add("torch cases", t);
+  if (env.torch_cases) add("torch cases", run_torch_cases_text(env));
   // The Python torch found beside it (forkcheck all, run): the same libtorch, or another one.
-  if (env.contains("python_torch"))
-    add("Python torch", python_torch_sentence(catalog_libtorch(env), env["python_torch"]));
-  if (env.contains("openmp_runtimes"))
+  add("Python torch", python_torch_sentence(catalog_libtorch(env), env.python_torch));
+  if (!env.openmp_runtimes.is_null())
     add("OpenMP runtime(s) loaded",
-        env["openmp_runtimes"].empty() ? "none" : join(env["openmp_runtimes"], "; "));
-  if (env.contains("blas"))
-    add("BLAS loaded", env["blas"].empty() ? "none" : join(env["blas"], "; "));
-  if (env.contains("threads") && env["threads"].is_object()) {
+        env.openmp_runtimes.empty() ? "none" : join(env.openmp_runtimes, "; "));
+  if (!env.blas.is_null()) add("BLAS loaded", env.blas.empty() ? "none" : join(env.blas, "; "));
+  if (env.threads) {
+    // In the order report.json lists them (its keys sorted).
     std::string t;
-    for (const auto& [k, v] : env["threads"].items())
-      t += (t.empty() ? "" : ", ") + k + " " + display(v);
+    auto count = [&t](const char* name, const std::optional<long long>& n) {
+      if (n) t += (t.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(*n);
+    };
+    count("nproc", env.threads->nproc);
+    count("omp_get_max_threads", env.threads->omp_get_max_threads);
+    count("torch_inter_op", env.threads->torch_inter_op);
+    count("torch_intra_op", env.threads->torch_intra_op);
     add("default threads", t);
   }
-  if (env.contains("cuda") && env["cuda"].is_object()) {
-    std::string v = field(env["cuda"], "summary");
-    for (const auto& d : env["cuda"].value("devices", nlohmann::json::array()))
+  if (env.cuda.is_object()) {
+    std::string v = field(env.cuda, "summary");
+    for (const auto& d : env.cuda.value("devices", nlohmann::json::array()))
       v += "; #" + display(d.value("index", nlohmann::json())) + " " + field(d, "name") +
            (d.contains("compute_capability") ? " (sm " + display(d["compute_capability"]) + ")"
                                              : "");
     add("CUDA", v);
   }
-  if (env.contains("start_methods")) add("start methods here", join(env["start_methods"], ", "));
-  if (env.contains("ptrace_scope") && env["ptrace_scope"].is_object()) {
-    const auto& p = env["ptrace_scope"];
-    add("Yama ptrace_scope", p["value"].is_null()
+  std::string methods;
+  for (const auto& m : env.start_methods) methods += (methods.empty() ? "" : ", ") + m;
+  add("start methods here", methods);
+  if (const auto& p = env.ptrace_scope; p.is_object())
+    add("Yama ptrace_scope", member(p, "value").is_null()
                                  ? field(p, "meaning")
                                  : display(p["value"]) + ": " + field(p, "meaning"));
-  }
-  if (env.contains("variables") && env["variables"].is_object()) {
+  // Every program that collects an environment lists the variables set (host_facts.h).
+  if (env.collected_by || !env.variables.empty()) {
     std::string v;
-    for (const auto& [k, val] : env["variables"].items())
-      v += (v.empty() ? "" : " ") + k + "=" + display(val);
+    for (const auto& [k, val] : env.variables) v += (v.empty() ? "" : " ") + k + "=" + val;
     add("variables", v.empty() ? "none of the OpenMP/BLAS/CUDA/fork variables is set" : v);
   }
-  if (env.contains("libraries") && env["libraries"].is_array()) {
+  if (env.libraries.is_array()) {
     std::string v;
-    for (const auto& l : env["libraries"]) {
+    for (const auto& l : env.libraries) {
       v += field(l, "path", "?");
       if (l.contains("real_path")) v += " -> " + display(l["real_path"]);
       if (l.contains("version")) v += " [" + display(l["version"]) + "]";
@@ -372,11 +372,9 @@ std::vector<EnvRow> environment_rows(const nlohmann::json& env) {
     if (!v.empty()) v.pop_back();
     add("libraries mapped", v, true);
   }
-  if (env.contains("libtorch") && env["libtorch"].is_object()) {
-    const auto& t = env["libtorch"];
-    if (t.contains("parallel_info"))
-      add("libtorch parallel info", display(t["parallel_info"]), true);
-    if (t.contains("config")) add("libtorch build settings", display(t["config"]), true);
+  if (env.libtorch) {
+    add("libtorch parallel info", env.libtorch->parallel_info, true);
+    add("libtorch build settings", env.libtorch->config, true);
   }
   return rows;
 }

@@ -131,6 +131,6 @@ struct EnvRow {
   bool block = false;  // several lines, shown preformatted (libtorch's build settings)
 };
 // The environment fingerprint (report.run.environment, or `forkcheck env`'s) as labelled rows.
-std::vector<EnvRow> environment_rows(const nlohmann::json& env);
+std::vector<EnvRow> environment_rows(const Environment& env);
 
 }  // namespace fc::reports

@@ -103,9 +103,10 @@ MethodReason start_method_reason(const Variant& v, const Case& all) {
   return {};
 }
 
-std::string default_method_note(const json& environment) {
-  const std::string version = field(member(member(environment, "python"), "python"), "version");
-  const std::string os = field(member(environment, "os"), "sysname");
+std::string default_method_note(const Environment& environment) {
+  const std::string version =
+      environment.python && environment.python->python ? environment.python->python->version : "";
+  const std::string os = field(environment.os, "sysname");
   int major = 0, minor = 0;
   const bool known = std::sscanf(version.c_str(), "%d.%d", &major, &minor) == 2;
   // multiprocessing's documented defaults: fork on Linux up to 3.13, forkserver from 3.14;

@@ -25,6 +25,6 @@ MethodReason start_method_reason(const Variant& variant, const Case& all);
 bool subject_ok(const Variant& variant);
 
 // What Python's default start method is, and what 3.14 changed, for a matrix's headline.
-std::string default_method_note(const nlohmann::json& report_environment);
+std::string default_method_note(const Environment& report_environment);
 
 }  // namespace fc::reports

@@ -98,7 +98,7 @@ std::string torch_cases_sentence(const TorchCases& facts) {
 
 std::string run_torch_cases_text(const Environment& env) {
   if (env.torch_cases) return torch_cases_sentence(*env.torch_cases);
-  return collected_without_torch(env.collected_by) ? kNoTorchProgram : "";
+  return built_without_torch(env) ? kNoTorchProgram : "";
 }
 
 std::string torch_build_announcement(const TorchCases& facts) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/model/report_model_json.h"
 #include "reports/whose_torch.h"
 
 namespace fc::reports {
@@ -22,19 +23,24 @@ json environment() {
             {{"family", "libtorch"}, {"real_path", kDebianLib}}}}};
 }
 
+std::optional<CatalogLibtorch> catalog_of(const json& env) {
+  return catalog_libtorch(read_as<Environment>(env));
+}
+
 TEST(WhoseTorch, TheCatalogsLibtorchIsTheFileItsProgramMapped) {
-  const json t = catalog_libtorch(environment());
-  EXPECT_EQ(t["version"], "1.13.0");
-  EXPECT_EQ(t["library"], kDebianLib);
-  EXPECT_EQ(libtorch_text(t), std::string("1.13.0 (") + kDebianLib + ")");
+  const auto t = catalog_of(environment());
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->version, "1.13.0");
+  EXPECT_EQ(t->library, kDebianLib);
+  EXPECT_EQ(libtorch_text(*t), std::string("1.13.0 (") + kDebianLib + ")");
   json env = environment();
   env.erase("libraries");
-  EXPECT_FALSE(catalog_libtorch(env).contains("library"));
-  EXPECT_TRUE(catalog_libtorch(json::object()).is_null()) << "no torch program collected it";
+  EXPECT_EQ(catalog_of(env)->library, "");
+  EXPECT_FALSE(catalog_of(json::object()).has_value()) << "no torch program collected it";
 }
 
 TEST(WhoseTorch, APythonTorchIsTheSameLibtorchOnlyByItsFileOrItsRelease) {
-  const json lib = catalog_libtorch(environment());
+  const auto lib = catalog_of(environment());
   const json found = {{"status", "found"},
                       {"interpreter", "/usr/bin/python3"},
                       {"package_dir", "/usr/lib/python3/dist-packages/torch"},
@@ -82,15 +88,17 @@ TEST(WhoseTorch, APythonTorchIsTheSameLibtorchOnlyByItsFileOrItsRelease) {
        false},
   };
   for (const auto& row : rows) {
-    const std::string s = python_torch_sentence(lib, row.python);
+    const std::string s = python_torch_sentence(lib, read_as<EnvPythonTorch>(row.python));
     EXPECT_NE(s.find(row.says), std::string::npos) << row.name << ": " << s;
     EXPECT_EQ(s.find("forkcheck matrix") != std::string::npos, row.points_to_matrix)
         << row.name << ": " << s;
     EXPECT_EQ(s.find("FORKCHECK_TORCH_FROM_PYTHON") != std::string::npos, row.points_to_matrix)
         << row.name << ": " << s;
   }
-  EXPECT_EQ(python_torch_sentence(lib, json()), "");
-  EXPECT_NE(python_torch_sentence(json(), found).find("no torch program"), std::string::npos);
+  EXPECT_EQ(python_torch_sentence(lib, std::nullopt), "");
+  EXPECT_NE(
+      python_torch_sentence(std::nullopt, read_as<EnvPythonTorch>(found)).find("no torch program"),
+      std::string::npos);
 }
 
 }  // namespace

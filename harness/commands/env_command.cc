@@ -76,13 +76,13 @@ int print_environment(const EnvOptions& options) {
               {"watch shim", part_text(self["watch_shim"])},
               {"report schema", part_text(self["report_schema"])}});
   std::printf("forkcheck environment\n");
+  const auto facts = reports::read_as<reports::Environment>(env);
   std::vector<reports::EnvRow> rows;
-  for (auto& row : reports::environment_rows(env))
+  for (auto& row : reports::environment_rows(facts))
     if (!row.block && row.label != "CPUs" && row.label != "variables")
       rows.push_back(std::move(row));
   print_rows(rows);
   std::printf("Python\n");
-  const auto facts = reports::read_as<reports::Environment>(env);
   print_rows(reports::python_rows(facts));
   std::printf("Machine (measured by forkcheck)\n");
   print_rows(reports::machine_rows(facts));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <sstream>
 #include <string>
@@ -145,16 +146,21 @@ int list_cases(bool as_json, const std::vector<std::string>& case_ids) {
                                     reports::read_as<reports::TorchCases>(torch_cases().facts));
   std::printf("\nwhose torch\n");
   if (!kit.empty()) std::printf("  torch cases: %s\n", reports::terminal_safe(kit).c_str());
-  if (cat.libtorch.is_object())
+  // The torch program's own facts (program_facts.libtorch), and the Python torch beside them.
+  std::optional<reports::CatalogLibtorch> libtorch;
+  if (cat.libtorch.is_object()) libtorch = reports::read_as<reports::CatalogLibtorch>(cat.libtorch);
+  if (libtorch)
     std::printf("  libtorch: %s\n",
-                (reports::libtorch_text(cat.libtorch) +
+                (reports::libtorch_text(*libtorch) +
                  (kTorchProgramBuilt ? ": the torch cases run against it (the one "
                                        "forkcheck was built with)"
                                      : ": the torch cases run against it"))
                     .c_str());
   else if (kit.empty())
     std::printf("  libtorch: %s\n", reports::kNoTorchProgram);
-  if (const std::string p = reports::python_torch_sentence(cat.libtorch, python_torch); !p.empty())
+  if (const std::string p = reports::python_torch_sentence(
+          libtorch, reports::read_as<reports::EnvPythonTorch>(python_torch));
+      !p.empty())
     std::printf("  Python: %s\n", reports::terminal_safe(p).c_str());
   return cat.errors.empty() ? exit_status::kOk : exit_status::kError;
 }

@@ -762,13 +762,53 @@ struct EnvRisk {
   std::string why;
   std::string case_id;  // "case" in the report: a C++ keyword
 };
+// Which program collected the environment (a repro program, or forkcheck itself for a user's).
+struct EnvCollectedBy {
+  std::string program;
+  std::optional<long long> pid;
+  std::string fallback;  // why the torch program did not answer
+  std::string note;
+  std::optional<bool> torch_program;  // false: a forkcheck built without libtorch
+  bool user_program = false;          // forkcheck's own facts of a user's program
+};
+// The catalog's libtorch, as the torch program that collected the environment loaded it.
+struct EnvLibtorch {
+  std::string version;
+  std::string config;         // its build settings, as libtorch prints them
+  std::string parallel_info;  // at::get_parallel_info()
+  std::optional<bool> has_openmp;
+  std::optional<bool> has_mkl;
+  std::optional<bool> has_mkldnn;
+  std::optional<bool> has_lapack;
+  std::string openmp_version;
+  std::optional<long long> cuda_devices;
+};
+// The torch the python3 on PATH imports, found without importing it
+// (harness/python_facts/python_torch.h).
+struct EnvPythonTorch {
+  std::string interpreter;
+  std::string status;  // found, no-torch, no-python, failed
+  std::string error;
+  std::string package_dir;
+  std::string version;
+  std::string cuda;  // its CUDA version; "" for a CPU build
+  std::string git_version;
+  std::optional<bool> debug;
+  std::string libtorch_cpu;  // the real path of its libtorch_cpu
+};
+// The catalog's libtorch in one line's facts: its version, and the real path of the
+// libtorch_cpu the torch program mapped ("library"; a repro program's program_facts too).
+struct CatalogLibtorch {
+  std::string version;
+  std::string library;
+};
 struct Environment {
   std::string error;  // neither repro program could collect it
   std::optional<EnvMachine> machine;
   std::optional<EnvPython> python;
-  nlohmann::json python_torch;
+  std::optional<EnvPythonTorch> python_torch;
   std::vector<EnvRisk> risks;
-  nlohmann::json collected_by;
+  std::optional<EnvCollectedBy> collected_by;
   std::optional<TorchCases> torch_cases;
   nlohmann::json os;
   nlohmann::json libc;
@@ -782,7 +822,7 @@ struct Environment {
   nlohmann::json libraries;
   nlohmann::json openmp_runtimes;
   nlohmann::json blas;
-  nlohmann::json libtorch;
+  std::optional<EnvLibtorch> libtorch;
 };
 
 struct Source {
@@ -836,7 +876,7 @@ struct Run {
   nlohmann::json options = nlohmann::json::object();
   nlohmann::json platform = nlohmann::json::object();
   std::vector<std::string> catalog_errors;
-  nlohmann::json environment = nlohmann::json::object();
+  Environment environment;  // as written: Report::document's run.environment
 };
 
 struct Summary {

@@ -141,6 +141,12 @@ FC_REPORT_MODEL(EnvThreads, nproc, omp_get_max_threads, torch_intra_op, torch_in
 FC_REPORT_MODEL(TorchBuild, program, build_s, built_at, jobs, cmake, compiler, torch, python, log)
 FC_REPORT_MODEL(TorchCases, source, why, detail, cases, python, torch, build_s, built_at, program,
                 log, package_dir, build_dir, cmake, compiler, jobs, built_now, last_build)
+FC_REPORT_MODEL(EnvCollectedBy, program, pid, fallback, note, torch_program, user_program)
+FC_REPORT_MODEL(EnvLibtorch, version, config, parallel_info, has_openmp, has_mkl, has_mkldnn,
+                has_lapack, openmp_version, cuda_devices)
+FC_REPORT_MODEL(EnvPythonTorch, interpreter, status, error, package_dir, version, cuda, git_version,
+                debug, libtorch_cpu)
+FC_REPORT_MODEL(CatalogLibtorch, version, library)
 FC_REPORT_MODEL(Environment, error, machine, python, python_torch, risks, collected_by, torch_cases,
                 os, libc, compiler, cpus, start_methods, ptrace_scope, variables, threads, cuda,
                 libraries, openmp_runtimes, blas, libtorch)

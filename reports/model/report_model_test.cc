@@ -128,6 +128,9 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(EnvRisk, env + "/risks/items");
   EXPECT_MODEL_MATCHES(TorchCases, env + "/torch_cases");
   EXPECT_MODEL_MATCHES(TorchBuild, env + "/torch_cases/properties/last_build");
+  EXPECT_MODEL_MATCHES(EnvCollectedBy, env + "/collected_by");
+  EXPECT_MODEL_MATCHES(EnvLibtorch, env + "/libtorch");
+  EXPECT_MODEL_MATCHES(EnvPythonTorch, env + "/python_torch");
   const std::string process = "/$defs/python_process/properties";
   EXPECT_MODEL_MATCHES(PythonSide, variant + "/python");
   EXPECT_MODEL_MATCHES(PythonProcess, "/$defs/python_process");
