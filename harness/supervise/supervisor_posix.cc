@@ -43,10 +43,12 @@
 #include "harness/supervise/reaper.h"
 #include "harness/supervise/run_loop.h"
 #include "harness/supervise/sleeping_threads.h"
+#include "harness/supervise/stack_order.h"
 #include "harness/supervise/stack_taking.h"
 #include "harness/supervise/stderr_crash_dumps.h"
 #include "harness/supervise/stuck_processes.h"
 #include "harness/supervise/supervisor.h"
+#include "harness/supervise/tree_ownership.h"
 #include "harness/supervise/wait_graph.h"
 #include "harness/supervise/watchdog.h"
 #include "harness/supervise/zygote.h"
@@ -239,12 +241,13 @@ void look(Job& j, Loop& loop, Clock::time_point now) {
 // Starts the debuggers jobs want, as many as DebuggerSlots allows (`max` trees at once).
 void start_debuggers(Loop& loop, size_t max, Clock::time_point now);
 
-// Debuggers wanted for the stacks of `pid` (every process when pid is 0), queued to start.
-void want_debuggers(Job& job, Loop& loop, ProcessId pid) {
+// Debuggers that start now (stack_order.h) queued: those of every process not being asked when
+// the taking begins (`ask_over` 0), or the one of `ask_over` once its ask is over.
+void want_debuggers(Job& job, Loop& loop, ProcessId ask_over) {
   const auto& commands = job.taking->commands();
   for (size_t i = 0; i < commands.size(); ++i) {
     const ProcessId target = job.taking->target(i);
-    if (pid != 0 ? target != pid : job.asks.count(target) > 0) continue;
+    if (!debugger_starts(target, ask_over, job.asks.count(target) > 0)) continue;
     loop.wanted.push_back(
         {job.serial, job.taking_gen, i, std::make_unique<LaunchSpec>(commands[i])});
   }
@@ -342,9 +345,7 @@ class PosixControl : public TreeControl {
     ++job_.taking_gen;
     StacksRequest request = given;
     request.attached = job_.attached.has_value();
-    // Python processes whose bootstrap listens are asked for their stacks first, in ways that
-    // cannot harm them (python_stacks_ask.h); nothing is stopped. A process's debugger starts
-    // once its ask is over, so that it never holds a thread the ask waits for.
+    // The Python processes whose bootstrap listens are asked first (stack_order.h).
     std::set<ProcessId> dumping;
     job_.asks.clear();
     const Clock::time_point now = Clock::now();
@@ -818,9 +819,8 @@ void finish(Loop& loop, Strays& strays, Job& job) {
   std::set<ProcessId> killed;
   adopt_orphans(loop, strays);
   job.tree->look();
-  if (job.attached && !job.r.sent_sigterm && !job.r.sent_sigkill) {
-    // Not forkcheck's to end (it ended the watch, or the process ended by itself): what of its
-    // tree was alive then is said, nothing is signalled.
+  if (left_as_it_is(job.attached.has_value(), job.r)) {
+    // What of its tree was alive then is said.
     auto& alive = job.r.attached->running_at_end;
     if (!job.attached->ended()) alive.push_back(job.r.pid);
     for (ProcessId p : job.tree->leftovers()) alive.push_back(p);
@@ -880,21 +880,18 @@ void finish(Loop& loop, Strays& strays, Job& job) {
 // does not count against any deadline.
 void pause_all(Loop& loop) {
   const Clock::time_point from = Clock::now();
-  // A process forkcheck attached to is not stopped with it: it is not forkcheck's job.
-  // Nor is a debugger of one (it holds that process stopped while it is stopped itself).
-  const auto of_attached = [&](const Job& j) {
-    if (j.attached) return true;
+  const auto stops = [&](const Job& j) {  // tree_ownership.h
     const Job* owner = j.debugger() ? loop.find(j.stacks_of) : nullptr;
-    return owner && owner->attached;
+    return stops_with_forkcheck(j.attached.has_value(), owner && owner->attached);
   };
   for (auto& j : loop.running)
-    if (j->tree && !j->ended_at && !of_attached(*j)) j->tree->signal_all(SIGSTOP);
+    if (j->tree && !j->ended_at && stops(*j)) j->tree->signal_all(SIGSTOP);
   std::fflush(nullptr);
   stop_now();
   const Clock::time_point to = Clock::now();
   for (auto& j : loop.running) {
     if (!j->tree || j->ended_at) continue;
-    if (!of_attached(*j)) j->tree->signal_all(SIGCONT);
+    if (stops(*j)) j->tree->signal_all(SIGCONT);
     j->stuck.clear();
     j->sleeping.clear();
     j->watchdog->paused(from, to, *j->channel);
