@@ -109,12 +109,12 @@ std::string fork_guard_advice(const Variant& v, int pid) {
   if (!v.python) return "";
   for (const auto& p : v.python->processes) {
     if (p.pid != pid || !p.ppid || !p.fork_seq) continue;
-    for (const auto& g : list(v.details, "fork_guards"))
-      if (member(g, "pid") == *p.ppid && fork_entry_covers(g, *p.fork_seq) &&
-          field(g, "guard") == "unguarded") {
-        std::string file = field(g, "file");
-        file = file.substr(file.rfind('/') + 1);
-        return "First put the code that starts them (" + file + ":" + field(g, "line") +
+    for (const ForkGuard& g : v.fork_guards)
+      if (g.pid == *p.ppid && fork_entry_covers(g.seq, g.last_seq, p.fork_seq) &&
+          g.guard == "unguarded") {
+        const std::string file = g.file.substr(g.file.rfind('/') + 1);
+        return "First put the code that starts them (" + file + ":" +
+               (g.line ? std::to_string(*g.line) : "?") +
                ") under if __name__ == \"__main__\": (spawn and forkserver run the main script "
                "again in each worker). ";
       }
@@ -129,17 +129,16 @@ std::string fork_guard_advice(const Variant& v, int pid) {
 std::string worker_home_advice(const Variant& v) {
   std::set<std::string> said;
   std::string s;
-  for (const auto& h : list(v.details, "worker_homes")) {
-    const std::string home = field(h, "home");
+  auto line = [](const std::optional<long long>& n) { return n ? std::to_string(*n) : "?"; };
+  for (const WorkerHomeFact& h : v.worker_homes) {
+    const std::string& home = h.home;
     if (home != "main-guard" && home != "nested") continue;
-    std::string file = field(h, "file");
-    file = file.substr(file.rfind('/') + 1);
+    const std::string file = h.file.substr(h.file.rfind('/') + 1);
     // A method: its class is what must move.
-    const std::string cls = field(h, "class");
     const std::string name =
-        cls.empty() ? "'" + field(h, "function") + "' (" + file + ":" + field(h, "line") + ")"
-                    : "class '" + cls + "' (" + file + ":" + field(h, "class_line") +
-                          "), whose method '" + field(h, "function") + "' the worker runs,";
+        h.class_name.empty() ? "'" + h.function + "' (" + file + ":" + line(h.line) + ")"
+                             : "class '" + h.class_name + "' (" + file + ":" + line(h.class_line) +
+                                   "), whose method '" + h.function + "' the worker runs,";
     if (!said.insert(name).second) continue;
     s += name +
          (home == "main-guard"
@@ -264,10 +263,10 @@ Finding subject_finding(const Case& c, const Variant& v) {
     f.fix = fix;
   } else if (v.cause && !v.cause->fix.empty()) {
     f.fix = v.cause->fix;
-  } else if (const json& explained = list(v.details, "explained_by");
-             !explained.empty() && explained[0].is_object()) {
+  } else if (!v.explained_by.empty()) {
     // A message the catalog knows: its case's fix, and the page that shows the failure.
-    f.fix = field(explained[0], "fix") + " (forkcheck list " + field(explained[0], "case") + ")";
+    const ExplainedBy& known = v.explained_by[0];
+    f.fix = known.fix + " (forkcheck list " + known.case_id + ")";
   } else if ((outcome == "hang" || outcome == "timeout" || !stacks.empty()) &&
              stuck_in_libgomp(stacks)) {
     const std::string home = worker_home_advice(v);

@@ -69,10 +69,6 @@ std::string python_frame_text(const PythonFrame& frame) {
          " in " + (frame.function.empty() ? "?" : frame.function);
 }
 
-std::string python_frame_text(const json& frame) {
-  return python_frame_text(read_as<PythonFrame>(frame));
-}
-
 bool users_file(const std::string& file, const PythonPaths* paths) {
   if (file.empty() || file[0] == '<') return file == "<string>" || file == "<stdin>";
   // forkcheck's own bootstrap is nobody's code but ours.
@@ -94,12 +90,6 @@ bool users_file(const std::string& file, const PythonPaths* paths) {
     if (file.find(lib) != std::string::npos) return false;
   const auto at = file.find("/lib/python");
   return at == std::string::npos;
-}
-
-bool users_file(const std::string& file, const json& paths) {
-  if (!paths.is_object()) return users_file(file);
-  const PythonPaths read = read_as<PythonPaths>(paths);
-  return users_file(file, &read);
 }
 
 std::optional<PythonError> traceback_in(const std::string& text) {
@@ -449,14 +439,14 @@ std::string deaths_after_look_text(const Variant& variant) {
   return s;
 }
 
-bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq) {
-  if (!seq || !fork.seq) return false;
-  return *seq == *fork.seq || (fork.last_seq && *seq > *fork.seq && *seq <= *fork.last_seq);
+bool fork_entry_covers(std::optional<long long> first, std::optional<long long> last,
+                       std::optional<long long> seq) {
+  if (!seq || !first) return false;
+  return *seq == *first || (last && *seq > *first && *seq <= *last);
 }
 
-bool fork_entry_covers(const json& fork, const json& seq) {
-  return seq.is_number_integer() &&
-         fork_entry_covers(read_as<PythonFork>(fork), seq.get<long long>());
+bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq) {
+  return fork_entry_covers(fork.seq, fork.last_seq, seq);
 }
 
 std::string fork_with_threads(const Variant& variant, int pid) {

@@ -14,16 +14,13 @@
 
 namespace fc::reports {
 
-// A Python frame as the reports show it: "train.py:34 in main" (the JSON one: for the harness,
-// which words the bootstrap's facts as it keeps them).
+// A Python frame as the reports show it: "train.py:34 in main".
 std::string python_frame_text(const PythonFrame& frame);
-std::string python_frame_text(const nlohmann::json& frame);
 
 // Whether `file` is the user's own code rather than the standard library's or an installed
 // package's (`paths`: the process's sysconfig paths when its bootstrap sent them; else the usual
 // places: .../lib/pythonX.Y/, site-packages, dist-packages, <frozen ...>).
 bool users_file(const std::string& file, const PythonPaths* paths = nullptr);
-bool users_file(const std::string& file, const nlohmann::json& paths);  // the harness's
 
 // An exception as it ended a process: its type, message and frames (innermost last).
 struct PythonError {
@@ -115,8 +112,9 @@ std::string fork_with_threads(const Variant& variant, int pid);
 // Whether a fork entry a process kept stands for its fork numbered `seq`: consecutive forks alike
 // in all but time are folded into one entry, `seq` to `last_seq`.
 bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq);
-// The same of any entry with `seq` and `last_seq` (details.fork_guards; the harness's facts).
-bool fork_entry_covers(const nlohmann::json& fork, const nlohmann::json& seq);
+// The same of any entry with `first` and `last` (details.fork_guards' seq and last_seq).
+bool fork_entry_covers(std::optional<long long> first, std::optional<long long> last,
+                       std::optional<long long> seq);
 
 // The test a test runner said runs in Python process `pid` (0: the program's main process) when
 // it was last heard of: "tests/test_loader.py::test_workers (call)" (pytest's

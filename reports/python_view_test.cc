@@ -1,7 +1,10 @@
 // The ends of a program's processes (python_view.h), on made-up Python facts.
+#include <optional>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 
 namespace fc::reports {
@@ -93,11 +96,17 @@ TEST(ProcessEnds, ExitedZeroButAWorkerFailedIsAnErrorOnlyWhenItEndedByItself) {
 TEST(ForkEntries, AFoldedEntryStandsForEachOfItsForks) {
   const json once = {{"seq", 4}};
   const json folded = {{"seq", 5}, {"last_seq", 304}, {"folded", 300}};
-  EXPECT_TRUE(fork_entry_covers(once, 4));
-  EXPECT_FALSE(fork_entry_covers(once, 5));
-  for (int seq : {5, 6, 200, 304}) EXPECT_TRUE(fork_entry_covers(folded, seq)) << seq;
-  for (int seq : {4, 305}) EXPECT_FALSE(fork_entry_covers(folded, seq)) << seq;
-  EXPECT_FALSE(fork_entry_covers(folded, json("6")));
+  const auto covers = [](const json& entry, std::optional<long long> seq) {
+    return fork_entry_covers(read_as<PythonFork>(entry), seq);
+  };
+  EXPECT_TRUE(covers(once, 4));
+  EXPECT_FALSE(covers(once, 5));
+  for (int seq : {5, 6, 200, 304}) EXPECT_TRUE(covers(folded, seq)) << seq;
+  for (int seq : {4, 305}) EXPECT_FALSE(covers(folded, seq)) << seq;
+  EXPECT_FALSE(covers(folded, std::nullopt)) << "a child that does not say which fork it was";
+  // A details.fork_guards entry, by its seq and last_seq.
+  EXPECT_TRUE(fork_entry_covers(5, 304, 200));
+  EXPECT_FALSE(fork_entry_covers(5, std::nullopt, 200));
 
   json fork = folded;
   fork["stack"] = json::array({{{"file", "/w/train.py"}, {"line", 9}, {"function", "<module>"}}});

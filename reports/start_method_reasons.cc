@@ -75,11 +75,10 @@ MethodReason start_method_reason(const Variant& v, const Case& all) {
             " worker imports it again, reaches that code and raises (a Pool starts "
             "new workers for ever)",
         "put the code that starts processes under `if __name__ == \"__main__\":`"};
-  if (const json& known = list(v.details, "explained_by"); !known.empty()) {
-    const json& k = known[0];
-    return {"the error is the one forkcheck's case " + field(k, "case") + " reproduces (" +
-                field(k, "title") + ")",
-            field(k, "fix") + " (forkcheck list " + field(k, "case") + ")"};
+  if (!v.explained_by.empty()) {
+    const ExplainedBy& k = v.explained_by[0];
+    return {"the error is the one forkcheck's case " + k.case_id + " reproduces (" + k.title + ")",
+            k.fix + " (forkcheck list " + k.case_id + ")"};
   }
   bool fork_ok = false, other_ok = false;
   for (const Variant& w : all.variants) {

@@ -17,6 +17,7 @@
 
 #include "harness/stacks/stacks.h"
 #include "harness/supervise/exit_status.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/text.h"
 
@@ -437,7 +438,10 @@ bool PythonChannel::quiet(const Process& p) const {
   // Born of a fork beside other threads: the hazard watch and the findings name it by.
   if (hello.value("born", "") == "fork")
     for (const auto& f : parent->second->forks)
-      if (reports::fork_entry_covers(f, hello.value("fork_seq", json())) &&
+      if (reports::fork_entry_covers(reports::read_as<reports::PythonFork>(f),
+                                     hello.value("fork_seq", json()).is_number_integer()
+                                         ? std::optional<long long>(hello["fork_seq"])
+                                         : std::nullopt) &&
           (!f.value("threads", json::array()).empty() || f.value("native_threads", 1) > 1))
         return false;
   return true;

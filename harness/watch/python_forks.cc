@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
 
@@ -18,7 +19,15 @@ using reports::member;
 // "train.py:12": where a thread was started, from its started_at frame.
 std::string started_at(const json& thread) {
   const json& f = member(thread, "started_at");
-  return f.is_object() ? reports::python_frame_text(f) : "";
+  return f.is_object() ? reports::python_frame_text(reports::read_as<reports::PythonFrame>(f)) : "";
+}
+
+// Whether `file` is the user's own, by the sysconfig paths `process` sent (when it did).
+bool users_file(const std::string& file, const json* process) {
+  const json& paths = process ? member(*process, "paths") : json();
+  if (!paths.is_object()) return reports::users_file(file);
+  const auto read = reports::read_as<reports::PythonPaths>(paths);
+  return reports::users_file(file, &read);
 }
 
 }  // namespace
@@ -48,7 +57,8 @@ void add_python_sites(json& forks, const json& python_facts) {
     if (b == born.end() || member(fork, "pid") != b->second.first) continue;
     const json* found = nullptr;
     for (const json* f : events[b->second.first])
-      if (reports::fork_entry_covers(*f, b->second.second)) found = f;
+      if (reports::fork_entry_covers(reports::read_as<reports::PythonFork>(*f), b->second.second))
+        found = f;
     if (!found) continue;
     const json& event = *found;
     const json* parent = by_pid[b->second.first];
@@ -57,10 +67,9 @@ void add_python_sites(json& forks, const json& python_facts) {
     const json& stack = member(event, "stack");
     if (stack.is_array())
       for (auto it = stack.rbegin(); it != stack.rend() && site.empty(); ++it)
-        if (reports::users_file(
-                member(*it, "file").is_string() ? (*it)["file"].get<std::string>() : "",
-                parent ? member(*parent, "paths") : json()))
-          site = reports::python_frame_text(*it) +
+        if (users_file(member(*it, "file").is_string() ? (*it)["file"].get<std::string>() : "",
+                       parent))
+          site = reports::python_frame_text(reports::read_as<reports::PythonFrame>(*it)) +
                  (member(*it, "code").is_string() ? ": " + (*it)["code"].get<std::string>() : "");
     json threads = json::array();
     std::map<long long, const json*> by_native;

@@ -5,6 +5,7 @@
 
 #include "harness/console/console_style.h"
 #include "harness/watch/fork_hazards.h"
+#include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/text.h"
 
@@ -77,7 +78,8 @@ void hazardous(std::string& out, const json& f, size_t index) {
       calls += " > ...";
       break;
     }
-    calls += (calls.empty() ? "" : " > ") + reports::python_frame_text(frame);
+    calls += (calls.empty() ? "" : " > ") +
+             reports::python_frame_text(reports::read_as<reports::PythonFrame>(frame));
   }
   if (!calls.empty()) out += "  python:  " + calls + "\n";
   label = "  instead: ";

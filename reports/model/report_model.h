@@ -573,6 +573,35 @@ struct PythonSide {
   std::optional<long long> quiet_folded;
 };
 
+// details.explained_by[]: a message of the program's failure that a catalog case explains
+// (harness/catalog/known_messages.h), matched without starting any program.
+struct ExplainedBy {
+  std::string case_id;  // "case" in the report: a C++ keyword
+  std::string title;
+  std::string pattern;
+  std::string fix;
+};
+// details.fork_guards[]: where the code that forked beside other threads stands against the main
+// guard (harness/watch/main_guard.h), for the fork entry `seq` (to `last_seq`) of process `pid`.
+struct ForkGuard {
+  std::optional<long long> pid;
+  std::optional<long long> seq;
+  std::optional<long long> last_seq;
+  std::string guard;  // guarded, unguarded, unknown
+  std::string file;
+  std::optional<long long> line;
+};
+// details.worker_homes[]: where a hung worker's function is defined (harness/watch/worker_home.h).
+struct WorkerHomeFact {
+  std::optional<long long> pid;
+  std::string function;
+  std::string file;
+  std::optional<long long> line;
+  std::string home;        // module, main-guard, nested, unknown
+  std::string class_name;  // "class" in the report: a method's class
+  std::optional<long long> class_line;
+};
+
 struct Variant {
   std::string name;
   std::string start_method;  // fork, spawn, forkserver, none
@@ -616,6 +645,10 @@ struct Variant {
   // forkcheck watch: details.forks and details.watch, read from `details` (which keeps them too).
   std::vector<ForkEvent> forks;
   std::optional<WatchSummary> watch;
+  // exec and matrix: details.explained_by, details.fork_guards and details.worker_homes.
+  std::vector<ExplainedBy> explained_by;
+  std::vector<ForkGuard> fork_guards;
+  std::vector<WorkerHomeFact> worker_homes;
   // From the catalog's plan: the variant's own program, its environment, a wait by design.
   std::string program;
   std::map<std::string, std::string> env;

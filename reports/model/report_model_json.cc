@@ -163,7 +163,32 @@ FC_REPORT_MODEL(Summary, cases, variants, by_verdict, by_outcome, mismatches, re
 FC_REPORT_MODEL(Tool, name, version)
 FC_REPORT_MODEL(Report, schema_version, tool, run, cases, summary)
 
-// EnvRisk by hand: its "case" is a C++ keyword.
+FC_REPORT_MODEL(ForkGuard, pid, seq, last_seq, guard, file, line)
+
+// By hand where a key is a C++ keyword ("case", "class").
+void from_json(const json& j, ExplainedBy& t) {
+  if (!j.is_object()) return;
+  read_key(j, "case", t.case_id);
+  read_key(j, "title", t.title);
+  read_key(j, "pattern", t.pattern);
+  read_key(j, "fix", t.fix);
+}
+std::vector<std::string> report_keys(const ExplainedBy* /*tag*/) {
+  return {"case", "title", "pattern", "fix"};
+}
+void from_json(const json& j, WorkerHomeFact& t) {
+  if (!j.is_object()) return;
+  read_key(j, "pid", t.pid);
+  read_key(j, "function", t.function);
+  read_key(j, "file", t.file);
+  read_key(j, "line", t.line);
+  read_key(j, "home", t.home);
+  read_key(j, "class", t.class_name);
+  read_key(j, "class_line", t.class_line);
+}
+std::vector<std::string> report_keys(const WorkerHomeFact* /*tag*/) {
+  return {"pid", "function", "file", "line", "home", "class", "class_line"};
+}
 void from_json(const json& j, EnvRisk& t) {
   if (!j.is_object()) return;
   read_key(j, "id", t.id);
@@ -191,6 +216,9 @@ void from_json(const json& j, Variant& t) {
   if (const auto d = j.find("details"); d != j.end() && d->is_object()) {
     read_key(*d, "forks", t.forks);
     read_key(*d, "watch", t.watch);
+    read_key(*d, "explained_by", t.explained_by);
+    read_key(*d, "fork_guards", t.fork_guards);
+    read_key(*d, "worker_homes", t.worker_homes);
   }
 }
 std::vector<std::string> report_keys(const Variant* /*tag*/) {

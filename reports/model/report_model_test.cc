@@ -95,6 +95,9 @@ TEST(ReportModel, EveryTypeReadsExactlyTheKeysOfItsObjectInTheSchema) {
   EXPECT_MODEL_MATCHES(WatchSummary, details + "/watch");
   EXPECT_MODEL_MATCHES(WatchTotals, details + "/watch/properties/totals");
   EXPECT_MODEL_MATCHES(WatchFinding, details + "/watch/properties/findings/items");
+  EXPECT_MODEL_MATCHES(ExplainedBy, details + "/explained_by/items");
+  EXPECT_MODEL_MATCHES(ForkGuard, details + "/fork_guards/items");
+  EXPECT_MODEL_MATCHES(WorkerHomeFact, details + "/worker_homes/items");
   const std::string memory = variant + "/memory/properties";
   EXPECT_MODEL_MATCHES(Memory, variant + "/memory");
   EXPECT_MODEL_MATCHES(ProcessSamples, memory + "/processes/items");
