@@ -7,6 +7,7 @@
 // that has none set. The model keeps none of these distinctions.
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -109,28 +110,35 @@ std::vector<Fact> facts_of(const Report& report) {
   add("options.jobs", "", member(options, "jobs"));
   const json& env = member(member(report.document, "run"), "environment");
   if (!env.is_object() || env.contains("error")) return f;
+  // Each fact by where it is in run.environment (environment_probe.h): null where a report
+  // lacks it.
+  const auto at = [&env](std::initializer_list<const char*> path) {
+    const json* v = &env;
+    for (const char* key : path) v = &member(*v, key);
+    return *v;
+  };
+  // A key held as null says "none" (no cgroup quota, no CUDA driver); an absent one is unknown.
+  const auto none_if_null = [](const json& parent, const char* key) {
+    return parent.is_object() && parent.contains(key) && parent[key].is_null()
+               ? json("none")
+               : member(parent, key);
+  };
 
-  add("openmp_runtimes", "openmp", member(env, "openmp_runtimes"));
-  const json& threads = member(env, "threads");
-  add("threads.omp_get_max_threads", "omp-threads", member(threads, "omp_get_max_threads"));
+  add("openmp_runtimes", "openmp", at({"openmp_runtimes"}));
+  add("threads.omp_get_max_threads", "omp-threads", at({"threads", "omp_get_max_threads"}));
   for (const auto& lib : list(env, "libraries"))
     if (field(lib, "kind") == "openmp")
       add("openmp." + field(lib, "family") + ".max_threads", "omp-threads",
           member(lib, "max_threads"));
-  add("threads.torch_intra_op", "torch-threads", member(threads, "torch_intra_op"));
-  add("threads.torch_inter_op", "torch-threads", member(threads, "torch_inter_op"));
-  add("threads.nproc", "cpus", member(threads, "nproc"));
-  const json& cpus = member(env, "cpus");
-  add("cpus.online", "cpus", member(cpus, "online"));
-  add("cpus.affinity", "cpus", member(cpus, "affinity"));
-  const json& machine = member(env, "machine");
-  if (const json& mc = member(machine, "cpus"); mc.is_object() && mc.contains("cgroup_quota"))
-    add("cpus.cgroup_quota", "cpus",
-        mc["cgroup_quota"].is_null() ? json("none") : mc["cgroup_quota"]);
+  add("threads.torch_intra_op", "torch-threads", at({"threads", "torch_intra_op"}));
+  add("threads.torch_inter_op", "torch-threads", at({"threads", "torch_inter_op"}));
+  add("threads.nproc", "cpus", at({"threads", "nproc"}));
+  add("cpus.online", "cpus", at({"cpus", "online"}));
+  add("cpus.affinity", "cpus", at({"cpus", "affinity"}));
+  add("cpus.cgroup_quota", "cpus", none_if_null(at({"machine", "cpus"}), "cgroup_quota"));
 
-  const json& torch = member(env, "libtorch");
-  add("libtorch.version", "libtorch", member(torch, "version"));
-  if (torch.is_object()) {
+  add("libtorch.version", "libtorch", at({"libtorch", "version"}));
+  if (at({"libtorch"}).is_object()) {
     json libs = json::array();
     for (const auto& lib : list(env, "libraries"))
       if (field(lib, "kind") == "torch")
@@ -139,57 +147,53 @@ std::vector<Fact> facts_of(const Report& report) {
     if (!libs.empty()) add("libtorch.libraries", "libtorch", libs);
   }
   for (const char* k : {"has_openmp", "has_mkl", "has_mkldnn"})
-    add(std::string("libtorch.") + k, "libtorch", member(torch, k));
-  add("libtorch.openmp_version", "openmp", member(torch, "openmp_version"));
-  add("libtorch.cuda_devices", "cuda", member(torch, "cuda_devices"));
-  if (const json& v = member(torch, "parallel_info"); v.is_string())
+    add(std::string("libtorch.") + k, "libtorch", at({"libtorch", k}));
+  add("libtorch.openmp_version", "openmp", at({"libtorch", "openmp_version"}));
+  add("libtorch.cuda_devices", "cuda", at({"libtorch", "cuda_devices"}));
+  if (const json v = at({"libtorch", "parallel_info"}); v.is_string())
     f.push_back({"libtorch.parallel_info", "torch-threads", v.get<std::string>(), true});
-  if (const json& v = member(torch, "config"); v.is_string())
+  if (const json v = at({"libtorch", "config"}); v.is_string())
     f.push_back({"libtorch.config", "libtorch", v.get<std::string>(), true});
   // Which program told: without forkcheck-repro-torch there are no libtorch facts at all.
-  if (const json& by = member(env, "collected_by"); by.is_object())
+  if (const json by = at({"collected_by"}); by.is_object())
     add("environment.collected_by", "libtorch",
         base_name(field(by, "program")) +
             (by.contains("fallback") ? " (torch program failed)" : ""));
-  add("blas", "", member(env, "blas"));
+  add("blas", "", at({"blas"}));
 
-  const json& cuda = member(env, "cuda");
-  if (cuda.is_object()) {
-    add("cuda.driver", "cuda",
-        cuda.contains("driver") && cuda["driver"].is_null() ? json("none")
-                                                            : member(cuda, "driver"));
+  if (const json cuda = at({"cuda"}); cuda.is_object()) {
+    const bool no_driver = cuda.contains("driver") && cuda["driver"].is_null();
+    add("cuda.driver", "cuda", none_if_null(cuda, "driver"));
     add("cuda.driver_version", "cuda", member(cuda, "driver_version"));
     if (cuda.contains("devices")) {
       json names = json::array();
       for (const auto& d : list(cuda, "devices")) names.push_back(field(d, "name"));
       add("cuda.devices", "cuda", names);
-    } else if (cuda.contains("driver") && cuda["driver"].is_null()) {
+    } else if (no_driver) {
       add("cuda.devices", "cuda", json("none"));
     }
   }
-  add("start_methods", "start-methods", member(env, "start_methods"));
+  add("start_methods", "start-methods", at({"start_methods"}));
 
-  const json& os = member(env, "os");
-  add("os.sysname", "os", member(os, "sysname"));
-  add("os.machine", "os", member(os, "machine"));
-  add("os.kernel", "kernel", member(os, "kernel"));
-  add("os.name", "", member(os, "name"));
-  if (const json& libc = member(env, "libc"); libc.is_object())
+  add("os.sysname", "os", at({"os", "sysname"}));
+  add("os.machine", "os", at({"os", "machine"}));
+  add("os.kernel", "kernel", at({"os", "kernel"}));
+  add("os.name", "", at({"os", "name"}));
+  if (const json libc = at({"libc"}); libc.is_object())
     add("libc", "libc", field(libc, "name") + " " + field(libc, "version"));
-  add("compiler", "compiler", member(env, "compiler"));
+  add("compiler", "compiler", at({"compiler"}));
 
-  if (const json& size = member(member(machine, "dev_shm"), "size_bytes"); size.is_number())
+  if (const json size = at({"machine", "dev_shm", "size_bytes"}); size.is_number())
     add("dev_shm.size", "shm", format_bytes(size.get<double>()));
-  const json& files = member(machine, "open_files");
-  add("open_files.soft", "open-files", member(files, "soft"));
-  add("open_files.hard", "open-files", member(files, "hard"));
-  add("ptrace_scope", "", member(member(env, "ptrace_scope"), "value"));
+  add("open_files.soft", "open-files", at({"machine", "open_files", "soft"}));
+  add("open_files.hard", "open-files", at({"machine", "open_files", "hard"}));
+  add("ptrace_scope", "", at({"ptrace_scope", "value"}));
 
   // Variables: the fingerprint's and those forkcheck saw itself, merged (as machine_rows does).
   std::map<std::string, std::string> vars;
-  for (const json* from : {&member(env, "variables"), &member(machine, "variables")})
-    if (from->is_object())
-      for (const auto& [k, v] : from->items()) vars[k] = display(v);
+  for (const json& from : {at({"variables"}), at({"machine", "variables"})})
+    if (from.is_object())
+      for (const auto& [k, v] : from.items()) vars[k] = display(v);
   for (const auto& [k, v] : vars) f.push_back({"variables." + k, variable_topic(k), v});
   for (const auto& r : list(env, "risks"))
     f.push_back({"risk." + field(r, "id"), risk_topic(field(r, "id")), field(r, "note", "noted")});
