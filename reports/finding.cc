@@ -517,6 +517,8 @@ Finding matrix_finding(const Report& report, const Case& c) {
   return f;
 }
 
+std::string subject_fix(const Case& c, const Variant& v) { return subject_finding(c, v).fix; }
+
 Finding key_finding(const Report& report) {
   const auto& cases = report.cases;
   if (cases.size() == 1 && cases[0].variants.size() > 1) {

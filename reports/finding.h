@@ -21,6 +21,10 @@ struct Finding {
 
 Finding key_finding(const Report& report);
 
+// The fix one run of a user's program shows (exec, watch, or one start method under matrix), as
+// the key finding words it; "" when the run shows none. junit.xml puts it in the failure.
+std::string subject_fix(const Case& c, const Variant& v);
+
 // Where each process of a stuck tree waits, a line per thread worth showing, at most `max`:
 // "pid 12 python3: train.py:13 in main" (Python frames), else the first native frames.
 std::vector<std::string> where_it_waits(const std::vector<Thread>& stacks, size_t max);

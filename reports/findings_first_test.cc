@@ -45,6 +45,20 @@ json exec_report(const std::string& outcome) {
           {"summary", {{"cases", 1}, {"variants", 1}, {"ok", outcome == "ok"}}}};
 }
 
+// junit.xml's failure of a user's program carries the fix the key finding names, where CI shows
+// failures; one with no fix to show says none.
+TEST(KeyFinding, JunitsFailureOfAProgramCarriesItsFix) {
+  json report = exec_report("hang");
+  const std::string xml = make_junit_reporter()->render(read_report(report));
+  const std::string fix = key_finding(read_report(report)).fix;
+  ASSERT_FALSE(fix.empty());
+  EXPECT_NE(xml.find("fix: " + fix), std::string::npos) << xml;
+  report["cases"][0]["variants"][0]["stacks"] = json::array();  // no stacks: no libgomp seen
+  const std::string plain = make_junit_reporter()->render(read_report(report));
+  EXPECT_EQ(key_finding(read_report(report)).fix, "");
+  EXPECT_EQ(plain.find("fix: "), std::string::npos) << plain;
+}
+
 // The headline is the why of a hang or timeout: its first clause, what followed it (a stuck
 // process, the signals) and the parenthesised facts left to the report.
 TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {

@@ -18,6 +18,7 @@
 
 #include <pugixml.hpp>
 
+#include "reports/finding.h"
 #include "reports/model/report_model_json.h"
 #include "reports/python_view.h"
 #include "reports/report_view.h"
@@ -92,12 +93,14 @@ struct Counts {
   double time = 0;
 };
 
-// What a reader of the CI log needs in a failure's body: what differed, the message, why the
-// expectation was what it was.
-std::string failure_body(const Variant& v) {
+// What a reader of the CI log needs in a failure's body: what differed, the message, the fix the
+// run showed (a user's program), why the expectation was what it was.
+std::string failure_body(const Case& c, const Variant& v) {
   std::string body = mismatch_meaning(v);
   if (!v.message.empty()) body += "\n" + v.message;
   if (!v.note.empty()) body += "\n" + v.note;
+  if (v.role == "subject")
+    if (const std::string fix = subject_fix(c, v); !fix.empty()) body += "\nfix: " + fix;
   // A user's program was expected nothing but to work: no expectation to explain.
   if (!v.expected_why.empty() && v.role != "subject")
     body += "\nexpected " + v.expected + " because: " + v.expected_why;
@@ -168,7 +171,7 @@ void testcase(pugi::xml_node suite, const Case& c, const Variant& v, Counts& n) 
                                               : mismatch_meaning(v)) +
              (v.message.empty() ? "" : ": " + v.message));
     attr(f, "type", outcome);
-    f.text().set(xml_safe(failure_body(v)).c_str());
+    f.text().set(xml_safe(failure_body(c, v)).c_str());
   }
   std::string out = v.stdout_text;
   // A failure's body has the watchdog's facts and the stacks already. A pass that ended by itself
