@@ -277,11 +277,21 @@ Finding subject_finding(const Case& c, const Variant& v) {
     const std::string guard = fork_guard_advice(v, stuck_record->pid);
     std::string home = worker_home_advice(v);
     if (!home.empty()) home = (guard.empty() ? "First: " : "Then: ") + home;
+    // A bare os.fork() has no start method to change: the child is started another way.
+    const PythonFork* made = fork_with_threads_that_made(v, stuck_record->pid);
+    const bool bare = made && forked_by_multiprocessing(*made) == false;
+    const std::string start =
+        bare ? std::string(home.empty() ? "It" : "then it") +
+                   " was forked by os.fork() itself, which no start method changes: start the "
+                   "child with multiprocessing.get_context(\"spawn\").Process, its target a "
+                   "function at module level (or subprocess, to run a program)"
+             : std::string(home.empty() ? "Start" : "then start") +
+                   " the workers with spawn or forkserver "
+                   "(multiprocessing.get_context(\"spawn\"))";
     f.fix = "pid " + std::to_string(stuck_record->pid) +
             " waits for a lock no other thread of its process can release, and it " + stuck_forked +
             ": the fork copied the locks those threads held, not the threads. " + guard + home +
-            (home.empty() ? "Start" : "then start") + " the workers with spawn or forkserver " +
-            "(multiprocessing.get_context(\"spawn\")), or fork before any thread starts" +
+            start + ", or fork before any thread starts" +
             (page.empty() ? "" : " (forkcheck list " + page + ")");
   } else if (stuck_record) {
     f.fix = stuck_fix(*stuck_record, field(v.details, "stuck_shown_by"));

@@ -59,6 +59,39 @@ TEST(KeyFinding, JunitsFailureOfAProgramCarriesItsFix) {
   EXPECT_EQ(plain.find("fix: "), std::string::npos) << plain;
 }
 
+// A process stuck on a lock its fork copied: the fix for a worker multiprocessing forked is its
+// start method; for a bare os.fork(), which no start method changes, another way to start it.
+TEST(KeyFinding, ALockCopiedByAForkSaysHowToStartTheChildByWhatForkedIt) {
+  auto report_forked_at = [](const json& stack) {
+    json report = exec_report("hang");
+    json& v = report["cases"][0]["variants"][0];
+    v["stacks"] = json::array();
+    v["watchdog"]["stuck"] = {{"pid", 41}, {"ppid", 40}, {"threads", 1}, {"wait", "futex"}};
+    const json fork = {
+        {"seq", 1}, {"stack", stack}, {"threads", json::array({{{"name", "holder"}}})}};
+    v["python"] = {{"processes",
+                    json::array({{{"pid", 40}, {"born", "exec"}, {"forks", json::array({fork})}},
+                                 {{"pid", 41}, {"ppid", 40}, {"born", "fork"}, {"fork_seq", 1}}})}};
+    return key_finding(read_report(report)).fix;
+  };
+  const json user = {{"file", "/w/job.py"}, {"line", 7}, {"function", "<module>"}};
+  const json popen = {{"file", "/usr/lib/python3.11/multiprocessing/popen_fork.py"},
+                      {"line", 66},
+                      {"function", "_launch"}};
+  const std::string bare = report_forked_at(json::array({user}));
+  EXPECT_NE(bare.find("was forked by os.fork() itself, which no start method changes: start the "
+                      "child with multiprocessing.get_context(\"spawn\").Process"),
+            std::string::npos)
+      << bare;
+  EXPECT_EQ(bare.find("the workers with spawn"), std::string::npos) << bare;
+  const std::string pool = report_forked_at(json::array({user, popen}));
+  EXPECT_NE(pool.find("Start the workers with spawn or forkserver"), std::string::npos) << pool;
+  EXPECT_EQ(pool.find("os.fork()"), std::string::npos) << pool;
+  // No stack that forked: which it was is not known, and the usual advice stands.
+  const std::string unknown = report_forked_at(json::array());
+  EXPECT_NE(unknown.find("Start the workers with spawn"), std::string::npos) << unknown;
+}
+
 // The headline is the why of a hang or timeout: its first clause, what followed it (a stuck
 // process, the signals) and the parenthesised facts left to the report.
 TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {

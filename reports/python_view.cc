@@ -449,7 +449,8 @@ bool fork_entry_covers(const PythonFork& fork, std::optional<long long> seq) {
   return fork_entry_covers(fork.seq, fork.last_seq, seq);
 }
 
-std::string fork_with_threads(const Variant& variant, int pid) {
+const PythonFork* fork_with_threads_that_made(const Variant& variant, int pid,
+                                              const PythonProcess** parent_of) {
   const auto& processes = processes_of(variant);
   for (const auto& child : processes) {
     if (child.pid != pid || child.born != "fork") continue;
@@ -457,23 +458,37 @@ std::string fork_with_threads(const Variant& variant, int pid) {
       if (!parent.pid || parent.pid != child.ppid) continue;
       for (const auto& fork : parent.forks) {
         if (!fork_entry_covers(fork, child.fork_seq) || fork.threads.empty()) continue;
-        const PythonFrame* at = deepest_users_frame(fork.stack, paths_of(parent.paths));
-        const auto& threads = fork.threads;
-        std::string s = "was forked" + (at ? " at " + python_frame_text(*at) : std::string()) +
-                        " by pid " + std::to_string(*parent.pid) + " while " +
-                        std::to_string(threads.size()) + " other thread" +
-                        (threads.size() == 1 ? "" : "s") + " ran there: ";
-        for (size_t i = 0; i < threads.size() && i < 3; ++i)
-          s += (i == 0 ? "" : ", ") + std::string("\"") + threads[i].name + "\"" +
-               (threads[i].started_at
-                    ? " (started at " + python_frame_text(*threads[i].started_at) + ")"
-                    : "");
-        if (threads.size() > 3) s += " and " + std::to_string(threads.size() - 3) + " more";
-        return s;
+        if (parent_of) *parent_of = &parent;
+        return &fork;
       }
     }
   }
-  return "";
+  return nullptr;
+}
+
+std::optional<bool> forked_by_multiprocessing(const PythonFork& fork) {
+  if (fork.stack.empty()) return std::nullopt;
+  for (const auto& frame : fork.stack)
+    if (frame.file.find("/multiprocessing/") != std::string::npos) return true;
+  return false;
+}
+
+std::string fork_with_threads(const Variant& variant, int pid) {
+  const PythonProcess* parent = nullptr;
+  const PythonFork* fork = fork_with_threads_that_made(variant, pid, &parent);
+  if (!fork) return "";
+  const PythonFrame* at = deepest_users_frame(fork->stack, paths_of(parent->paths));
+  const auto& threads = fork->threads;
+  std::string s = "was forked" + (at ? " at " + python_frame_text(*at) : std::string()) +
+                  " by pid " + std::to_string(*parent->pid) + " while " +
+                  std::to_string(threads.size()) + " other thread" +
+                  (threads.size() == 1 ? "" : "s") + " ran there: ";
+  for (size_t i = 0; i < threads.size() && i < 3; ++i)
+    s += (i == 0 ? "" : ", ") + std::string("\"") + threads[i].name + "\"" +
+         (threads[i].started_at ? " (started at " + python_frame_text(*threads[i].started_at) + ")"
+                                : "");
+  if (threads.size() > 3) s += " and " + std::to_string(threads.size() - 3) + " more";
+  return s;
 }
 
 std::string own_start_method_choice(const Variant& variant) {

@@ -108,6 +108,13 @@ std::string own_start_method_choice(const Variant& variant);
 // bootstrap's fork facts): "was forked at pool.py:10 in <module> by pid 41 while 1 other thread
 // ran there: "holder" (started at pool.py:9 in <module>)"; "" when it was not, or it is not known.
 std::string fork_with_threads(const Variant& variant, int pid);
+// The fork entry of that fork (with other threads running), and its parent process; nullptr when
+// the process was not born so, or it is not known.
+const PythonFork* fork_with_threads_that_made(const Variant& variant, int pid,
+                                              const PythonProcess** parent = nullptr);
+// Whether multiprocessing made the fork (a frame of its own in the stack that forked: a Process
+// or a Pool starting a worker under fork) rather than a bare os.fork(); unknown without a stack.
+std::optional<bool> forked_by_multiprocessing(const PythonFork& fork);
 
 // Whether a fork entry a process kept stands for its fork numbered `seq`: consecutive forks alike
 // in all but time are folded into one entry, `seq` to `last_seq`.
