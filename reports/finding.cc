@@ -193,7 +193,11 @@ Finding subject_finding(const Case& c, const Variant& v) {
         semi != std::string::npos && (outcome == "hang" || outcome == "timeout"))
       message.resize(semi);
     message = shorten(message, 203);
-    f.headline = command + ": " + outcome + (message.empty() ? "" : ": " + message);
+    // Not finished (interrupted): the message says so, and "skip" is the catalog's word.
+    f.headline =
+        command + ": " +
+        (unfinished(v) && !message.empty() ? message
+                                           : outcome + (message.empty() ? "" : ": " + message));
   }
   // Who waits on whom, to the root of the wait: first, as it is the why of a stopped tree.
   if (const std::string chain = wait_chain_text(v); !chain.empty()) f.facts.push_back(chain);
@@ -229,7 +233,11 @@ Finding subject_finding(const Case& c, const Variant& v) {
   if (const std::string grew = memory_growth_fact(v); !grew.empty())
     f.facts.push_back("memory: " + grew);
   // A process stuck on a lock, born of a fork made while other threads ran: which fork.
-  const std::optional<StuckProcess>& stuck_record = v.watchdog.stuck;
+  // Interrupted (Ctrl-C) while a process was stuck for good and its stall never ended: that
+  // process, as the watchdog would have recorded it for a hang.
+  const std::optional<StuckProcess>& stuck_record =
+      v.watchdog.stuck || !unfinished(v) || !v.stall || v.stall->resumed_after_s ? v.watchdog.stuck
+                                                                                 : v.stall->process;
   const std::string stuck_forked = stuck_record && stuck_kind(*stuck_record) != "pause"
                                        ? fork_with_threads(v, stuck_record->pid)
                                        : "";

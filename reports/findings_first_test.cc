@@ -92,6 +92,28 @@ TEST(KeyFinding, ALockCopiedByAForkSaysHowToStartTheChildByWhatForkedIt) {
   EXPECT_NE(unknown.find("Start the workers with spawn"), std::string::npos) << unknown;
 }
 
+// Interrupted (Ctrl-C) during a stall: a process stuck for good gets its fix as a hang's would,
+// unless the stall ended (it worked again), when nothing proves it stuck any more.
+TEST(KeyFinding, AnInterruptDuringAStallThatNeverEndedKeepsTheStuckProcesssFix) {
+  json report = exec_report("hang");
+  json& v = report["cases"][0]["variants"][0];
+  v["outcome"] = "skip";
+  v["interrupted"] = true;
+  v["message"] = "not finished: forkcheck was interrupted by SIGINT after 9.0 s and killed it";
+  v["stacks"] = json::array();
+  v["stall"] = {{"kind", "process"},
+                {"after_s", 1.5},
+                {"process", {{"pid", 41}, {"threads", 2}, {"wait", "futex"}}}};
+  Finding f = key_finding(read_report(report));
+  EXPECT_EQ(f.headline, "exec: " + v["message"].get<std::string>());
+  EXPECT_NE(f.fix.find("pid 41's threads all wait on locks private to the process"),
+            std::string::npos)
+      << f.fix;
+  v["stall"]["resumed_after_s"] = 3.0;
+  f = key_finding(read_report(report));
+  EXPECT_EQ(f.fix, "") << "it worked again after its stall";
+}
+
 // The headline is the why of a hang or timeout: its first clause, what followed it (a stuck
 // process, the signals) and the parenthesised facts left to the report.
 TEST(KeyFinding, AHangsHeadlineIsItsWhyAlone) {

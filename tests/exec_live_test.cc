@@ -143,7 +143,9 @@ TEST_F(ExecLive, HangAfterNeedsAStallWindow) {
   EXPECT_TRUE(contains(err_text_, "--hang-after")) << err_text_;
 }
 
-// Ctrl-C once the stall's stacks are in: the report is written, with those stacks.
+// Ctrl-C once the stall's stacks are in: the report is written, with those stacks, and what
+// the stall proved (a process that can never go on by itself) gets its fix, as a hang's would;
+// the program is "not finished", never a catalog "skip".
 TEST_F(ExecLive, InterruptedDuringAStallKeepsItsStacks) {
   bool sent = false;
   exec({"--timeout", "120"}, {FC_FAULT_CHILD, "deadlock"}, [&](const std::string& err) {
@@ -155,6 +157,15 @@ TEST_F(ExecLive, InterruptedDuringAStallKeepsItsStacks) {
   ASSERT_TRUE(v_.is_object()) << out_text_ << err_text_;
   EXPECT_TRUE(v_.value("interrupted", false)) << v_.dump(1);  // ended by it, not its deadline
   EXPECT_TRUE(contains(v_["stacks"].dump(), "lock_a_then_b")) << v_.dump(1);
+  ASSERT_TRUE(v_["stall"].contains("process")) << v_["stall"].dump(1);
+  const std::string issue = slurp(out_ / "issue.md");
+  EXPECT_TRUE(contains(issue, "## forkcheck: exec: not finished: forkcheck was interrupted"))
+      << issue;
+  EXPECT_TRUE(contains(issue, "**Fix:** pid " +
+                                  std::to_string(v_["stall"]["process"]["pid"].get<int>()) +
+                                  "'s threads all wait on locks private to the process"))
+      << issue;
+  EXPECT_TRUE(contains(out_text_, "FIX: ")) << out_text_;
 }
 
 TEST_F(ExecLive, AnUnendedLastLineIsEndedBeforeForkchecksOwn) {

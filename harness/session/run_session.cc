@@ -210,6 +210,7 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
   v["interrupted"] = true;
   if (!r.started) v["not_run"] = true;
   v["duration_s"] = r.duration_s;
+  if (r.pid > 0) v["pid"] = r.pid;
   if (!r.started_via.empty()) v["started_via"] = r.started_via;
   if (!r.start_note.empty()) v["start_note"] = r.start_note;
   v["exit"] = r.exit.to_json();
@@ -228,6 +229,10 @@ void RunSession::add_interrupted(const std::string& case_id, const nlohmann::jso
     v["stacks"] = nlohmann::json::array();
   }
   add_stall(v, r);
+  // What the program's Python side told until then (its forks, their threads): what the finding
+  // words a stall that never ended with, as it would a hang.
+  if (!r.python.is_null()) v["python"] = r.python;
+  if (!r.python_note.empty()) v["python_note"] = r.python_note;
   append_variant(v);
 }
 

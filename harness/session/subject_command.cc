@@ -30,6 +30,14 @@ std::string start_failure(const std::string& start_error, const std::string& pro
   return start_error + "; " + why;
 }
 
+// The catalog case whose failure shows the same wait as a process stuck for good (its
+// `shows_as`, compiled into forkcheck: no program is started); "" when none does.
+std::string case_showing_wait(const ProcessStall& stuck) {
+  return case_showing(case_signs(),
+                      "stuck:" + reports::stuck_kind(reports::read_as<reports::StuckProcess>(
+                                     process_stall_record(stuck))));
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> start_method_env(const std::string& method,
@@ -132,6 +140,11 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
     if (r.interrupted_by != 0 && !time_was_called(r)) {
       std::string unused;
       if (subject.annotate) subject.annotate(r, r.early_details, unused);
+      // A process stuck for good when it was interrupted (its stall never ended): the case whose
+      // failure shows that wait, as for a hang.
+      if (r.stall && r.stall->process && r.stall->resumed_after_s < 0)
+        if (const std::string id = case_showing_wait(*r.stall->process); !id.empty())
+          r.early_details["stuck_shown_by"] = id;
       session.add_interrupted(subject.name, variant, r);
       session.finish(/*interrupted=*/true);
       out.interrupted = true;
@@ -163,10 +176,7 @@ SubjectResult run_subject(const SubjectCommand& subject, const std::string& prog
       if (!explained.empty()) out.classified.details["explained_by"] = explained;
       // A process stuck for good: the case whose failure shows the same wait.
       if (r.stuck)
-        if (const std::string id = case_showing(
-                cases, "stuck:" + reports::stuck_kind(reports::read_as<reports::StuckProcess>(
-                                      process_stall_record(*r.stuck))));
-            !id.empty())
+        if (const std::string id = case_showing_wait(*r.stuck); !id.empty())
           out.classified.details["stuck_shown_by"] = id;
     }
     if (subject.annotate) subject.annotate(r, out.classified.details, out.classified.message);
