@@ -174,6 +174,10 @@ std::vector<Fact> facts_of(const Report& report) {
     }
   }
   add("start_methods", "start-methods", at({"start_methods"}));
+  // The Python side: the program's own under exec, watch and matrix (its bootstrap's facts).
+  add("python.version", "program", at({"python", "python", "version"}));
+  add("python.executable", "program", at({"python", "python", "executable"}));
+  add("python.torch", "libtorch", at({"python", "torch", "version"}));
 
   add("os.sysname", "os", at({"os", "sysname"}));
   add("os.machine", "os", at({"os", "machine"}));

@@ -282,12 +282,13 @@ Finding subject_finding(const Case& c, const Variant& v) {
   } else if (!stuck_forked.empty()) {
     // Seen, not supposed: the stuck process was forked while other threads ran.
     const std::string page = field(v.details, "stuck_shown_by");
-    const std::string guard = fork_guard_advice(v, stuck_record->pid);
-    std::string home = worker_home_advice(v);
-    if (!home.empty()) home = (guard.empty() ? "First: " : "Then: ") + home;
-    // A bare os.fork() has no start method to change: the child is started another way.
+    // A bare os.fork() has no start method to change: the child is started another way, and
+    // where the code that forked stands against the main guard is no first step.
     const PythonFork* made = fork_with_threads_that_made(v, stuck_record->pid);
     const bool bare = made && forked_by_multiprocessing(*made) == false;
+    const std::string guard = bare ? "" : fork_guard_advice(v, stuck_record->pid);
+    std::string home = worker_home_advice(v);
+    if (!home.empty()) home = (guard.empty() ? "First: " : "Then: ") + home;
     const std::string start =
         bare ? std::string(home.empty() ? "It" : "then it") +
                    " was forked by os.fork() itself, which no start method changes: start the "

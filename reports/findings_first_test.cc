@@ -69,6 +69,8 @@ TEST(KeyFinding, ALockCopiedByAForkSaysHowToStartTheChildByWhatForkedIt) {
     v["watchdog"]["stuck"] = {{"pid", 41}, {"ppid", 40}, {"threads", 1}, {"wait", "futex"}};
     const json fork = {
         {"seq", 1}, {"stack", stack}, {"threads", json::array({{{"name", "holder"}}})}};
+    // The code that forked stands outside the main guard.
+    v["details"]["fork_guards"] = {{{"pid", 40}, {"seq", 1}, {"guard", "unguarded"}, {"line", 7}}};
     v["python"] = {{"processes",
                     json::array({{{"pid", 40}, {"born", "exec"}, {"forks", json::array({fork})}},
                                  {{"pid", 41}, {"ppid", 40}, {"born", "fork"}, {"fork_seq", 1}}})}};
@@ -79,12 +81,14 @@ TEST(KeyFinding, ALockCopiedByAForkSaysHowToStartTheChildByWhatForkedIt) {
                       {"line", 66},
                       {"function", "_launch"}};
   const std::string bare = report_forked_at(json::array({user}));
+  EXPECT_EQ(bare.find("First put the code"), std::string::npos) << "no guard step for os.fork";
   EXPECT_NE(bare.find("was forked by os.fork() itself, which no start method changes: start the "
                       "child with multiprocessing.get_context(\"spawn\").Process"),
             std::string::npos)
       << bare;
   EXPECT_EQ(bare.find("the workers with spawn"), std::string::npos) << bare;
   const std::string pool = report_forked_at(json::array({user, popen}));
+  EXPECT_NE(pool.find("First put the code that starts them"), std::string::npos) << pool;
   EXPECT_NE(pool.find("Start the workers with spawn or forkserver"), std::string::npos) << pool;
   EXPECT_EQ(pool.find("os.fork()"), std::string::npos) << pool;
   // No stack that forked: which it was is not known, and the usual advice stands.
@@ -109,6 +113,11 @@ TEST(KeyFinding, AnInterruptDuringAStallThatNeverEndedKeepsTheStuckProcesssFix) 
   EXPECT_NE(f.fix.find("pid 41's threads all wait on locks private to the process"),
             std::string::npos)
       << f.fix;
+  // Neither ended well nor failed: summary.md says it did not run to its end.
+  const std::string md = make_markdown_reporter()->render(read_report(report));
+  EXPECT_NE(md.find("it did not run to its end"), std::string::npos) << md;
+  EXPECT_EQ(md.find("it ended well"), std::string::npos) << md;
+  EXPECT_EQ(md.find("loss curves"), std::string::npos) << "an exec draws no charts";
   v["stall"]["resumed_after_s"] = 3.0;
   f = key_finding(read_report(report));
   EXPECT_EQ(f.fix, "") << "it worked again after its stall";

@@ -364,9 +364,12 @@ std::string environment_block(const Report& report) {
 
 std::string render_at(const Report& report, const Limits& lim, size_t cap, size_t& omitted) {
   const std::string env = environment_block(report);
-  const std::string footer =
-      "\n---\nRendered from report.json by forkcheck; report.html has the loss curves and the full "
-      "outputs.\n";
+  bool charts = false;  // the tiny NN's loss curves, where a case drew them
+  for (const Case& c : report.cases)
+    for (const Variant& v : c.variants) charts = charts || !detail_charts(v).empty();
+  const std::string footer = std::string("\n---\nRendered from report.json by forkcheck; ") +
+                             "report.html has the full outputs" +
+                             (charts ? " and the charts (loss curves)" : "") + ".\n";
   const size_t note_room = 256;
   const Finding f = key_finding(report);
   Budget b(cap, env.size() + footer.size() + note_room);

@@ -129,13 +129,15 @@ void compare_case(const Case& ca, const Case& cb, bool program, std::vector<Case
     c.a = verdict_a;
     c.b = verdict_b;
     c.why = cb.verdict_reason;
-    if (!failing_verdict(verdict_a) && failing_verdict(verdict_b))
+    // A side that did not run the case to its end (skipped, partial: interrupted, or not run)
+    // says nothing of whether the other fails where it did not.
+    if (verdict_a == "skipped" || verdict_b == "skipped" || verdict_a == "partial" ||
+        verdict_b == "partial")
+      c.effect = Effect::kCoverage;
+    else if (!failing_verdict(verdict_a) && failing_verdict(verdict_b))
       c.effect = Effect::kRegression;
     else if (failing_verdict(verdict_a) && !failing_verdict(verdict_b))
       c.effect = Effect::kImprovement;
-    else if (verdict_a == "skipped" || verdict_b == "skipped" || verdict_a == "partial" ||
-             verdict_b == "partial")
-      c.effect = Effect::kCoverage;
     else
       c.effect = Effect::kChanged;
     out.push_back(std::move(c));
@@ -262,10 +264,11 @@ ReportDiff diff_reports(const Report& a, const Report& b) {
   auto any = [&all](Effect e) {
     return std::any_of(all.begin(), all.end(), [e](const CaseChange& c) { return c.effect == e; });
   };
-  if (ok_a == true && ok_b == false && !any(Effect::kRegression))
+  // An interrupted run's "ok" is no pass: what it did not run cannot have failed there.
+  if (ok_a == true && ok_b == false && !any(Effect::kRegression) && d.a.complete)
     all.push_back(
         {"summary", "", "", "", "ok", "not ok", "", "", Effect::kRegression, summary_why(b)});
-  if (ok_a == false && ok_b == true && !any(Effect::kImprovement))
+  if (ok_a == false && ok_b == true && !any(Effect::kImprovement) && d.b.complete)
     all.push_back(
         {"summary", "", "", "", "not ok", "ok", "", "", Effect::kImprovement, summary_why(a)});
 

@@ -11,8 +11,9 @@
 //   - or B's summary.ok is false where A's was true, and neither of the above says why (harness
 //     failures, a repro program that could not list its cases, a failing case only in B).
 // Never a regression: a hazard variant that no longer fails as documented (not-reproduced is a
-// fact about the machine, as `forkcheck run` says), a variant skipped on one side or present on
-// one side only (coverage), or a field an older 1.x report lacks (unknown, not different).
+// fact about the machine, as `forkcheck run` says), a case or variant skipped or not run to its
+// end on one side (an interrupted run: coverage), one present on one side only (coverage), or a
+// field an older 1.x report lacks (unknown, not different).
 #pragma once
 
 #include <string>

@@ -337,6 +337,30 @@ TEST(ReportDiff, AProgramsRunIsNotComparedWithTheCatalogs) {
   EXPECT_EQ(v->effect, Effect::kRegression);
 }
 
+// A run interrupted before its program ended is no pass to regress from: the hang of a later run
+// of the same program is coverage, and so is its summary.
+TEST(ReportDiff, ARunNotFinishedOnOneSideIsCoverageNotARegression) {
+  json a = report({a_case("exec", "skipped", {variant("exec", "subject", "ok", "skip")})});
+  a["run"]["command"] = "exec";
+  a["run"]["interrupted"] = true;
+  json b = report({a_case("exec", "failed", {variant("exec", "subject", "ok", "hang")})}, false);
+  b["run"]["command"] = "exec";
+  const auto d = diff(a, b);
+  EXPECT_FALSE(d.regressed) << fc::reports::diff_to_json(d, "a", "b").dump(2);
+  const CaseChange* verdict = find_change(d, "verdict");
+  ASSERT_NE(verdict, nullptr);
+  EXPECT_EQ(verdict->effect, Effect::kCoverage);
+  EXPECT_EQ(find_change(d, "summary"), nullptr);
+  // The Python side of each run: another interpreter is named, first of what may explain it.
+  a["run"]["environment"]["python"] = {{"python", {{"version", "3.11.2"}}}};
+  b["run"]["environment"]["python"] = {{"python", {{"version", "3.6.15"}}}};
+  const auto e = diff(a, b);
+  ASSERT_FALSE(e.environment.empty());
+  EXPECT_EQ(e.environment[0].name, "python.version");
+  EXPECT_EQ(e.environment[0].a, "3.11.2");
+  EXPECT_EQ(e.environment[0].b, "3.6.15");
+}
+
 TEST(ReportDiff, MarkdownStaysSmallWithManyChanges) {
   json a = report(json::array()), b = report(json::array());
   for (int i = 0; i < 3000; ++i) {

@@ -94,6 +94,9 @@ TEST(ReportView, MatrixColumnsAndCells) {
   EXPECT_EQ(detail_charts(read_variant(r["cases"][2]["variants"][0])).at(0).series.size(), 5u);
   EXPECT_TRUE(detail_charts(read_variant(r["cases"][2]["variants"][1])).empty())
       << "no worker trained";
+  // summary.md points at them only where a case drew them.
+  EXPECT_NE(make_markdown_reporter()->render(read_report(r)).find("the charts (loss curves)"),
+            std::string::npos);
 }
 
 TEST(ReportView, FoldGivesNotRunVariantsEveryField) {

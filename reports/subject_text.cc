@@ -79,9 +79,14 @@ std::vector<SubjectSummaryItem> subject_summary(const Report& report) {
     }
   }
   const bool ok = report.summary.ok.value_or(true);
-  items.push_back({hazards ? "hazardous forks found"
-                   : ok    ? "it ended well"
-                           : "it did not end well",
+  // Interrupted: neither ended well nor failed, so not said to have done either.
+  bool unfinished_any = false;
+  for (const Case& c : report.cases)
+    for (const Variant& v : c.variants) unfinished_any = unfinished_any || unfinished(v);
+  items.push_back({hazards          ? "hazardous forks found"
+                   : unfinished_any ? "it did not run to its end"
+                   : ok             ? "it ended well"
+                                    : "it did not end well",
                    hazards || !ok});
   return items;
 }

@@ -257,6 +257,10 @@ std::vector<EnvRow> python_rows(const Environment& env) {
     if (t.cuda && !t.cuda->error.empty()) c += " (" + t.cuda->error + ")";
     add_row("torch CUDA", c);
     if (!t.sharing_strategy.empty()) add_row("torch sharing strategy", t.sharing_strategy);
+  } else if (!t.missing.empty() && p.source == "bootstrap") {
+    // The program's own side: it did not import torch, which says nothing of whether its
+    // interpreter has one.
+    add_row("torch", "not imported by the program");
   } else if (!t.missing.empty()) {
     add_row("torch", "not installed for " + or_else(py.executable, interpreter) + " (" +
                          missing_why(t.missing, t.error) + ")");

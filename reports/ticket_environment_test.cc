@@ -133,6 +133,26 @@ TEST(EnvRisks, ForkAsTheDefaultWithCudaOrGnuOpenMp) {
 
 // A risk a catalog case shows names the case's page; one without a case says its why alone, and
 // the rules themselves name no case (the catalog does: harness/catalog/known_messages.h).
+// A program that did not import torch says nothing of whether its interpreter has one.
+TEST(EnvPythonRows, TorchTheProgramDidNotImportIsNotSaidToBeMissing) {
+  json env = {{"python",
+               {{"source", "bootstrap"},
+                {"status", "ok"},
+                {"python", {{"version", "3.11.2"}, {"executable", "/usr/bin/python3"}}},
+                {"torch", {{"missing", "the program did not import torch"}}}}}};
+  std::string torch;
+  for (const auto& row :
+       fc::reports::python_rows(fc::reports::read_as<fc::reports::Environment>(env)))
+    if (row.label == "torch") torch = row.value;
+  EXPECT_EQ(torch, "not imported by the program");
+  env["python"]["source"] = "probe";  // forkcheck env's probe: it tried the import itself
+  env["python"]["torch"]["missing"] = "ModuleNotFoundError: No module named 'torch'";
+  for (const auto& row :
+       fc::reports::python_rows(fc::reports::read_as<fc::reports::Environment>(env)))
+    if (row.label == "torch") torch = row.value;
+  EXPECT_EQ(torch.rfind("not installed for /usr/bin/python3", 0), 0u) << torch;
+}
+
 TEST(EnvRisks, ARisksWhyNamesItsCasesPageOnlyWhenTheCatalogGaveOne) {
   json env = roomy();
   env["python"]["multiprocessing"]["default_start_method"] = "fork";

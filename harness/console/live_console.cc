@@ -136,6 +136,9 @@ void LiveConsole::note(const std::string& text) {
   write_all(kStderr, "forkcheck: " + text + "\n");
 }
 
+// What forkcheck does next, and how the user ends it: said once, at the first stall.
+constexpr const char* kWatchingOn = " (Ctrl-C writes the report with what is known now)";
+
 void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* taken) {
   switch (e) {
     case StallNote::Event::kStalled:
@@ -145,7 +148,8 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
              reports::format_tenths(n.after_s) + ": " +
              reports::stuck_process_text(p.pid, p.name, p.threads, p.stuck_s, p.pause) + "; " +
              reports::rest_of_tree_text(p.rest_still, p.rest_cpu_share) +
-             (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
+             (n.first ? std::string("; taking its stacks, and watching on") + kWatchingOn
+                      : std::string("; watching on")));
         break;
       }
       note(std::string(n.first ? "STALLED at " : "STALLED again at ") +
@@ -159,18 +163,26 @@ void LiveConsole::stall(StallNote::Event e, const StallNote& n, const Stacks* ta
                                                            n.process->threads, n.process->stuck_s,
                                                            n.process->pause)
                       : "") +
-           (n.first ? "; taking its stacks, and waiting on" : "; waiting on"));
+           (n.first ? std::string("; taking its stacks, and watching on") + kWatchingOn
+                    : std::string("; watching on")));
+      break;
+    case StallNote::Event::kStuck:
+      if (n.process)
+        note("STUCK: " +
+             reports::stuck_process_text(n.process->pid, n.process->name, n.process->threads,
+                                         n.process->stuck_s, n.process->pause) +
+             " (in the tree still since " + reports::format_tenths(n.after_s) + ")");
       break;
     case StallNote::Event::kStarved:
       note("STARVED at " + reports::format_tenths(n.after_s) + ": " +
            reports::starved_text(n.starved_s, n.load_average, n.cpus) +
-           "; not a stall: waiting on");
+           "; not a stall: watching on");
       break;
     case StallNote::Event::kSleeping:
       if (n.sleep)
         note("SLEEPING at " + reports::format_tenths(n.after_s) + ": " +
              reports::sleeping_text(reports::read_as<reports::Sleep>(tree_sleep_record(*n.sleep))) +
-             "; not a stall: waiting on");
+             "; not a stall: watching on");
       break;
     case StallNote::Event::kStacksTaken: {
       const std::string where = taken ? where_lines(*taken, 12) : "";

@@ -74,7 +74,8 @@ struct TreeSleep {
 // works, starvation (it wanted a CPU and got next to none: the machine is overloaded), the stacks
 // taken of a stall, and its end.
 struct StallNote {
-  enum class Event { kStalled, kStacksTaken, kResumed, kStarved, kSleeping };
+  // kStuck: a process of a tree already said stalled is proven stuck since (`process`).
+  enum class Event { kStalled, kStacksTaken, kResumed, kStarved, kSleeping, kStuck };
   enum class Kind { kTree, kProcess };
   Kind kind = Kind::kTree;
   double after_s = 0;  // from the start, when it was seen

@@ -289,6 +289,13 @@ void Watchdog::watch(Clock::time_point now, ChannelReader& channel) {
     if (r_.stall && r_.stall->kind == StallNote::Kind::kTree && r_.stall->resumed_after_s < 0)
       r_.stall->resumed_after_s = n.resumed_after_s;
     if (spec_.on_stall) spec_.on_stall(StallNote::Event::kResumed, n, nullptr);
+  } else if (tree_stalled_ && stuck && r_.stall && !r_.stall->process &&
+             r_.stall->resumed_after_s < 0) {
+    // A process of the still tree proven stuck since it stalled (on a busy machine the tree's
+    // window can pass before a process's own): the stall's record names it, and it is said.
+    r_.stall->process = process_stall(*stuck, now);
+    for (const auto& [pid, s] : last_.stuck) stuck_said_.insert(pid);
+    if (spec_.on_stall) spec_.on_stall(StallNote::Event::kStuck, *r_.stall, nullptr);
   }
   // One process stuck while the rest of the tree works: a stall of its own.
   for (const auto& [pid, s] : last_.stuck) {
