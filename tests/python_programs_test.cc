@@ -207,12 +207,21 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
     channel->accept_ready(now);
     for (int fd : channel->connection_fds()) channel->read_ready(fd, now);
   };
-  auto alive = [&] { return ::waitpid(child, nullptr, WNOHANG) == 0; };
+  // How it ended, when it did: what a death under the asks was (a signal, an exit).
+  std::string ended;
+  auto alive = [&] {
+    int status = 0;
+    if (::waitpid(child, &status, WNOHANG) == 0) return true;
+    if (ended.empty())
+      ended = WIFSIGNALED(status) ? " (killed by signal " + std::to_string(WTERMSIG(status)) + ")"
+                                  : " (exited " + std::to_string(WEXITSTATUS(status)) + ")";
+    return false;
+  };
   // Its hello and its four threads told (the main thread is in the hello).
   for (int i = 0; i < 60000 / 10; ++i) {
     const auto offer = channel->offer(child);
     if (offer && offer->python_tids.size() >= 5) break;
-    ASSERT_TRUE(alive()) << "the program ended before its threads were told";
+    ASSERT_TRUE(alive()) << "the program ended before its threads were told" << ended;
     pump(10);
   }
   ASSERT_TRUE(channel->offer(child) && channel->offer(child)->python_tids.size() >= 5);
@@ -235,7 +244,7 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
     for (const auto& t : dump.threads) with_frames += t.frames.empty() ? 0 : 1;
     std::string unread;
     for (const auto& u : fc::harness::unread_of_ask(ask, *channel, child)) unread += "\n  " + u;
-    ASSERT_TRUE(alive()) << "the program died at ask " << ask_no << unread;
+    ASSERT_TRUE(alive()) << "the program died at ask " << ask_no << ended << unread;
     ASSERT_GT(with_frames, 0u) << "ask " << ask_no << " got no stack back" << unread;
     (ask.main_answered() ? by_main : by_thread) += 1;
     threads_read += with_frames;
