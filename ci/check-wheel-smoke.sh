@@ -3,13 +3,19 @@
 # with pip (--no-index: nothing but the wheel) into a fresh venv of PYTHON, its forkcheck runs
 # exec on a Python program whose Pool starts workers by the platform's default method, and the
 # report says the program ended ok and that the bootstrap the wheel holds heard its processes.
-#   ci/check-wheel-smoke.sh PYTHON WHEEL
+#   ci/check-wheel-smoke.sh PYTHON WHEEL [WORK]
+# WORK: an empty folder to do it in, left there (WORK/venv with the wheel installed,
+# WORK/workers.py) for the caller to go on with; by default a temporary one, removed.
 set -euo pipefail
 python=$1
 wheel=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/forkcheck-wheel-smoke.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "${3:-}" ]; then
+  work=$3
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/forkcheck-wheel-smoke.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
 "$python" -m venv "$work/venv"
 "$work/venv/bin/pip" install --no-index --disable-pip-version-check -q "$wheel"
 forkcheck=$work/venv/bin/forkcheck

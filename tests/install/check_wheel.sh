@@ -24,32 +24,19 @@ rm -rf "$dist"
 wheel=$(FORKCHECK_WHEEL_PYTHON=$tools bash "$(dirname "$0")/../../ci/make-wheel.sh" "$stage" "$dist" | tail -1)
 [ -f "$wheel" ] || fail "no wheel: $wheel"
 echo "wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
-# The release workflow's check of each wheel, here on this one.
-bash "$(dirname "$0")/../../ci/check-wheel-smoke.sh" "$python" "$wheel" || fail "the release's wheel check"
 
 work=$(mktemp -d /tmp/forkcheck-wheel-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 unset FORKCHECK_REPRO_DIR FORKCHECK_WATCH_SHIM FORKCHECK_SCHEMA FORKCHECK_PY_BOOTSTRAP \
   FORKCHECK_TORCH_KIT
 export XDG_CACHE_HOME=$work/cache
-"$python" -m venv "$work/venv"
+# The release workflow's check of each wheel, here on this one: it leaves the venv it installed
+# the wheel into ($work/venv) and its Pool program ($work/workers.py).
+bash "$(dirname "$0")/../../ci/check-wheel-smoke.sh" "$python" "$wheel" "$work" ||
+  fail "the release's wheel check"
 # The venv active, as a user has it: its python3 (no torch) first on PATH.
 export PATH=$work/venv/bin:$PATH
-"$work/venv/bin/pip" install --no-index --disable-pip-version-check -q "$wheel"
 forkcheck=$work/venv/bin/forkcheck
-[ -x "$forkcheck" ] || fail "pip put no forkcheck in the venv's bin/"
-cat >"$work/workers.py" <<'PY'
-import multiprocessing as mp
-
-
-def square(x):
-    return x * x
-
-
-if __name__ == "__main__":
-    with mp.Pool(2) as pool:
-        print(sum(pool.map(square, range(10))))
-PY
 cd "$work"
 env_out=$("$forkcheck" env)
 grep -q "executable  *$forkcheck" <<<"$env_out" || fail "forkcheck env names another executable: $env_out"
