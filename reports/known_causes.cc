@@ -193,8 +193,12 @@ std::optional<KnownCause> pool_worker_ended(const Variant& v) {
               "never learns that the task was lost, so " +
               waiter + " waits for its result for ever";
     if (pools != 1) {
-      c.missing = "which Pool pid " + std::to_string(d.pid) + " worked for: pid " + waiter_pid +
-                  " has " + std::to_string(pools) + " Pools alive";
+      // Counted in the stacks read: none seen may be a thread whose stack was not read.
+      c.missing =
+          "which Pool pid " + std::to_string(d.pid) + " worked for: " +
+          (pools == 0 ? "no thread of pid " + waiter_pid +
+                            " read in a Pool's worker handler (_handle_workers)"
+                      : "pid " + waiter_pid + " has " + std::to_string(pools) + " Pools alive");
       return c;
     }
     if (in_task < 0 && exited(d)) {

@@ -151,6 +151,17 @@ TEST(KnownCauses, APoolWorkerThatExitedMidTaskIsNamedWithItsLineAndTheWaitingMap
   ASSERT_TRUE(known_cause(read_variant(two)));
   EXPECT_TRUE(known_cause(read_variant(two))->fix.empty());
   EXPECT_NE(known_cause(read_variant(two))->missing.find("has 2 Pools alive"), std::string::npos);
+  // None read (its handler thread's stack not read, say): not said to have none.
+  json none = pool_hang("1", true);
+  json kept = json::array();
+  for (const auto& t : none["stacks"])
+    if (t.dump().find("_handle_workers") == std::string::npos) kept.push_back(t);
+  none["stacks"] = kept;
+  ASSERT_TRUE(known_cause(read_variant(none)));
+  EXPECT_TRUE(known_cause(read_variant(none))->fix.empty());
+  EXPECT_NE(known_cause(read_variant(none))->missing.find("no thread of pid"), std::string::npos)
+      << known_cause(read_variant(none))->missing;
+  EXPECT_EQ(known_cause(read_variant(none))->missing.find("0 Pools"), std::string::npos);
   // A worker that is not the waiting process's child: not this shape.
   json other = pool_hang("1", true);
   other["python"]["processes"][0]["pid"] = 50;  // the worker's parent is pid 50, not the waiter

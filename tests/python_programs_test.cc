@@ -174,15 +174,23 @@ TEST_P(PythonPrograms, AHungPoolWorkersLineComesFromTheProgramWithoutADebugger) 
 }
 
 // forkcheck's own way of asking for stacks (harness/supervise/python_stacks_ask.h, as the
-// supervisor drives it), a hundred times over, on a program whose five threads never stop running
-// Python code: it never dies of being asked, and every ask gets a stack back.
-TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlwaysAnswers) {
+// supervisor drives it), `asks` times over on `script`: what the asks got, or how it died.
+struct Asked {
+  std::string died;  // "at ask N (killed by signal S)", empty while it lived
+  std::string failure;
+  size_t by_main = 0, by_thread = 0, threads_read = 0, thread_signals = 0;
+};
+
+Asked ask_again_and_again(const std::string& python, const std::string& script, int asks) {
   using fc::harness::PythonChannel;
   using fc::harness::PythonStacksAsk;
+  Asked out;
   std::string why;
   auto channel = PythonChannel::open("ask-test-" + std::to_string(::getpid()), why);
-  ASSERT_TRUE(channel) << why;
-  const std::string python = GetParam().path, busy = program("busy_threads.py").string();
+  if (!channel) {
+    out.failure = why;
+    return out;
+  }
   const std::string env_path = std::string("PYTHONPATH=") + FC_PYTHON_BOOTSTRAP;
   const std::string env_channel = "FORKCHECK_PY_CHANNEL=" + channel->address();
   const std::string env_dump =
@@ -190,13 +198,16 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
   const std::string env_stacks =
       "FORKCHECK_PY_STACKS_SIGNAL=" + std::to_string(PythonChannel::stacks_signal());
   const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  if (child < 0) {
+    out.failure = "fork failed";
+    return out;
+  }
   if (child == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, STDOUT_FILENO);
     const char* env[] = {env_path.c_str(),   env_channel.c_str(),  env_dump.c_str(),
                          env_stacks.c_str(), "PATH=/usr/bin:/bin", nullptr};
-    ::execle(python.c_str(), python.c_str(), busy.c_str(), "600", nullptr, env);
+    ::execle(python.c_str(), python.c_str(), script.c_str(), "600", nullptr, env);
     ::_exit(127);
   }
   auto pump = [&](int ms) {
@@ -221,12 +232,15 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
   for (int i = 0; i < 60000 / 10; ++i) {
     const auto offer = channel->offer(child);
     if (offer && offer->python_tids.size() >= 5) break;
-    ASSERT_TRUE(alive()) << "the program ended before its threads were told" << ended;
+    if (!alive()) {
+      out.died = "before its threads were told" + ended;
+      return out;
+    }
     pump(10);
   }
-  ASSERT_TRUE(channel->offer(child) && channel->offer(child)->python_tids.size() >= 5);
-  size_t by_main = 0, by_thread = 0, threads_read = 0;
-  for (int ask_no = 1; ask_no <= 100; ++ask_no) {
+  if (!channel->offer(child) || channel->offer(child)->python_tids.size() < 5)
+    out.failure = "its threads were never told";
+  for (int ask_no = 1; ask_no <= asks && out.failure.empty(); ++ask_no) {
     const PythonStacksAsk::Offer offer = *channel->offer(child);
     PythonStacksAsk ask(
         offer, fc::harness::look_for_ask(child, offer, *channel, PythonStacksAsk::Clock::now()));
@@ -234,29 +248,64 @@ TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlw
       const auto look =
           fc::harness::look_for_ask(child, ask.offer(), *channel, PythonStacksAsk::Clock::now());
       const auto act = ask.step(look);
-      if (act.kind != PythonStacksAsk::Act::Kind::kNothing)
-        ask.sent(act, fc::harness::send_for_ask(child, act), look);
-      else
+      if (act.kind != PythonStacksAsk::Act::Kind::kNothing) {
+        const auto how = fc::harness::send_for_ask(child, act, look);
+        out.thread_signals += act.kind == PythonStacksAsk::Act::Kind::kAskThread &&
+                              how == PythonStacksAsk::Sent::kSent;
+        ask.sent(act, how, look);
+      } else {
         pump(5);
+      }
     }
     const fc::harness::PyDump dump = fc::harness::dump_of_ask(ask, *channel, child);
     size_t with_frames = 0;
     for (const auto& t : dump.threads) with_frames += t.frames.empty() ? 0 : 1;
     std::string unread;
     for (const auto& u : fc::harness::unread_of_ask(ask, *channel, child)) unread += "\n  " + u;
-    ASSERT_TRUE(alive()) << "the program died at ask " << ask_no << ended << unread;
-    ASSERT_GT(with_frames, 0u) << "ask " << ask_no << " got no stack back" << unread;
-    (ask.main_answered() ? by_main : by_thread) += 1;
-    threads_read += with_frames;
+    if (!alive()) {
+      out.died = "at ask " + std::to_string(ask_no) + ended + unread;
+      break;
+    }
+    if (with_frames == 0)
+      out.failure = "ask " + std::to_string(ask_no) + " got no stack back" + unread;
+    (ask.main_answered() ? out.by_main : out.by_thread) += 1;
+    out.threads_read += with_frames;
   }
   int status = 0;
   ::kill(child, SIGKILL);
   ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+  if (out.died.empty() && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+    out.failure += " it had ended by itself: status " + std::to_string(status);
+  return out;
+}
+
+// A program whose five threads never stop running Python code: it never dies of being asked, and
+// every ask gets a stack back (from the main thread, which answers for all: the others wake every
+// few milliseconds to take the GIL and are never signalled on their own).
+TEST_P(PythonPrograms, AskedForItsStacksAHundredTimesABusyProgramNeverDiesAndAlwaysAnswers) {
+  const Asked a = ask_again_and_again(GetParam().path, program("busy_threads.py").string(), 100);
+  ASSERT_TRUE(a.died.empty()) << "the program died " << a.died;
+  ASSERT_TRUE(a.failure.empty()) << a.failure;
   std::fprintf(stderr,
                "    %s: 100 asks answered: %zu by the main thread for every thread, %zu thread by "
-               "thread; %zu thread stacks read in all\n",
-               GetParam().label.c_str(), by_main, by_thread, threads_read);
+               "thread (%zu signals to a thread on its own); %zu thread stacks read in all\n",
+               GetParam().label.c_str(), a.by_main, a.by_thread, a.thread_signals, a.threads_read);
+}
+
+// A program whose main thread waits in join() (it cannot answer for all) and whose threads sleep
+// for short random spells between bursts of Python: they are asked one at a time, only while
+// parked in their sleep, and the program never dies of it.
+TEST_P(PythonPrograms, AskedForItsStacksTwentyTimesAProgramOfSleepersNeverDiesAndTheyAreRead) {
+  const Asked a = ask_again_and_again(GetParam().path, program("sleepy_threads.py").string(), 20);
+  ASSERT_TRUE(a.died.empty()) << "the program died " << a.died;
+  ASSERT_TRUE(a.failure.empty()) << a.failure;
+  // Its main thread answers for all only before it reaches its join(): then thread by thread.
+  EXPECT_GT(a.by_thread, 0u);
+  EXPECT_GT(a.thread_signals, 0u) << "no thread was asked on its own";
+  std::fprintf(stderr,
+               "    %s: 20 asks answered: %zu by the main thread, %zu thread by thread (%zu "
+               "signals to a thread on its own); %zu thread stacks read in all\n",
+               GetParam().label.c_str(), a.by_main, a.by_thread, a.thread_signals, a.threads_read);
 }
 
 // The pythonspeed.com "Pool full of sharks" program under exec: a worker stuck on a logging lock

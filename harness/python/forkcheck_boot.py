@@ -14,10 +14,11 @@ connections to forkcheck's channel (FORKCHECK_PY_CHANNEL), again in every forked
 
 Stacks on demand are read only where reading them is safe while the program runs: a thread's own
 frames by that thread (faulthandler with all_threads=False: nothing else changes them while it
-is in the handler; forkcheck asks only threads it sees asleep, one at a time), and every
-thread's frames by the main thread under the GIL (sys._current_frames(), in a Python-level
-handler of FORKCHECK_PY_STACKS_SIGNAL, answered as a "stacks" event at the main thread's next
-bytecode). Never faulthandler's all-threads dump, which reads other threads' frames without the
+is in the handler; forkcheck asks only threads it has seen asleep for a while without a wake,
+one at a time: on 3.11 to 3.13 a thread interrupted as a call returns to C dies of its own dump),
+and every thread's frames by the main thread under the GIL (sys._current_frames(), in a
+Python-level handler of FORKCHECK_PY_STACKS_SIGNAL, answered as a "stacks" event at the main
+thread's next bytecode). Never faulthandler's all-threads dump, which reads other threads' frames without the
 GIL while they run and change them: made for a process that is dying, it can crash one that is
 not.
 
@@ -511,7 +512,8 @@ def _serve_stacks():
     FORKCHECK_PY_STACKS_SIGNAL: a Python-level handler, so it runs between two bytecodes, where
     sys._current_frames() is safe whatever the other threads do. SA_RESTART (siginterrupt
     False): the signal interrupts no system call of the program; a main thread asleep in one
-    answers when it next runs Python (forkcheck asks only one that it sees running)."""
+    answers when it next runs Python (in time.sleep() or select() at once, since Python resumes
+    them after the handler; in a lock or a read only once that returns)."""
     global _stacks_signal
     try:
         signal_number = int(os.environ["FORKCHECK_PY_STACKS_SIGNAL"])

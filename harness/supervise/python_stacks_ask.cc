@@ -25,11 +25,27 @@ PythonStacksAsk::PythonStacksAsk(Offer offer, const Look& first)
   };
   add(offer_.main_tid);
   for (int tid : offer_.python_tids) add(tid);
+  watch(first);
   if (first.gone) done_ = true;
+}
+
+void PythonStacksAsk::watch(const Look& look) {
+  for (const auto& [tid, t] : look.threads) {
+    auto [s, fresh] = still_.try_emplace(tid);
+    const bool asleep = t.state == 'S';
+    if (fresh || !asleep || !s->second.asleep || t.switches != s->second.switches)
+      s->second = {t.switches, asleep, look.now};
+  }
+}
+
+bool PythonStacksAsk::still(int tid, const Look& look) const {
+  const auto s = still_.find(tid);
+  return s != still_.end() && s->second.asleep && look.now - s->second.since >= kStill;
 }
 
 PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
   if (done_) return {};
+  watch(look);
   if (look.gone) {
     current_ = 0;
     queue_.clear();
@@ -39,13 +55,13 @@ PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
   }
   if (main_asked_ && look.stacks_answers > answers_before_) main_answered_ = true;
   if (main_asked_ && !main_answered_ && look.now - start_ >= kMainWait) main_given_up_ = true;
-  // The main thread first, when it runs Python (or C code that returns to it): one answer for
-  // every thread. Asleep, it would answer only once it woke (the signal interrupts no wait).
+  // The main thread first, whatever it does (but wait for a signal): one answer for every
+  // thread, at its next bytecode, which may be at once or only once its wait returns.
   if (!main_asked_ && !main_tried_) {
     main_tried_ = true;
     auto m = look.threads.find(offer_.main_tid);
     if (offer_.stacks_signal && look.catches_stacks && m != look.threads.end() &&
-        m->second.state == 'R' && !m->second.ours_pending)
+        !m->second.ours_pending && !(m->second.state == 'S' && m->second.signal_ends_wait))
       return {Act::Kind::kAskMain, offer_.main_tid};
   }
   if (current_ != 0) {
@@ -73,8 +89,10 @@ PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
                                "would end");
         continue;
       }
-      if (t->second.state == 'S' && !t->second.ours_pending) return {Act::Kind::kAskThread, tid};
-      running_.push_back(tid);  // running (or stopped, or asleep in the disk): a later pass
+      if (t->second.state == 'S' && !t->second.ours_pending && still(tid, look))
+        return {Act::Kind::kAskThread, tid};
+      // Running, or waking (or stopped, or asleep in the disk): a later pass.
+      running_.push_back(tid);
       next_pass_ = look.now + kPassGap;
     }
     if (!running_.empty()) return {};
@@ -84,9 +102,19 @@ PythonStacksAsk::Act PythonStacksAsk::step(const Look& look) {
   return {};
 }
 
-void PythonStacksAsk::sent(const Act& act, bool ok, const Look& look) {
+void PythonStacksAsk::sent(const Act& act, Sent how, const Look& look) {
   if (act.kind == Act::Kind::kNothing) return;
+  const bool ok = how == Sent::kSent;
   signalled_ = signalled_ || ok;
+  if (how == Sent::kWoke) {
+    // Not still after all: its stillness starts over, and it waits for a later pass.
+    still_.erase(act.tid);
+    if (act.kind == Act::Kind::kAskThread) {
+      running_.push_back(act.tid);
+      next_pass_ = look.now + kPassGap;
+    }
+    return;
+  }
   if (act.kind == Act::Kind::kAskMain) {
     main_asked_ = ok;
     return;
@@ -153,6 +181,12 @@ void PythonStacksAsk::finish(const Look& look) {
       why = "not asked: a thread asked before it had not answered";
     else if (stopped_ && t->second.state == 'S')
       why = "not asked yet when the stacks were due";
+    else if (t->second.state == 'S')
+      why =
+          "it kept waking (as a thread waiting for the GIL does) whenever its turn came: a thread "
+          "is asked for its own stack only once asleep for " +
+          std::to_string(kStill.count()) +
+          " ms without a wake (one that wakes as the signal lands can crash)";
     else if (t->second.state == 'R')
       why =
           "it was running Python whenever its turn came (a running thread's frames are not "

@@ -1,23 +1,35 @@
 // How forkcheck asks one live Python process for its stacks without ever risking it: no thread's
-// frames are read by another thread while it may run. Two ways, both the program's own code:
-//  - its main thread, when forkcheck sees it running, is sent the stacks signal: a Python-level
-//    handler that takes every thread's frames under the GIL between two bytecodes
-//    (sys._current_frames()) and answers with a "stacks" event;
-//  - each of its Python threads that forkcheck sees asleep is sent the thread signal, one at a
-//    time: faulthandler writes that thread's own frames (all_threads=False), which nothing else
-//    can change while it is in the handler. The next is asked only once the last one's dump is
-//    whole, since all share one stream.
+// frames are read by another thread while it may run, nor by itself at an instant it may be
+// changing them. Two ways, both the program's own code:
+//  - its main thread is sent the stacks signal first: a Python-level handler that takes every
+//    thread's frames under the GIL between two bytecodes (sys._current_frames()) and answers
+//    with a "stacks" event. Safe at any instant (the C handler only notes the signal), so it goes
+//    whatever the thread does. Asleep, it answers at once only in time.sleep() or select(),
+//    which Python resumes after the handler; in a lock, a join, a queue, a read or C code, only
+//    once that returns (the handler has SA_RESTART, so the wait goes on), hence the other way:
+//  - each Python thread seen asleep, with no wake, for kStill is sent the thread signal, one at a
+//    time: faulthandler writes that thread's own frames (all_threads=False). Safe only while the
+//    thread is parked in its wait: on 3.11 to 3.13 a thread interrupted as a call returns to C
+//    has a frame chain faulthandler cannot walk, and dies of it (SIGSEGV in dump_frame; a busy
+//    program died within hundreds of such signals sent to running threads on 3.13). A thread
+//    seen asleep at one look may be running by the signal: one that stayed asleep for kStill
+//    (no context switch, as the kernel counts them) is unlikely to wake in the microseconds
+//    between the last look and the signal, which is the whole of the risk that remains. A thread
+//    waiting for the GIL wakes every few milliseconds (the switch interval) and is never asked
+//    this way: the main thread's answer has it. The next is asked only once the last one's dump
+//    is whole, since all share one stream.
 // A thread asleep in pause() or sigsuspend(), which any caught signal ends, is never asked: the
-// program waits there for a signal, and ours would be it. A thread that runs whenever its turn
-// comes is asked again on a later pass, and is left unread
-// when the budget is spent (faulthandler's all-threads dump, which reads running threads' frames
-// without the GIL, is never used: it can crash the program). A signal is sent only where the
-// process catches it (an uncaught real-time signal kills) and none of ours is pending there.
+// program waits there for a signal, and ours would be it. A thread that runs or wakes whenever
+// its turn comes is asked again on a later pass, and is left unread when the budget is spent
+// (faulthandler's all-threads dump, which reads running threads' frames without the GIL, is never
+// used: it can crash the program). A signal is sent only where the process catches it (an
+// uncaught real-time signal kills) and none of ours is pending there.
 // This class decides; the supervisor looks (/proc) and signals (python_stacks_ask_posix.cc).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <string>
@@ -37,6 +49,10 @@ class PythonStacksAsk {
   static constexpr auto kThreadWait = std::chrono::milliseconds(300);
   static constexpr auto kQuiet = std::chrono::milliseconds(20);
   static constexpr auto kBudget = std::chrono::milliseconds(1500);
+  // How long a thread must be seen asleep, without one wake, before it is sent the thread signal.
+  // 50 ms: longer than a GIL waiter's switch interval (5 ms), shorter than a 0.1 s sleep loop
+  // (3.6's Pool worker handler), which is asked in the second half of its sleep.
+  static constexpr auto kStill = std::chrono::milliseconds(50);
   // Between two passes over the threads that were running.
   static constexpr auto kPassGap = std::chrono::milliseconds(10);
   // How often the supervisor looks at a process being asked, and how many acts it lets one ask
@@ -57,6 +73,9 @@ class PythonStacksAsk {
     // It sleeps in pause() or sigsuspend(): a signal of ours would end that wait (the program's
     // signal.pause() would return), so it is never asked.
     bool signal_ends_wait = false;
+    // Its context switches so far (voluntary and not): one more each time it went to sleep or
+    // was preempted, so the same count at two looks, asleep at both, means it never woke between.
+    std::uint64_t switches = 0;
   };
   // What the supervisor sees now.
   struct Look {
@@ -73,6 +92,9 @@ class PythonStacksAsk {
     enum class Kind { kNothing, kAskMain, kAskThread } kind = Kind::kNothing;
     int tid = 0;
   };
+  // What came of an act: the signal went, could not go, or was held back since the thread had
+  // woken (or run) by the time it was looked at again, just before the signal.
+  enum class Sent { kSent, kFailed, kWoke };
   // A thread's own dump: its OS id and where it lies in the dumps stream.
   struct ThreadDump {
     int tid = 0;
@@ -81,9 +103,9 @@ class PythonStacksAsk {
 
   PythonStacksAsk(Offer offer, const Look& first);
 
-  // What to do now, given a fresh look; the caller does it and says whether the signal went.
+  // What to do now, given a fresh look; the caller does it and says what came of it.
   Act step(const Look& look);
-  void sent(const Act& act, bool ok, const Look& look);
+  void sent(const Act& act, Sent how, const Look& look);
   bool done() const { return done_; }
   // Ends it now (the stacks are due): a dump still being written is not read.
   void stop(const Look& look);
@@ -100,6 +122,17 @@ class PythonStacksAsk {
  private:
   void finish_current(const Look& look);
   void finish(const Look& look);
+  // Notes which threads stayed asleep since the last look, and since when.
+  void watch(const Look& look);
+  // Asleep now, with no wake for kStill or longer.
+  bool still(int tid, const Look& look) const;
+
+  struct Stillness {
+    std::uint64_t switches = 0;
+    bool asleep = false;
+    Clock::time_point since{};  // when it was first seen asleep with these switches
+  };
+  std::map<int, Stillness> still_;
 
   Offer offer_;
   Clock::time_point start_;

@@ -35,6 +35,14 @@ std::uint64_t status_mask(const std::string& status, const char* field) {
   return std::strtoull(status.c_str() + at + key.size(), nullptr, 16);
 }
 
+// A decimal count of /proc/.../status ("voluntary_ctxt_switches:\t12"); 0 when absent.
+std::uint64_t status_count(const std::string& status, const char* field) {
+  const std::string key = std::string("\n") + field + ":";
+  const auto at = status.find(key);
+  if (at == std::string::npos) return 0;
+  return std::strtoull(status.c_str() + at + key.size(), nullptr, 10);
+}
+
 std::uint64_t bit(int sig) { return sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0; }
 
 // The state letter of a /proc stat line: the field after the command's closing parenthesis.
@@ -68,7 +76,10 @@ Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& ch
       if (s == '?' || s == 'Z' || s == 'X') continue;  // ended
       Ask::ThreadLook t;
       t.state = s;
-      t.ours_pending = (status_mask(read_proc(task + "/status"), "SigPnd") & ours) != 0;
+      const std::string status = read_proc(task + "/status");
+      t.ours_pending = (status_mask(status, "SigPnd") & ours) != 0;
+      t.switches = status_count(status, "voluntary_ctxt_switches") +
+                   status_count(status, "nonvoluntary_ctxt_switches");
       if (s == 'S')
         if (const auto wait = launch::thread_wait(pid, tid))
           t.signal_ends_wait = wait->ended_by_any_signal;
@@ -91,13 +102,27 @@ Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& ch
   return look;
 }
 
-bool send_for_ask(ProcessId pid, const Ask::Act& act) {
-  const int sig = act.kind == Ask::Act::Kind::kAskMain ? PythonChannel::stacks_signal()
-                                                       : PythonChannel::dump_signal();
+Ask::Sent send_for_ask(ProcessId pid, const Ask::Act& act, const Ask::Look& look) {
+  const bool main = act.kind == Ask::Act::Kind::kAskMain;
+  const int sig = main ? PythonChannel::stacks_signal() : PythonChannel::dump_signal();
 #ifdef __linux__
-  return ::syscall(SYS_tgkill, pid, act.tid, sig) == 0;
+  if (!main) {
+    // One file read (State and the switches are both in status): the shortest gap we can leave.
+    const auto seen = look.threads.find(act.tid);
+    const std::string status =
+        read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(act.tid) + "/status");
+    const auto state = status.find("\nState:\t");
+    if (seen == look.threads.end() || state == std::string::npos ||
+        status.compare(state + 8, 1, "S") != 0 ||
+        status_count(status, "voluntary_ctxt_switches") +
+                status_count(status, "nonvoluntary_ctxt_switches") !=
+            seen->second.switches)
+      return Ask::Sent::kWoke;
+  }
+  return ::syscall(SYS_tgkill, pid, act.tid, sig) == 0 ? Ask::Sent::kSent : Ask::Sent::kFailed;
 #else
-  return act.kind == Ask::Act::Kind::kAskMain && ::kill(pid, sig) == 0;
+  (void)look;
+  return main && ::kill(pid, sig) == 0 ? Ask::Sent::kSent : Ask::Sent::kFailed;
 #endif
 }
 

@@ -20,8 +20,11 @@ namespace fc::harness {
 PythonStacksAsk::Look look_for_ask(ProcessId pid, const PythonStacksAsk::Offer& offer,
                                    PythonChannel& channel, PythonStacksAsk::Clock::time_point now);
 
-// Sends what the ask decided; false when it could not go.
-bool send_for_ask(ProcessId pid, const PythonStacksAsk::Act& act);
+// Sends what the ask decided on `look`. A thread's own signal goes only if, read again just
+// before, the thread is still asleep with the context switches `look` saw (kWoke otherwise): what
+// remains of the risk is a wake in the microseconds between that read and the signal.
+PythonStacksAsk::Sent send_for_ask(ProcessId pid, const PythonStacksAsk::Act& act,
+                                   const PythonStacksAsk::Look& look);
 
 // What the ask got, as a dump of the process's threads (each with its OS id where known), and a
 // line per thread it could not read.

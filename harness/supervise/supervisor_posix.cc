@@ -275,14 +275,14 @@ void advance_asks(Job& job, Loop& loop, Clock::time_point now) {
       const PythonStacksAsk::Look look = look_for_ask(pid, ask.offer(), *job.python, now);
       const PythonStacksAsk::Act act = ask.step(look);
       if (act.kind == PythonStacksAsk::Act::Kind::kNothing) break;
-      const bool ok = send_for_ask(pid, act);
-      if (ok)
+      const PythonStacksAsk::Sent how = send_for_ask(pid, act, look);
+      if (how == PythonStacksAsk::Sent::kSent)
         job.note_look_signal(pid,
                              act.kind == PythonStacksAsk::Act::Kind::kAskMain
                                  ? "asked its main thread for every thread's stack"
                                  : "asked one of its threads for its stack",
                              now);
-      ask.sent(act, ok, look);
+      ask.sent(act, how, look);
     }
     if (!ask.done()) {
       ++it;
