@@ -104,7 +104,12 @@ std::vector<Fact> facts_of(const Report& report) {
       add_said("program", "program", joined_words(c.command));
   const json& options = report.run.options;
   add("options.timeout_s", "timeout", member(options, "timeout_s"));
-  add("options.hang_after_s", "timeout", member(options, "hang_after_s"));
+  // 0 is how exec, watch and attach write "no --hang-after": only the deadline ends a stall.
+  const json hang_after = member(options, "hang_after_s");
+  if (hang_after.is_number() && hang_after.get<double>() <= 0)
+    add_said("options.hang_after_s", "timeout", "none");
+  else
+    add("options.hang_after_s", "timeout", hang_after);
   add("options.only", "", member(options, "only"));
   add("options.zygote", "", member(options, "zygote"));
   add("options.jobs", "", member(options, "jobs"));

@@ -260,6 +260,17 @@ TEST(ReportDiff, AVariableSetOnOneSideOnlyDiffers) {
   EXPECT_EQ(d.environment[0].b, "FALSE");
 }
 
+TEST(ReportDiff, NoHangAfterIsNoneNotZeroSeconds) {
+  json a = report({gomp()}), b = report({gomp()});
+  a["run"]["options"]["hang_after_s"] = 0.0;
+  b["run"]["options"]["hang_after_s"] = 2.0;
+  const auto d = diff(a, b);
+  ASSERT_EQ(d.environment.size(), 1u);
+  EXPECT_EQ(d.environment[0].name, "options.hang_after_s");
+  EXPECT_EQ(d.environment[0].a, "none");
+  EXPECT_EQ(d.environment[0].b, "2.0");
+}
+
 // An older 1.x report may lack fields: unknown is not different, and nothing throws.
 TEST(ReportDiff, FieldsAnOlderReportLacksAreUnknownNotDifferent) {
   json old = report({gomp()});

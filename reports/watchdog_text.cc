@@ -67,6 +67,10 @@ std::string sleeping_text(const Sleep& sleep) {
 
 std::string rest_of_tree_text(bool still, double cpu_share) {
   if (still) return "the rest of the tree was still too";
+  // Not still, yet next to no CPU: what else makes a tree not still (tree_activity.h), not work.
+  if (cpu_share < 0.01)
+    return "the rest of the tree was not still, though it used under 1% of a CPU (it wrote "
+           "output, a process came or went, or a thread wanted a CPU)";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", cpu_share * 100);
   return std::string("the rest of the tree kept working (") + buf + " of a CPU)";

@@ -18,7 +18,8 @@ namespace fc::reports {
 std::string stuck_process_text(int pid, const std::string& name, std::size_t threads,
                                double stuck_s, bool pause = false);
 
-// "the rest of the tree kept working (98% of a CPU)", or "the rest of the tree was still too"
+// "the rest of the tree kept working (98% of a CPU)", "... was not still, though it used under 1%
+// of a CPU (...)", or "the rest of the tree was still too"
 std::string rest_of_tree_text(bool still, double cpu_share);
 
 // "runnable but waiting for a CPU for 8.1 s: the machine is overloaded (load average 20.3 on 2

@@ -115,6 +115,15 @@ TEST(WatchdogText, EachReasonTimeWasCalledHasItsSentence) {
   }
 }
 
+TEST(WatchdogText, TheRestOfTheTreeIsSaidToWorkOnlyWhereItUsedACPU) {
+  EXPECT_EQ(rest_of_tree_text(false, 0.98), "the rest of the tree kept working (98% of a CPU)");
+  EXPECT_EQ(rest_of_tree_text(true, 0), "the rest of the tree was still too");
+  // Not still (it wrote output, say) with next to no CPU: not "kept working (0% of a CPU)".
+  const std::string idle = rest_of_tree_text(false, 0.002);
+  EXPECT_EQ(idle.find("kept working"), std::string::npos) << idle;
+  EXPECT_NE(idle.find("not still, though it used under 1% of a CPU"), std::string::npos) << idle;
+}
+
 TEST(WatchdogText, EndingSurvivorsAndAnEndOfItsOwn) {
   json w = watchdog("deadline", "working");
 #ifndef _WIN32

@@ -923,7 +923,8 @@ TEST_P(PythonPrograms, AttachReadsTheFramesOfAJobStartedWithItsEnvLines) {
   EXPECT_EQ(v.value("outcome", ""), "hang") << v.value("message", "");
   EXPECT_EQ(alive, 2u) << "both left running";
   const std::string note = v.value("stacks_python_note", "");
-  EXPECT_TRUE(contains(note, "Python frames of 2 of 2 Python processes from the program itself"))
+  EXPECT_TRUE(
+      contains(note, "Python frames of 2 of 2 Python processes looked at, from the program itself"))
       << note;
   int join_line = 0;
   bool feeder = false;

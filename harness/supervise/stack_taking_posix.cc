@@ -313,11 +313,12 @@ Stacks StackTaking::take(const std::string& why_short) {
   python_read_ += dumped;
   if (dumped > 0) methods_.insert("faulthandler");
   if (python_processes_ > 0) {
+    // Of those this taking looked at (a stall's stuck process alone, say), not of the program.
     const std::string of =
-        reports::counted(python_processes_, "Python process", "Python processes");
+        reports::counted(python_processes_, "Python process", "Python processes") + " looked at";
     if (dumped > 0)
       stacks_.python_note = "Python frames of " + std::to_string(dumped) + " of " + of +
-                            " from the program itself (each thread asked on its own, or the "
+                            ", from the program itself (each thread asked on its own, or the "
                             "main thread for all under the GIL: nothing was stopped)";
     if (python_read_ > dumped)
       stacks_.python_note += std::string(stacks_.python_note.empty() ? "" : "; ") +
