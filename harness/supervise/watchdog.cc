@@ -424,7 +424,10 @@ void Watchdog::call(Clock::time_point now) {
       it = python_frames_missing(stall_taken_, *it) ? reused.erase(it) : std::next(it);
   if (!reused.empty()) {
     r_.stacks.method = stall_taken_.method;
-    r_.stacks.python_note = stall_taken_.python_note;
+    // Two takings' notes side by side (each counts the processes it looked at): each says when.
+    r_.stacks.python_note = stall_taken_.python_note.empty()
+                                ? ""
+                                : "when the stall was first seen: " + stall_taken_.python_note;
     r_.stacks.note = stall_taken_.note;
     for (const auto& t : stall_taken_.threads)
       if (reused.count(t.pid)) r_.stacks.threads.push_back(t);
@@ -459,7 +462,8 @@ void Watchdog::stacks_in(Stacks stacks, Clock::time_point) {
     // Merged with the stall's stacks kept for the stuck processes.
     if (!stacks.note.empty()) r_.stacks.note += "; " + stacks.note;
     if (!stacks.python_note.empty())
-      r_.stacks.python_note += (r_.stacks.python_note.empty() ? "" : "; ") + stacks.python_note;
+      r_.stacks.python_note +=
+          (r_.stacks.python_note.empty() ? "" : "; at the end: ") + stacks.python_note;
     for (auto& t : stacks.threads) r_.stacks.threads.push_back(std::move(t));
     return;
   }

@@ -59,9 +59,10 @@ class FakeControl : public TreeControl {
     calls.push_back("kill");
     return alive;
   }
-  void answer(const std::string& method) {
+  void answer(const std::string& method, const std::string& python_note = "") {
     Stacks s;
     s.method = method;
+    s.python_note = python_note;
     for (const auto& [pid, attach] : request->processes)
       s.threads.push_back({pid, pid, "", "S", "", "", {}, {}});
     watchdog->stacks_in(s, now);
@@ -313,7 +314,7 @@ TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt
   EXPECT_FALSE(run.control.request->ending);
   ASSERT_EQ(run.control.request->processes.size(), 1u);
   EXPECT_EQ(run.control.request->processes.at(7), Attach::kLong);
-  run.control.answer("gdb");
+  run.control.answer("gdb", "Python frames of 1 of 1 Python process looked at");
   run.watch(2, working(), stuck);
   EXPECT_EQ(run.r.called_for, TimeCalled::kStuck);
   ASSERT_TRUE(run.r.stuck);
@@ -324,7 +325,11 @@ TEST(Watchdog, AStuckProcessBesideAWorkingTreeIsAStallOfItsOwnAndHangAfterEndsIt
   ASSERT_TRUE(run.control.request->ending);
   EXPECT_EQ(run.control.request->processes.count(7), 0u);
   EXPECT_NE(run.r.stacks.note.find("stuck ever since"), std::string::npos) << run.r.stacks.note;
-  run.control.answer("eu-stack");
+  run.control.answer("eu-stack", "Python frames of 2 of 2 Python processes looked at");
+  // Each taking's count, said with when it was taken (not "1 of 1; 2 of 2" of one program).
+  EXPECT_EQ(run.r.stacks.python_note,
+            "when the stall was first seen: Python frames of 1 of 1 Python process looked at; at "
+            "the end: Python frames of 2 of 2 Python processes looked at");
   run.watch(0.25, working(), stuck);
   EXPECT_TRUE(run.control.asked("ask to end"));
   run.w->exited(run.t);
