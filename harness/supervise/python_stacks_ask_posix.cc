@@ -27,20 +27,32 @@ std::string read_proc(const std::string& path) {
   return text.str();
 }
 
-// A hexadecimal mask of /proc/.../status ("SigCgt:\t0000000000000280"); 0 when absent.
-std::uint64_t status_mask(const std::string& status, const char* field) {
+// A number of /proc/.../status: a hexadecimal mask ("SigCgt:\t0000000000000280", base 16) or a
+// count ("voluntary_ctxt_switches:\t12", base 10); 0 when absent.
+std::uint64_t status_number(const std::string& status, const char* field, int base) {
   const std::string key = std::string("\n") + field + ":";
   const auto at = status.find(key);
   if (at == std::string::npos) return 0;
-  return std::strtoull(status.c_str() + at + key.size(), nullptr, 16);
+  return std::strtoull(status.c_str() + at + key.size(), nullptr, base);
 }
 
-// A decimal count of /proc/.../status ("voluntary_ctxt_switches:\t12"); 0 when absent.
-std::uint64_t status_count(const std::string& status, const char* field) {
-  const std::string key = std::string("\n") + field + ":";
-  const auto at = status.find(key);
-  if (at == std::string::npos) return 0;
-  return std::strtoull(status.c_str() + at + key.size(), nullptr, 10);
+// One thread as its /proc/PID/task/TID/status says, in one read: what the ask's look takes of
+// it, and what the check just before a signal compares.
+struct TaskStatus {
+  char state = '?';  // '?': no such thread (it ended)
+  std::uint64_t pending = 0, switches = 0;
+};
+
+TaskStatus task_status(ProcessId pid, int tid) {
+  const std::string status =
+      read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  TaskStatus t;
+  const auto state = status.find("\nState:\t");
+  if (state != std::string::npos && state + 8 < status.size()) t.state = status[state + 8];
+  t.pending = status_number(status, "SigPnd", 16);
+  t.switches = status_number(status, "voluntary_ctxt_switches", 10) +
+               status_number(status, "nonvoluntary_ctxt_switches", 10);
+  return t;
 }
 
 std::uint64_t bit(int sig) { return sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0; }
@@ -63,7 +75,7 @@ Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& ch
   const char state = stat_state(read_proc(proc + "/stat"));
   look.gone = state == '?' || state == 'Z' || state == 'X';
   if (!look.gone) {
-    const std::uint64_t caught = status_mask(read_proc(proc + "/status"), "SigCgt");
+    const std::uint64_t caught = status_number(read_proc(proc + "/status"), "SigCgt", 16);
     look.catches_stacks = (caught & bit(PythonChannel::stacks_signal())) != 0;
     look.catches_thread = (caught & bit(PythonChannel::dump_signal())) != 0;
     const std::uint64_t ours =
@@ -71,15 +83,13 @@ Ask::Look look_for_ask(ProcessId pid, const Ask::Offer& offer, PythonChannel& ch
     std::vector<int> tids = offer.python_tids;
     tids.push_back(offer.main_tid);
     for (int tid : tids) {
-      const std::string task = proc + "/task/" + std::to_string(tid);
-      const char s = stat_state(read_proc(task + "/stat"));
+      const TaskStatus task = task_status(pid, tid);
+      const char s = task.state;
       if (s == '?' || s == 'Z' || s == 'X') continue;  // ended
       Ask::ThreadLook t;
       t.state = s;
-      const std::string status = read_proc(task + "/status");
-      t.ours_pending = (status_mask(status, "SigPnd") & ours) != 0;
-      t.switches = status_count(status, "voluntary_ctxt_switches") +
-                   status_count(status, "nonvoluntary_ctxt_switches");
+      t.ours_pending = (task.pending & ours) != 0;
+      t.switches = task.switches;
       if (s == 'S')
         if (const auto wait = launch::thread_wait(pid, tid))
           t.signal_ends_wait = wait->ended_by_any_signal;
@@ -107,16 +117,11 @@ Ask::Sent send_for_ask(ProcessId pid, const Ask::Act& act, const Ask::Look& look
   const int sig = main ? PythonChannel::stacks_signal() : PythonChannel::dump_signal();
 #ifdef __linux__
   if (!main) {
-    // One file read (State and the switches are both in status): the shortest gap we can leave.
+    // One file read (the state and the switches are both in status): the shortest gap we can
+    // leave between the last look and the signal.
     const auto seen = look.threads.find(act.tid);
-    const std::string status =
-        read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(act.tid) + "/status");
-    const auto state = status.find("\nState:\t");
-    if (seen == look.threads.end() || state == std::string::npos ||
-        status.compare(state + 8, 1, "S") != 0 ||
-        status_count(status, "voluntary_ctxt_switches") +
-                status_count(status, "nonvoluntary_ctxt_switches") !=
-            seen->second.switches)
+    const TaskStatus now = task_status(pid, act.tid);
+    if (seen == look.threads.end() || now.state != 'S' || now.switches != seen->second.switches)
       return Ask::Sent::kWoke;
   }
   return ::syscall(SYS_tgkill, pid, act.tid, sig) == 0 ? Ask::Sent::kSent : Ask::Sent::kFailed;

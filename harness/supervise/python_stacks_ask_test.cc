@@ -36,6 +36,12 @@ struct World {
   void woke(int tid) { look.threads[tid].switches += 1; }
   // The program handles the stacks signal itself: only the thread signal is ours to send.
   void threads_only() { offer.stacks_signal = false; }
+  // A process with its main thread alone.
+  void main_only() {
+    offer.python_tids = {};
+    look.threads.erase(11);
+    look.threads.erase(12);
+  }
   // The thread asked wrote `bytes` and went back to sleep.
   void wrote(int tid, std::size_t bytes) {
     look.dump_bytes += bytes;
@@ -204,7 +210,7 @@ TEST(PythonStacksAsk, AThreadThatKeepsWakingIsNeverAskedOnItsOwnAndSaidSo) {
 TEST(PythonStacksAsk, AThreadFoundAwakeJustBeforeTheSignalIsAskedOnlyOnceStillAgain) {
   World w;
   w.threads_only();
-  w.offer.python_tids = {};
+  w.main_only();
   Ask ask(w.offer, w.look);
   w.at(kStillMs);
   auto act = ask.step(w.look);
@@ -286,9 +292,7 @@ TEST(PythonStacksAsk, NothingIsSentToAProcessThatDoesNotCatchTheSignal) {
 
 TEST(PythonStacksAsk, AThreadWithOurSignalPendingIsNotSignalledAgain) {
   World w;
-  w.offer.python_tids = {};
-  w.look.threads.erase(11);
-  w.look.threads.erase(12);
+  w.main_only();
   w.look.threads[10].ours_pending = true;
   Ask ask(w.offer, w.look);
   EXPECT_TRUE(run_step(ask, w).empty());
@@ -315,7 +319,7 @@ TEST(PythonStacksAsk, AThreadThatDoesNotAnswerStopsTheAskSinceItsDumpMayStillCom
 TEST(PythonStacksAsk, AThreadThatHandledTheSignalAndWroteNothingHasNoPythonFrame) {
   World w;
   w.threads_only();
-  w.offer.python_tids = {};
+  w.main_only();
   Ask ask(w.offer, w.look);
   w.at(kStillMs);
   ASSERT_EQ(run_step(ask, w).size(), 1u);
